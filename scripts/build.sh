@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds everything: the vocabulary files, the native and wasm CMake builds (core, tests, benchmarks,
+# the npm module) and the web demo. Each step is incremental; run it as often as you like.
+#   scripts/build.sh            everything
+#   scripts/build.sh native     only the native build
+#   scripts/build.sh wasm       only the wasm build (and dist/)
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ATTNSCOPE_ROOT"
+what="${1:-all}"
+
+if [ -f scripts/build-vocab.mjs ]; then
+  node scripts/build-vocab.mjs --out build/vocab
+fi
+
+if [ "$what" = all ] || [ "$what" = native ]; then
+  [ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native -j"$ATTNSCOPE_JOBS"
+fi
+if [ "$what" = all ] || [ "$what" = wasm ]; then
+  [ -f build/wasm/CMakeCache.txt ] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/wasm -j"$ATTNSCOPE_JOBS"
+fi
+if [ "$what" = all ] && [ -f scripts/build-web.mjs ]; then
+  node scripts/build-web.mjs
+fi

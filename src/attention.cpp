@@ -1,0 +1,142 @@
+#include "attnscope/attention.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "kernels/kernels.hpp"
+
+namespace attnscope {
+
+namespace {
+std::string shape(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
+}  // namespace
+
+Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o, Matrix S, Matrix A,
+                 Matrix O, RowStats* stats) {
+    if (V.rows != K.rows)
+        return Status::error("V: expected one row per key (" + std::to_string(K.rows) + "), got " + std::to_string(V.rows));
+    if (A.rows != Q.rows || A.cols != K.rows)
+        return Status::error("A: expected " + shape(Q.rows, K.rows) + ", got " + shape(A.rows, A.cols));
+    if (O.rows != Q.rows || O.cols != V.cols)
+        return Status::error("O: expected " + shape(Q.rows, V.cols) + ", got " + shape(O.rows, O.cols));
+    if (o.experimental_scaled_output && !o.W_extra)
+        return Status::error("W_extra: the experimental scaled output needs a d_v x d_v matrix");
+    if (Status st = compute_scores(o.score, Q, K, o.params, S, o.variant); !st) return st;
+    SoftmaxOptions so;
+    so.temperature = o.temperature;
+    so.mask = o.mask;
+    so.key_padding = o.key_padding;
+    so.variant = o.variant;
+    if (Status st = masked_softmax(S, so, A); !st) return st;
+
+    const auto& kt = kernels_for(o.variant);
+    const std::size_t nq = Q.rows, nk = K.rows, dv = V.cols;
+    if (o.experimental_scaled_output) {
+        std::vector<float> av(nq * dv);
+        kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, av.data(), dv);
+        kt.gemm_nn(nq, dv, dv, av.data(), dv, o.W_extra, dv, O.data, O.stride);
+        const float scale = dv > 0 ? 1.0f / std::sqrt(static_cast<float>(dv)) : 1.0f;
+        for (std::size_t i = 0; i < nq; ++i)
+            for (std::size_t j = 0; j < dv; ++j) O(i, j) *= scale;
+    } else {
+        kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, O.data, O.stride);
+    }
+    if (stats) {
+        const auto rs = row_stats(A);
+        for (std::size_t i = 0; i < nq; ++i) stats[i] = rs[i];
+    }
+    return {};
+}
+
+ColumnRange head_columns(std::size_t d, std::size_t heads, std::size_t h) {
+    const std::size_t base = d / heads, extra = d % heads;
+    const std::size_t begin = h * base + (h < extra ? h : extra);
+    return {begin, begin + base + (h < extra ? 1 : 0)};
+}
+
+namespace {
+
+// X (n x d_in) times columns [c0, c0 + cols) of W (d_in x ld_w) into a new n x cols tensor.
+Tensor project(const kernels::KernelTable& kt, ConstMatrix X, const float* Wm, std::size_t ld_w, std::size_t c0,
+               std::size_t cols) {
+    Tensor out(X.rows, cols);
+    kt.gemm_nn(X.rows, cols, X.cols, X.data, X.stride, Wm + c0, ld_w, out.values.data(), cols);
+    return out;
+}
+
+Tensor copy_columns(ConstMatrix X, ColumnRange r) {
+    Tensor out(X.rows, r.size());
+    for (std::size_t i = 0; i < X.rows; ++i)
+        for (std::size_t j = 0; j < r.size(); ++j) out(i, j) = X(i, r.begin + j);
+    return out;
+}
+
+}  // namespace
+
+Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOptions& o, MultiHeadResult& out) {
+    const std::size_t H = o.heads;
+    if (H == 0) return Status::error("heads: expected at least 1");
+    const bool identity = !o.Wq && !o.Wk && !o.Wv;
+    if (!identity && (!o.Wq || !o.Wk || !o.Wv))
+        return Status::error("Wq, Wk, Wv: give all three projection matrices, or none for the identity");
+    if (identity) {
+        if (Xq.cols != Xkv.cols)
+            return Status::error("Xkv: without projections queries and keys need the same width (" +
+                                 std::to_string(Xq.cols) + "), got " + std::to_string(Xkv.cols));
+        if (H > Xq.cols)
+            return Status::error("heads: at most " + std::to_string(Xq.cols) + " heads can split " +
+                                 std::to_string(Xq.cols) + " dimensions without a projection");
+    } else if (o.d_head == 0 || o.d_value == 0) {
+        return Status::error("d_head, d_value: expected > 0 with projection matrices");
+    }
+    if (!o.head_params.empty() && o.head_params.size() != H)
+        return Status::error("head_params: expected one entry per head (" + std::to_string(H) + ")");
+
+    const auto& kt = kernels_for(o.attention.variant);
+    out = MultiHeadResult{};
+    out.heads = H;
+    out.nq = Xq.rows;
+    out.nk = Xkv.rows;
+    std::size_t concat_cols = 0;
+    for (std::size_t h = 0; h < H; ++h) {
+        if (identity) {
+            const ColumnRange r = head_columns(Xq.cols, H, h);
+            out.q.push_back(copy_columns(Xq, r));
+            out.k.push_back(copy_columns(Xkv, r));
+            out.v.push_back(copy_columns(Xkv, r));
+        } else {
+            out.q.push_back(project(kt, Xq, o.Wq, H * o.d_head, h * o.d_head, o.d_head));
+            out.k.push_back(project(kt, Xkv, o.Wk, H * o.d_head, h * o.d_head, o.d_head));
+            out.v.push_back(project(kt, Xkv, o.Wv, H * o.d_value, h * o.d_value, o.d_value));
+        }
+        concat_cols += out.v.back().cols;
+    }
+    out.concat = Tensor(Xq.rows, concat_cols);
+    std::size_t col = 0;
+    for (std::size_t h = 0; h < H; ++h) {
+        AttentionOptions ao = o.attention;
+        if (!o.head_params.empty()) ao.params = o.head_params[h];
+        const std::size_t dv = out.v[h].cols;
+        out.scores.emplace_back(Xq.rows, Xkv.rows);
+        out.weights.emplace_back(Xq.rows, Xkv.rows);
+        out.head_outputs.emplace_back(Xq.rows, dv);
+        out.stats.emplace_back(Xq.rows);
+        Status st = attention(out.q[h].view(), out.k[h].view(), out.v[h].view(), ao, out.scores[h].view(),
+                              out.weights[h].view(), out.head_outputs[h].view(), out.stats[h].data());
+        if (!st) return Status::error("head " + std::to_string(h) + ": " + st.message());
+        for (std::size_t i = 0; i < Xq.rows; ++i)
+            for (std::size_t j = 0; j < dv; ++j) out.concat(i, col + j) = out.head_outputs[h](i, j);
+        col += dv;
+    }
+    if (o.Wo) {
+        if (o.d_out == 0) return Status::error("d_out: expected > 0 with an output projection W_o");
+        out.output = Tensor(Xq.rows, o.d_out);
+        kt.gemm_nn(Xq.rows, o.d_out, concat_cols, out.concat.values.data(), concat_cols, o.Wo, o.d_out,
+                   out.output.values.data(), o.d_out);
+    } else {
+        out.output = out.concat;
+    }
+    return {};
+}
+
+}  // namespace attnscope

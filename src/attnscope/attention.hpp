@@ -1,0 +1,71 @@
+// Attention: scores, the softmax tail, and outputs O = A V; single- and multi-head, self- and
+// cross-attention (queries from one sequence, keys and values from another).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "attnscope/score.hpp"
+#include "attnscope/softmax.hpp"
+#include "attnscope/tensor.hpp"
+
+namespace attnscope {
+
+struct AttentionOptions {
+    Score score = Score::scaled_dot;
+    ScoreParams params;
+    float temperature = 1.0f;
+    Mask mask = Mask::none;
+    const std::uint8_t* key_padding = nullptr;  // one entry per key, nonzero = padding
+    Variant variant = Variant::automatic;
+    // EXPERIMENTAL, for comparison only (off by default): the "more symmetric" design discussed in
+    // the seeds, O = (A V W_extra) / sqrt(d_v). Its rows are no longer convex combinations of V.
+    bool experimental_scaled_output = false;
+    const float* W_extra = nullptr;  // d_v x d_v, required when experimental_scaled_output is set
+};
+
+// S (nq x nk) raw scores, A (nq x nk) weights, O (nq x dv) outputs; stats (nq entries) may be null.
+Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& options, Matrix S, Matrix A,
+                 Matrix O, RowStats* stats = nullptr);
+
+// The columns head h of `heads` sees when `d` input dimensions are split without a projection:
+// [begin, end), as even as possible (the first d % heads heads get one more).
+struct ColumnRange {
+    std::size_t begin, end;
+    std::size_t size() const { return end - begin; }
+};
+ColumnRange head_columns(std::size_t d, std::size_t heads, std::size_t h);
+
+struct MultiHeadOptions {
+    std::size_t heads = 1;
+    // Projections, row-major. Null W_q/W_k/W_v = identity: head h sees input columns head_columns(d, heads, h).
+    // Otherwise W_q is d_in_q x (heads*d_head), W_k is d_in_kv x (heads*d_head) and W_v is
+    // d_in_kv x (heads*d_value); head h uses columns [h*d_head, (h+1)*d_head) (resp. d_value).
+    const float* Wq = nullptr;
+    const float* Wk = nullptr;
+    const float* Wv = nullptr;
+    std::size_t d_head = 0;
+    std::size_t d_value = 0;
+    // Output projection (heads*d_value) x d_out; null = plain concatenation of the heads.
+    const float* Wo = nullptr;
+    std::size_t d_out = 0;
+    AttentionOptions attention;
+    // Per-head score parameters (general/additive/location); empty = attention.params for every head.
+    std::vector<ScoreParams> head_params;
+};
+
+struct MultiHeadResult {
+    std::size_t heads = 0, nq = 0, nk = 0;
+    std::vector<Tensor> q, k, v;                 // per head: nq x d_h, nk x d_h, nk x d_v (projected)
+    std::vector<Tensor> scores, weights;         // per head: nq x nk
+    std::vector<Tensor> head_outputs;            // per head: nq x d_v
+    Tensor concat;                               // nq x (sum of d_v), the heads side by side
+    Tensor output;                               // nq x d_out (= concat when there is no W_o)
+    std::vector<std::vector<RowStats>> stats;    // per head, per query row
+};
+
+// Xq: nq x d_in_q (the query sequence), Xkv: nk x d_in_kv (the key/value sequence; pass Xq again
+// for self-attention).
+Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOptions& options, MultiHeadResult& out);
+
+}  // namespace attnscope

@@ -1,0 +1,49 @@
+// Word vectors: a compact binary vocabulary (GloVe 6B 100d, int8 with a per-vector scale), its
+// validating loader, look-up, and the deterministic vector given to out-of-vocabulary words.
+// The file format is documented in docs/vocab-format.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "attnscope/tensor.hpp"
+
+namespace attnscope {
+
+class Vocabulary {
+public:
+    // Parses and validates a vocabulary file held in memory (the bytes are copied). Never reads out of
+    // bounds: a truncated, oversized or corrupt file gives an error naming what is wrong.
+    static Status from_bytes(const std::uint8_t* bytes, std::size_t size, Vocabulary& out);
+    static Status from_file(const std::string& path, Vocabulary& out);
+
+    std::size_t size() const;       // number of words
+    std::size_t dim() const;        // vector dimension (100)
+    bool empty() const { return size() == 0; }
+    const std::string& word(std::size_t index) const;
+
+    // Index of `word` (already normalised, e.g. lower-cased), or -1.
+    std::int64_t find(std::string_view word) const;
+    // The dequantised vector of entry `index` into out[0..dim).
+    void vector(std::size_t index, float* out) const;
+    // The vector for any word: its vocabulary vector, or the out-of-vocabulary vector (see oov_vector).
+    // Returns true when the word is in the vocabulary.
+    bool embed(std::string_view word, float* out) const;
+    // The deterministic vector for a word not in the vocabulary (rule documented in docs/vocab-format.md).
+    void oov_vector(std::string_view word, float* out) const;
+    float median_norm() const;
+
+    // The k entries with the highest cosine similarity to v (dim floats), best first.
+    std::vector<std::pair<std::size_t, float>> nearest(const float* v, std::size_t k) const;
+
+private:
+    struct Impl;
+    std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,40 @@
+// The tail every score passes through: mask, temperature, stable row softmax; and row statistics.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "attnscope/tensor.hpp"
+#include "attnscope/variant.hpp"
+
+namespace attnscope {
+
+enum class Mask {
+    none,
+    causal,  // query i sees keys j <= i (decoder self-attention)
+};
+
+struct SoftmaxOptions {
+    float temperature = 1.0f;  // tau > 0: weights = softmax(S / tau)
+    Mask mask = Mask::none;
+    // Optional, one entry per key (column): nonzero marks a padding key that no query may see.
+    const std::uint8_t* key_padding = nullptr;
+    Variant variant = Variant::automatic;
+};
+
+// A (rows x cols) = softmax over each row of the masked S / tau, computed stably.
+// Conventions (see kernels.hpp): masked and -inf scores get weight 0; a row with every key masked is
+// all zeros (never NaN); +inf scores share the row's weight equally; a NaN makes its row NaN.
+// A may be the same memory as S.
+Status masked_softmax(ConstMatrix S, const SoftmaxOptions& options, Matrix A);
+
+struct RowStats {
+    float entropy = 0.0f;     // -sum a log a, in nats (0 for a one-hot row, log n_k for a uniform one)
+    float max_weight = 0.0f;  // the largest weight in the row
+    std::uint32_t argmax = 0; // the key that gets it (the first, on ties)
+};
+// One RowStats per row of A.
+std::vector<RowStats> row_stats(ConstMatrix A);
+
+}  // namespace attnscope

@@ -1,0 +1,35 @@
+// Word tokenizer: UTF-8 text in, tokens with their spans out, split the way GloVe 6B's vocabulary
+// (lower-cased, Stanford-tokenizer style) expects, so most words of a typed sentence are found.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnscope/tensor.hpp"
+
+namespace attnscope {
+
+enum class TokenKind { word, number, punctuation, symbol, cjk };
+
+struct Token {
+    std::string text;    // the surface form exactly as typed (UTF-8)
+    std::string lookup;  // the normalised form looked up in the vocabulary (lower-cased, ...)
+    std::size_t byte_begin = 0, byte_end = 0;  // span in the input's UTF-8 bytes, [begin, end)
+    std::size_t utf16_begin = 0, utf16_end = 0;  // the same span in UTF-16 code units (JS string indices)
+    TokenKind kind = TokenKind::word;
+};
+
+struct TokenizerOptions {
+    std::size_t max_tokens = 512;  // more tokens than this is an error, not a silent cut
+    bool lowercase = true;         // lower-case `lookup` (GloVe 6B is uncased)
+};
+
+// Splits `text` into tokens. Errors: invalid UTF-8 (names the byte offset), more than max_tokens.
+// Empty or whitespace-only text gives zero tokens and OK (callers that need text say so).
+Status tokenize(std::string_view text, const TokenizerOptions& options, std::vector<Token>& out);
+
+const char* token_kind_name(TokenKind k);
+
+}  // namespace attnscope

@@ -1,0 +1,42 @@
+#include "attnscope/variant.hpp"
+
+#include "kernels/kernels.hpp"
+
+namespace attnscope {
+
+const kernels::KernelTable& kernels_for(Variant v) {
+    switch (v) {
+        case Variant::scalar: return kernels::table_scalar;
+        case Variant::simd:
+        case Variant::automatic: break;
+    }
+    return kernels::table_simd;
+}
+
+const char* resolved_variant_name(Variant v) { return kernels_for(v).name; }
+
+const char* simd_isa() { return kernels::table_simd.isa; }
+
+bool parse_variant(const std::string& name, Variant& out) {
+    if (name == "auto") { out = Variant::automatic; return true; }
+    if (name == "scalar") { out = Variant::scalar; return true; }
+    if (name == "simd") { out = Variant::simd; return true; }
+    return false;
+}
+
+std::vector<std::string> variant_names() {
+    std::vector<std::string> names;
+    for (const auto* t : kernels::all_variants()) names.emplace_back(t->name);
+    return names;
+}
+
+namespace kernels {
+const std::vector<const KernelTable*>& all_variants() {
+#define ATTNSCOPE_TABLE_PTR(variant, label) &table_##variant,
+    static const std::vector<const KernelTable*> tables = {ATTNSCOPE_KERNEL_VARIANTS(ATTNSCOPE_TABLE_PTR)};
+#undef ATTNSCOPE_TABLE_PTR
+    return tables;
+}
+}  // namespace kernels
+
+}  // namespace attnscope

@@ -1,0 +1,134 @@
+// Scalar reference kernels: the oracle the SIMD variants are tested against, and a variant users
+// can select at run time. Plain loops in the order the math is written; float accumulation, so the
+// numbers are what a straightforward implementation gives.
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "kernels/kernels.hpp"
+
+namespace attnscope::kernels {
+
+void f32_gemm_nt__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                         const float* B, std::size_t ldb, float* C, std::size_t ldc, float alpha) {
+    assert(lda >= k && ldb >= k && ldc >= n);
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += A[i * lda + t] * B[j * ldb + t];
+            C[i * ldc + j] = alpha * acc;
+        }
+    }
+}
+
+void f32_gemm_nn__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                         const float* B, std::size_t ldb, float* C, std::size_t ldc) {
+    assert(lda >= k && ldb >= n && ldc >= n);
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += A[i * lda + t] * B[t * ldb + j];
+            C[i * ldc + j] = acc;
+        }
+    }
+}
+
+void f32_row_sumsq__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ld, float* out) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        float acc = 0.0f;
+        for (std::size_t t = 0; t < cols; ++t) acc += X[i * ld + t] * X[i * ld + t];
+        out[i] = acc;
+    }
+}
+
+void f32_cosine_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* a,
+                                 const float* b) {
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) S[i * lds + j] *= a[i] * b[j];
+}
+
+namespace {
+inline float sq_distance(float qq, float kk, float qk) {
+    // Rounding can push the identity slightly below zero for (near-)equal vectors.
+    const float d2 = qq + kk - 2.0f * qk;
+    return d2 > 0.0f ? d2 : 0.0f;
+}
+}  // namespace
+
+void f32_sq_euclidean_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                                       const float* kk) {
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) S[i * lds + j] = -sq_distance(qq[i], kk[j], S[i * lds + j]);
+}
+
+void f32_euclidean_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                                    const float* kk) {
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) S[i * lds + j] = -std::sqrt(sq_distance(qq[i], kk[j], S[i * lds + j]));
+}
+
+void f32_idw_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                              const float* kk, float p, float eps) {
+    const float half_p = 0.5f * p;
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const float d2 = sq_distance(qq[i], kk[j], S[i * lds + j]);
+            // ||q-k||^p = (||q-k||^2)^(p/2); pow(0, p/2) = 0 for p > 0.
+            S[i * lds + j] = -std::log(eps + std::pow(d2, half_p));
+        }
+    }
+}
+
+void f32_additive__scalar(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
+                          const float* Bk, std::size_t ldb, const float* v, float* S, std::size_t lds) {
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < h; ++t) acc += v[t] * std::tanh(Aq[i * lda + t] + Bk[j * ldb + t]);
+            S[i * lds + j] = acc;
+        }
+    }
+}
+
+void f32_softmax_rows__scalar(std::size_t rows, std::size_t cols, const float* S, std::size_t lds, float inv_tau,
+                              float* W, std::size_t ldw) {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* s = S + i * lds;
+        float* w = W + i * ldw;
+        float mx = -inf;
+        bool nan = false;
+        for (std::size_t j = 0; j < cols; ++j) {
+            if (std::isnan(s[j])) nan = true;
+            if (s[j] > mx) mx = s[j];
+        }
+        if (nan) {
+            for (std::size_t j = 0; j < cols; ++j) w[j] = std::numeric_limits<float>::quiet_NaN();
+            continue;
+        }
+        if (mx == -inf) {  // every key masked: a defined all-zero row
+            for (std::size_t j = 0; j < cols; ++j) w[j] = 0.0f;
+            continue;
+        }
+        if (mx == inf) {  // the limit of softmax: +inf entries share the weight equally
+            float count = 0.0f;
+            for (std::size_t j = 0; j < cols; ++j) count += (s[j] == inf) ? 1.0f : 0.0f;
+            for (std::size_t j = 0; j < cols; ++j) w[j] = (s[j] == inf) ? 1.0f / count : 0.0f;
+            continue;
+        }
+        float sum = 0.0f;
+        for (std::size_t j = 0; j < cols; ++j) {
+            const float e = std::exp((s[j] - mx) * inv_tau);  // exp(-inf) = 0 for masked keys
+            w[j] = e;
+            sum += e;
+        }
+        const float inv_sum = 1.0f / sum;  // sum >= 1: the max entry contributes exp(0)
+        for (std::size_t j = 0; j < cols; ++j) w[j] *= inv_sum;
+    }
+}
+
+#define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
+const KernelTable table_scalar = {"scalar", "scalar", ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
+#undef ATTNSCOPE_OP_PTR
+
+}  // namespace attnscope::kernels

@@ -1,0 +1,280 @@
+// SIMD kernels on xsimd batches (4 float lanes: SSE natively; wasm simd128 through Emscripten's
+// SSE emulation, see CMakeLists.txt). Each kernel has the shape: an unrolled main loop with several
+// accumulators, a one-vector loop, then a scalar tail; accumulators combined pairwise at the end.
+// The conventions (masking, NaN, zero norms) are exactly those of scalar.cpp, the reference.
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/kernels.hpp"
+
+namespace attnscope::kernels {
+namespace {
+
+using batch = xsimd::batch<float>;
+constexpr std::size_t W = batch::size;
+// Keys are processed in blocks so a block of K rows (64 x d floats, 25 KB at d = 100) stays in
+// cache while every query block passes over it.
+constexpr std::size_t kKeyBlock = 64;
+
+inline float hsum(const batch& b) { return xsimd::hadd(b); }
+
+inline float hmax(const batch& b) {
+    alignas(16) float lanes[W];
+    b.store_aligned(lanes);
+    float m = lanes[0];
+    for (std::size_t l = 1; l < W; ++l) m = std::max(m, lanes[l]);
+    return m;
+}
+
+// Dot product of two rows: 4 accumulators over 4 vectors, a one-vector loop, a scalar tail.
+inline float dot_row(const float* a, const float* b, std::size_t k) {
+    batch acc0(0.0f), acc1(0.0f), acc2(0.0f), acc3(0.0f);
+    std::size_t t = 0;
+    for (; t + 4 * W <= k; t += 4 * W) {
+        acc0 = xsimd::fma(batch::load_unaligned(a + t), batch::load_unaligned(b + t), acc0);
+        acc1 = xsimd::fma(batch::load_unaligned(a + t + W), batch::load_unaligned(b + t + W), acc1);
+        acc2 = xsimd::fma(batch::load_unaligned(a + t + 2 * W), batch::load_unaligned(b + t + 2 * W), acc2);
+        acc3 = xsimd::fma(batch::load_unaligned(a + t + 3 * W), batch::load_unaligned(b + t + 3 * W), acc3);
+    }
+    for (; t + W <= k; t += W) acc0 = xsimd::fma(batch::load_unaligned(a + t), batch::load_unaligned(b + t), acc0);
+    float acc = hsum((acc0 + acc1) + (acc2 + acc3));
+    for (; t < k; ++t) acc += a[t] * b[t];
+    return acc;
+}
+
+}  // namespace
+
+void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                       const float* B, std::size_t ldb, float* C, std::size_t ldc, float alpha) {
+    assert(lda >= k && ldb >= k && ldc >= n);
+    for (std::size_t j0 = 0; j0 < n; j0 += kKeyBlock) {
+        const std::size_t j1 = std::min(n, j0 + kKeyBlock);
+        std::size_t i = 0;
+        // Register tile: 4 query rows against one key row, so each key vector is loaded once.
+        for (; i + 4 <= m; i += 4) {
+            const float* a0 = A + i * lda;
+            const float* a1 = a0 + lda;
+            const float* a2 = a1 + lda;
+            const float* a3 = a2 + lda;
+            for (std::size_t j = j0; j < j1; ++j) {
+                const float* b = B + j * ldb;
+                batch c0(0.0f), c1(0.0f), c2(0.0f), c3(0.0f);
+                std::size_t t = 0;
+                for (; t + W <= k; t += W) {
+                    const batch bv = batch::load_unaligned(b + t);
+                    c0 = xsimd::fma(batch::load_unaligned(a0 + t), bv, c0);
+                    c1 = xsimd::fma(batch::load_unaligned(a1 + t), bv, c1);
+                    c2 = xsimd::fma(batch::load_unaligned(a2 + t), bv, c2);
+                    c3 = xsimd::fma(batch::load_unaligned(a3 + t), bv, c3);
+                }
+                float s0 = hsum(c0), s1 = hsum(c1), s2 = hsum(c2), s3 = hsum(c3);
+                for (; t < k; ++t) {
+                    s0 += a0[t] * b[t];
+                    s1 += a1[t] * b[t];
+                    s2 += a2[t] * b[t];
+                    s3 += a3[t] * b[t];
+                }
+                C[i * ldc + j] = alpha * s0;
+                C[(i + 1) * ldc + j] = alpha * s1;
+                C[(i + 2) * ldc + j] = alpha * s2;
+                C[(i + 3) * ldc + j] = alpha * s3;
+            }
+        }
+        for (; i < m; ++i)
+            for (std::size_t j = j0; j < j1; ++j) C[i * ldc + j] = alpha * dot_row(A + i * lda, B + j * ldb, k);
+    }
+}
+
+void f32_gemm_nn__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                       const float* B, std::size_t ldb, float* C, std::size_t ldc) {
+    assert(lda >= k && ldb >= n && ldc >= n);
+    for (std::size_t i = 0; i < m; ++i) {
+        const float* a = A + i * lda;
+        float* c = C + i * ldc;
+        std::size_t j = 0;
+        // Four output vectors held in registers while t runs over the shared dimension.
+        for (; j + 4 * W <= n; j += 4 * W) {
+            batch c0(0.0f), c1(0.0f), c2(0.0f), c3(0.0f);
+            for (std::size_t t = 0; t < k; ++t) {
+                const batch at(a[t]);
+                const float* b = B + t * ldb + j;
+                c0 = xsimd::fma(at, batch::load_unaligned(b), c0);
+                c1 = xsimd::fma(at, batch::load_unaligned(b + W), c1);
+                c2 = xsimd::fma(at, batch::load_unaligned(b + 2 * W), c2);
+                c3 = xsimd::fma(at, batch::load_unaligned(b + 3 * W), c3);
+            }
+            c0.store_unaligned(c + j);
+            c1.store_unaligned(c + j + W);
+            c2.store_unaligned(c + j + 2 * W);
+            c3.store_unaligned(c + j + 3 * W);
+        }
+        for (; j + W <= n; j += W) {
+            batch c0(0.0f);
+            for (std::size_t t = 0; t < k; ++t) c0 = xsimd::fma(batch(a[t]), batch::load_unaligned(B + t * ldb + j), c0);
+            c0.store_unaligned(c + j);
+        }
+        for (; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += a[t] * B[t * ldb + j];
+            c[j] = acc;
+        }
+    }
+}
+
+void f32_row_sumsq__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ld, float* out) {
+    for (std::size_t i = 0; i < rows; ++i) out[i] = dot_row(X + i * ld, X + i * ld, cols);
+}
+
+void f32_cosine_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* a,
+                               const float* b) {
+    for (std::size_t i = 0; i < m; ++i) {
+        float* s = S + i * lds;
+        const batch ai(a[i]);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W) (batch::load_unaligned(s + j) * ai * batch::load_unaligned(b + j)).store_unaligned(s + j);
+        for (; j < n; ++j) s[j] *= a[i] * b[j];
+    }
+}
+
+namespace {
+// d2 = max(0, qq + kk - 2 qk), the squared distance through the dot-product identity.
+inline batch sq_distance(const batch& qq, const batch& kk, const batch& qk) {
+    return xsimd::max(qq + kk - batch(2.0f) * qk, batch(0.0f));
+}
+inline float sq_distance(float qq, float kk, float qk) {
+    const float d2 = qq + kk - 2.0f * qk;
+    return d2 > 0.0f ? d2 : 0.0f;
+}
+
+// Applies f(d2) to every score, vectorised along the keys.
+template <class VecFn, class ScalarFn>
+inline void distance_epilogue(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                              const float* kk, VecFn vf, ScalarFn sf) {
+    for (std::size_t i = 0; i < m; ++i) {
+        float* s = S + i * lds;
+        const batch qi(qq[i]);
+        std::size_t j = 0;
+        for (; j + W <= n; j += W)
+            vf(sq_distance(qi, batch::load_unaligned(kk + j), batch::load_unaligned(s + j))).store_unaligned(s + j);
+        for (; j < n; ++j) s[j] = sf(sq_distance(qq[i], kk[j], s[j]));
+    }
+}
+}  // namespace
+
+void f32_sq_euclidean_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                                     const float* kk) {
+    distance_epilogue(m, n, S, lds, qq, kk, [](const batch& d2) { return -d2; }, [](float d2) { return -d2; });
+}
+
+void f32_euclidean_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                                  const float* kk) {
+    distance_epilogue(
+        m, n, S, lds, qq, kk, [](const batch& d2) { return -xsimd::sqrt(d2); },
+        [](float d2) { return -std::sqrt(d2); });
+}
+
+void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
+                            const float* kk, float p, float eps) {
+    const float half_p = 0.5f * p;
+    const batch eps_v(eps), half_p_v(half_p);
+    if (p == 2.0f) {  // the default: ||q-k||^2 needs no pow
+        distance_epilogue(
+            m, n, S, lds, qq, kk, [&](const batch& d2) { return -xsimd::log(eps_v + d2); },
+            [&](float d2) { return -std::log(eps + d2); });
+        return;
+    }
+    // d2^(p/2) = exp(p/2 * log d2); log 0 = -inf and exp(-inf) = 0 give 0^(p/2) = 0 for p > 0.
+    distance_epilogue(
+        m, n, S, lds, qq, kk, [&](const batch& d2) { return -xsimd::log(eps_v + xsimd::exp(half_p_v * xsimd::log(d2))); },
+        [&](float d2) { return -std::log(eps + std::pow(d2, half_p)); });
+}
+
+void f32_additive__simd(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
+                        const float* Bk, std::size_t ldb, const float* v, float* S, std::size_t lds) {
+    for (std::size_t i = 0; i < m; ++i) {
+        const float* a = Aq + i * lda;
+        for (std::size_t j = 0; j < n; ++j) {
+            const float* b = Bk + j * ldb;
+            batch acc0(0.0f), acc1(0.0f);
+            std::size_t t = 0;
+            for (; t + 2 * W <= h; t += 2 * W) {
+                const batch x0 = batch::load_unaligned(a + t) + batch::load_unaligned(b + t);
+                const batch x1 = batch::load_unaligned(a + t + W) + batch::load_unaligned(b + t + W);
+                acc0 = xsimd::fma(batch::load_unaligned(v + t), xsimd::tanh(x0), acc0);
+                acc1 = xsimd::fma(batch::load_unaligned(v + t + W), xsimd::tanh(x1), acc1);
+            }
+            for (; t + W <= h; t += W)
+                acc0 = xsimd::fma(batch::load_unaligned(v + t),
+                                  xsimd::tanh(batch::load_unaligned(a + t) + batch::load_unaligned(b + t)), acc0);
+            float acc = hsum(acc0 + acc1);
+            for (; t < h; ++t) acc += v[t] * std::tanh(a[t] + b[t]);
+            S[i * lds + j] = acc;
+        }
+    }
+}
+
+void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, std::size_t lds, float inv_tau,
+                            float* Wt, std::size_t ldw) {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* s = S + i * lds;
+        float* w = Wt + i * ldw;
+        // Pass 1: row max and NaN detection.
+        batch mx_v(-inf);
+        auto has_nan = batch(0.0f) != batch(0.0f);
+        std::size_t j = 0;
+        for (; j + W <= cols; j += W) {
+            const batch x = batch::load_unaligned(s + j);
+            has_nan = has_nan || (x != x);
+            mx_v = xsimd::max(mx_v, x);
+        }
+        float mx = hmax(mx_v);
+        bool nan = xsimd::any(has_nan);
+        for (; j < cols; ++j) {
+            if (std::isnan(s[j])) nan = true;
+            mx = std::max(mx, s[j]);
+        }
+        if (nan || mx == -inf || mx == inf) {
+            // Rare rows with the special conventions: share the reference's code path.
+            f32_softmax_rows__scalar(1, cols, s, lds, inv_tau, w, ldw);
+            continue;
+        }
+        // Pass 2: exponentials and their sum.
+        const batch mxb(mx), itb(inv_tau);
+        batch sum0(0.0f), sum1(0.0f);
+        j = 0;
+        for (; j + 2 * W <= cols; j += 2 * W) {
+            const batch e0 = xsimd::exp((batch::load_unaligned(s + j) - mxb) * itb);
+            const batch e1 = xsimd::exp((batch::load_unaligned(s + j + W) - mxb) * itb);
+            e0.store_unaligned(w + j);
+            e1.store_unaligned(w + j + W);
+            sum0 += e0;
+            sum1 += e1;
+        }
+        for (; j + W <= cols; j += W) {
+            const batch e0 = xsimd::exp((batch::load_unaligned(s + j) - mxb) * itb);
+            e0.store_unaligned(w + j);
+            sum0 += e0;
+        }
+        float sum = hsum(sum0 + sum1);
+        for (; j < cols; ++j) {
+            w[j] = std::exp((s[j] - mx) * inv_tau);
+            sum += w[j];
+        }
+        // Pass 3: normalise.
+        const batch inv_sum(1.0f / sum);
+        j = 0;
+        for (; j + W <= cols; j += W) (batch::load_unaligned(w + j) * inv_sum).store_unaligned(w + j);
+        for (; j < cols; ++j) w[j] *= 1.0f / sum;
+    }
+}
+
+#define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,
+const KernelTable table_simd = {"simd", xsimd::default_arch::name(), ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
+#undef ATTNSCOPE_OP_PTR
+
+}  // namespace attnscope::kernels

@@ -1,0 +1,56 @@
+#include "attnscope/softmax.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "kernels/kernels.hpp"
+
+namespace attnscope {
+
+Status masked_softmax(ConstMatrix S, const SoftmaxOptions& o, Matrix A) {
+    if (A.rows != S.rows || A.cols != S.cols)
+        return Status::error("A: expected the shape of S, " + std::to_string(S.rows) + "x" + std::to_string(S.cols));
+    if (!(o.temperature > 0.0f) || !std::isfinite(o.temperature))
+        return Status::error("temperature: expected a finite number > 0, got " + std::to_string(o.temperature));
+    const float inv_tau = 1.0f / o.temperature;
+    if (!std::isfinite(inv_tau))
+        return Status::error("temperature: too small to divide by; use a value >= 1e-30");
+    const auto& kt = kernels_for(o.variant);
+    const bool masked = o.mask != Mask::none || o.key_padding != nullptr;
+    if (!masked) {
+        kt.softmax_rows(S.rows, S.cols, S.data, S.stride, inv_tau, A.data, A.stride);
+        return {};
+    }
+    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < S.rows; ++i) {
+        const float* s = S.row(i);
+        float* a = A.row(i);
+        for (std::size_t j = 0; j < S.cols; ++j) {
+            const bool hidden = (o.mask == Mask::causal && j > i) || (o.key_padding && o.key_padding[j] != 0);
+            a[j] = hidden ? neg_inf : s[j];
+        }
+    }
+    kt.softmax_rows(A.rows, A.cols, A.data, A.stride, inv_tau, A.data, A.stride);
+    return {};
+}
+
+std::vector<RowStats> row_stats(ConstMatrix A) {
+    std::vector<RowStats> stats(A.rows);
+    for (std::size_t i = 0; i < A.rows; ++i) {
+        const float* a = A.row(i);
+        RowStats& st = stats[i];
+        double h = 0.0;
+        for (std::size_t j = 0; j < A.cols; ++j) {
+            if (a[j] > 0.0f) h -= static_cast<double>(a[j]) * std::log(static_cast<double>(a[j]));
+            if (a[j] > st.max_weight) {
+                st.max_weight = a[j];
+                st.argmax = static_cast<std::uint32_t>(j);
+            }
+        }
+        st.entropy = static_cast<float>(h);
+    }
+    return stats;
+}
+
+}  // namespace attnscope
