@@ -1,0 +1,62 @@
+// Teaching panel 3: distance-based scores. −‖q−k‖ and −log(ε + ‖q−k‖^p) both prefer near keys, but
+// the softmax turns them into very different weights: exp(−‖q−k‖) decays with distance, while
+// exp(−log(ε + ‖q−k‖^p)) = 1/(ε + ‖q−k‖^p) is Shepard's inverse distance weighting.
+import { Figure, fmt, SVG_NS } from './base.js';
+import { rowChooser, barRows } from './CosineDotPanel.js';
+
+export class DistancePanel extends Figure {
+  constructor(slot, { formula, onRow, onP }) {
+    super(slot, { id: 'distance', title: '3 · Distance as a score' });
+    const text = this.body.append('div').attr('class', 'teach-text');
+    text.append('p').text('Scores can also come from distances: a near key is a similar key. With the negative Euclidean distance, the softmax gives weights ∝ e^(−distance), which depend on differences of distances. With idw, the score is −log(ε + distance^p), so the softmax gives weights ∝ 1/(ε + distance^p): inverse distance weighting, where a key twice as near gets 2^p times the weight.');
+    formula(text.append('div').attr('class', 'formula').node(), 'idw');
+    const controls = this.body.append('div').attr('class', 'panel-controls');
+    this.chooser = rowChooser(controls, 'distance-row', onRow);
+    const pw = controls.append('div').attr('class', 'row-chooser');
+    pw.append('label').attr('for', 'idw-p').text('Exponent p');
+    this.pInput = pw.append('input').attr('type', 'range').attr('id', 'idw-p').attr('min', 0.5).attr('max', 8).attr('step', 0.5)
+      .on('input', (ev) => onP(Number(ev.target.value)));
+    this.pOut = pw.append('output').attr('for', 'idw-p');
+    this.svg = this.body.append('svg').attr('class', 'distance').attr('xmlns', SVG_NS);
+    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
+    this.stat = this.body.append('p').attr('class', 'teach-stat');
+  }
+
+  /** d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1) */
+  setData(d) { this.d = d; }
+
+  draw() {
+    const d = this.d;
+    if (!d) return;
+    const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
+    this.chooser.set(d.qTokens, i);
+    this.pInput.property('value', d.p);
+    this.pOut.text(`p = ${d.p}`);
+    const off = h * nq * nk + i * nk;
+    // The distances are the wasm's own scores, negated: −(−‖q−k‖).
+    const dist = Array.from(d.negEuclid.scores.subarray(off, off + nk), (s) => -s);
+    const wE = d.negEuclid.weights.subarray(off, off + nk);
+    const wI = d.idw.weights.subarray(off, off + nk);
+    // The 1/(ε + distance^p) weights, normalised: drawn as dots over the idw bars to show they agree.
+    const inv = dist.map((x, j) => (d.maskedKey(i, j) ? 0 : 1 / (d.eps + x ** d.p)));
+    const sum = inv.reduce((a, b) => a + b, 0);
+    const shepard = inv.map((x) => x / sum);
+    const bw = Math.max(10, Math.min(44, 560 / nk));
+    const bottom = barRows(this.g, {
+      rows: [
+        { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
+        { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
+        { label: `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + ‖q−k‖^p), normalised`, values: wI, cls: 'c-cos', markers: shepard },
+      ],
+      kTokens: d.kTokens, x0: 0, bw, rowH: 52, maskedKey: (j) => d.maskedKey(i, j),
+    });
+    const W = Math.max(360, nk * bw + 40), H = bottom + 16;
+    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
+    this.bg.attr('width', W).attr('height', H);
+    let err = 0;
+    for (let j = 0; j < nk; j++) err = Math.max(err, Math.abs(shepard[j] - wI[j]));
+    this.stat.text(`Largest difference between the idw weights and normalised 1/(ε + distance^p): ${fmt(err, 2)}.`);
+    this.captionEl.text('Same head and mask as above, at τ = 1 (the temperature would change the exponent: weights ∝ 1/(ε + d^p)^(1/τ)).');
+  }
+}

@@ -1,0 +1,32 @@
+// One small attention matrix per head, for the current scoring function: how the heads differ.
+// Picking a head shows it in the heatmap.
+import { SmallMultiples } from './SmallMultiples.js';
+import { fmt } from './base.js';
+
+export class HeadGrid extends SmallMultiples {
+  constructor(slot) {
+    super(slot, {
+      id: 'heads',
+      title: 'Heads',
+      caption: 'One matrix per head (rows: queries, columns: keys), each coloured from 0 to its own largest weight. With the identity projection the heads split the 100 dimensions of the word vectors between them; with the random projection each head has its own W_q, W_k, W_v. Click a head to show it in the heatmap.',
+    });
+    this.columns = 5;
+    this.panelSize = 112;
+  }
+
+  /** d: { nq, nk, heads, weights [heads, nq, nk], stats: { entropy [heads, nq] }, dHead, masked } */
+  setData(d) {
+    const panels = [];
+    for (let h = 0; h < d.heads; h++) {
+      let e = 0;
+      for (let i = 0; i < d.nq; i++) e += d.stats.entropy[h * d.nq + i];
+      panels.push({
+        key: h,
+        title: `head ${h + 1}`,
+        subtitle: `d=${d.dHead[h]} · entropy ${fmt(e / d.nq, 2)}`,
+        weights: d.weights, offset: h * d.nq * d.nk, nq: d.nq, nk: d.nk, masked: d.masked,
+      });
+    }
+    this.setPanels(panels);
+  }
+}

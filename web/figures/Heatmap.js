@@ -1,0 +1,243 @@
+// The attention matrix of one head: rows are query tokens, columns key tokens, colour = weight (or
+// raw score). Hover shows the value; click or Enter opens "Why this weight?". Arrow keys move a cursor.
+import { scaleSequential } from 'd3-scale';
+import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
+import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB, SVG_NS } from './base.js';
+
+const MAX_PLOT = 620;   // px available for the cells
+
+export class Heatmap extends Figure {
+  constructor(slot) {
+    super(slot, {
+      id: 'heatmap',
+      title: 'Attention weights',
+      caption: '',
+    });
+    this.svg = this.body.append('svg').attr('class', 'heatmap').attr('xmlns', SVG_NS)
+      .attr('tabindex', 0).attr('role', 'grid').attr('aria-roledescription', 'attention matrix')
+      .attr('aria-describedby', `figure-${this.id}-live`);
+    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.gCols = this.svg.append('g').attr('class', 'col-labels');
+    this.gRows = this.svg.append('g').attr('class', 'row-labels');
+    this.gCells = this.svg.append('g').attr('class', 'cells');
+    this.gText = this.svg.append('g').attr('class', 'cell-values');
+    this.cursor = this.svg.append('rect').attr('class', 'cursor').attr('visibility', 'hidden');
+    this.selRect = this.svg.append('rect').attr('class', 'selected-cell').attr('visibility', 'hidden');
+    this.gLegend = this.svg.append('g').attr('class', 'legend');
+    this.axisTitles = this.svg.append('g').attr('class', 'axis-titles');
+    this.xTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('keys →');
+    this.yTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('queries ↓');
+    this.live = this.body.append('p').attr('class', 'visually-hidden').attr('id', `figure-${this.id}-live`)
+      .attr('aria-live', 'polite');
+    this.data = null;
+    this.selected = null;
+    this.focusCell = [0, 0];
+    this.tooltip = document.getElementById('tooltip');
+
+    const self = this;
+    this.gCells.on('mousemove', (ev) => {
+      const cell = self.cellAt(ev);
+      if (cell) self.hover(cell[0], cell[1], ev);
+    }).on('mouseleave', () => self.unhover())
+      .on('click', (ev) => {
+        const cell = self.cellAt(ev);
+        if (cell) { self.focusCell = cell; self.emit('select', { i: cell[0], j: cell[1] }); }
+      });
+    this.svg.on('keydown', (ev) => this.onKey(ev))
+      .on('focus', () => this.showCursor())
+      .on('blur', () => { this.cursor.attr('visibility', 'hidden'); this.unhover(); });
+  }
+
+  /**
+   * @param {object} d { qTokens, kTokens: Token[], nq, nk, weights, scores: Float32Array (this head,
+   *   [nq, nk]), masked(i, j): boolean, head, heads, scoreName, temperature }
+   */
+  setData(d) { this.data = d; }
+  setValueKind(kind) { this.kind = kind; }
+  setSelected(cell) { this.selected = cell; }
+
+  values() {
+    return this.kind === 'scores' ? this.data.scores : this.data.weights;
+  }
+
+  draw() {
+    const d = this.data;
+    if (!d) return;
+    const { nq, nk } = d;
+    const rowLab = labelWidth(d.qTokens);
+    const colLab = labelWidth(d.kTokens);
+    const size = Math.max(6, Math.min(34, Math.floor(MAX_PLOT / Math.max(nq, nk))));
+    const left = rowLab + 18, top = colLab + 18;
+    const W = left + nk * size + 90, H = top + nq * size + 12;
+    this.layout = { left, top, size, nq, nk };
+    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
+    this.bg.attr('width', W).attr('height', H);
+    this.xTitle.attr('x', left).attr('y', 11);
+    this.yTitle.attr('transform', `translate(11,${top}) rotate(90)`);
+
+    // Colour: weights on [0, max of the matrix] (viridis); raw scores on [min, max] (cividis).
+    const vals = this.values();
+    let lo = Infinity, hi = -Infinity;
+    for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
+      if (d.masked(i, j)) continue;
+      const v = vals[i * nk + j];
+      if (Number.isFinite(v)) { if (v < lo) lo = v; if (v > hi) hi = v; }
+    }
+    if (this.kind !== 'scores') lo = 0;
+    if (!(hi > lo)) hi = lo + 1;
+    const colour = scaleSequential(this.kind === 'scores' ? interpolateCividis : interpolateViridis).domain([lo, hi]);
+    this.colour = colour;
+
+    const cells = new Array(nq * nk);
+    for (let k = 0; k < cells.length; k++) cells[k] = k;
+    this.gCells.selectAll('rect').data(cells).join('rect')
+      .attr('class', (k) => (d.masked(Math.floor(k / nk), k % nk) ? 'cell masked' : 'cell'))
+      .attr('x', (k) => left + (k % nk) * size)
+      .attr('y', (k) => top + Math.floor(k / nk) * size)
+      .attr('width', size - (size > 10 ? 1 : 0))
+      .attr('height', size - (size > 10 ? 1 : 0))
+      .attr('fill', (k) => (d.masked(Math.floor(k / nk), k % nk) ? null : colour(vals[k])));
+
+    // Numbers in the cells when there is room for them.
+    const showText = size >= 30 && this.kind !== 'scores';
+    this.gText.selectAll('text').data(showText ? cells : []).join('text')
+      .attr('x', (k) => left + (k % nk) * size + size / 2 - 0.5)
+      .attr('y', (k) => top + Math.floor(k / nk) * size + size / 2)
+      .attr('class', (k) => {
+        if (d.masked(Math.floor(k / nk), k % nk)) return 'cell-value hidden';
+        return luminance(toRGB(colour(vals[k]))) > 0.35 ? 'cell-value dark' : 'cell-value light';
+      })
+      .text((k) => (d.masked(Math.floor(k / nk), k % nk) ? '' : fmtCell(vals[k])));
+
+    this.gRows.selectAll('text').data(d.qTokens).join('text')
+      .attr('class', 'token-label')
+      .attr('x', left - 5).attr('y', (_, i) => top + i * size + size / 2)
+      .attr('text-anchor', 'end').attr('dominant-baseline', 'central')
+      .call(setTokenText, (t) => t);
+    this.gCols.selectAll('text').data(d.kTokens).join('text')
+      .attr('class', 'token-label')
+      .attr('transform', (_, j) => `translate(${left + j * size + size / 2},${top - 5}) rotate(-60)`)
+      .attr('text-anchor', 'start').attr('dominant-baseline', 'central')
+      .call(setTokenText, (t) => t);
+
+    this.drawLegend(lo, hi, left + nk * size + 16, top, Math.min(160, Math.max(60, nq * size)));
+    this.drawSelection();
+    const what = this.kind === 'scores' ? 'raw scores' : 'weights';
+    this.titleEl.text(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
+    this.svg.attr('aria-label', `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`);
+    this.captionEl.text(this.kind === 'scores'
+      ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
+      : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`);
+  }
+
+  drawLegend(lo, hi, x, y, h) {
+    const g = this.gLegend.attr('transform', `translate(${x},${y})`);
+    const n = 24;
+    const steps = Array.from({ length: n }, (_, i) => i);
+    g.selectAll('rect.swatch').data(steps).join('rect').attr('class', 'swatch')
+      .attr('x', 0).attr('width', 12)
+      .attr('y', (i) => h - ((i + 1) * h) / n).attr('height', h / n + 0.5)
+      .attr('fill', (i) => this.colour(lo + ((i + 0.5) / n) * (hi - lo)));
+    g.selectAll('text').data([[hi, 0], [lo, h]]).join('text').attr('class', 'legend-label')
+      .attr('x', 16).attr('y', (t) => t[1]).attr('dominant-baseline', 'central').text((t) => fmt(t[0]));
+  }
+
+  drawSelection() {
+    const L = this.layout;
+    if (!L) return;
+    const s = this.selected;
+    if (s && s[0] < L.nq && s[1] < L.nk) {
+      this.selRect.attr('visibility', 'visible').attr('x', L.left + s[1] * L.size - 1.5).attr('y', L.top + s[0] * L.size - 1.5)
+        .attr('width', L.size + 2).attr('height', L.size + 2);
+    } else this.selRect.attr('visibility', 'hidden');
+  }
+
+  cellAt(ev) {
+    const L = this.layout;
+    if (!L) return null;
+    const box = this.svg.node().getBoundingClientRect();
+    const sx = (this.svg.node().viewBox.baseVal.width || box.width) / box.width;
+    const x = (ev.clientX - box.left) * sx - L.left, y = (ev.clientY - box.top) * sx - L.top;
+    const j = Math.floor(x / L.size), i = Math.floor(y / L.size);
+    if (i < 0 || j < 0 || i >= L.nq || j >= L.nk) return null;
+    return [i, j];
+  }
+
+  describe(i, j) {
+    const d = this.data;
+    const q = d.qTokens[i], k = d.kTokens[j];
+    if (d.masked(i, j)) return { q, k, text: 'masked: this query may not look at later keys (weight 0)' };
+    const w = d.weights[i * d.nk + j], s = d.scores[i * d.nk + j];
+    return { q, k, text: `weight ${fmt(w, 4)} · score ${fmt(s, 4)}` };
+  }
+
+  hover(i, j, ev) {
+    const info = this.describe(i, j);
+    const tip = this.tooltip;
+    tip.textContent = '';
+    const head = document.createElement('div');
+    head.className = 'tip-head';
+    head.textContent = `${info.q.text}${info.q.oov ? '?' : ''} → ${info.k.text}${info.k.oov ? '?' : ''}`;
+    const body = document.createElement('div');
+    body.className = 'tip-body';
+    body.textContent = info.text;
+    tip.append(head, body);
+    tip.hidden = false;
+    let x, y;
+    if (ev) { x = ev.clientX + 14; y = ev.clientY + 14; }
+    else {
+      const L = this.layout, box = this.svg.node().getBoundingClientRect();
+      x = box.left + L.left + (j + 1) * L.size + 6; y = box.top + L.top + (i + 1) * L.size + 6;
+    }
+    const tw = tip.offsetWidth;
+    if (x + tw > window.innerWidth - 8) x = Math.max(8, x - tw - 28);
+    tip.style.left = `${x + window.scrollX}px`;
+    tip.style.top = `${y + window.scrollY}px`;
+    this.emit('hover', { i, j });
+  }
+
+  unhover() {
+    this.tooltip.hidden = true;
+  }
+
+  showCursor() {
+    const L = this.layout;
+    if (!L) return;
+    let [i, j] = this.focusCell;
+    i = Math.min(i, L.nq - 1); j = Math.min(j, L.nk - 1);
+    this.focusCell = [i, j];
+    this.cursor.attr('visibility', 'visible').attr('x', L.left + j * L.size - 1).attr('y', L.top + i * L.size - 1)
+      .attr('width', L.size + 1).attr('height', L.size + 1);
+    const info = this.describe(i, j);
+    this.live.text(`Row ${i + 1}, ${info.q.text}; column ${j + 1}, ${info.k.text}: ${info.text}`);
+  }
+
+  onKey(ev) {
+    const L = this.layout;
+    if (!L) return;
+    let [i, j] = this.focusCell;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+      Home: [0, -Infinity], End: [0, Infinity] };
+    if (moves[ev.key]) {
+      const [di, dj] = moves[ev.key];
+      i = Math.max(0, Math.min(L.nq - 1, i + di));
+      j = Math.max(0, Math.min(L.nk - 1, j + (Number.isFinite(dj) ? dj : dj > 0 ? L.nk : -L.nk)));
+      this.focusCell = [i, j];
+      this.showCursor();
+      this.hover(i, j, null);
+      ev.preventDefault();
+    } else if (ev.key === 'Enter' || ev.key === ' ') {
+      this.emit('select', { i, j });
+      ev.preventDefault();
+    } else if (ev.key === 'Escape') {
+      this.unhover();
+    }
+  }
+}
+
+function fmtCell(w) {
+  if (!(w >= 0)) return '';
+  if (w >= 0.995) return '1';
+  return w.toFixed(2).replace(/^0/, '');
+}
+

@@ -1,0 +1,162 @@
+// Teaching panel 4: attention outputs are convex combinations of the values. Each output row is
+// Σ_j w_j v_j with w_j ≥ 0 and Σ w_j = 1, so it lies inside the convex hull of the value vectors; a
+// linear projection to 2-D keeps that true, so the projected outputs sit inside the projected hull.
+// The experimental variant that rescales the output by 1/√d_v (times an extra matrix) leaves it.
+import { scaleLinear } from 'd3-scale';
+import { Figure, setTokenText, fmt, SVG_NS } from './base.js';
+
+/** The top-2 principal directions of the rows of X [n, d] (power iteration with deflation). */
+export function pca2(X, n, d) {
+  const mean = new Float64Array(d);
+  for (let i = 0; i < n; i++) for (let t = 0; t < d; t++) mean[t] += X[i * d + t] / n;
+  const C = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) for (let t = 0; t < d; t++) C[i * d + t] = X[i * d + t] - mean[t];
+  const comps = [];
+  for (let c = 0; c < 2; c++) {
+    let v = new Float64Array(d);
+    for (let t = 0; t < d; t++) v[t] = Math.sin(1.7 * t + 0.3 + c);   // a fixed start: same picture every time
+    for (let it = 0; it < 60; it++) {
+      // v ← Cᵀ C v, minus the parts along earlier components
+      const u = new Float64Array(n);
+      for (let i = 0; i < n; i++) { let s = 0; for (let t = 0; t < d; t++) s += C[i * d + t] * v[t]; u[i] = s; }
+      const w = new Float64Array(d);
+      for (let i = 0; i < n; i++) for (let t = 0; t < d; t++) w[t] += C[i * d + t] * u[i];
+      for (const p of comps) { let s = 0; for (let t = 0; t < d; t++) s += w[t] * p[t]; for (let t = 0; t < d; t++) w[t] -= s * p[t]; }
+      let norm = 0;
+      for (let t = 0; t < d; t++) norm += w[t] * w[t];
+      norm = Math.sqrt(norm);
+      if (!(norm > 1e-12)) break;
+      for (let t = 0; t < d; t++) w[t] /= norm;
+      v = w;
+    }
+    comps.push(v);
+  }
+  return { mean, comps };
+}
+
+export function project(X, n, d, { mean, comps }) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    let a = 0, b = 0;
+    for (let t = 0; t < d; t++) { const x = X[i * d + t] - mean[t]; a += x * comps[0][t]; b += x * comps[1][t]; }
+    out.push([a, b]);
+  }
+  return out;
+}
+
+/** Convex hull of 2-D points (Andrew's monotone chain), counter-clockwise. */
+export function hull2(points) {
+  const p = points.map((x, i) => [x[0], x[1], i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (p.length < 3) return p;
+  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const lower = [], upper = [];
+  for (const q of p) { while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], q) <= 0) lower.pop(); lower.push(q); }
+  for (let k = p.length - 1; k >= 0; k--) { const q = p[k]; while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], q) <= 0) upper.pop(); upper.push(q); }
+  return lower.slice(0, -1).concat(upper.slice(0, -1));
+}
+
+export function insideHull(h, pt, tol = 1e-6) {
+  if (h.length < 3) return false;
+  for (let k = 0; k < h.length; k++) {
+    const a = h[k], b = h[(k + 1) % h.length];
+    if ((b[0] - a[0]) * (pt[1] - a[1]) - (b[1] - a[1]) * (pt[0] - a[0]) < -tol) return false;
+  }
+  return true;
+}
+
+export class HullPanel extends Figure {
+  constructor(slot, { formula, onToggle }) {
+    super(slot, { id: 'hull', title: '4 · Outputs stay inside the values' });
+    const text = this.body.append('div').attr('class', 'teach-text');
+    text.append('p').text('Attention’s output for a query is the weighted average of the value vectors, with weights that are never negative and sum to 1: a convex combination. So every output lies inside the convex hull of the values (the polygon they span). Here the values are the key sentence’s word vectors (one head, identity projection), flattened to 2-D along their two main directions (PCA); a linear map keeps an average an average, so the outputs must land inside the outline.');
+    formula(text.append('div').attr('class', 'formula').node(), 'convex');
+    const c = this.body.append('div').attr('class', 'panel-controls');
+    const lab = c.append('label').attr('class', 'checkbox');
+    this.toggle = lab.append('input').attr('type', 'checkbox').attr('id', 'hull-experimental')
+      .on('change', (ev) => onToggle(ev.target.checked));
+    lab.append('span').text(' also show the EXPERIMENTAL scaled output (A·V·Wₓ)/√d_v');
+    this.svg = this.body.append('svg').attr('class', 'hull').attr('xmlns', SVG_NS);
+    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.gHull = this.svg.append('path').attr('class', 'hull-path');
+    this.gLinks = this.svg.append('g').attr('class', 'hull-links');
+    this.gValues = this.svg.append('g').attr('class', 'values');
+    this.gOut = this.svg.append('g').attr('class', 'outputs');
+    this.gExp = this.svg.append('g').attr('class', 'experimental');
+    this.gLegend = this.svg.append('g').attr('class', 'hull-legend');
+    this.stat = this.body.append('p').attr('class', 'teach-stat');
+  }
+
+  /**
+   * d: { kTokens, qTokens, values: Float32Array [nk, dv], outputs: [nq, dv], dv,
+   *      experimental: Float32Array [nq, dv] | null, showExperimental }
+   */
+  setData(d) { this.d = d; }
+
+  draw() {
+    const d = this.d;
+    if (!d) return;
+    const nk = d.kTokens.length, nq = d.qTokens.length, dv = d.dv;
+    this.toggle.property('checked', !!d.showExperimental);
+    const W = 640, H = 380, m = 34;
+    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
+    this.bg.attr('width', W).attr('height', H);
+    if (nk < 2) {
+      this.gHull.attr('d', null);
+      for (const g of [this.gValues, this.gOut, this.gExp, this.gLinks]) g.selectAll('*').remove();
+      this.stat.text('Needs at least two keys to draw a hull.');
+      return;
+    }
+    const basis = pca2(d.values, nk, dv);
+    const V = project(d.values, nk, dv, basis);
+    const O = project(d.outputs, nq, dv, basis);
+    const E = d.showExperimental && d.experimental ? project(d.experimental, nq, dv, basis) : [];
+    const all = V.concat(O, E);
+    const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]);
+    const pad = (lo, hi) => { const r = hi - lo || 1; return [lo - 0.06 * r, hi + 0.06 * r]; };
+    const x = scaleLinear().domain(pad(Math.min(...xs), Math.max(...xs))).range([m, W - m - 130]);
+    const y = scaleLinear().domain(pad(Math.min(...ys), Math.max(...ys))).range([H - m, m]);
+    const h = hull2(V);
+    this.gHull.attr('d', h.length >= 3 ? 'M' + h.map((p) => `${x(p[0])},${y(p[1])}`).join('L') + 'Z' : null);
+    const vg = this.gValues.selectAll('g.v').data(V).join((enter) => {
+      const g = enter.append('g').attr('class', 'v');
+      g.append('circle').attr('r', 4.5);
+      g.append('text').attr('class', 'token-label').attr('x', 7).attr('dominant-baseline', 'central');
+      return g;
+    }).attr('transform', (p) => `translate(${x(p[0])},${y(p[1])})`);
+    vg.select('text').data(d.kTokens).call(setTokenText, (t) => t, 12);
+    const og = this.gOut.selectAll('g.o').data(O).join((enter) => {
+      const g = enter.append('g').attr('class', 'o');
+      g.append('rect').attr('x', -3.5).attr('y', -3.5).attr('width', 7).attr('height', 7).attr('transform', 'rotate(45)');
+      return g;
+    }).attr('transform', (p) => `translate(${x(p[0])},${y(p[1])})`);
+    og.selectAll('title').data((_, i) => [i]).join('title').text((i) => `output of ‘${d.qTokens[i].text}’`);
+    this.gExp.selectAll('path').data(E).join('path')
+      .attr('d', (p) => `M${x(p[0]) - 5},${y(p[1]) - 5}L${x(p[0]) + 5},${y(p[1]) + 5}M${x(p[0]) - 5},${y(p[1]) + 5}L${x(p[0]) + 5},${y(p[1]) - 5}`);
+    this.gLinks.selectAll('line').data(E.length ? O.map((p, i) => [p, E[i]]) : []).join('line')
+      .attr('x1', (l) => x(l[0][0])).attr('y1', (l) => y(l[0][1])).attr('x2', (l) => x(l[1][0])).attr('y2', (l) => y(l[1][1]));
+
+    const legend = [
+      { cls: 'lg-v', label: 'value vector (a key word)' },
+      { cls: 'lg-o', label: 'output (one per query)' },
+      { cls: 'lg-h', label: 'convex hull of the values' },
+    ].concat(E.length ? [{ cls: 'lg-e', label: 'experimental scaled output' }] : []);
+    this.gLegend.attr('transform', `translate(${W - 150},${m})`);
+    const lg = this.gLegend.selectAll('g').data(legend).join((enter) => {
+      const g = enter.append('g');
+      g.append('rect').attr('width', 10).attr('height', 10).attr('y', -5);
+      g.append('text').attr('x', 14).attr('dominant-baseline', 'central');
+      return g;
+    }).attr('transform', (_, k) => `translate(0,${k * 18})`).attr('class', (l) => l.cls);
+    lg.select('text').text((l) => l.label);
+
+    const inside = O.filter((p) => insideHull(h, p, 1e-4 * (x.domain()[1] - x.domain()[0]))).length;
+    let s = `${inside} of ${nq} outputs inside the projected hull.`;
+    if (E.length) {
+      const eIn = E.filter((p) => insideHull(h, p, 1e-4 * (x.domain()[1] - x.domain()[0]))).length;
+      s += ` Experimental scaled outputs inside: ${eIn} of ${nq}: once rescaled (and multiplied by another matrix), they are no longer averages of the values.`;
+    }
+    this.stat.text(s);
+    this.captionEl.text(`2-D projection (first two principal components of the ${nk} value vectors, d_v = ${dv}).`);
+    void fmt;
+  }
+}

@@ -1,0 +1,165 @@
+// Two columns of tokens, queries on the left and keys on the right, joined by one line per
+// (head, query, key): line opacity = weight, one colour per head (as in bertviz's head view).
+// Hovering or focusing a token isolates its lines and prints their weights; the legend toggles heads.
+import { schemeTableau10 } from 'd3-scale-chromatic';
+import { Figure, setTokenText, labelWidth, fmt, SVG_NS } from './base.js';
+
+const ROW = 20;
+const GAP = 220;    // px between the two columns
+const MIN_W = 1e-3; // a line with weight below this is fully transparent to the eye: not drawn
+
+export function headColour(h) {
+  return schemeTableau10[h % schemeTableau10.length];
+}
+
+export class LineView extends Figure {
+  constructor(slot) {
+    super(slot, {
+      id: 'lines',
+      title: 'Who looks at whom',
+      caption: 'Each query word (left) sends a line to every key word (right); the more attention, the more opaque the line. Hover or tab to a word to see only its lines and their weights.',
+    });
+    this.legend = this.body.append('div').attr('class', 'head-legend').attr('role', 'group')
+      .attr('aria-label', 'Heads shown');
+    this.svg = this.body.append('svg').attr('class', 'lineview').attr('xmlns', SVG_NS);
+    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.gLines = this.svg.append('g').attr('class', 'lines');
+    this.gFocus = this.svg.append('g').attr('class', 'focus-lines');
+    this.gLeft = this.svg.append('g').attr('class', 'tokens left');
+    this.gRight = this.svg.append('g').attr('class', 'tokens right');
+    this.gWeights = this.svg.append('g').attr('class', 'focus-weights');
+    this.colTitles = this.svg.append('g').attr('class', 'axis-titles');
+    this.colTitles.append('text').attr('class', 'axis-title q-title').text('queries');
+    this.colTitles.append('text').attr('class', 'axis-title k-title').text('keys');
+    this.data = null;
+    this.focus = null;          // { side: 'q' | 'k', index }
+    this.shown = new Set([0]);  // heads drawn
+    this.heads = 0;
+  }
+
+  /** d: { qTokens, kTokens, nq, nk, heads, weights: Float32Array [heads, nq, nk] } */
+  setData(d) {
+    if (!this.data || d.heads !== this.heads) {
+      this.shown = new Set(Array.from({ length: d.heads }, (_, h) => h));
+      this.heads = d.heads;
+    }
+    this.data = d;
+    if (this.focus && (this.focus.side === 'q' ? this.focus.index >= d.nq : this.focus.index >= d.nk)) this.focus = null;
+  }
+
+  setShownHeads(list) { this.shown = new Set(list); }
+
+  draw() {
+    const d = this.data;
+    if (!d) return;
+    const { nq, nk } = d;
+    const lw = labelWidth(d.qTokens), rw = labelWidth(d.kTokens);
+    const x1 = 40 + lw + 6, x2 = x1 + GAP, top = 26;
+    const H = top + Math.max(nq, nk) * ROW + 6, W = x2 + rw + 46;
+    this.geom = { x1, x2, top };
+    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
+    this.bg.attr('width', W).attr('height', H);
+    this.colTitles.select('.q-title').attr('x', x1 - 4).attr('y', 12).attr('text-anchor', 'end');
+    this.colTitles.select('.k-title').attr('x', x2 + 4).attr('y', 12).attr('text-anchor', 'start');
+
+    this.drawLegend();
+
+    const lines = [];
+    const w = d.weights;
+    for (const h of this.shown) {
+      const base = h * nq * nk;
+      for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
+        const v = w[base + i * nk + j];
+        if (v >= MIN_W) lines.push([h, i, j, v]);
+      }
+    }
+    const y = (i) => top + i * ROW + ROW / 2;
+    this.gLines.selectAll('line').data(lines).join('line')
+      .attr('x1', x1).attr('x2', x2)
+      .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
+      .attr('stroke', (l) => headColour(l[0]))
+      .attr('stroke-opacity', (l) => l[3]);
+
+    const self = this;
+    const tokenRows = (g, tokens, side) => g.selectAll('g.tok').data(tokens).join((enter) => {
+      const t = enter.append('g').attr('class', 'tok').attr('tabindex', 0).attr('role', 'button');
+      t.append('rect').attr('class', 'tok-bg');
+      t.append('text').attr('class', 'token-label');
+      return t;
+    })
+      .attr('transform', (_, i) => `translate(${side === 'q' ? x1 - 4 : x2 + 4},${y(i)})`)
+      .attr('aria-label', (t, i) => `${side === 'q' ? 'query' : 'key'} ${i + 1}: ${t.text}${t.oov ? ' (not in vocabulary)' : ''}`)
+      .on('mouseenter focus', function (_, t) { self.setFocus(side, tokens.indexOf(t)); })
+      .on('mouseleave blur', () => self.setFocus(null))
+      .call((s) => s.select('rect.tok-bg')
+        .attr('x', side === 'q' ? -(side === 'q' ? lw : rw) : -2).attr('y', -ROW / 2 + 1)
+        .attr('width', (side === 'q' ? lw : rw) + 2).attr('height', ROW - 2))
+      .call((s) => s.select('text')
+        .attr('text-anchor', side === 'q' ? 'end' : 'start').attr('dominant-baseline', 'central')
+        .call(setTokenText, (t) => t));
+    tokenRows(this.gLeft, d.qTokens, 'q');
+    tokenRows(this.gRight, d.kTokens, 'k');
+    this.drawFocus();
+  }
+
+  drawLegend() {
+    const heads = Array.from({ length: this.heads }, (_, h) => h);
+    const self = this;
+    this.legend.classed('single', this.heads === 1);
+    this.legend.selectAll('button').data(heads).join((enter) => {
+      const b = enter.append('button').attr('type', 'button').attr('class', 'head-toggle');
+      b.append('span').attr('class', 'swatch');
+      b.append('span').attr('class', 'label');
+      return b;
+    })
+      .attr('aria-pressed', (h) => String(this.shown.has(h)))
+      .call((b) => b.select('.swatch').style('background-color', (h) => headColour(h)))
+      .call((b) => b.select('.label').text((h) => `head ${h + 1}`))
+      .on('click', function (_, h) {
+        if (self.shown.has(h)) { if (self.shown.size > 1) self.shown.delete(h); } else self.shown.add(h);
+        self.draw();
+        self.emit('heads', { shown: [...self.shown] });
+      });
+  }
+
+  setFocus(side, index) {
+    this.focus = side ? { side, index } : null;
+    this.drawFocus();
+  }
+
+  drawFocus() {
+    const d = this.data, f = this.focus;
+    if (!d) return;
+    const { x1, x2, top } = this.geom;
+    const { nq, nk } = d;
+    const y = (i) => top + i * ROW + ROW / 2;
+    this.gLines.classed('dimmed', !!f);
+    this.gLeft.selectAll('g.tok').classed('focused', (_, i) => !!f && f.side === 'q' && f.index === i);
+    this.gRight.selectAll('g.tok').classed('focused', (_, i) => !!f && f.side === 'k' && f.index === i);
+    const lines = [];
+    const labels = [];
+    if (f) {
+      for (const h of this.shown) {
+        const base = h * nq * nk;
+        if (f.side === 'q') for (let j = 0; j < nk; j++) lines.push([h, f.index, j, d.weights[base + f.index * nk + j]]);
+        else for (let i = 0; i < nq; i++) lines.push([h, i, f.index, d.weights[base + i * nk + f.index]]);
+      }
+      // The weights of the first shown head, printed beside the other column.
+      const h0 = Math.min(...this.shown);
+      for (const l of lines) if (l[0] === h0) labels.push(l);
+    }
+    this.gFocus.selectAll('line').data(lines).join('line')
+      .attr('x1', x1).attr('x2', x2)
+      .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
+      .attr('stroke', (l) => headColour(l[0]))
+      .attr('stroke-opacity', (l) => Math.max(l[3], 0.04))
+      .attr('stroke-width', (l) => 1 + 3 * l[3]);
+    const rw = labelWidth(d.kTokens);
+    this.gWeights.selectAll('text').data(labels).join('text').attr('class', 'focus-weight')
+      .attr('x', f && f.side === 'q' ? x2 + rw + 8 : x1 - labelWidth(d.qTokens) - 8)
+      .attr('y', (l) => y(f.side === 'q' ? l[2] : l[1]))
+      .attr('text-anchor', f && f.side === 'q' ? 'start' : 'end')
+      .attr('dominant-baseline', 'central')
+      .text((l) => fmt(l[3], 2));
+  }
+}

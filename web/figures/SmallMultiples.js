@@ -1,0 +1,75 @@
+// A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
+// matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { Figure, matrixImage, colourTable, lookup, SVG_NS } from './base.js';
+
+const viridis = colourTable(interpolateViridis);
+const MASKED = [150, 150, 150];
+
+export class SmallMultiples extends Figure {
+  constructor(slot, opts) {
+    super(slot, opts);
+    this.svg = this.body.append('svg').attr('class', 'multiples').attr('xmlns', SVG_NS);
+    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.gPanels = this.svg.append('g');
+    this.panels = [];
+    this.current = null;
+    this.panelSize = 128;
+    this.columns = 5;
+  }
+
+  /**
+   * panels: [{ key, title, subtitle, weights: Float32Array, offset, nq, nk, masked(i, j) }]
+   * current: the key drawn as chosen.
+   */
+  setPanels(panels) { this.panels = panels; }
+  setCurrent(key) { this.current = key; }
+
+  draw() {
+    const P = this.panels;
+    const cols = Math.min(this.columns, Math.max(1, P.length));
+    const S = this.panelSize, padX = 18, titleH = 34;
+    const cellW = S + padX, cellH = S + titleH + 14;
+    const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
+    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
+    this.bg.attr('width', W).attr('height', H);
+    const self = this;
+    this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
+      const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');
+      g.append('text').attr('class', 'panel-title').attr('x', 0).attr('y', 12);
+      g.append('text').attr('class', 'panel-sub').attr('x', 0).attr('y', 26);
+      g.append('rect').attr('class', 'panel-frame');
+      g.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none')
+        .attr('image-rendering', 'optimizeSpeed');
+      return g;
+    })
+      .attr('transform', (_, k) => `translate(${2 + (k % cols) * cellW},${2 + Math.floor(k / cols) * cellH})`)
+      .classed('current', (p) => p.key === this.current)
+      .attr('aria-pressed', (p) => String(p.key === this.current))
+      .attr('aria-label', (p) => `${p.title}: ${p.subtitle}. Show this one above.`)
+      .on('click', (_, p) => self.emit('pick', { key: p.key }))
+      .on('keydown', (ev, p) => {
+        if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); self.emit('pick', { key: p.key }); }
+      })
+      .each(function (p) {
+        const g = this;
+        const title = g.querySelector('.panel-title');
+        title.textContent = p.title;
+        g.querySelector('.panel-sub').textContent = p.subtitle;
+        // Keep the matrix's aspect ratio inside the square.
+        const ar = p.nk / p.nq;
+        const w = ar >= 1 ? S : S * ar, h = ar >= 1 ? S / ar : S;
+        const frame = g.querySelector('.panel-frame');
+        frame.setAttribute('x', -1); frame.setAttribute('y', titleH - 1);
+        frame.setAttribute('width', w + 2); frame.setAttribute('height', h + 2);
+        const img = g.querySelector('.panel-img');
+        img.setAttribute('x', 0); img.setAttribute('y', titleH);
+        img.setAttribute('width', w); img.setAttribute('height', h);
+        let max = 0;
+        for (let i = 0; i < p.nq * p.nk; i++) { const v = p.weights[p.offset + i]; if (v > max) max = v; }
+        const scale = max > 0 ? 1 / max : 1;
+        img.setAttribute('href', matrixImage(p.weights, p.nq, p.nk,
+          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset));
+      });
+  }
+}

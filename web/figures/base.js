@@ -1,0 +1,156 @@
+// What every figure shares: the frame (title, caption, export buttons), events, token labels,
+// and a tiny raster of a matrix for small multiples.
+import { select } from 'd3-selection';
+
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/**
+ * A figure: builds its fixed DOM once in the constructor, takes state through setters, binds data in
+ * draw(), and reports interactions as DOM-style events (figure.addEventListener('select', …)).
+ */
+export class Figure extends EventTarget {
+  /**
+   * @param {HTMLElement} slot   where the figure lives
+   * @param {{id: string, title: string, caption?: string, exportable?: boolean}} opts
+   */
+  constructor(slot, { id, title, caption = '', exportable = true }) {
+    super();
+    this.id = id;
+    this.root = select(slot).append('figure').attr('class', `fig fig-${id}`).attr('id', `figure-${id}`);
+    const head = this.root.append('div').attr('class', 'fig-head');
+    this.titleEl = head.append('h3').attr('class', 'fig-title').attr('id', `figure-${id}-title`).text(title);
+    this.root.attr('aria-labelledby', `figure-${id}-title`);
+    this.tools = head.append('div').attr('class', 'fig-tools').attr('role', 'group')
+      .attr('aria-label', `Download ${title}`);
+    if (exportable) {
+      for (const format of ['png', 'svg']) {
+        this.tools.append('button').attr('type', 'button').attr('class', `export export-${format}`)
+          .attr('data-format', format)
+          .attr('aria-label', `Download “${title}” as ${format.toUpperCase()}`)
+          .text(format.toUpperCase())
+          .on('click', () => this.emit('export', { format, figure: this }));
+      }
+    }
+    this.body = this.root.append('div').attr('class', 'fig-body');
+    this.captionEl = this.root.append('figcaption').attr('class', 'fig-caption');
+    if (caption) this.captionEl.text(caption);
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  /** The SVG element exported as PNG/SVG (figures with several return the main one). */
+  exportNode() {
+    return this.root.select('svg').node();
+  }
+
+  /** A file-name-safe stem for downloads. */
+  fileStem() {
+    return `attnscope-${this.id}`;
+  }
+}
+
+/** Shortens a token for a label; the full text stays available in tooltips. */
+export function shortLabel(text, max = 14) {
+  const chars = Array.from(text);   // by code point, so an emoji is never cut in half
+  return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : text;
+}
+
+/**
+ * Writes a token into an SVG <text> (or HTML) selection as text only: the word, plus a "?" mark
+ * when it is out of the vocabulary.
+ */
+export function setTokenText(sel, info, max = 14) {
+  sel.each(function (d) {
+    const t = typeof info === 'function' ? info(d) : info;
+    const node = this;
+    node.textContent = '';
+    const isSvg = node.namespaceURI === SVG_NS;
+    const word = node.ownerDocument.createElementNS(isSvg ? SVG_NS : 'http://www.w3.org/1999/xhtml', isSvg ? 'tspan' : 'span');
+    word.textContent = shortLabel(t.text, max);
+    node.appendChild(word);
+    if (t.oov) {
+      const mark = node.ownerDocument.createElementNS(isSvg ? SVG_NS : 'http://www.w3.org/1999/xhtml', isSvg ? 'tspan' : 'span');
+      mark.setAttribute('class', 'oov-mark');
+      mark.textContent = '?';
+      node.appendChild(mark);
+    }
+    node.classList.toggle('oov', !!t.oov);
+  });
+}
+
+/** Estimated width in px of a label at ~11px sans-serif (no layout pass needed). */
+export function labelWidth(tokens, max = 14, px = 6.6) {
+  let w = 0;
+  for (const t of tokens) w = Math.max(w, Math.min(Array.from(t.text).length, max) + (t.oov ? 1 : 0));
+  return Math.ceil(w * px) + 8;
+}
+
+const raster = typeof document !== 'undefined' ? document.createElement('canvas') : null;
+
+/**
+ * A matrix as a PNG data URL, one pixel per cell: small multiples then cost one <image> element each
+ * instead of n_q·n_k rectangles. colour(v, i, j) returns a CSS colour string or null (transparent).
+ */
+export function matrixImage(values, rows, cols, colour, offset = 0) {
+  raster.width = cols;
+  raster.height = rows;
+  const ctx = raster.getContext('2d');
+  const img = ctx.createImageData(cols, rows);
+  const px = img.data;
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const rgb = colour(values[offset + i * cols + j], i, j);
+      const o = (i * cols + j) * 4;
+      if (rgb) { px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255; }
+    }
+  }
+  ctx.putImageData(img, 0, 0);
+  return raster.toDataURL('image/png');
+}
+
+/** Parses "rgb(r, g, b)" or "#rrggbb" (what d3 interpolators return) into [r, g, b]. */
+export function toRGB(css) {
+  if (css[0] === '#') {
+    const n = parseInt(css.slice(1, 7), 16);
+    return [n >> 16, (n >> 8) & 255, n & 255];
+  }
+  const m = css.match(/\d+(\.\d+)?/g);
+  return [Number(m[0]), Number(m[1]), Number(m[2])];
+}
+
+/** A colour map sampled into a 256-entry lookup table of [r, g, b]: fast per-cell colouring. */
+export function colourTable(interpolator) {
+  const table = new Array(256);
+  for (let i = 0; i < 256; i++) table[i] = toRGB(interpolator(i / 255));
+  return table;
+}
+
+export function lookup(table, x) {
+  const i = Math.max(0, Math.min(255, Math.round(x * 255)));
+  return table[i];
+}
+
+export function rgbCss(rgb) {
+  return `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
+}
+
+/** Relative luminance of [r,g,b] in 0..1, to pick dark or light text over a cell. */
+export function luminance(rgb) {
+  const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
+}
+
+/** Formats a number for display: 3 significant digits, no "-0", ∞ for infinities. */
+export function fmt(x, digits = 3) {
+  if (x === Infinity) return '∞';
+  if (x === -Infinity) return '−∞';
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === 0 || Object.is(x, -0)) return '0';
+  const a = Math.abs(x);
+  let s;
+  if (a >= 1e5 || a < 1e-3) s = x.toExponential(digits - 1);
+  else s = Number(x.toPrecision(digits)).toString();
+  return s.replace('-', '−');
+}

@@ -1,0 +1,471 @@
+// The demo page: reads the controls and the URL into one state, asks the wasm module for the numbers,
+// and hands them to the figures, which are linked through their events (pick a head, a score, a cell).
+// Every number on the page comes from the attnscope module; this file only moves them around.
+import { createAttnScope } from 'attnscope';
+import {
+  defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS,
+} from './state.js';
+import { Heatmap } from './figures/Heatmap.js';
+import { LineView } from './figures/LineView.js';
+import { HeadGrid } from './figures/HeadGrid.js';
+import { ScoreComparison } from './figures/ScoreComparison.js';
+import { WhyPanel } from './figures/WhyPanel.js';
+import { ScalingPanel, scalingExperiment } from './figures/ScalingPanel.js';
+import { CosineDotPanel } from './figures/CosineDotPanel.js';
+import { DistancePanel } from './figures/DistancePanel.js';
+import { HullPanel } from './figures/HullPanel.js';
+import { fmt } from './figures/base.js';
+import { exportSVG, exportPNG, weightsCSV, weightsJSON, download } from './export.js';
+import { renderLatex, renderTeaching } from './formulas.js';
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  query: $('query'), keys: $('keys'), queryTokens: $('query-tokens'), keyTokens: $('key-tokens'),
+  presets: $('preset-buttons'), score: $('score'), formula: $('score-formula'), explain: $('score-explain'),
+  temperature: $('temperature'), temperatureOut: $('temperature-out'), heads: $('heads'),
+  projection: $('projection'), seed: $('seed'), mask: $('mask'), positional: $('positional'),
+  variant: $('variant'), ranVariant: $('ran-variant'), timeWasm: $('time-wasm'), timeUpdate: $('time-update'),
+  status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
+  notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
+  copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
+  empty: $('empty'), views: $('views'), buildInfo: $('build-info'),
+};
+
+let scope = null;
+let state = defaultState();
+let scoreInfo = new Map();         // name → ScoreInfo, from the module
+let focusRow = null;               // the query word the teaching panels look at
+let showExperimental = false;
+let last = null;                   // the last computation, for exports and re-renders
+const nearestCache = new Map();
+const updateTimes = [], wasmTimes = [];
+
+// ---------------------------------------------------------------------------------- notices ----
+const notices = new Set();
+function notice(text) {
+  notices.add(text);
+  ui.noticeText.textContent = [...notices].join(' ');
+  ui.notice.hidden = false;
+}
+function clearNotice(text) {
+  if (text === undefined) notices.clear(); else notices.delete(text);
+  ui.noticeText.textContent = [...notices].join(' ');
+  ui.notice.hidden = notices.size === 0;
+}
+ui.noticeClose.addEventListener('click', () => clearNotice());
+
+// ---------------------------------------------------------------------------------- figures ----
+const formula = (el, key) => renderTeaching(el, key);
+const fig = {
+  heatmap: new Heatmap($('fig-heatmap')),
+  why: new WhyPanel($('fig-why')),
+  lines: new LineView($('fig-lines')),
+  heads: new HeadGrid($('fig-heads')),
+  compare: new ScoreComparison($('fig-compare')),
+  scaling: new ScalingPanel($('teach-scaling'), { formula }),
+  cosine: new CosineDotPanel($('teach-cosine'), { formula, onRow: (i) => { focusRow = i; update('row'); } }),
+  distance: new DistancePanel($('teach-distance'), {
+    formula,
+    onRow: (i) => { focusRow = i; update('row'); },
+    onP: (p) => setState({ p }),
+  }),
+  hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => { showExperimental = on; update('hull'); } }),
+};
+for (const f of Object.values(fig)) {
+  f.addEventListener('export', async (ev) => {
+    const node = f.exportNode();
+    if (!node) return;
+    try {
+      if (ev.detail.format === 'svg') exportSVG(node, f.fileStem());
+      else await exportPNG(node, f.fileStem());
+    } catch (e) {
+      notice(`The download failed: ${e.message}.`);
+    }
+  });
+}
+fig.heatmap.addEventListener('select', (ev) => {
+  focusRow = ev.detail.i;
+  setState({ cell: [ev.detail.i, ev.detail.j] });
+});
+fig.why.addEventListener('close', () => setState({ cell: null }));
+fig.heads.addEventListener('pick', (ev) => setState({ head: ev.detail.key }));
+fig.compare.addEventListener('pick', (ev) => setState({ score: ev.detail.key }));
+
+// --------------------------------------------------------------------------------- controls ----
+function option(select, value, text) {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = text;
+  select.appendChild(o);
+}
+for (const h of HEAD_CHOICES) option(ui.heads, h, String(h));
+for (const name of SCORE_NAMES) option(ui.score, name, name);
+for (const p of PRESETS) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'preset';
+  b.textContent = p.label;
+  b.addEventListener('click', () => setState({ q: p.q, k: p.k, cell: null }));
+  ui.presets.appendChild(b);
+}
+
+/** Puts the state into the controls (without firing their events). */
+function syncControls() {
+  if (ui.query.value !== state.q) ui.query.value = state.q;
+  if (ui.keys.value !== state.k) ui.keys.value = state.k;
+  ui.score.value = state.score;
+  ui.temperature.value = String(Math.log10(state.t));
+  ui.temperatureOut.textContent = `= ${fmt(state.t)}`;
+  ui.heads.value = String(state.heads);
+  ui.projection.value = state.proj;
+  if (Number(ui.seed.value) !== state.seed || ui.seed.value === '') ui.seed.value = String(state.seed);
+  ui.seed.disabled = state.proj !== 'random' && !(scoreInfo.get(state.score) || {}).needsWeights;
+  ui.mask.value = state.mask;
+  ui.positional.checked = state.pos;
+  ui.variant.value = state.variant;
+  const info = scoreInfo.get(state.score);
+  if (info) {
+    renderLatex(ui.formula, info.latex, info.formula);
+    ui.explain.textContent = `${info.description} (${info.source})`;
+  }
+}
+
+ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null }, ev));
+ui.keys.addEventListener('input', (ev) => setState({ k: ui.keys.value, cell: null }, ev));
+ui.score.addEventListener('change', (ev) => setState({ score: ui.score.value }, ev));
+ui.temperature.addEventListener('input', (ev) => {
+  const t = roundT(Math.min(T_MAX, Math.max(T_MIN, 10 ** Number(ui.temperature.value))));
+  setState({ t }, ev);
+});
+ui.heads.addEventListener('change', (ev) => {
+  const heads = Number(ui.heads.value);
+  setState({ heads, head: Math.min(state.head, heads - 1) }, ev);
+});
+ui.projection.addEventListener('change', (ev) => setState({ proj: ui.projection.value }, ev));
+ui.seed.addEventListener('change', (ev) => {
+  const s = Number(ui.seed.value);
+  if (Number.isInteger(s) && s >= 0 && s <= 0xffffffff) { clearNotice(SEED_NOTICE); setState({ seed: s }, ev); }
+  else { notice(SEED_NOTICE); ui.seed.value = String(state.seed); }
+});
+const SEED_NOTICE = 'The seed must be a whole number from 0 to 4294967295; it was left unchanged.';
+ui.mask.addEventListener('change', (ev) => setState({ mask: ui.mask.value }, ev));
+ui.positional.addEventListener('change', (ev) => setState({ pos: ui.positional.checked }, ev));
+ui.variant.addEventListener('change', (ev) => setState({ variant: ui.variant.value }, ev));
+ui.reset.addEventListener('click', () => { clearNotice(); focusRow = null; setState(defaultState()); });
+ui.csv.addEventListener('click', () => {
+  if (last && last.main) download(new Blob([weightsCSV(last.main)], { type: 'text/csv' }), 'attnscope-weights.csv');
+});
+ui.json.addEventListener('click', () => {
+  if (last && last.main) {
+    download(new Blob([weightsJSON(last.main, publicSettings())], { type: 'application/json' }), 'attnscope-weights.json');
+  }
+});
+ui.copyLink.addEventListener('click', async () => {
+  writeURL(true);
+  try {
+    await navigator.clipboard.writeText(location.href);
+    ui.copyLink.textContent = 'Link copied';
+  } catch {
+    ui.copyLink.textContent = 'Copy the address bar';
+  }
+  setTimeout(() => { ui.copyLink.textContent = 'Copy link to this view'; }, 1800);
+});
+
+function publicSettings() {
+  const { q, k, score, t, heads, proj, seed, pos, mask, variant } = state;
+  return { query: q, keys: k, score, temperature: t, heads, projection: proj, seed, positional: pos, mask, variant };
+}
+
+// -------------------------------------------------------------------------------- the URL ----
+let urlTimer = 0;
+function writeURL(now = false) {
+  clearTimeout(urlTimer);
+  const go = () => {
+    const h = toHash(state);
+    if (location.hash !== h) history.replaceState(null, '', h);
+  };
+  if (now) go(); else urlTimer = setTimeout(go, 150);
+}
+function readURL() {
+  const { state: s, problems } = fromHash(location.hash);
+  if (problems.length) {
+    notice(`Some settings in the link were not understood and were reset to their defaults: ${problems.join('; ')}.`);
+  }
+  return s;
+}
+window.addEventListener('hashchange', () => {
+  if (location.hash === toHash(state)) return;
+  state = readURL();
+  focusRow = null;
+  syncControls();
+  update('url');
+});
+
+// ---------------------------------------------------------------------------------- state ----
+function setState(patch, ev) {
+  state = { ...state, ...patch };
+  syncControls();
+  update('input', ev);
+  writeURL();
+}
+
+// ---------------------------------------------------------------------------------- compute ----
+/** Cuts a text to MAX_TOKENS tokens; returns { text, total } where total is the uncut count. */
+function clip(text) {
+  let toks;
+  try { toks = scope.tokenize(text, { maxTokens: 100000 }); } catch { return { text, total: -1 }; }
+  if (toks.length > MAX_TOKENS) return { text: text.slice(0, toks[MAX_TOKENS - 1].end), total: toks.length };
+  return { text, total: toks.length };
+}
+
+function compute() {
+  const q = clip(state.q);
+  const k = state.k.trim() ? clip(state.k) : null;
+  const cutNotice = `Sentences are cut at ${MAX_TOKENS} tokens to keep the plots readable.`;
+  if (q.total > MAX_TOKENS || (k && k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
+  if (q.total === 0 || (k && k.total === 0)) return { empty: true, q, k };
+  const base = {
+    query: q.text, temperature: state.t, heads: state.heads, projection: state.proj, seed: state.seed,
+    positional: state.pos, mask: state.mask, variant: state.variant, maxTokens: MAX_TOKENS,
+  };
+  if (k) base.keys = k.text;
+  const t0 = performance.now();
+  const main = scope.attend({ ...base, score: state.score });
+  const all = new Map();
+  for (const name of SCORE_NAMES) all.set(name, name === state.score ? main : scope.attend({ ...base, score: name }));
+  // Teaching panels: the distance scores at τ = 1; one head of raw word vectors for the hull.
+  const atOne = { ...base, temperature: 1 };
+  const negEuclid = scope.attend({ ...atOne, score: 'neg-euclidean' });
+  const idw = scope.attend({ ...atOne, score: 'idw', p: state.p });
+  const hullBase = { ...base, score: state.score, heads: 1, projection: 'identity' };
+  const hull = scope.attend(hullBase);
+  const experimental = showExperimental ? scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
+  const wasmMs = performance.now() - t0;
+  return { main, all, negEuclid, idw, hull, experimental, q, k, wasmMs };
+}
+
+// ---------------------------------------------------------------------------------- render ----
+function tokenChips(el, infos, total) {
+  el.textContent = '';
+  for (const t of infos) {
+    const s = document.createElement('span');
+    s.className = t.oov ? 'chip oov' : `chip ${t.kind}`;
+    s.textContent = t.text;
+    if (t.oov) {
+      s.title = 'Not in the vocabulary: this word gets a fixed pseudo-random vector';
+      const m = document.createElement('span');
+      m.className = 'oov-mark';
+      m.textContent = '?';
+      m.setAttribute('aria-label', 'not in the vocabulary');
+      s.appendChild(m);
+    }
+    el.appendChild(s);
+  }
+  const n = document.createElement('span');
+  n.className = 'chip-count';
+  n.textContent = total > infos.length ? `${infos.length} of ${total} tokens (cut)` : `${infos.length} token${infos.length === 1 ? '' : 's'}`;
+  el.appendChild(n);
+}
+
+function render(c) {
+  const empty = !c || c.empty;
+  ui.empty.hidden = !empty;
+  ui.views.classList.toggle('is-empty', empty);
+  document.body.classList.toggle('no-result', empty);
+  if (empty) {
+    ui.queryTokens.textContent = '';
+    ui.keyTokens.textContent = '';
+    ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
+    return;
+  }
+  const r = c.main;
+  const { nq, nk, heads } = r;
+  const head = Math.min(state.head, heads - 1);
+  const causal = state.mask === 'causal';
+  const masked = (i, j) => causal && j > i;
+  const slice = (a) => a.subarray(head * nq * nk, (head + 1) * nq * nk);
+
+  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total);
+  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total); else ui.keyTokens.textContent = '';
+
+  fig.heatmap.setValueKind(state.values);
+  fig.heatmap.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, head,
+    weights: slice(r.weights), scores: slice(r.scores), masked });
+  const cell = state.cell && state.cell[0] < nq && state.cell[1] < nk ? state.cell : null;
+  fig.heatmap.setSelected(cell);
+  fig.heatmap.draw();
+
+  fig.lines.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, weights: r.weights });
+  fig.lines.draw();
+
+  fig.heads.setData({ ...r, masked });
+  fig.heads.setCurrent(head);
+  fig.heads.draw();
+
+  fig.compare.setData({
+    results: SCORE_NAMES.map((name) => ({ info: scoreInfo.get(name) || { name, formula: '' }, result: c.all.get(name) })),
+    head, masked, temperature: state.t,
+  });
+  fig.compare.setCurrent(state.score);
+  fig.compare.draw();
+
+  fig.why.setModel(cell ? whyModel(c, head, cell[0], cell[1], masked) : null);
+  fig.why.draw();
+
+  if (focusRow === null || focusRow >= nq) {
+    focusRow = cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
+  }
+  const dh = r.dHead[head];
+  const K = r.k[head];
+  const keyNorms = Array.from({ length: nk }, (_, j) => {
+    let s = 0;
+    for (let t = 0; t < dh; t++) s += K[j * dh + t] ** 2;
+    return Math.sqrt(s);
+  });
+  fig.cosine.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row: focusRow, head, keyNorms,
+    dot: c.all.get('dot'), cosine: c.all.get('cosine'), temperature: state.t, maskedKey: masked });
+  fig.cosine.draw();
+  fig.distance.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row: focusRow, head, p: state.p, eps: 1e-3,
+    negEuclid: c.negEuclid, idw: c.idw, maskedKey: masked });
+  fig.distance.draw();
+  const hv = c.hull;
+  fig.hull.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
+    outputs: hullOutputs(hv), experimental: c.experimental ? hullOutputs(c.experimental) : null, showExperimental });
+  fig.hull.draw();
+
+  ui.ranVariant.textContent = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
+}
+
+/** The hull panel's output rows in the value space: the module's output when it has the value dimension. */
+function hullOutputs(r) {
+  return r.output;
+}
+
+function whyModel(c, head, i, j, masked) {
+  const r = c.main;
+  const { nq, nk } = r;
+  const dh = r.dHead[head];
+  const rowOff = head * nq * nk + i * nk;
+  const rowScores = r.scores.slice(rowOff, rowOff + nk);
+  const keyPadding = new Uint8Array(nk);
+  for (let t = 0; t < nk; t++) keyPadding[t] = masked(i, t) ? 1 : 0;
+  // The softmax over the row, recomputed by the wasm softmax kernel from the row's raw scores.
+  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: state.t, keyPadding, variant: state.variant });
+  const table = SCORE_NAMES.map((name) => {
+    const x = c.all.get(name);
+    const info = scoreInfo.get(name);
+    return { name, formula: info ? info.formula : '', score: x.scores[rowOff + j], weight: x.weights[rowOff + j] };
+  });
+  const qTok = r.queryTokenInfo[i], kTok = r.keyTokenInfo[j];
+  return {
+    i, j, head, heads: r.heads, qToken: qTok, kToken: kTok,
+    q: r.q[head].subarray(i * dh, (i + 1) * dh), k: r.k[head].subarray(j * dh, (j + 1) * dh),
+    rowScores, rowWeights, kTokens: r.keyTokenInfo, masked: masked(i, j), maskedKey: (t) => masked(i, t),
+    weight: r.weights[rowOff + j], temperature: state.t, scoreName: state.score, table,
+    nearest: { q: nearest(qTok), k: nearest(kTok) },
+  };
+}
+
+function nearest(tok) {
+  if (tok.oov) return [];
+  if (!nearestCache.has(tok.lookup)) {
+    let list = [];
+    try { list = scope.nearest(tok.lookup, 7).filter((x) => x.word !== tok.lookup).slice(0, 5); } catch { /* no neighbours */ }
+    nearestCache.set(tok.lookup, list);
+  }
+  return nearestCache.get(tok.lookup);
+}
+
+// ---------------------------------------------------------------------------------- update ----
+function median(a) {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
+
+/**
+ * Recomputes and redraws everything. Timing: from the input event (its timeStamp) to the end of the
+ * DOM update is measured as "attnscope:update"; to the end of the next frame as "attnscope:frame".
+ */
+function update(reason, ev) {
+  if (!scope) return;
+  const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
+  let c;
+  try {
+    c = compute();
+    clearNotice(lastError);
+    lastError = undefined;
+  } catch (e) {
+    lastError = `The module could not compute this: ${e.message}`;
+    notice(lastError);
+    c = null;
+  }
+  if (c && !c.empty) last = c; else last = null;
+  render(c);
+  const end = performance.now();
+  performance.measure('attnscope:update', { start, end, detail: { reason } });
+  if (c && !c.empty) {
+    updateTimes.push(end - start);
+    wasmTimes.push(c.wasmMs);
+    if (updateTimes.length > 20) { updateTimes.shift(); wasmTimes.shift(); }
+    ui.timeWasm.textContent = `${fmt(median(wasmTimes), 2)} ms for ${SCORE_NAMES.length + 3 + (c.experimental ? 1 : 0)} attention calls`;
+    ui.timeUpdate.textContent = `${fmt(median(updateTimes), 2)} ms`;
+  }
+  requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => performance.measure('attnscope:frame', { start, end: performance.now(), detail: { reason } });
+    ch.port2.postMessage(0);
+  });
+  if (performance.getEntriesByType('measure').length > 400) performance.clearMeasures();
+}
+let lastError;
+
+// ---------------------------------------------------------------------------------- start ----
+async function start() {
+  state = readURL();
+  syncControls();
+  ui.progress.removeAttribute('value');
+  const t0 = performance.now();
+  try {
+    scope = await createAttnScope({
+      locateFile: (path) => new URL(path, import.meta.url).href,
+      onProgress: (loaded, total) => {
+        if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }
+        ui.loadText.textContent = `Loading the vocabulary… ${(loaded / 1e6).toFixed(1)}${total > 0 ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+      },
+    });
+  } catch (e) {
+    ui.loadText.textContent = `The attention module could not be loaded: ${e.message}`;
+    ui.progress.hidden = true;
+    ui.status.classList.add('failed');
+    return;
+  }
+  const loadMs = performance.now() - t0;
+  for (const info of scope.scoreFunctions) scoreInfo.set(info.name, info);
+  ui.score.textContent = '';
+  for (const name of SCORE_NAMES) {
+    const info = scoreInfo.get(name);
+    option(ui.score, name, info ? `${name}   ${info.formula}` : name);
+  }
+  for (const o of ui.variant.options) o.disabled = !scope.variants.available.includes(o.value);
+  if (!scope.variants.available.includes(state.variant)) {
+    notice(`The ${state.variant} kernels are not available in this browser; using auto.`);
+    state.variant = 'auto';
+  }
+  ui.progress.hidden = true;
+  const v = scope.vocabulary;
+  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; ${scope.variants.simd ? 'SIMD' : 'scalar'} kernels (${scope.variants.isa}); loaded in ${Math.round(loadMs)} ms.`;
+  document.body.classList.add('ready');
+  syncControls();
+  update('load');
+  const first = performance.now();
+  performance.measure('attnscope:first-render', { start: 0, end: first });
+  ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and vocabulary ${Math.round(loadMs)} ms).`;
+  writeURL(true);
+  // Teaching panel 1 does not depend on the sentence: compute it once, after the first paint.
+  setTimeout(() => {
+    fig.scaling.setRows(scalingExperiment(scope, 7, state.variant));
+    fig.scaling.draw();
+  }, 0);
+}
+
+start();

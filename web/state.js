@@ -1,0 +1,157 @@
+// The page's whole state, its defaults, and its round trip through the URL hash.
+// Every field read from a URL is validated; anything not understood falls back to its default and is
+// reported, so a mangled link still opens a working page and says what it ignored.
+
+export const SCORE_NAMES = ['dot', 'scaled-dot', 'cosine', 'general', 'additive', 'location',
+  'neg-euclidean', 'neg-sq-euclidean', 'idw'];
+export const HEAD_CHOICES = [1, 2, 4, 5, 10];
+export const PROJECTIONS = ['identity', 'random'];
+export const MASKS = ['none', 'causal'];
+export const VARIANTS = ['auto', 'simd', 'scalar'];
+export const VALUE_KINDS = ['weights', 'scores'];
+export const T_MIN = 0.01;
+export const T_MAX = 10;
+export const MAX_TEXT = 2000;      // characters per sentence kept in the state (and the URL)
+export const MAX_TOKENS = 64;      // tokens per sentence the page computes; longer text is cut, with a notice
+
+export const PRESETS = [
+  { id: 'animal', label: 'The animal didn’t cross…',
+    q: 'The animal didn\'t cross the street because it was too tired.', k: '' },
+  { id: 'law', label: 'The law will never be perfect…',
+    q: 'The law will never be perfect, but its application should be just.', k: '' },
+  { id: 'paraphrase', label: 'Paraphrase pair: cat / kitten',
+    q: 'The cat sat on the mat.', k: 'A kitten rested on the rug.' },
+];
+
+export function defaultState() {
+  return {
+    q: PRESETS[2].q,
+    k: PRESETS[2].k,
+    score: 'cosine',
+    t: 0.1,
+    heads: 1,
+    proj: 'identity',
+    seed: 1,
+    pos: false,
+    mask: 'none',
+    variant: 'auto',
+    head: 0,          // the head the heatmap and the line view's focus show
+    values: 'weights',// what the heatmap colours: the weights or the raw scores
+    p: 2,             // idw exponent (teaching panel 3)
+    cell: null,       // [i, j] opened in "Why this weight?", or null
+  };
+}
+
+const short = { q: 'q', k: 'k', score: 'score', t: 't', heads: 'heads', proj: 'proj', seed: 'seed',
+  pos: 'pos', mask: 'mask', variant: 'variant', head: 'head', values: 'values', p: 'p', cell: 'cell' };
+
+/** Rounds a temperature to 3 significant digits, so slider positions give short, stable URLs. */
+export function roundT(t) {
+  return Number(t.toPrecision(3));
+}
+
+/** The state as a hash string ("#q=…&score=…"); only fields that differ from the defaults are written. */
+export function toHash(state) {
+  const d = defaultState();
+  const p = new URLSearchParams();
+  for (const key of Object.keys(short)) {
+    const v = state[key];
+    if (key === 'cell') {
+      if (v) p.set('cell', `${v[0]},${v[1]}`);
+      continue;
+    }
+    // q and k are always written: a link should carry its sentences even when they are the defaults.
+    if (key !== 'q' && key !== 'k' && v === d[key]) continue;
+    if (key === 'k' && v === '' && state.q !== d.q) continue;
+    if (typeof v === 'boolean') p.set(short[key], v ? '1' : '0');
+    else p.set(short[key], String(v));
+  }
+  return '#' + p.toString();
+}
+
+function parseNumber(s) {
+  if (typeof s !== 'string' || !/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(s)) return NaN;
+  return Number(s);
+}
+
+/**
+ * Reads a state from a hash (or query) string. Returns { state, problems } where problems lists
+ * "field: why" for every field that was present but not valid (it then keeps its default).
+ */
+export function fromHash(hash) {
+  const state = defaultState();
+  const problems = [];
+  const text = String(hash || '').replace(/^[#?]/, '');
+  if (!text) return { state, problems, empty: true };
+  let p;
+  try {
+    p = new URLSearchParams(text);
+  } catch {
+    return { state, problems: ['the link could not be read'], empty: false };
+  }
+  const bad = (field, value, why) => problems.push(`${field} “${String(value).slice(0, 40)}” ${why}`);
+  const known = new Set(Object.values(short));
+  for (const key of p.keys()) {
+    if (!known.has(key)) bad(key, p.get(key), 'is not a setting of this page');
+  }
+  if (p.has('q')) {
+    const q = p.get('q');
+    if (q.length > MAX_TEXT) { state.q = q.slice(0, MAX_TEXT); bad('q', q.slice(0, 20) + '…', `was longer than ${MAX_TEXT} characters and was cut`); }
+    else state.q = q;
+    // A link with only a query means self-attention.
+    state.k = '';
+  }
+  if (p.has('k')) {
+    const k = p.get('k');
+    state.k = k.slice(0, MAX_TEXT);
+    if (k.length > MAX_TEXT) bad('k', k.slice(0, 20) + '…', `was longer than ${MAX_TEXT} characters and was cut`);
+  }
+  const choice = (field, list) => {
+    if (!p.has(field)) return;
+    const v = p.get(field);
+    if (list.includes(v)) state[field] = v;
+    else bad(field, v, `is not one of ${list.join(', ')}`);
+  };
+  choice('score', SCORE_NAMES);
+  choice('proj', PROJECTIONS);
+  choice('mask', MASKS);
+  choice('variant', VARIANTS);
+  choice('values', VALUE_KINDS);
+  if (p.has('t')) {
+    const t = parseNumber(p.get('t'));
+    if (Number.isFinite(t) && t >= T_MIN && t <= T_MAX) state.t = roundT(t);
+    else bad('t', p.get('t'), `is not a temperature between ${T_MIN} and ${T_MAX}`);
+  }
+  if (p.has('heads')) {
+    const h = parseNumber(p.get('heads'));
+    if (HEAD_CHOICES.includes(h)) state.heads = h;
+    else bad('heads', p.get('heads'), `is not one of ${HEAD_CHOICES.join(', ')}`);
+  }
+  if (p.has('seed')) {
+    const s = parseNumber(p.get('seed'));
+    if (Number.isInteger(s) && s >= 0 && s <= 0xffffffff) state.seed = s;
+    else bad('seed', p.get('seed'), 'is not a whole number from 0 to 4294967295');
+  }
+  if (p.has('pos')) {
+    const v = p.get('pos');
+    if (v === '1' || v === 'true') state.pos = true;
+    else if (v === '0' || v === 'false') state.pos = false;
+    else bad('pos', v, 'is not 0 or 1');
+  }
+  if (p.has('p')) {
+    const v = parseNumber(p.get('p'));
+    if (Number.isFinite(v) && v >= 0.5 && v <= 8) state.p = v;
+    else bad('p', p.get('p'), 'is not an exponent between 0.5 and 8');
+  }
+  if (p.has('head')) {
+    const h = parseNumber(p.get('head'));
+    if (Number.isInteger(h) && h >= 0 && h < state.heads) state.head = h;
+    else bad('head', p.get('head'), `is not a head number below ${state.heads}`);
+  }
+  if (p.has('cell')) {
+    const m = /^(\d{1,4}),(\d{1,4})$/.exec(p.get('cell'));
+    if (m) state.cell = [Number(m[1]), Number(m[2])];   // checked against the token counts later
+    else bad('cell', p.get('cell'), 'is not “row,column”');
+  }
+  return { state, problems, empty: false };
+}
