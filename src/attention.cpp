@@ -91,6 +91,8 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
     }
     if (!o.head_params.empty() && o.head_params.size() != H)
         return Status::error("head_params: expected one entry per head (" + std::to_string(H) + ")");
+    if (!o.head_extra.empty() && o.head_extra.size() != H)
+        return Status::error("head_extra: expected one entry per head (" + std::to_string(H) + ")");
 
     const auto& kt = kernels_for(o.attention.variant);
     out = MultiHeadResult{};
@@ -116,6 +118,7 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
     for (std::size_t h = 0; h < H; ++h) {
         AttentionOptions ao = o.attention;
         if (!o.head_params.empty()) ao.params = o.head_params[h];
+        if (!o.head_extra.empty()) ao.W_extra = o.head_extra[h];
         const std::size_t dv = out.v[h].cols;
         out.scores.emplace_back(Xq.rows, Xkv.rows);
         out.weights.emplace_back(Xq.rows, Xkv.rows);

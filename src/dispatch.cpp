@@ -10,12 +10,22 @@ const kernels::KernelTable& kernels_for(Variant v) {
         case Variant::simd:
         case Variant::automatic: break;
     }
+#ifdef ATTNSCOPE_NO_SIMD
+    return kernels::table_scalar;
+#else
     return kernels::table_simd;
+#endif
 }
 
 const char* resolved_variant_name(Variant v) { return kernels_for(v).name; }
 
-const char* simd_isa() { return kernels::table_simd.isa; }
+const char* simd_isa() {
+#ifdef ATTNSCOPE_NO_SIMD
+    return "none";
+#else
+    return kernels::table_simd.isa;
+#endif
+}
 
 bool parse_variant(const std::string& name, Variant& out) {
     if (name == "auto") { out = Variant::automatic; return true; }

@@ -52,6 +52,8 @@ struct MultiHeadOptions {
     AttentionOptions attention;
     // Per-head score parameters (general/additive/location); empty = attention.params for every head.
     std::vector<ScoreParams> head_params;
+    // Per-head W_extra for the experimental scaled output; empty = attention.W_extra for every head.
+    std::vector<const float*> head_extra;
 };
 
 struct MultiHeadResult {

@@ -4,9 +4,14 @@
 //   X(identifier, "name shown to users")
 #pragma once
 
+#ifdef ATTNSCOPE_NO_SIMD
+// The scalar-only build (for engines without wasm SIMD): `simd` and `auto` fall back to scalar.
+#define ATTNSCOPE_KERNEL_VARIANTS(X) X(scalar, "scalar")
+#else
 #define ATTNSCOPE_KERNEL_VARIANTS(X) \
     X(scalar, "scalar")              \
     X(simd, "simd")
+#endif
 
 // Every hot operation, each implemented once per variant as f32_<op>__<variant>.
 #define ATTNSCOPE_KERNEL_OPS(X) \

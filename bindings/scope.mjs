@@ -1,0 +1,467 @@
+// attnscope: the public JS API over the wasm module, shared by the split and single-file builds (see attnscope.d.ts for every shape).
+// This layer validates arguments (errors name the argument and the fix), copies typed arrays into
+// wasm memory and frees them in `finally`, and hands back copies, never views of the wasm heap.
+
+const SCORE_DESCRIPTIONS = {
+  'dot': 'Raw dot product: grows with the lengths of both vectors, so long keys win.',
+  'scaled-dot': 'Dot product divided by √d, keeping scores near unit variance so softmax does not saturate as d grows.',
+  'cosine': 'Angle only: the dot product of unit vectors, blind to vector length; scores lie in [−1, 1].',
+  'general': 'A learned bilinear form qᵀWk: W decides which query directions match which key directions.',
+  'additive': 'A one-hidden-layer network on q and k (Bahdanau): v · tanh(W₁q + W₂k).',
+  'location': 'Scores depend only on the query and the key position, never on the key content.',
+  'neg-euclidean': 'Closer keys score higher: minus the straight-line distance between q and k.',
+  'neg-sq-euclidean': 'Minus the squared distance: an RBF kernel after softmax; equals 2q·k − ‖q‖² − ‖k‖².',
+  'idw': 'Softmax of −log(ε + distance^p) gives weights ∝ 1/(ε + ‖q−k‖^p): inverse distance weighting.',
+};
+const VARIANTS = ['auto', 'scalar', 'simd'];
+const MASKS = ['none', 'causal'];
+const PROJECTIONS = ['identity', 'random', 'user'];
+const MAX_TOKENS_LIMIT = 4096;
+
+// A tiny module that uses one SIMD instruction: WebAssembly.validate() says whether the engine has SIMD.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
+  65, 0, 253, 15, 253, 98, 11]);
+export function engineHasSimd() {
+  try { return WebAssembly.validate(SIMD_PROBE); } catch { return false; }
+}
+
+const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node) &&
+  typeof window === 'undefined';
+
+async function readUrl(url, onProgress) {
+  if (isNode && (url.protocol === 'file:')) {
+    const fsName = 'node:fs/promises';  // kept out of bundlers' sight: browsers never take this path
+    const fs = await import(/* @vite-ignore */ fsName);
+    const bytes = new Uint8Array(await fs.readFile(url));
+    if (onProgress) onProgress(bytes.length, bytes.length);
+    return bytes;
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`attnscope: could not load ${url} (HTTP ${response.status}); pass locateFile or the bytes yourself`);
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!onProgress || !response.body) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress(loaded, total);
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const c of chunks) { bytes.set(c, offset); offset += c.length; }
+  return bytes;
+}
+
+function toUrl(path) {
+  try { return new URL(path); } catch { return new URL(path, typeof location !== 'undefined' ? location.href : import.meta.url); }
+}
+
+// ---- validation helpers: every message names the argument and what was expected ----------------
+
+function checkInt(name, value, min, max) {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw new TypeError(`${name}: expected an integer, got ${describe(value)}`);
+  if (value < min || value > max) throw new RangeError(`${name}: expected an integer from ${min} to ${max}, got ${value}`);
+  return value;
+}
+function checkNumber(name, value, { min = -Infinity, exclusiveMin = false } = {}) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
+  if (exclusiveMin ? !(value > min) : !(value >= min)) throw new RangeError(`${name}: expected a number ${exclusiveMin ? '>' : '>='} ${min}, got ${value}`);
+  return value;
+}
+function checkEnum(name, value, allowed) {
+  if (!allowed.includes(value)) throw new TypeError(`${name}: expected one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${describe(value)}`);
+  return allowed.indexOf(value);
+}
+function checkMatrix(name, value, length, shape) {
+  if (!(value instanceof Float32Array)) {
+    if (Array.isArray(value) || ArrayBuffer.isView(value)) throw new TypeError(`${name}: expected a Float32Array ${shape}; wrap it: new Float32Array(${name})`);
+    throw new TypeError(`${name}: expected a Float32Array ${shape}, got ${describe(value)}`);
+  }
+  if (value.length !== length) throw new RangeError(`${name}: expected ${length} numbers ${shape}, got ${value.length}`);
+  for (let i = 0; i < value.length; i++) {
+    if (!Number.isFinite(value[i])) throw new RangeError(`${name}: element ${i} is ${value[i]}; every element must be a finite number`);
+  }
+  return value;
+}
+function checkText(name, value) {
+  if (typeof value !== 'string') throw new TypeError(`${name}: expected a string, got ${describe(value)}`);
+  if (value.trim() === '') throw new RangeError(`${name}: expected text with at least one word, got an empty string`);
+  return value;
+}
+function describe(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an array of length ${v.length}`;
+  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${v.length}`;
+  if (typeof v === 'string') return `'${v.length > 40 ? v.slice(0, 40) + '…' : v}'`;
+  return typeof v === 'object' ? 'an object' : String(v);
+}
+function checkKnownKeys(name, options, allowed) {
+  if (options === null || typeof options !== 'object') throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new TypeError(`${name}.${key}: unknown option; expected one of ${allowed.join(', ')}`);
+  }
+}
+
+const SCORE_KEYS = ['score', 'p', 'eps', 'variant', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys'];
+
+class Scope {
+  constructor(module, names) {
+    this._m = module;
+    this._scoreNames = names;
+    const list = JSON.parse(module._scoreListJson());
+    this.scoreFunctions = Object.freeze(list.map((s) => Object.freeze({ ...s, description: SCORE_DESCRIPTIONS[s.name] })));
+    const simd = module._simdIsa() !== 'none';
+    this.variants = Object.freeze({ available: simd ? ['auto', 'simd', 'scalar'] : ['auto', 'scalar'], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
+    this._variant = 'auto';
+    this._vocabName = '';
+  }
+
+  get variant() { return this._variant; }
+  set variant(v) { checkEnum('variant', v, this.variants.available); this._variant = v; }
+
+  get vocabulary() {
+    return { size: this._m._vocabularySize(), dim: this._m._vocabularyDim(), name: this._vocabName };
+  }
+
+  memoryInUse() { return this._m._memoryInUse(); }
+
+  // ---- memory helpers ----
+  _alloc(bytes) {
+    const ptr = this._m._malloc(Math.max(4, bytes));
+    if (!ptr) throw new RangeError(`attnscope: out of wasm memory allocating ${bytes} bytes; use smaller inputs`);
+    return ptr;
+  }
+  _withArrays(arrays, outputs, fn) {
+    // arrays: {name: Float32Array|Uint8Array|null}, outputs: {name: floatCount}; fn(ptrs) → copies
+    const ptrs = {};
+    try {
+      for (const [name, a] of Object.entries(arrays)) {
+        if (!a) { ptrs[name] = 0; continue; }
+        const p = this._alloc(a.byteLength);
+        ptrs[name] = p;
+        if (a instanceof Float32Array) this._m.HEAPF32.set(a, p >> 2);
+        else this._m.HEAPU8.set(a, p);
+      }
+      for (const [name, n] of Object.entries(outputs)) ptrs[name] = this._alloc(n * 4);
+      return fn(ptrs);
+    } finally {
+      for (const p of Object.values(ptrs)) if (p) this._m._free(p);
+    }
+  }
+  _read(ptr, n) { return this._m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n); }
+  _variantIndex(v) {
+    const name = v === undefined ? this._variant : v;
+    checkEnum('variant', name, this.variants.available);
+    return VARIANTS.indexOf(name);
+  }
+
+  _scoreParams(o, d, dk, nk, prefix) {
+    const score = o.score === undefined ? 'scaled-dot' : o.score;
+    const scoreIndex = checkEnum(`${prefix}score`, score, this._scoreNames);
+    const p = o.p === undefined ? 2 : checkNumber(`${prefix}p`, o.p, { min: 0, exclusiveMin: true });
+    const eps = o.eps === undefined ? 1e-3 : checkNumber(`${prefix}eps`, o.eps, { min: 0 });
+    const arrays = { W: null, W1: null, W2: null, v: null, Wa: null };
+    let hidden = 0, maxKeys = 0;
+    if (score === 'general') {
+      if (!o.W) throw new TypeError(`${prefix}W: score 'general' needs W, a Float32Array [${d}, ${dk}]`);
+      arrays.W = checkMatrix(`${prefix}W`, o.W, d * dk, `[${d}, ${dk}]`);
+    } else if (score === 'additive') {
+      if (!o.W1 || !o.W2 || !o.v) throw new TypeError(`${prefix}W1, W2, v: score 'additive' needs W1 [hidden, ${d}], W2 [hidden, ${dk}] and v [hidden]`);
+      hidden = o.hidden === undefined ? o.v.length : checkInt(`${prefix}hidden`, o.hidden, 1, 1 << 16);
+      arrays.v = checkMatrix(`${prefix}v`, o.v, hidden, `[${hidden}]`);
+      arrays.W1 = checkMatrix(`${prefix}W1`, o.W1, hidden * d, `[${hidden}, ${d}]`);
+      arrays.W2 = checkMatrix(`${prefix}W2`, o.W2, hidden * dk, `[${hidden}, ${dk}]`);
+    } else if (score === 'location') {
+      if (!o.Wa) throw new TypeError(`${prefix}Wa: score 'location' needs Wa, a Float32Array [maxKeys >= ${nk}, ${d}]`);
+      maxKeys = o.maxKeys === undefined ? Math.floor(o.Wa.length / Math.max(1, d)) : checkInt(`${prefix}maxKeys`, o.maxKeys, 1, 1 << 20);
+      if (maxKeys < nk) throw new RangeError(`${prefix}Wa: has rows for ${maxKeys} key positions but there are ${nk} keys; give at least ${nk} rows of ${d}`);
+      arrays.Wa = checkMatrix(`${prefix}Wa`, o.Wa, maxKeys * d, `[${maxKeys}, ${d}]`);
+    }
+    return { scoreIndex, p, eps, hidden, maxKeys, arrays };
+  }
+  _paramsObject(sp, ptrs, variant) {
+    return { score: sp.scoreIndex, variant, p: sp.p, eps: sp.eps, W: ptrs.W || 0, W1: ptrs.W1 || 0, W2: ptrs.W2 || 0,
+      v: ptrs.v || 0, Wa: ptrs.Wa || 0, hidden: sp.hidden, maxKeys: sp.maxKeys };
+  }
+  _fail(message) {
+    // Errors from the core name the argument first ("K: expected ..."): keep them as they are.
+    throw (/expected|needs|at most|at least/.test(message) ? new RangeError(message) : new Error(message));
+  }
+
+  // ---- bring your own vectors ----
+  scores(Q, K, options) {
+    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+    const nq = checkInt('options.nq', options.nq, 1, 1 << 16);
+    const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
+    const d = checkInt('options.d', options.d, 1, 1 << 16);
+    const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
+    checkMatrix('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);
+    checkMatrix('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
+    const variant = this._variantIndex(options.variant);
+    const sp = this._scoreParams(options, d, dk, nk, 'options.');
+    if (dk !== d && !['general', 'additive', 'location'].includes(this._scoreNames[sp.scoreIndex]))
+      throw new RangeError(`options.dk: score '${this._scoreNames[sp.scoreIndex]}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
+    return this._withArrays({ Q, K, ...sp.arrays }, { S: nq * nk }, (ptrs) => {
+      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, this._paramsObject(sp, ptrs, variant), ptrs.S);
+      if (err) this._fail(err);
+      return this._read(ptrs.S, nq * nk);
+    });
+  }
+
+  softmax(S, options) {
+    checkKnownKeys('options', options, ['rows', 'cols', 'temperature', 'mask', 'keyPadding', 'variant']);
+    const rows = checkInt('options.rows', options.rows, 1, 1 << 20);
+    const cols = checkInt('options.cols', options.cols, 1, 1 << 20);
+    if (!(S instanceof Float32Array)) throw new TypeError(`S: expected a Float32Array [rows, cols], got ${describe(S)}`);
+    if (S.length !== rows * cols) throw new RangeError(`S: expected ${rows * cols} numbers [rows=${rows}, cols=${cols}], got ${S.length}`);
+    for (let i = 0; i < S.length; i++) if (Number.isNaN(S[i])) throw new RangeError(`S: element ${i} is NaN; scores may be ±Infinity (masked) but not NaN`);
+    const temperature = options.temperature === undefined ? 1 : checkNumber('options.temperature', options.temperature, { min: 0, exclusiveMin: true });
+    const mask = options.mask === undefined ? 0 : checkEnum('options.mask', options.mask, MASKS);
+    const padding = this._padding(options.keyPadding, cols, 'options.keyPadding');
+    const variant = this._variantIndex(options.variant);
+    return this._withArrays({ S, padding }, { A: rows * cols }, (ptrs) => {
+      const err = this._m._softmax(ptrs.S, rows, cols, temperature, mask, ptrs.padding, variant, ptrs.A);
+      if (err) this._fail(err);
+      return this._read(ptrs.A, rows * cols);
+    });
+  }
+
+  _padding(value, n, name) {
+    if (value === undefined) return null;
+    if (!(value instanceof Uint8Array) && !Array.isArray(value)) throw new TypeError(`${name}: expected a Uint8Array or boolean[] with one entry per key`);
+    if (value.length !== n) throw new RangeError(`${name}: expected ${n} entries (one per key), got ${value.length}`);
+    return Uint8Array.from(value, (x) => (x ? 1 : 0));
+  }
+
+  attention(Q, K, V, options) {
+    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS]);
+    const nq = checkInt('options.nq', options.nq, 1, 1 << 16);
+    const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
+    const d = checkInt('options.d', options.d, 1, 1 << 16);
+    const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
+    const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
+    checkMatrix('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);
+    checkMatrix('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
+    checkMatrix('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);
+    const temperature = options.temperature === undefined ? 1 : checkNumber('options.temperature', options.temperature, { min: 0, exclusiveMin: true });
+    const mask = options.mask === undefined ? 0 : checkEnum('options.mask', options.mask, MASKS);
+    const padding = this._padding(options.keyPadding, nk, 'options.keyPadding');
+    const variant = this._variantIndex(options.variant);
+    const sp = this._scoreParams(options, d, dk, nk, 'options.');
+    if (dk !== d && !['general', 'additive', 'location'].includes(this._scoreNames[sp.scoreIndex]))
+      throw new RangeError(`options.dk: score '${this._scoreNames[sp.scoreIndex]}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
+    return this._withArrays({ Q, K, V, padding, ...sp.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
+      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, this._paramsObject(sp, ptrs, variant),
+        temperature, mask, ptrs.padding || 0, ptrs.S, ptrs.A, ptrs.O, ptrs.stats);
+      if (err) this._fail(err);
+      const stats = this._read(ptrs.stats, 3 * nq);
+      return {
+        scores: this._read(ptrs.S, nq * nk),
+        weights: this._read(ptrs.A, nq * nk),
+        output: this._read(ptrs.O, nq * dv),
+        stats: { entropy: stats.slice(0, nq), maxWeight: stats.slice(nq, 2 * nq), argmax: Uint32Array.from(stats.subarray(2 * nq)) },
+        variant: this._m._resolvedVariant(variant),
+      };
+    });
+  }
+
+  // ---- text ----
+  tokenize(text, options = {}) {
+    if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    checkKnownKeys('options', options, ['maxTokens']);
+    const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
+    const r = JSON.parse(this._m._tokenizeJson(text, maxTokens));
+    if (r.error) throw new RangeError(r.error);
+    return r.tokens;
+  }
+
+  _requireVocabulary() {
+    if (this._m._vocabularySize() === 0) throw new Error('vocabulary: none loaded; create the scope with a vocabulary option');
+  }
+
+  embed(word) {
+    if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
+    this._requireVocabulary();
+    const dim = this._m._vocabularyDim();
+    return this._withArrays({}, { out: dim }, (ptrs) => {
+      const r = this._m._embed(word, ptrs.out);
+      return { vector: this._read(ptrs.out, dim), oov: r === 0 };
+    });
+  }
+
+  nearest(wordOrVector, k = 10) {
+    this._requireVocabulary();
+    checkInt('k', k, 1, 1000);
+    const dim = this._m._vocabularyDim();
+    const vector = typeof wordOrVector === 'string' ? this.embed(wordOrVector).vector
+      : checkMatrix('wordOrVector', wordOrVector, dim, `[${dim}]`);
+    return this._withArrays({ vector }, {}, (ptrs) => JSON.parse(this._m._nearestJson(ptrs.vector, k)));
+  }
+
+  // ---- the sentence pipeline ----
+  attend(options) {
+    checkKnownKeys('options', options, ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional',
+      'mask', 'p', 'eps', 'variant', 'maxTokens', 'experimentalScaledOutput', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys']);
+    const query = checkText('query', options.query);
+    const cross = options.keys !== undefined && options.keys !== null;
+    const keys = cross ? checkText('keys', options.keys) : '';
+    this._requireVocabulary();
+    const d = this._m._vocabularyDim();
+    const temperature = options.temperature === undefined ? 1 : checkNumber('temperature', options.temperature, { min: 0, exclusiveMin: true });
+    const heads = options.heads === undefined ? 1 : checkInt('heads', options.heads, 1, d);
+    const seed = options.seed === undefined ? 1 : checkInt('seed', options.seed, 0, 0xffffffff);
+    const maxTokens = options.maxTokens === undefined ? 512 : checkInt('maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT);
+    const mask = options.mask === undefined ? 0 : checkEnum('mask', options.mask, MASKS);
+    const variant = this._variantIndex(options.variant);
+    const positional = !!options.positional;
+    const experimental = !!options.experimentalScaledOutput;
+
+    let projection = 0;
+    const proj = { Wq: null, Wk: null, Wv: null, Wo: null };
+    let dHead = 0, dValue = 0, dOut = 0;
+    if (options.projection === undefined || typeof options.projection === 'string') {
+      projection = options.projection === undefined ? 0 : checkEnum('projection', options.projection, PROJECTIONS.slice(0, 2));
+    } else if (options.projection && typeof options.projection === 'object') {
+      projection = 2;
+      const u = options.projection;
+      dHead = checkInt('projection.dHead', u.dHead, 1, 1 << 12);
+      dValue = checkInt('projection.dValue', u.dValue, 1, 1 << 12);
+      proj.Wq = checkMatrix('projection.Wq', u.Wq, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
+      proj.Wk = checkMatrix('projection.Wk', u.Wk, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
+      proj.Wv = checkMatrix('projection.Wv', u.Wv, d * heads * dValue, `[${d}, heads*dValue=${heads * dValue}]`);
+      if (u.Wo !== undefined) {
+        dOut = checkInt('projection.dOut', u.dOut, 1, 1 << 12);
+        proj.Wo = checkMatrix('projection.Wo', u.Wo, heads * dValue * dOut, `[heads*dValue=${heads * dValue}, dOut=${dOut}]`);
+      }
+    } else {
+      throw new TypeError(`projection: expected 'identity', 'random' or an object {Wq, Wk, Wv, dHead, dValue}, got ${describe(options.projection)}`);
+    }
+
+    // Score weights given by the caller apply to every head; their size follows the head dimension.
+    const score = options.score === undefined ? 'scaled-dot' : options.score;
+    const scoreIndex = checkEnum('score', score, this._scoreNames);
+    const p = options.p === undefined ? 2 : checkNumber('p', options.p, { min: 0, exclusiveMin: true });
+    const eps = options.eps === undefined ? 1e-3 : checkNumber('eps', options.eps, { min: 0 });
+    const sw = { W: null, W1: null, W2: null, v: null, Wa: null };
+    let hidden = 0, maxKeys = 0;
+    const given = ['W', 'W1', 'W2', 'v', 'Wa'].filter((k) => options[k] !== undefined);
+    if (given.length) {
+      const dh = projection === 2 ? dHead : projection === 1 ? Math.max(1, Math.floor(d / heads)) : (d % heads === 0 ? d / heads : 0);
+      if (!dh) throw new RangeError(`heads: with your own score weights and the identity projection, heads must divide ${d}`);
+      if (options.W !== undefined) sw.W = checkMatrix('W', options.W, dh * dh, `[${dh}, ${dh}] (head dimension)`);
+      if (options.v !== undefined || options.W1 !== undefined || options.W2 !== undefined) {
+        if (!options.v || !options.W1 || !options.W2) throw new TypeError('W1, W2, v: give all three additive weights, or none for seeded ones');
+        hidden = options.hidden === undefined ? options.v.length : checkInt('hidden', options.hidden, 1, 1 << 12);
+        sw.v = checkMatrix('v', options.v, hidden, `[${hidden}]`);
+        sw.W1 = checkMatrix('W1', options.W1, hidden * dh, `[${hidden}, ${dh}]`);
+        sw.W2 = checkMatrix('W2', options.W2, hidden * dh, `[${hidden}, ${dh}]`);
+      }
+      if (options.Wa !== undefined) {
+        maxKeys = options.maxKeys === undefined ? Math.floor(options.Wa.length / dh) : checkInt('maxKeys', options.maxKeys, 1, 1 << 16);
+        sw.Wa = checkMatrix('Wa', options.Wa, maxKeys * dh, `[${maxKeys}, ${dh}]`);
+      }
+    }
+
+    const t0 = now();
+    return this._withArrays({ ...proj, ...sw }, {}, (ptrs) => {
+      const m = this._m;
+      const err = m._attend(query, keys, cross, {
+        params: { score: scoreIndex, variant, p, eps, W: ptrs.W, W1: ptrs.W1, W2: ptrs.W2, v: ptrs.v, Wa: ptrs.Wa, hidden, maxKeys },
+        temperature, heads, projection, seed, positional, mask, maxTokens, experimental,
+        Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
+      });
+      try {
+        if (err) this._fail(err);
+        const timeMs = now() - t0;
+        const take = (name, h = 0) => {
+          const rows = m._lastRows(name, h), cols = m._lastCols(name, h);
+          return { rows, cols, data: this._read(m._lastPtr(name, h), rows * cols) };
+        };
+        const queryTokenInfo = JSON.parse(m._lastTokensJson(false));
+        const keyTokenInfo = JSON.parse(m._lastTokensJson(true));
+        const nq = queryTokenInfo.length, nk = keyTokenInfo.length;
+        const scores = new Float32Array(heads * nq * nk), weights = new Float32Array(heads * nq * nk);
+        const entropy = new Float32Array(heads * nq), maxWeight = new Float32Array(heads * nq), argmax = new Uint32Array(heads * nq);
+        const q = [], k = [], v = [], dHeads = [], dValues = [];
+        this._withArrays({}, { stats: 3 * nq }, (sp) => {
+          for (let h = 0; h < heads; h++) {
+            scores.set(take('scores', h).data, h * nq * nk);
+            weights.set(take('weights', h).data, h * nq * nk);
+            const qh = take('q', h), vh = take('v', h);
+            q.push(qh.data); k.push(take('k', h).data); v.push(vh.data);
+            dHeads.push(qh.cols); dValues.push(vh.cols);
+            m._lastStats(h, sp.stats);
+            const st = this._read(sp.stats, 3 * nq);
+            entropy.set(st.subarray(0, nq), h * nq);
+            maxWeight.set(st.subarray(nq, 2 * nq), h * nq);
+            for (let i = 0; i < nq; i++) argmax[h * nq + i] = st[2 * nq + i];
+          }
+        });
+        const output = take('output');
+        return {
+          queryTokens: queryTokenInfo.map((t) => t.text), keyTokens: keyTokenInfo.map((t) => t.text),
+          queryTokenInfo, keyTokenInfo, nq, nk, heads, d, dHead: dHeads, dValue: dValues, dOut: output.cols,
+          queryEmbeddings: take('queryEmbeddings').data, keyEmbeddings: take('keyEmbeddings').data,
+          q, k, v, scores, weights, output: output.data, stats: { entropy, maxWeight, argmax },
+          score, temperature, variant: m._resolvedVariant(variant), timeMs,
+        };
+      } finally {
+        m._releaseLast();
+      }
+    });
+  }
+}
+
+function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
+
+/**
+ * Loads a wasm module through `build` and the vocabulary; the entry points (attnscope.mjs for the
+ * split build, single.mjs for the single-file one) say where the module comes from.
+ * build: { loadFactory(simd) → Promise<factory>, wasmFile(simd) → file name | null (inlined),
+ *          smallVocabulary?: Uint8Array (inlined) }
+ */
+export async function createScopeWith(build, options = {}) {
+  checkKnownKeys('options', options, ['locateFile', 'wasmBinary', 'vocabulary', 'simd', 'onProgress']);
+  const simd = options.simd === undefined ? engineHasSimd() : !!options.simd;
+  if (simd && !engineHasSimd()) throw new Error('options.simd: this engine has no WebAssembly SIMD; leave simd unset to fall back to scalar');
+  const here = new URL('./', build.baseUrl);
+  const locate = (path) => (options.locateFile ? toUrl(options.locateFile(path, here.href)) : new URL(path, here));
+  const factory = await build.loadFactory(simd);
+  const wasmFile = build.wasmFile(simd);
+  const moduleArgs = {};
+  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
+  else if (wasmFile && isNode) moduleArgs.wasmBinary = await readUrl(locate(wasmFile));
+  else if (wasmFile) moduleArgs.locateFile = () => locate(wasmFile).href;
+  const module = await factory(moduleArgs);
+  const names = JSON.parse(module._scoreListJson()).map((s) => s.name);
+  const scope = new Scope(module, names);
+
+  const vocab = options.vocabulary === undefined ? (build.smallVocabulary ? 'small' : 'default') : options.vocabulary;
+  let bytes, name;
+  if (vocab === 'default' || vocab === 'small') {
+    name = vocab === 'small' ? 'glove-10k.bin' : 'glove-50k.bin';
+    bytes = vocab === 'small' && build.smallVocabulary ? build.smallVocabulary : await readUrl(locate(name), options.onProgress);
+  } else if (vocab instanceof Uint8Array || vocab instanceof ArrayBuffer) {
+    bytes = new Uint8Array(vocab);
+    name = 'custom';
+  } else if (typeof vocab === 'string' || vocab instanceof URL) {
+    bytes = await readUrl(toUrl(String(vocab)), options.onProgress);
+    name = String(vocab);
+  } else {
+    throw new TypeError(`options.vocabulary: expected 'default', 'small', bytes or a URL, got ${describe(vocab)}`);
+  }
+  const ptr = module._malloc(bytes.length);
+  try {
+    module.HEAPU8.set(bytes, ptr);
+    const err = module._loadVocabulary(ptr, bytes.length);
+    if (err) throw new Error(`options.vocabulary: ${err}`);
+  } finally {
+    module._free(ptr);
+  }
+  scope._vocabName = name;
+  return scope;
+}

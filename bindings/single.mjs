@@ -1,0 +1,28 @@
+// attnscope, single-file build: the SIMD wasm and the small (10,000-word) vocabulary are inlined, so
+// this one file works from a CDN or a page opened from disk. Engines without wasm SIMD need the split build.
+import factory from './attnscope-single-wasm.mjs';
+import { vocabularyBase64 } from './glove-10k.base64.mjs';
+import { createScopeWith, engineHasSimd } from './scope.mjs';
+
+function decodeBase64(b64) {
+  if (typeof atob === 'function') return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  return new Uint8Array(Buffer.from(b64, 'base64'));
+}
+
+let smallVocabulary;
+const build = {
+  baseUrl: import.meta.url,
+  loadFactory: async (simd) => {
+    if (!simd) throw new Error('attnscope.single.mjs needs WebAssembly SIMD; use the split build (attnscope.mjs) on this engine');
+    return factory;
+  },
+  wasmFile: () => null,
+  get smallVocabulary() { return (smallVocabulary ??= decodeBase64(vocabularyBase64)); },
+};
+
+/** @type {typeof import('./attnscope.js').createAttnScope} */
+export function createAttnScope(options) {
+  return createScopeWith(build, options);
+}
+export { engineHasSimd };
+export default createAttnScope;

@@ -1,0 +1,45 @@
+// Wraps raw benchmark output with the machine it ran on, writes bench/results/*.json, and renders
+// the README's benchmark table (between the BENCH markers) from them.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { execFileSync } from 'node:child_process';
+
+const [nativeFile, wasmFile] = process.argv.slice(2);
+const cpu = cpus()[0]?.model ?? 'unknown';
+const compiler = (cmd) => { try { return execFileSync(cmd, ['--version'], { encoding: 'utf8' }).split('\n')[0]; } catch { return 'unknown'; } };
+const date = new Date().toISOString().slice(0, 10);
+const runs = {
+  native: { file: 'bench/results/native.json', raw: nativeFile, env: { cpu, cores: cpus().length, compiler: compiler('g++'), flags: '-O3 (CMake Release), x86-64 baseline: SIMD = SSE2, 4 lanes' } },
+  'wasm-node': { file: 'bench/results/wasm-node.json', raw: wasmFile, env: { cpu, cores: cpus().length, compiler: compiler('em++'), node: process.version, flags: '-O3 -msimd128 -msse4.1 (xsimd sse4.1 lowered to wasm simd128)' } },
+};
+for (const r of Object.values(runs)) {
+  r.cases = JSON.parse(readFileSync(r.raw, 'utf8'));
+  writeFileSync(r.file, JSON.stringify({ date, ...r.env, cases: r.cases }, null, 1) + '\n');
+}
+
+// Table: for each case and size, median µs of scalar and simd and the ratio, native and wasm.
+const key = (c) => `${c.case}|${c.nq}x${c.nk}x${c.d}`;
+const rows = new Map();
+for (const [name, r] of Object.entries(runs)) {
+  for (const c of r.cases) {
+    const k = key(c);
+    if (!rows.has(k)) rows.set(k, { case: c.case, size: `${c.nq}×${c.nk}, d=${c.d}` });
+    rows.get(k)[`${name}-${c.variant}`] = c.median_us;
+  }
+}
+const fmt = (x) => (x === undefined ? '–' : x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
+const ratio = (a, b) => (a && b ? `${(a / b).toFixed(1)}×` : '–');
+let table = '| kernel | nq×nk, d | native scalar µs | native simd µs | speed-up | wasm scalar µs | wasm simd µs | speed-up |\n|---|---|--:|--:|--:|--:|--:|--:|\n';
+for (const r of rows.values()) {
+  table += `| \`${r.case}\` | ${r.size} | ${fmt(r['native-scalar'])} | ${fmt(r['native-simd'])} | ${ratio(r['native-scalar'], r['native-simd'])} | ${fmt(r['wasm-node-scalar'])} | ${fmt(r['wasm-node-simd'])} | ${ratio(r['wasm-node-scalar'], r['wasm-node-simd'])} |\n`;
+}
+const env = `Measured ${date} on ${cpu} (${cpus().length} cores, shared and noisy: compare the ratios within a row, which come from one run). ` +
+  `Native: ${runs.native.env.compiler}, ${runs.native.env.flags}. Wasm: ${runs['wasm-node'].env.compiler}, node ${process.version}, ${runs['wasm-node'].env.flags}. ` +
+  'Medians of 11 batches; reproduce with `npm run bench` (results in `bench/results/*.json`).\n';
+const readme = 'README.md';
+if (existsSync(readme)) {
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- BENCH:START -->\n)[\s\S]*?(<!-- BENCH:END -->)/;
+  if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${env}\n${table}$2`));
+}
+console.log(env + '\n' + table);

@@ -1,0 +1,64 @@
+// One call from text to every matrix the page plots: tokenize → embed (+ positions) → project per
+// head → score → mask, temperature, softmax → outputs and statistics.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "attnscope/attention.hpp"
+#include "attnscope/embeddings.hpp"
+#include "attnscope/tokenizer.hpp"
+
+namespace attnscope {
+
+enum class Projection {
+    identity,  // raw embeddings; heads split the dimensions (head_columns)
+    random,    // seeded Xavier W_q, W_k, W_v (d x heads*d_head) and W_o (heads*d_head x d)
+    user,      // the caller's matrices
+};
+
+struct AttendOptions {
+    Score score = Score::scaled_dot;
+    float temperature = 1.0f;
+    std::size_t heads = 1;
+    Projection projection = Projection::identity;
+    std::uint32_t seed = 1;      // seeds random projections and score weights not given by the caller
+    bool positional = false;     // add sinusoidal positions to the embeddings
+    Mask mask = Mask::none;
+    Variant variant = Variant::automatic;
+    float p = 2.0f, eps = 1e-3f; // idw
+    std::size_t max_tokens = 512;
+    bool experimental_scaled_output = false;
+
+    // Projection::user: W_q, W_k [d x heads*d_head], W_v [d x heads*d_value], optional W_o [heads*d_value x d_out].
+    const float* Wq = nullptr;
+    const float* Wk = nullptr;
+    const float* Wv = nullptr;
+    const float* Wo = nullptr;
+    std::size_t d_head = 0, d_value = 0, d_out = 0;
+
+    // Score weights for every head (sized for the head dimension); null ones are seeded random.
+    const float* W = nullptr;                                              // general [dh x dh]
+    const float* W1 = nullptr; const float* W2 = nullptr; const float* v = nullptr;  // additive
+    std::size_t hidden = 0;                                                // additive hidden size (default dh)
+    const float* Wa = nullptr; std::size_t max_keys = 0;                   // location [max_keys x dh]
+};
+
+struct AttendResult {
+    std::vector<Token> query_tokens, key_tokens;
+    std::vector<std::uint8_t> query_oov, key_oov;  // 1 = out of vocabulary
+    Tensor query_embeddings, key_embeddings;       // nq x d, nk x d (positions included when on)
+    MultiHeadResult attention;
+    // The seeded score weights actually used, per head (empty when the caller gave them or the
+    // score has none), so a UI can show them.
+    std::vector<std::vector<float>> score_weights;
+};
+
+// Self-attention when `cross` is false (keys and values from the query text), cross-attention
+// (queries from `query`, keys/values from `keys`) when true.
+Status attend(const Vocabulary& vocab, std::string_view query, std::string_view keys, bool cross,
+              const AttendOptions& options, AttendResult& out);
+
+}  // namespace attnscope

@@ -1,0 +1,136 @@
+#include "attnscope/pipeline.hpp"
+
+#include <string>
+
+#include "attnscope/positional.hpp"
+#include "attnscope/projection.hpp"
+
+namespace attnscope {
+
+namespace {
+
+Status embed_text(const Vocabulary& vocab, std::string_view text, const char* arg, const AttendOptions& o,
+                  std::vector<Token>& tokens, std::vector<std::uint8_t>& oov, Tensor& X) {
+    TokenizerOptions to;
+    to.max_tokens = o.max_tokens;
+    if (Status st = tokenize(text, to, tokens); !st) return Status::error(std::string(arg) + ": " + st.message());
+    if (tokens.empty()) return Status::error(std::string(arg) + ": expected text with at least one word, got none");
+    const std::size_t d = vocab.dim();
+    X = Tensor(tokens.size(), d);
+    oov.assign(tokens.size(), 0);
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        oov[i] = vocab.embed(tokens[i].lookup, X.values.data() + i * d) ? 0 : 1;
+    if (o.positional) add_sinusoidal_positions(X.view());
+    return {};
+}
+
+// A score-weight matrix for head h: the caller's, or a seeded one kept in `store`.
+const float* weights_or_seeded(const float* given, std::size_t rows, std::size_t cols, MatrixKind kind,
+                               std::size_t h, std::uint32_t seed, std::vector<std::vector<float>>& store) {
+    if (given) return given;
+    store.push_back(xavier_uniform(rows, cols, seed, matrix_stream(kind, h)));
+    return store.back().data();
+}
+
+}  // namespace
+
+Status attend(const Vocabulary& vocab, std::string_view query, std::string_view keys, bool cross,
+              const AttendOptions& o, AttendResult& out) {
+    out = AttendResult{};
+    if (vocab.empty()) return Status::error("vocabulary: none loaded");
+    if (o.heads == 0) return Status::error("heads: expected at least 1");
+    if (Status st = embed_text(vocab, query, "query", o, out.query_tokens, out.query_oov, out.query_embeddings); !st)
+        return st;
+    if (cross) {
+        if (Status st = embed_text(vocab, keys, "keys", o, out.key_tokens, out.key_oov, out.key_embeddings); !st)
+            return st;
+    } else {
+        out.key_tokens = out.query_tokens;
+        out.key_oov = out.query_oov;
+        out.key_embeddings = out.query_embeddings;
+    }
+    const std::size_t d = vocab.dim(), H = o.heads, nk = out.key_tokens.size();
+
+    MultiHeadOptions mo;
+    mo.heads = H;
+    std::vector<float> wq, wk, wv, wo, wx;
+    std::vector<std::size_t> head_dims(H);
+    switch (o.projection) {
+        case Projection::identity:
+            if (H > d) return Status::error("heads: at most " + std::to_string(d) + " heads without a projection");
+            for (std::size_t h = 0; h < H; ++h) head_dims[h] = head_columns(d, H, h).size();
+            break;
+        case Projection::random: {
+            const std::size_t dh = d / H > 0 ? d / H : 1;
+            // One draw per matrix: head h's block of columns is part of a single Xavier matrix.
+            wq = xavier_uniform(d, H * dh, o.seed, matrix_stream(MatrixKind::Wq, 0));
+            wk = xavier_uniform(d, H * dh, o.seed, matrix_stream(MatrixKind::Wk, 0));
+            wv = xavier_uniform(d, H * dh, o.seed, matrix_stream(MatrixKind::Wv, 0));
+            wo = xavier_uniform(H * dh, d, o.seed, matrix_stream(MatrixKind::Wo, 0));
+            mo.Wq = wq.data(); mo.Wk = wk.data(); mo.Wv = wv.data(); mo.Wo = wo.data();
+            mo.d_head = mo.d_value = dh;
+            mo.d_out = d;
+            head_dims.assign(H, dh);
+            break;
+        }
+        case Projection::user:
+            if (!o.Wq || !o.Wk || !o.Wv || o.d_head == 0 || o.d_value == 0)
+                return Status::error("projection: user projections need Wq, Wk, Wv, dHead and dValue");
+            mo.Wq = o.Wq; mo.Wk = o.Wk; mo.Wv = o.Wv; mo.Wo = o.Wo;
+            mo.d_head = o.d_head; mo.d_value = o.d_value; mo.d_out = o.d_out;
+            head_dims.assign(H, o.d_head);
+            break;
+    }
+
+    AttentionOptions& ao = mo.attention;
+    ao.score = o.score;
+    ao.temperature = o.temperature;
+    ao.mask = o.mask;
+    ao.variant = o.variant;
+    ao.params.p = o.p;
+    ao.params.eps = o.eps;
+    ao.experimental_scaled_output = o.experimental_scaled_output;
+
+    // Per-head score weights (and the experimental W_x), seeded unless given.
+    auto& store = out.score_weights;
+    store.reserve(4 * H + 1);  // pointers into `store` must stay valid
+    const bool needs_weights = score_has_weights(o.score);
+    if (needs_weights || o.experimental_scaled_output) mo.head_params.resize(H);
+    std::vector<const float*> extra(H, nullptr);
+    for (std::size_t h = 0; h < H; ++h) {
+        const std::size_t dh = head_dims[h];
+        if (needs_weights) {
+            ScoreParams& sp = mo.head_params[h];
+            sp = ao.params;
+            switch (o.score) {
+                case Score::general: sp.W = weights_or_seeded(o.W, dh, dh, MatrixKind::W_general, h, o.seed, store); break;
+                case Score::additive: {
+                    const std::size_t hid = o.hidden ? o.hidden : dh;
+                    sp.hidden = hid;
+                    sp.W1 = weights_or_seeded(o.W1, hid, dh, MatrixKind::W1_additive, h, o.seed, store);
+                    sp.W2 = weights_or_seeded(o.W2, hid, dh, MatrixKind::W2_additive, h, o.seed, store);
+                    sp.v = weights_or_seeded(o.v, hid, 1, MatrixKind::v_additive, h, o.seed, store);
+                    break;
+                }
+                case Score::location:
+                    sp.max_keys = o.Wa ? o.max_keys : nk;
+                    sp.Wa = weights_or_seeded(o.Wa, sp.max_keys, dh, MatrixKind::Wa_location, h, o.seed, store);
+                    break;
+                default: break;
+            }
+        } else if (o.experimental_scaled_output) {
+            mo.head_params[h] = ao.params;
+        }
+        if (o.experimental_scaled_output) {
+            const std::size_t dv = o.projection == Projection::user ? o.d_value : dh;
+            extra[h] = weights_or_seeded(nullptr, dv, dv, MatrixKind::W_extra, h, o.seed, store);
+        }
+    }
+    if (o.experimental_scaled_output) {
+        // W_extra differs per head; run the heads through per-head options.
+        mo.head_extra = extra;
+    }
+    return multi_head_attention(out.query_embeddings.view(), out.key_embeddings.view(), mo, out.attention);
+}
+
+}  // namespace attnscope
