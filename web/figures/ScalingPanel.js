@@ -4,7 +4,6 @@
 // kernels (scope.scores and scope.softmax) on seeded random vectors.
 import { scaleLog, scaleLinear } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
-import { line } from 'd3-shape';
 import { Figure, fmt, SVG_NS } from './base.js';
 
 export const DIMS = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
@@ -116,7 +115,7 @@ export class ScalingPanel extends Figure {
         .attr('x', pw - 2).attr('y', (r) => y(r.v) - 4).attr('text-anchor', 'end').text((r) => r.label);
       const series = keys.map((k) => ({ ...k, pts: this.rows.map((r) => [x(r.d), y(Math.max(r[k.key], y.domain()[0]))]) }));
       g.selectAll('path.series').data(series).join('path').attr('class', (s) => `series ${s.cls}`)
-        .attr('d', (s) => line()(s.pts));
+        .attr('d', (s) => 'M' + s.pts.map((p) => `${p[0]},${p[1]}`).join('L'));
       g.selectAll('g.dots').data(series).join('g').attr('class', (s) => `dots ${s.cls}`)
         .selectAll('circle').data((s) => s.pts).join('circle').attr('r', 3).attr('cx', (p) => p[0]).attr('cy', (p) => p[1]);
       g.selectAll('text.series-label').data(series).join('text').attr('class', (s) => `series-label ${s.cls}`)

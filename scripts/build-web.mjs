@@ -1,0 +1,95 @@
+// Builds the web demo into dist/web/: esbuild bundles web/main.js with the npm package's JS (from
+// dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
+// and the vocabulary are copied next to it. Every path is relative, so dist/web/ works on any static host.
+// Formulas are typeset here, once, by KaTeX as MathML (see web/formulas.js).
+//   node scripts/build-web.mjs [--dev]     (--dev: no minification)
+import { build } from 'esbuild';
+import katex from 'katex';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const out = join(dist, 'web');
+const dev = process.argv.includes('--dev');
+
+const need = ['attnscope.mjs', 'scope.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
+  'attnscope-scalar.wasm', 'glove-50k.bin'];
+const missing = need.filter((f) => !existsSync(join(dist, f)));
+if (missing.length) {
+  console.error(`build-web: dist/ lacks ${missing.join(', ')}; run the wasm build first (bash scripts/build.sh wasm)`);
+  process.exit(1);
+}
+
+// --- formulas: every LaTeX string the page shows, typeset as MathML --------------------------------
+// The scoring functions' LaTeX comes from the one manifest in src/attnscope/score.hpp (the same table
+// the module's scoreFunctions is built from); the teaching panels' from web/formulas.js.
+function manifestLatex() {
+  const src = readFileSync(join(root, 'src/attnscope/score.hpp'), 'utf8');
+  const block = src.slice(src.indexOf('#define ATTNSCOPE_SCORES'), src.indexOf('#define ATTNSCOPE_SCORE_ENUM'));
+  const strings = [];
+  // X(id, "name", "formula", "latex", "source"): the 4th quoted string of each entry.
+  for (const m of block.matchAll(/X\(\s*\w+\s*,((?:\s*"(?:[^"\\]|\\.)*"\s*(?:\\\s*)?,?)+)\)/g)) {
+    const quoted = [...m[1].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1].replace(/\\(.)/g, '$1'));
+    if (quoted.length >= 4) strings.push(quoted[2]);
+  }
+  return strings;
+}
+const { TEACHING } = await import(join(root, 'web/formula-data.js'));
+const latexList = [...manifestLatex(), ...Object.values(TEACHING).map(([latex]) => latex)];
+const rendered = {};
+for (const latex of latexList) {
+  try {
+    rendered[latex] = katex.renderToString(latex, { output: 'mathml', throwOnError: true, displayMode: false });
+  } catch (e) {
+    console.warn(`build-web: KaTeX could not typeset ${JSON.stringify(latex)}: ${e.message}; the page shows it as text`);
+  }
+}
+for (const [latex, html] of Object.entries(rendered)) {
+  if (/\sstyle=/.test(html)) throw new Error(`build-web: KaTeX output for ${latex} has an inline style, which the page's CSP blocks`);
+}
+
+const formulasPlugin = {
+  name: 'formulas',
+  setup(b) {
+    b.onResolve({ filter: /^virtual:formulas$/ }, () => ({ path: 'formulas', namespace: 'virtual' }));
+    b.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: JSON.stringify(rendered), loader: 'json' }));
+  },
+};
+
+// --- bundle -----------------------------------------------------------------------------------------
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const result = await build({
+  entryPoints: [join(root, 'web/main.js')],
+  outfile: join(out, 'main.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  minify: !dev,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  metafile: true,
+  alias: { attnscope: join(dist, 'attnscope.mjs') },
+  plugins: [formulasPlugin],
+  logLevel: 'warning',
+});
+
+// --- static files -----------------------------------------------------------------------------------
+for (const f of ['index.html', 'style.css']) copyFileSync(join(root, 'web', f), join(out, f));
+for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
+if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
+writeFileSync(join(out, 'meta.json'), JSON.stringify(result.metafile));
+
+// --- sizes ------------------------------------------------------------------------------------------
+const rows = readdirSync(out).filter((f) => !f.endsWith('.map') && f !== 'meta.json').sort().map((f) => {
+  const bytes = readFileSync(join(out, f));
+  return [f, statSync(join(out, f)).size, gzipSync(bytes).length];
+});
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+console.log('dist/web:');
+for (const [f, size, gz] of rows) console.log(`  ${f.padEnd(24)} ${kb(size).padStart(11)}   gzip ${kb(gz).padStart(10)}`);
+console.log(`  formulas typeset: ${Object.keys(rendered).length} of ${latexList.length}`);
