@@ -88,6 +88,7 @@ fig.heatmap.addEventListener('select', (ev) => {
   setState({ cell: [ev.detail.i, ev.detail.j] });
 });
 fig.why.addEventListener('close', () => setState({ cell: null }));
+fig.heatmap.addEventListener('values', (ev) => setState({ values: ev.detail.kind }));
 fig.heads.addEventListener('pick', (ev) => setState({ head: ev.detail.key }));
 fig.compare.addEventListener('pick', (ev) => setState({ score: ev.detail.key }));
 

@@ -29,6 +29,13 @@ export class Heatmap extends Figure {
     this.yTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('queries ↓');
     this.live = this.body.append('p').attr('class', 'visually-hidden').attr('id', `figure-${this.id}-live`)
       .attr('aria-live', 'polite');
+    // What the colours show: the weights (after the softmax) or the raw scores (before it).
+    const kindWrap = this.tools.insert('span', ':first-child').attr('class', 'values-choice');
+    kindWrap.append('label').attr('for', 'heatmap-values').attr('class', 'inline-label').text('show');
+    this.kindSelect = kindWrap.append('select').attr('id', 'heatmap-values')
+      .on('change', (ev) => this.emit('values', { kind: ev.target.value }));
+    this.kindSelect.selectAll('option').data([['weights', 'weights'], ['scores', 'raw scores']]).join('option')
+      .attr('value', (o) => o[0]).text((o) => o[1]);
     this.data = null;
     this.selected = null;
     this.focusCell = [0, 0];
@@ -53,7 +60,7 @@ export class Heatmap extends Figure {
    *   [nq, nk]), masked(i, j): boolean, head, heads, scoreName, temperature }
    */
   setData(d) { this.data = d; }
-  setValueKind(kind) { this.kind = kind; }
+  setValueKind(kind) { this.kind = kind; this.kindSelect.property('value', kind); }
   setSelected(cell) { this.selected = cell; }
 
   values() {

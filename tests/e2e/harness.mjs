@@ -1,0 +1,119 @@
+// Shared set-up for the browser tests: the static server (scripts/serve.mjs on a free port), Debian's
+// chromium driven by playwright-core, the npm module loaded in node for the expected numbers, and a
+// log of every request, console error and page error.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const outDir = join(root, 'test-output');
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Starts scripts/serve.mjs on 127.0.0.1 with a free port; resolves { url, stop }. */
+export function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'scripts/serve.mjs')], {
+      env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '', err = '';
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`serve.mjs did not start: ${out}${err}`)); }, 10000);
+    child.stdout.on('data', (b) => {
+      out += b;
+      const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[0],
+          stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM'); }),
+        });
+      }
+    });
+    child.stderr.on('data', (b) => { err += b; });
+    child.on('exit', (code) => { clearTimeout(timer); if (code) reject(new Error(`serve.mjs exited ${code}: ${err}`)); });
+  });
+}
+
+/** Everything a test run needs; call close() at the end. */
+export async function setup() {
+  const index = join(root, 'dist/web/index.html');
+  if (!existsSync(index)) throw new Error('dist/web/ is missing: run `npm run build` first');
+  mkdirSync(outDir, { recursive: true });
+  const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+  const scope = await createAttnScope();
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const origin = new URL(server.url).origin;
+  const log = { requests: [], outside: [], consoleErrors: [], pageErrors: [], dialogs: [] };
+
+  async function newContext(options = {}) {
+    const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1320, height: 1000 }, ...options });
+    // Every request is recorded; one that leaves the page's origin is recorded apart and refused.
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      log.requests.push(url);
+      if (url.startsWith(origin + '/') || url.startsWith('data:') || url.startsWith('blob:' + origin)) return route.continue();
+      log.outside.push(url);
+      return route.abort();
+    });
+    return context;
+  }
+
+  function watch(page) {
+    page.on('console', (msg) => { if (msg.type() === 'error') log.consoleErrors.push(msg.text()); });
+    page.on('pageerror', (e) => log.pageErrors.push(String(e)));
+    page.on('dialog', (d) => { log.dialogs.push(d.message()); d.dismiss(); });
+    return page;
+  }
+
+  /** Opens the page (with an optional hash) and waits until the module is loaded and the plots drawn. */
+  async function open(context, hash = '') {
+    const page = watch(await context.newPage());
+    await page.goto(server.url + hash);
+    await page.waitForSelector('body.ready', { timeout: 30000 });
+    return page;
+  }
+
+  return {
+    scope, server, browser, origin, log, newContext, open,
+    async close() {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
+
+/** The options the page passes to attend() for a state (see web/main.js compute()). */
+export function attendOptions(s) {
+  const o = {
+    query: s.q, temperature: s.t ?? 0.1, heads: s.heads ?? 1, projection: s.proj ?? 'identity', seed: s.seed ?? 1,
+    positional: !!s.pos, mask: s.mask ?? 'none', variant: s.variant ?? 'auto', maxTokens: 64, score: s.score ?? 'cosine',
+  };
+  if (s.k && s.k.trim()) o.keys = s.k;
+  return o;
+}
+
+/** Parses the page's number format (3–4 significant digits, "−" for minus). */
+export function parseShown(text) {
+  return Number(String(text).replace(/−/g, '-').replace('∞', 'Infinity'));
+}
+
+/** A minimal RFC 4180 CSV parser (quoted cells, doubled quotes, newlines in quotes). */
+export function parseCSV(text) {
+  const rows = [];
+  let row = [], cell = '', quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(cell); cell = ''; }
+    else if (c === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; }
+    else if (c !== '\r') cell += c;
+  }
+  if (cell || row.length) { row.push(cell); rows.push(row); }
+  return rows;
+}
