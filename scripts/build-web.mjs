@@ -28,11 +28,12 @@ if (missing.length) {
 // the module's scoreFunctions is built from); the teaching panels' from web/formulas.js.
 function manifestLatex() {
   const src = readFileSync(join(root, 'src/attnscope/score.hpp'), 'utf8');
-  const block = src.slice(src.indexOf('#define ATTNSCOPE_SCORES'), src.indexOf('#define ATTNSCOPE_SCORE_ENUM'));
+  const block = src.slice(src.indexOf('#define ATTNSCOPE_SCORES'), src.indexOf('#define ATTNSCOPE_SCORE_ENUM'))
+    .replace(/\\\s*\n/g, ' ');
   const strings = [];
-  // X(id, "name", "formula", "latex", "source"): the 4th quoted string of each entry.
-  for (const m of block.matchAll(/X\(\s*\w+\s*,((?:\s*"(?:[^"\\]|\\.)*"\s*(?:\\\s*)?,?)+)\)/g)) {
-    const quoted = [...m[1].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1].replace(/\\(.)/g, '$1'));
+  // X(id, "name", "formula", "latex", "source"): the 3rd quoted string of each entry.
+  for (const entry of block.split(/\bX\(/).slice(1)) {
+    const quoted = [...entry.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1].replace(/\\(.)/g, '$1'));
     if (quoted.length >= 4) strings.push(quoted[2]);
   }
   return strings;
