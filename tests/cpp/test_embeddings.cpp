@@ -472,8 +472,8 @@ TEST_CASE("vocabulary: rejects truncated files at every length", "[vocab][reject
         INFO(kBuildHint);
         REQUIRE(bytes.size() > 100000);
         std::vector<std::size_t> cuts{1, 7, 8, 9, 95, 96, 97, 1024};
-        for (std::size_t at : {get_u64(bytes, kScalesOffsetAt), get_u64(bytes, kVectorsOffsetAt),
-                               static_cast<std::uint64_t>(bytes.size())}) {
+        for (std::uint64_t at : {get_u64(bytes, kScalesOffsetAt), get_u64(bytes, kVectorsOffsetAt),
+                                 static_cast<std::uint64_t>(bytes.size())}) {
             for (std::size_t d = 1; d <= 5; ++d) cuts.push_back(static_cast<std::size_t>(at) - d);
             cuts.push_back(static_cast<std::size_t>(at) + 1);
         }
