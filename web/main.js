@@ -39,6 +39,7 @@ let showExperimental = false;
 let last = null;                   // the last computation, for exports and re-renders
 const nearestCache = new Map();
 const updateTimes = [], wasmTimes = [], mainTimes = [];
+let lastError;             // the notice of the last failed computation, cleared by the next success
 
 // ---------------------------------------------------------------------------------- notices ----
 const notices = new Set();
@@ -269,7 +270,7 @@ function tokenChips(el, infos, total) {
 }
 
 function render(c) {
-  const empty = !c || c.empty;
+  const empty = !c || !!c.empty;
   ui.empty.hidden = !empty;
   ui.views.classList.toggle('is-empty', empty);
   document.body.classList.toggle('no-result', empty);
@@ -393,8 +394,7 @@ function update(reason, ev) {
   let c;
   try {
     c = compute();
-    clearNotice(lastError);
-    lastError = undefined;
+    if (lastError) { clearNotice(lastError); lastError = undefined; }
   } catch (e) {
     lastError = `The module could not compute this: ${e.message}`;
     notice(lastError);
@@ -420,8 +420,6 @@ function update(reason, ev) {
   });
   if (performance.getEntriesByType('measure').length > 400) performance.clearMeasures();
 }
-let lastError;
-
 // ---------------------------------------------------------------------------------- start ----
 async function start() {
   state = readURL();
