@@ -38,7 +38,7 @@ let focusRow = null;               // the query word the teaching panels look at
 let showExperimental = false;
 let last = null;                   // the last computation, for exports and re-renders
 const nearestCache = new Map();
-const updateTimes = [], wasmTimes = [], mainTimes = [];
+const updateTimes = [], mainTimes = [];
 let lastError;             // the notice of the last failed computation, cleared by the next success
 
 // ---------------------------------------------------------------------------------- notices ----
@@ -74,6 +74,7 @@ const fig = {
 };
 for (const f of Object.values(fig)) {
   f.addEventListener('export', async (ev) => {
+    flushJobs();
     const node = f.exportNode();
     if (!node) return;
     try {
@@ -231,19 +232,17 @@ function compute() {
     positional: state.pos, mask: state.mask, variant: state.variant, maxTokens: MAX_TOKENS,
   };
   if (k) base.keys = k.text;
-  const t0 = performance.now();
   const main = scope.attend({ ...base, score: state.score });
-  const all = new Map();
-  for (const name of SCORE_NAMES) all.set(name, name === state.score ? main : scope.attend({ ...base, score: name }));
-  // Teaching panels: the distance scores at τ = 1; one head of raw word vectors for the hull.
-  const atOne = { ...base, temperature: 1 };
-  const negEuclid = scope.attend({ ...atOne, score: 'neg-euclidean' });
-  const idw = scope.attend({ ...atOne, score: 'idw', p: state.p });
-  const hullBase = { ...base, score: state.score, heads: 1, projection: 'identity' };
-  const hull = scope.attend(hullBase);
-  const experimental = showExperimental ? scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
-  const wasmMs = performance.now() - t0;
-  return { main, all, negEuclid, idw, hull, experimental, q, k, wasmMs };
+  // The other scoring functions are computed when a figure asks for them (the comparison grid, the
+  // "Why" table, panel 2), so a keystroke with those out of view costs one attention call, not nine.
+  const cache = new Map([[state.score, main]]);
+  const all = {
+    get(name) {
+      if (!cache.has(name)) cache.set(name, scope.attend({ ...base, score: name }));
+      return cache.get(name);
+    },
+  };
+  return { main, all, base, q, k };
 }
 
 // ---------------------------------------------------------------------------------- render ----
@@ -269,81 +268,142 @@ function tokenChips(el, infos, total) {
   el.appendChild(n);
 }
 
+/** Runs fn and records its duration as the performance measure "attnscope:<name>". */
+function timed(name, fn) {
+  const t0 = performance.now();
+  const out = fn();
+  performance.measure(`attnscope:${name}`, { start: t0, end: performance.now() });
+  return out;
+}
+
+// Figures out of view are not redrawn on every keystroke: each render leaves them a job, run when
+// they scroll into view or when the page is idle (so an export or a scroll never shows stale plots).
+const jobs = new Map();              // figure name → () => void, still to run
+const visible = new Set();           // figure names whose slot intersects the viewport
+let idleHandle = 0;
+const observer = new IntersectionObserver((entries) => {
+  for (const e of entries) {
+    const name = e.target.dataset.figure;
+    if (e.isIntersecting) { visible.add(name); runJob(name); } else visible.delete(name);
+  }
+}, { rootMargin: '200px 0px' });
+for (const [name, f] of Object.entries(fig)) {
+  const slot = f.root.node().parentNode;
+  slot.dataset.figure = name;
+  observer.observe(slot);
+}
+function runJob(name) {
+  const job = jobs.get(name);
+  if (!job) return;
+  jobs.delete(name);
+  timed(name, job);
+}
+function schedule(name, job, now) {
+  jobs.set(name, job);
+  if (now || visible.has(name)) runJob(name);
+  else if (!idleHandle) {
+    const flush = () => { idleHandle = 0; for (const n of [...jobs.keys()]) runJob(n); };
+    idleHandle = typeof requestIdleCallback === 'function' ? requestIdleCallback(flush, { timeout: 300 }) : setTimeout(flush, 50);
+  }
+}
+/** Runs every pending drawing job now (before an export, and in tests via the "flush" event). */
+function flushJobs() {
+  for (const n of [...jobs.keys()]) runJob(n);
+}
+
+let firstRender = true;
 function render(c) {
   const empty = !c || !!c.empty;
   ui.empty.hidden = !empty;
   ui.views.classList.toggle('is-empty', empty);
   document.body.classList.toggle('no-result', empty);
   if (empty) {
+    jobs.clear();
     ui.queryTokens.textContent = '';
     ui.keyTokens.textContent = '';
     ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
     return;
   }
+  const now = firstRender;
+  firstRender = false;
   const r = c.main;
   const { nq, nk, heads } = r;
   const head = Math.min(state.head, heads - 1);
   const causal = state.mask === 'causal';
   const masked = (i, j) => causal && j > i;
   const slice = (a) => a.subarray(head * nq * nk, (head + 1) * nq * nk);
-
-  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total);
-  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total); else ui.keyTokens.textContent = '';
-
-  fig.heatmap.setValueKind(state.values);
-  fig.heatmap.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, head,
-    weights: slice(r.weights), scores: slice(r.scores), masked });
   const cell = state.cell && state.cell[0] < nq && state.cell[1] < nk ? state.cell : null;
-  fig.heatmap.setSelected(cell);
-  fig.heatmap.draw();
-
-  fig.lines.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, weights: r.weights });
-  fig.lines.draw();
-
-  fig.heads.setData({ ...r, masked });
-  fig.heads.setCurrent(head);
-  fig.heads.draw();
-
-  fig.compare.setData({
-    results: SCORE_NAMES.map((name) => ({ info: scoreInfo.get(name) || { name, formula: '' }, result: c.all.get(name) })),
-    head, masked, temperature: state.t,
-  });
-  fig.compare.setCurrent(state.score);
-  fig.compare.draw();
-
-  fig.why.setModel(cell ? whyModel(c, head, cell[0], cell[1], masked) : null);
-  fig.why.draw();
-
   if (focusRow === null || focusRow >= nq) {
     focusRow = cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
   }
-  const dh = r.dHead[head];
-  const K = r.k[head];
-  const keyNorms = Array.from({ length: nk }, (_, j) => {
-    let s = 0;
-    for (let t = 0; t < dh; t++) s += K[j * dh + t] ** 2;
-    return Math.sqrt(s);
-  });
-  fig.cosine.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row: focusRow, head, keyNorms,
-    dot: c.all.get('dot'), cosine: c.all.get('cosine'), temperature: state.t, maskedKey: masked });
-  fig.cosine.draw();
-  fig.distance.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row: focusRow, head, p: state.p, eps: 1e-3,
-    negEuclid: c.negEuclid, idw: c.idw, maskedKey: masked });
-  fig.distance.draw();
-  const hv = c.hull;
-  fig.hull.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
-    outputs: hullOutputs(hv), experimental: c.experimental ? hullOutputs(c.experimental) : null, showExperimental });
-  fig.hull.draw();
+  const row = focusRow;
+  const st = { ...state };
 
+  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total);
+  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total); else ui.keyTokens.textContent = '';
   ui.ranVariant.textContent = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
+
+  schedule('heatmap', () => {
+    fig.heatmap.setValueKind(st.values);
+    fig.heatmap.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, head,
+      weights: slice(r.weights), scores: slice(r.scores), masked });
+    fig.heatmap.setSelected(cell);
+    fig.heatmap.draw();
+  }, now);
+  schedule('lines', () => {
+    fig.lines.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, weights: r.weights });
+    fig.lines.draw();
+  }, now);
+  schedule('heads', () => {
+    fig.heads.setData({ ...r, masked });
+    fig.heads.setCurrent(head);
+    fig.heads.draw();
+  }, now);
+  schedule('compare', () => {
+    fig.compare.setData({
+      results: SCORE_NAMES.map((name) => ({ info: scoreInfo.get(name) || { name, formula: '' }, result: c.all.get(name) })),
+      head, masked, temperature: st.t,
+    });
+    fig.compare.setCurrent(st.score);
+    fig.compare.draw();
+  }, now);
+  schedule('why', () => {
+    fig.why.setModel(cell ? whyModel(c, head, cell[0], cell[1], masked, st) : null);
+    fig.why.draw();
+  }, now);
+
+  // Teaching panels: their extra attention calls run only when the panel is drawn.
+  schedule('cosine', () => {
+    const dh = r.dHead[head];
+    const K = r.k[head];
+    const keyNorms = Array.from({ length: nk }, (_, j) => {
+      let s2 = 0;
+      for (let t = 0; t < dh; t++) s2 += K[j * dh + t] ** 2;
+      return Math.sqrt(s2);
+    });
+    fig.cosine.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row, head, keyNorms,
+      dot: c.all.get('dot'), cosine: c.all.get('cosine'), temperature: st.t, maskedKey: masked });
+    fig.cosine.draw();
+  }, now);
+  schedule('distance', () => {
+    const atOne = { ...c.base, temperature: 1 };
+    fig.distance.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row, head, p: st.p, eps: 1e-3,
+      negEuclid: scope.attend({ ...atOne, score: 'neg-euclidean' }), idw: scope.attend({ ...atOne, score: 'idw', p: st.p }),
+      maskedKey: masked });
+    fig.distance.draw();
+  }, now);
+  schedule('hull', () => {
+    // One head of raw word vectors: the values are the key words' vectors themselves.
+    const hullBase = { ...c.base, score: st.score, heads: 1, projection: 'identity' };
+    const hv = scope.attend(hullBase);
+    const ex = showExperimental ? scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
+    fig.hull.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
+      outputs: hv.output, experimental: ex ? ex.output : null, showExperimental });
+    fig.hull.draw();
+  }, now);
 }
 
-/** The hull panel's output rows in the value space: the module's output when it has the value dimension. */
-function hullOutputs(r) {
-  return r.output;
-}
-
-function whyModel(c, head, i, j, masked) {
+function whyModel(c, head, i, j, masked, st) {
   const r = c.main;
   const { nq, nk } = r;
   const dh = r.dHead[head];
@@ -352,7 +412,7 @@ function whyModel(c, head, i, j, masked) {
   const keyPadding = new Uint8Array(nk);
   for (let t = 0; t < nk; t++) keyPadding[t] = masked(i, t) ? 1 : 0;
   // The softmax over the row, recomputed by the wasm softmax kernel from the row's raw scores.
-  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: state.t, keyPadding, variant: state.variant });
+  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: st.t, keyPadding, variant: st.variant });
   const table = SCORE_NAMES.map((name) => {
     const x = c.all.get(name);
     const info = scoreInfo.get(name);
@@ -363,7 +423,7 @@ function whyModel(c, head, i, j, masked) {
     i, j, head, heads: r.heads, qToken: qTok, kToken: kTok,
     q: r.q[head].subarray(i * dh, (i + 1) * dh), k: r.k[head].subarray(j * dh, (j + 1) * dh),
     rowScores, rowWeights, kTokens: r.keyTokenInfo, masked: masked(i, j), maskedKey: (t) => masked(i, t),
-    weight: r.weights[rowOff + j], temperature: state.t, scoreName: state.score, table,
+    weight: r.weights[rowOff + j], temperature: st.t, scoreName: st.score, table,
     nearest: { q: nearest(qTok), k: nearest(kTok) },
   };
 }
@@ -393,7 +453,7 @@ function update(reason, ev) {
   const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
   let c;
   try {
-    c = compute();
+    c = timed('compute', compute);
     if (lastError) { clearNotice(lastError); lastError = undefined; }
   } catch (e) {
     lastError = `The module could not compute this: ${e.message}`;
@@ -406,16 +466,22 @@ function update(reason, ev) {
   performance.measure('attnscope:update', { start, end, detail: { reason } });
   if (c && !c.empty) {
     updateTimes.push(end - start);
-    wasmTimes.push(c.wasmMs);
-    if (updateTimes.length > 20) { updateTimes.shift(); wasmTimes.shift(); }
+    if (updateTimes.length > 20) updateTimes.shift();
     mainTimes.push(c.main.timeMs);
     if (mainTimes.length > 20) mainTimes.shift();
-    ui.timeWasm.textContent = `${fmt(median(mainTimes), 2)} ms (all ${SCORE_NAMES.length + 3 + (c.experimental ? 1 : 0)} calls of this update: ${fmt(median(wasmTimes), 2)} ms)`;
+    ui.timeWasm.textContent = `${fmt(median(mainTimes), 2)} ms`;
     ui.timeUpdate.textContent = `${fmt(median(updateTimes), 2)} ms`;
   }
+  // After the next paint: "attnscope:frame" spans input → painted (including the wait for the
+  // display's next frame), "attnscope:paint" only the browser's style, layout and paint work.
   requestAnimationFrame(() => {
+    const frameStart = performance.now();
     const ch = new MessageChannel();
-    ch.port1.onmessage = () => performance.measure('attnscope:frame', { start, end: performance.now(), detail: { reason } });
+    ch.port1.onmessage = () => {
+      const t = performance.now();
+      performance.measure('attnscope:frame', { start, end: t, detail: { reason } });
+      performance.measure('attnscope:paint', { start: frameStart, end: t, detail: { reason } });
+    };
     ch.port2.postMessage(0);
   });
   if (performance.getEntriesByType('measure').length > 400) performance.clearMeasures();

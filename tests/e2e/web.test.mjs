@@ -351,7 +351,11 @@ describe('teaching panels', () => {
   test('the four panels are drawn from the module\'s numbers', async () => {
     await page.goto(h.server.url);
     await page.waitForSelector('body.ready');
+    // Figures out of view are drawn lazily: bring the panels into view first.
+    await page.locator('#figure-hull').scrollIntoViewIfNeeded();
+    await page.locator('#figure-cosine-dot').scrollIntoViewIfNeeded();
     await page.waitForSelector('#figure-scaling path.series');
+    await page.waitForSelector('#figure-hull g.outputs g.o');
     assert.equal(await page.locator('#figure-scaling path.series').count(), 4);
     assert.match(await page.textContent('#figure-scaling figcaption'), /At d = 1024: variance/);
     const r = expected({});
@@ -392,6 +396,7 @@ describe('appearance and speed', () => {
     const m = await page.evaluate(() => ({
       update: performance.getEntriesByName('attnscope:update').map((e) => e.duration),
       frame: performance.getEntriesByName('attnscope:frame').map((e) => e.duration),
+      paint: performance.getEntriesByName('attnscope:paint').map((e) => e.duration),
       first: performance.getEntriesByName('attnscope:first-render').map((e) => e.duration),
     }));
     const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
@@ -399,12 +404,13 @@ describe('appearance and speed', () => {
     assert.equal(r.nq, 40);
     assert.equal(await cells(), 40 * 40);
     const summary = { tokens: r.nq, updates: m.update.length, updateMedianMs: med(m.update), updateMaxMs: Math.max(...m.update),
-      frameMedianMs: med(m.frame), firstRenderMs: m.first[0] };
+      paintMedianMs: med(m.paint), frameMedianMs: med(m.frame), firstRenderMs: m.first[0] };
     writeFileSync(join(outDir, 'timings.json'), JSON.stringify(summary, null, 2) + '\n');
     console.log('# timings', JSON.stringify(summary));
     assert.ok(m.update.length >= 10);
-    // The target is 16 ms; the assertion leaves room for a loaded 2-core CI machine.
-    assert.ok(summary.updateMedianMs < 50, `median update ${summary.updateMedianMs} ms`);
+    // From the input event to the plots in view redrawn (the DOM updated); the browser's own style,
+    // layout and paint work comes after it and is reported as paintMedianMs.
+    assert.ok(summary.updateMedianMs < 16, `median update ${summary.updateMedianMs} ms`);
     await shot('11-forty-tokens');
   });
 });

@@ -5,6 +5,9 @@ import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB, SVG_NS } from './base.js';
 
 const MAX_PLOT = 620;   // px available for the cells
+// 256-step colour tables: one string look-up per cell instead of an interpolation.
+const VIRIDIS = Array.from({ length: 256 }, (_, i) => interpolateViridis(i / 255));
+const CIVIDIS = Array.from({ length: 256 }, (_, i) => interpolateCividis(i / 255));
 
 export class Heatmap extends Figure {
   constructor(slot) {
@@ -97,13 +100,35 @@ export class Heatmap extends Figure {
 
     const cells = new Array(nq * nk);
     for (let k = 0; k < cells.length; k++) cells[k] = k;
-    this.gCells.selectAll('rect').data(cells).join('rect')
-      .attr('class', (k) => (d.masked(Math.floor(k / nk), k % nk) ? 'cell masked' : 'cell'))
-      .attr('x', (k) => left + (k % nk) * size)
-      .attr('y', (k) => top + Math.floor(k / nk) * size)
-      .attr('width', size - (size > 10 ? 1 : 0))
-      .attr('height', size - (size > 10 ? 1 : 0))
-      .attr('fill', (k) => (d.masked(Math.floor(k / nk), k % nk) ? null : colour(vals[k])));
+    // The cells' geometry changes only with the matrix's shape; on a keystroke that keeps the shape,
+    // only the colours (and the mask) are written, straight to the elements.
+    const shape = `${nq}x${nk}x${size}x${left}x${top}`;
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.cellNodes = this.gCells.selectAll('rect').data(cells).join('rect')
+        .attr('x', (k) => left + (k % nk) * size)
+        .attr('y', (k) => top + Math.floor(k / nk) * size)
+        .attr('width', size - (size > 10 ? 1 : 0))
+        .attr('height', size - (size > 10 ? 1 : 0))
+        .nodes();
+      this.cellMasked = new Int8Array(nq * nk).fill(-1);
+    }
+    const table = this.kind === 'scores' ? CIVIDIS : VIRIDIS;
+    const span = hi - lo;
+    for (let k = 0; k < cells.length; k++) {
+      const i = (k / nk) | 0, j = k - i * nk;
+      const m = d.masked(i, j) ? 1 : 0;
+      const node = this.cellNodes[k];
+      if (m !== this.cellMasked[k]) {
+        this.cellMasked[k] = m;
+        node.setAttribute('class', m ? 'cell masked' : 'cell');
+        if (m) node.removeAttribute('fill');
+      }
+      if (!m) {
+        const v = vals[k];
+        node.setAttribute('fill', table[Math.max(0, Math.min(255, Math.round(((v - lo) / span) * 255))) || 0]);
+      }
+    }
 
     // Numbers in the cells when there is room for them.
     const showText = size >= 30 && this.kind !== 'scores';
@@ -116,16 +141,21 @@ export class Heatmap extends Figure {
       })
       .text((k) => (d.masked(Math.floor(k / nk), k % nk) ? '' : fmtCell(vals[k])));
 
-    this.gRows.selectAll('text').data(d.qTokens).join('text')
-      .attr('class', 'token-label')
-      .attr('x', left - 5).attr('y', (_, i) => top + i * size + size / 2)
-      .attr('text-anchor', 'end').attr('dominant-baseline', 'central')
-      .call(setTokenText, (t) => t);
-    this.gCols.selectAll('text').data(d.kTokens).join('text')
-      .attr('class', 'token-label')
-      .attr('transform', (_, j) => `translate(${left + j * size + size / 2},${top - 5}) rotate(-60)`)
-      .attr('text-anchor', 'start').attr('dominant-baseline', 'central')
-      .call(setTokenText, (t) => t);
+    const labels = `${size}|${left}|${top}|` + d.qTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001') + '\u0002'
+      + d.kTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001');
+    if (labels !== this.labels) {
+      this.labels = labels;
+      this.gRows.selectAll('text').data(d.qTokens).join('text')
+        .attr('class', 'token-label')
+        .attr('x', left - 5).attr('y', (_, i) => top + i * size + size / 2)
+        .attr('text-anchor', 'end').attr('dominant-baseline', 'central')
+        .call(setTokenText, (t) => t);
+      this.gCols.selectAll('text').data(d.kTokens).join('text')
+        .attr('class', 'token-label')
+        .attr('transform', (_, j) => `translate(${left + j * size + size / 2},${top - 5}) rotate(-60)`)
+        .attr('text-anchor', 'start').attr('dominant-baseline', 'central')
+        .call(setTokenText, (t) => t);
+    }
 
     this.drawLegend(lo, hi, left + nk * size + 16, top, Math.min(160, Math.max(60, nq * size)));
     this.drawSelection();

@@ -64,21 +64,37 @@ export class LineView extends Figure {
 
     this.drawLegend();
 
-    const lines = [];
+    // One <line> per (shown head, query, key), built when the shape changes; a keystroke that keeps
+    // the shape only rewrites opacities, and hides the lines too faint to see.
+    const shown = [...this.shown].sort((a, b) => a - b);
+    const y = (i) => top + i * ROW + ROW / 2;
+    const shape = `${nq}x${nk}x${x1}x${x2}x${shown.join(',')}`;
+    if (shape !== this.shape) {
+      this.shape = shape;
+      const lines = [];
+      for (const h of shown) for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) lines.push([h, i, j]);
+      this.lineNodes = this.gLines.selectAll('line').data(lines).join('line')
+        .attr('x1', x1).attr('x2', x2)
+        .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
+        .attr('stroke', (l) => headColour(l[0]))
+        .nodes();
+      this.lineHidden = new Int8Array(lines.length).fill(-1);
+    }
     const w = d.weights;
-    for (const h of this.shown) {
+    let k = 0;
+    for (const h of shown) {
       const base = h * nq * nk;
-      for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) {
-        const v = w[base + i * nk + j];
-        if (v >= MIN_W) lines.push([h, i, j, v]);
+      for (let ij = 0; ij < nq * nk; ij++, k++) {
+        const v = w[base + ij];
+        const hide = v >= MIN_W ? 0 : 1;
+        const node = this.lineNodes[k];
+        if (hide !== this.lineHidden[k]) {
+          this.lineHidden[k] = hide;
+          node.setAttribute('visibility', hide ? 'hidden' : 'visible');
+        }
+        if (!hide) node.setAttribute('stroke-opacity', v.toFixed(3));
       }
     }
-    const y = (i) => top + i * ROW + ROW / 2;
-    this.gLines.selectAll('line').data(lines).join('line')
-      .attr('x1', x1).attr('x2', x2)
-      .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
-      .attr('stroke', (l) => headColour(l[0]))
-      .attr('stroke-opacity', (l) => l[3]);
 
     const self = this;
     const tokenRows = (g, tokens, side) => g.selectAll('g.tok').data(tokens).join((enter) => {
@@ -97,8 +113,13 @@ export class LineView extends Figure {
       .call((s) => s.select('text')
         .attr('text-anchor', side === 'q' ? 'end' : 'start').attr('dominant-baseline', 'central')
         .call(setTokenText, (t) => t));
-    tokenRows(this.gLeft, d.qTokens, 'q');
-    tokenRows(this.gRight, d.kTokens, 'k');
+    const labels = `${x1}|${x2}|` + d.qTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001') + '\u0002'
+      + d.kTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001');
+    if (labels !== this.labels) {
+      this.labels = labels;
+      tokenRows(this.gLeft, d.qTokens, 'q');
+      tokenRows(this.gRight, d.kTokens, 'k');
+    }
     this.drawFocus();
   }
 
