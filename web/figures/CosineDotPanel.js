@@ -4,19 +4,6 @@
 import { select } from 'd3-selection';
 import { Figure, setTokenText, fmt, SVG_NS } from './base.js';
 
-export function pearson(a, b) {
-  const n = a.length;
-  let ma = 0, mb = 0;
-  for (let i = 0; i < n; i++) { ma += a[i]; mb += b[i]; }
-  ma /= n; mb /= n;
-  let sab = 0, saa = 0, sbb = 0;
-  for (let i = 0; i < n; i++) {
-    const x = a[i] - ma, y = b[i] - mb;
-    sab += x * y; saa += x * x; sbb += y * y;
-  }
-  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : 0;
-}
-
 /** A labelled row chooser shared by the teaching panels: a <select> of the query tokens. */
 export function rowChooser(parent, id, onChange) {
   const wrap = parent.append('div').attr('class', 'row-chooser');
@@ -32,20 +19,26 @@ export function rowChooser(parent, id, onChange) {
   };
 }
 
-/** Draws rows of bars, one bar per key, aligned under shared key labels. */
+/**
+ * Draws rows of bars, one bar per key, aligned under each other above shared key labels. Each row:
+ * its title, room for the numbers over the bars, the bars. Returns the height used.
+ */
 export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
+  const TITLE = 14, NUMS = 13, GAP = 10, block = TITLE + NUMS + rowH + GAP;
   const rg = g.selectAll('g.bar-row').data(rows).join((enter) => {
     const r = enter.append('g').attr('class', 'bar-row');
     r.append('text').attr('class', 'bar-row-label');
     r.append('g').attr('class', 'bars');
     r.append('line').attr('class', 'baseline');
     return r;
-  }).attr('transform', (_, r) => `translate(0,${r * (rowH + 22) + 14})`);
-  rg.select('.bar-row-label').attr('x', 0).attr('y', -4).text((r) => r.label);
-  rg.select('.baseline').attr('x1', x0).attr('x2', x0 + bw * kTokens.length).attr('y1', rowH).attr('y2', rowH);
+  }).attr('transform', (_, r) => `translate(0,${r * block})`);
+  rg.select('.bar-row-label').attr('x', 0).attr('y', 10).text((r) => r.label);
+  const base = TITLE + NUMS + rowH;
+  rg.select('.baseline').attr('x1', x0).attr('x2', x0 + bw * kTokens.length).attr('y1', base).attr('y2', base);
   rg.each(function (r) {
     let max = 0;
     for (const v of r.values) if (Number.isFinite(v)) max = Math.max(max, v);
+    const hgt = (v) => (rowH * Math.max(0, v)) / (max || 1);
     const keys = Array.from(r.values, (v, j) => ({ v, j }));
     const bars = select(this).select('.bars').selectAll('g.b').data(keys).join((enter) => {
       const b = enter.append('g').attr('class', 'b');
@@ -56,23 +49,21 @@ export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
     bars.select('rect').attr('class', `bar ${r.cls}`)
       .classed('masked', (k) => !!maskedKey && maskedKey(k.j))
       .attr('x', (k) => x0 + k.j * bw + 1).attr('width', Math.max(1, bw - 2))
-      .attr('y', (k) => rowH - (rowH * Math.max(0, k.v)) / (max || 1))
-      .attr('height', (k) => Math.max(0.5, (rowH * Math.max(0, k.v)) / (max || 1)));
+      .attr('y', (k) => base - hgt(k.v))
+      .attr('height', (k) => Math.max(0.5, hgt(k.v)));
     bars.select('text').attr('x', (k) => x0 + k.j * bw + bw / 2)
-      .attr('y', (k) => rowH - (rowH * Math.max(0, k.v)) / (max || 1) - 3)
+      .attr('y', (k) => base - hgt(k.v) - 3)
       .attr('text-anchor', 'middle')
-      .text((k) => (bw >= 26 ? fmt(k.v, 2) : ''));
-    if (r.markers) {
-      select(this).selectAll('circle.marker').data(r.markers).join('circle').attr('class', 'marker')
-        .attr('cx', (v, j) => x0 + j * bw + bw / 2).attr('cy', (v) => rowH - (rowH * v) / (max || 1)).attr('r', 3.2);
-    } else select(this).selectAll('circle.marker').remove();
+      .text((k) => (bw >= 30 ? fmt(k.v, 2) : ''));
+    select(this).selectAll('circle.marker').data(r.markers || []).join('circle').attr('class', 'marker')
+      .attr('cx', (v, j) => x0 + j * bw + bw / 2).attr('cy', (v) => base - hgt(v)).attr('r', 3.2);
   });
-  const top = rows.length * (rowH + 22) + 14;
+  const top = rows.length * block;
   g.selectAll('text.key-label').data(kTokens).join('text').attr('class', 'key-label token-label')
-    .attr('transform', (_, j) => `translate(${x0 + j * bw + bw / 2 - 1},${top - 14}) rotate(60)`)
+    .attr('transform', (_, j) => `translate(${x0 + j * bw + bw / 2 - 1},${top - GAP + 6}) rotate(60)`)
     .attr('text-anchor', 'start').attr('dominant-baseline', 'central')
     .call(setTokenText, (t) => t, 12);
-  return top + 70;
+  return top + 60;
 }
 
 export class CosineDotPanel extends Figure {
@@ -97,27 +88,38 @@ export class CosineDotPanel extends Figure {
     const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
     this.chooser.set(d.qTokens, i);
     const rowOf = (r) => r.weights.subarray(h * nq * nk + i * nk, h * nq * nk + (i + 1) * nk);
-    const bw = Math.max(10, Math.min(44, 560 / nk));
+    const bw = Math.max(12, Math.min(48, 520 / nk));
     const bottom = barRows(this.g, {
       rows: [
         { label: 'length of each key vector ‖k‖', values: d.keyNorms, cls: 'c-norm' },
         { label: `weight under dot (τ = ${fmt(d.temperature)})`, values: rowOf(d.dot), cls: 'c-dot' },
         { label: `weight under cosine (τ = ${fmt(d.temperature)})`, values: rowOf(d.cosine), cls: 'c-cos' },
       ],
-      kTokens: d.kTokens, x0: 0, bw, rowH: 52, maskedKey: (j) => d.maskedKey(i, j),
+      kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });
-    const W = Math.max(360, nk * bw + 40), H = bottom + 16;
+    const W = Math.max(440, nk * bw + 40), H = bottom + 8;
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
-    // How much of the attention a key receives (its column sum) against its length, over all queries.
-    const colSums = (r) => {
-      const s = new Float64Array(nk);
-      for (let a = 0; a < nq; a++) for (let j = 0; j < nk; j++) s[j] += r.weights[h * nq * nk + a * nk + j];
-      return s;
-    };
-    if (nk > 2) {
-      this.stat.text(`Over all ${nq} query words: correlation between a key’s length and the total attention it receives is ${fmt(pearson(d.keyNorms, colSums(d.dot)), 2)} under dot and ${fmt(pearson(d.keyNorms, colSums(d.cosine)), 2)} under cosine.`);
-    } else this.stat.text('');
+    // A pair of keys that the two scores rank in opposite orders, where the longer key wins under dot.
+    const off = h * nq * nk + i * nk;
+    const sd = d.dot.scores, sc = d.cosine.scores;
+    let flip = null;
+    for (let a = 0; a < nk; a++) for (let b = 0; b < nk; b++) {
+      if (d.maskedKey(i, a) || d.maskedKey(i, b)) continue;
+      if (sc[off + a] > sc[off + b] && sd[off + a] < sd[off + b]) {
+        const gap = d.keyNorms[b] / d.keyNorms[a];
+        if (!flip || gap > flip.gap) flip = { a, b, gap };
+      }
+    }
+    const q = `‘${d.qTokens[i].text}’`, tok = (j) => `‘${d.kTokens[j].text}’`;
+    if (flip) {
+      const { a, b } = flip;
+      this.stat.text(`For ${q}: cosine prefers ${tok(a)} to ${tok(b)} (${fmt(sc[off + a], 2)} vs ${fmt(sc[off + b], 2)}), `
+        + `but dot prefers ${tok(b)} (${fmt(sd[off + b], 3)} vs ${fmt(sd[off + a], 3)}) because its vector is longer `
+        + `(‖k‖ = ${fmt(d.keyNorms[b], 2)} vs ${fmt(d.keyNorms[a], 2)}).`);
+    } else {
+      this.stat.text(`For ${q}, dot and cosine rank the keys in the same order: the lengths did not change the winner here. Try another word.`);
+    }
     this.captionEl.text('Same head and mask as above. The lengths are those of the key vectors the head uses.');
   }
 }

@@ -42,16 +42,16 @@ export class DistancePanel extends Figure {
     const inv = dist.map((x, j) => (d.maskedKey(i, j) ? 0 : 1 / (d.eps + x ** d.p)));
     const sum = inv.reduce((a, b) => a + b, 0);
     const shepard = inv.map((x) => x / sum);
-    const bw = Math.max(10, Math.min(44, 560 / nk));
+    const bw = Math.max(12, Math.min(48, 520 / nk));
     const bottom = barRows(this.g, {
       rows: [
         { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
         { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
-        { label: `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + ‖q−k‖^p), normalised`, values: wI, cls: 'c-cos', markers: shepard },
+        { label: `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`, values: wI, cls: 'c-cos', markers: shepard },
       ],
-      kTokens: d.kTokens, x0: 0, bw, rowH: 52, maskedKey: (j) => d.maskedKey(i, j),
+      kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });
-    const W = Math.max(360, nk * bw + 40), H = bottom + 16;
+    const W = Math.max(440, nk * bw + 40), H = bottom + 8;
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
     let err = 0;

@@ -51,7 +51,11 @@ export class Heatmap extends Figure {
     }).on('mouseleave', () => self.unhover())
       .on('click', (ev) => {
         const cell = self.cellAt(ev);
-        if (cell) { self.focusCell = cell; self.emit('select', { i: cell[0], j: cell[1] }); }
+        if (cell) {
+          self.focusCell = cell;
+          if (document.activeElement === self.svg.node()) self.showCursor();
+          self.emit('select', { i: cell[0], j: cell[1] });
+        }
       });
     this.svg.on('keydown', (ev) => this.onKey(ev))
       .on('focus', () => this.showCursor())

@@ -97,7 +97,7 @@ export class HullPanel extends Figure {
     if (!d) return;
     const nk = d.kTokens.length, nq = d.qTokens.length, dv = d.dv;
     this.toggle.property('checked', !!d.showExperimental);
-    const W = 640, H = 380, m = 34;
+    const W = 860, H = 400, m = 34;
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
     if (nk < 2) {
@@ -113,7 +113,7 @@ export class HullPanel extends Figure {
     const all = V.concat(O, E);
     const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]);
     const pad = (lo, hi) => { const r = hi - lo || 1; return [lo - 0.06 * r, hi + 0.06 * r]; };
-    const x = scaleLinear().domain(pad(Math.min(...xs), Math.max(...xs))).range([m, W - m - 130]);
+    const x = scaleLinear().domain(pad(Math.min(...xs), Math.max(...xs))).range([m, W - m - 230]);
     const y = scaleLinear().domain(pad(Math.min(...ys), Math.max(...ys))).range([H - m, m]);
     const h = hull2(V);
     this.gHull.attr('d', h.length >= 3 ? 'M' + h.map((p) => `${x(p[0])},${y(p[1])}`).join('L') + 'Z' : null);
@@ -127,8 +127,11 @@ export class HullPanel extends Figure {
     const og = this.gOut.selectAll('g.o').data(O).join((enter) => {
       const g = enter.append('g').attr('class', 'o');
       g.append('rect').attr('x', -3.5).attr('y', -3.5).attr('width', 7).attr('height', 7).attr('transform', 'rotate(45)');
+      g.append('text').attr('class', 'output-label').attr('x', 6).attr('y', 8);
       return g;
     }).attr('transform', (p) => `translate(${x(p[0])},${y(p[1])})`);
+    // Name the outputs when there are few enough to read.
+    og.select('text').data(d.qTokens).call(setTokenText, (t) => (nq <= 14 ? t : { text: '', oov: false }), 10);
     og.selectAll('title').data((_, i) => [i]).join('title').text((i) => `output of ‘${d.qTokens[i].text}’`);
     this.gExp.selectAll('path').data(E).join('path')
       .attr('d', (p) => `M${x(p[0]) - 5},${y(p[1]) - 5}L${x(p[0]) + 5},${y(p[1]) + 5}M${x(p[0]) - 5},${y(p[1]) + 5}L${x(p[0]) + 5},${y(p[1]) - 5}`);
@@ -140,7 +143,7 @@ export class HullPanel extends Figure {
       { cls: 'lg-o', label: 'output (one per query)' },
       { cls: 'lg-h', label: 'convex hull of the values' },
     ].concat(E.length ? [{ cls: 'lg-e', label: 'experimental scaled output' }] : []);
-    this.gLegend.attr('transform', `translate(${W - 150},${m})`);
+    this.gLegend.attr('transform', `translate(${W - 220},${m})`);
     const lg = this.gLegend.selectAll('g').data(legend).join((enter) => {
       const g = enter.append('g');
       g.append('rect').attr('width', 10).attr('height', 10).attr('y', -5);

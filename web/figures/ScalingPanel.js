@@ -89,7 +89,7 @@ export class ScalingPanel extends Figure {
 
   draw() {
     if (!this.rows) return;
-    const W = 760, H = 250, pw = 300, ph = 170, m = { l: 56, t: 24 };
+    const W = 840, H = 250, pw = 300, ph = 170, m = { l: 56, t: 24 };
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
     const x = scaleLog().base(2).domain([DIMS[0], DIMS[DIMS.length - 1]]).range([0, pw]);
@@ -126,7 +126,7 @@ export class ScalingPanel extends Figure {
       { key: 'varDot', label: 'q·k', cls: 's-unscaled' },
       { key: 'varScaled', label: 'q·k/√d', cls: 's-scaled' },
     ], 'variance of the scores', 'variance (log scale)', [{ v: 1, label: '1' }]);
-    chart(this.right, 390, ye, [
+    chart(this.right, 420, ye, [
       { key: 'entDot', label: 'q·k', cls: 's-unscaled' },
       { key: 'entScaled', label: 'q·k/√d', cls: 's-scaled' },
     ], 'entropy of the softmax weights', 'mean row entropy (nats)', [{ v: Math.log(N), label: `uniform: log ${N}` }]);

@@ -11,7 +11,7 @@ export class ScoreComparison extends SmallMultiples {
       caption: '',
     });
     this.columns = 9;
-    this.panelSize = 104;
+    this.panelSize = 108;
   }
 
   /**

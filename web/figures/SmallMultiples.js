@@ -28,7 +28,7 @@ export class SmallMultiples extends Figure {
   draw() {
     const P = this.panels;
     const cols = Math.min(this.columns, Math.max(1, P.length));
-    const S = this.panelSize, padX = 18, titleH = 34;
+    const S = this.panelSize, padX = 22, titleH = 34;
     const cellW = S + padX, cellH = S + titleH + 14;
     const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);

@@ -111,7 +111,7 @@ export class WhyPanel extends Figure {
     const bw = Math.min(28, (LABEL_W + STRIP_W) / nkeys);
     const gb = this.gBars.attr('transform', `translate(0,${barsTop})`);
     gb.selectAll('text.bars-head').data([0]).join('text').attr('class', 'bars-head').attr('x', 0).attr('y', -10)
-      .text(`the softmax over row ${m.i + 1} (${m.scoreName}, τ = ${fmt(m.temperature)}): ${qName}’s weights on every key`);
+      .text(`softmax over row ${m.i + 1} (${m.scoreName}, τ = ${fmt(m.temperature)}): the weights of ${qName} on every key`);
     let wmax = 0;
     for (const w of m.rowWeights) wmax = Math.max(wmax, w);
     const keys = Array.from({ length: nkeys }, (_, t) => t);
