@@ -87,7 +87,7 @@ export class Heatmap extends Figure {
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
     this.xTitle.attr('x', left).attr('y', 11);
-    this.yTitle.attr('transform', `translate(11,${top}) rotate(90)`);
+    this.yTitle.attr('x', 4).attr('y', top - 8);
 
     // Colour: weights on [0, max of the matrix] (viridis); raw scores on [min, max] (cividis).
     const vals = this.values();

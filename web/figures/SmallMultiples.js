@@ -1,10 +1,9 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, matrixImage, colourTable, lookup, SVG_NS } from './base.js';
+import { Figure, matrixImage, colourTable, lookup, toRGB, SVG_NS } from './base.js';
 
 const viridis = colourTable(interpolateViridis);
-const MASKED = [150, 150, 150];
 
 export class SmallMultiples extends Figure {
   constructor(slot, opts) {
@@ -34,6 +33,9 @@ export class SmallMultiples extends Figure {
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
     const self = this;
+    // Masked cells in the page's "masked" colour (it follows the light/dark theme).
+    const css = getComputedStyle(document.documentElement).getPropertyValue('--masked').trim();
+    const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
     this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
       const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');
       g.append('text').attr('class', 'panel-title').attr('x', 0).attr('y', 12);
