@@ -197,9 +197,9 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, in
 }
 
 // stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
-std::string attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
-                      const JsScoreParams& jp, double temperature, int mask, std::uintptr_t padding,
-                      std::uintptr_t S, std::uintptr_t A, std::uintptr_t O, std::uintptr_t stats) {
+std::string attention_glue(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
+                           const JsScoreParams& jp, double temperature, int mask, std::uintptr_t padding,
+                           std::uintptr_t S, std::uintptr_t A, std::uintptr_t O, std::uintptr_t stats) {
     AttentionOptions o;
     o.score = static_cast<Score>(jp.score);
     o.params = to_params(jp);
@@ -240,7 +240,7 @@ struct JsAttendOptions {
 };
 
 // Runs the pipeline; the JS layer then copies arrays out with last_* below. Returns "" or an error.
-std::string attend(const std::string& query, const std::string& keys, bool cross, const JsAttendOptions& j) {
+std::string attend_glue(const std::string& query, const std::string& keys, bool cross, const JsAttendOptions& j) {
     if (g_vocab.empty()) return "vocabulary: none loaded";
     AttendOptions o;
     o.score = static_cast<Score>(j.params.score);
@@ -365,8 +365,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_tokenizeJson", &tokenize_json);
     function("_scores", &scores);
     function("_softmax", &softmax);
-    function("_attention", &attention);
-    function("_attend", &attend);
+    function("_attention", &attention_glue);
+    function("_attend", &attend_glue);
     function("_lastTokensJson", &last_tokens_json);
     function("_lastPtr", &last_ptr);
     function("_lastRows", &last_rows);
