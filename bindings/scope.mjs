@@ -99,6 +99,12 @@ function describe(v) {
   if (typeof v === 'string') return `'${v.length > 40 ? v.slice(0, 40) + '…' : v}'`;
   return typeof v === 'object' ? 'an object' : String(v);
 }
+// The core fails only on the values it is handed (too many tokens, a matrix too small for the keys,
+// invalid text), after this layer has checked the types: always a RangeError. Its messages name the
+// argument first ("K: expected ..."); C++ option names are given their JS spelling.
+function coreError(message) {
+  return new RangeError(message.replace(/\bmax_tokens\b/g, 'maxTokens'));
+}
 function checkKnownKeys(name, options, allowed) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
@@ -188,8 +194,7 @@ class Scope {
       v: ptrs.v || 0, Wa: ptrs.Wa || 0, hidden: sp.hidden, maxKeys: sp.maxKeys };
   }
   _fail(message) {
-    // Errors from the core name the argument first ("K: expected ..."): keep them as they are.
-    throw (/expected|needs|at most|at least/.test(message) ? new RangeError(message) : new Error(message));
+    throw coreError(message);
   }
 
   // ---- bring your own vectors ----
@@ -275,7 +280,7 @@ class Scope {
     checkKnownKeys('options', options, ['maxTokens']);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
     const r = JSON.parse(this._m._tokenizeJson(text, maxTokens));
-    if (r.error) throw new RangeError(r.error);
+    if (r.error) throw coreError(r.error);
     return r.tokens;
   }
 

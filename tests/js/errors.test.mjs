@@ -121,9 +121,9 @@ run('attend()', [
   ['temperature < 0', () => scope.attend({ query: S1, temperature: -0.5 }), RangeError, [/temperature/]],
   ['temperature NaN', () => scope.attend({ query: S1, temperature: NaN }), TypeError, [/temperature/]],
   ['p = 0', () => scope.attend({ query: S1, score: 'idw', p: 0 }), RangeError, [/\bp\b/]],
-  ['too many tokens (maxTokens)', () => scope.attend({ query: S1, maxTokens: 5 }), RangeError, [/query/, /5/, /token/]],
-  ['too many tokens in the keys', () => scope.attend({ query: S2, keys: S1, maxTokens: 8 }), RangeError, [/keys/, /8/, /token/]],
-  ['too many tokens (default 512)', () => scope.attend({ query: manyWords }), RangeError, [/query/, /512/, /token/]],
+  ['too many tokens (maxTokens)', () => scope.attend({ query: S1, maxTokens: 5 }), RangeError, [/query/, /5/, /token/, /maxTokens/]],
+  ['too many tokens in the keys', () => scope.attend({ query: S2, keys: S1, maxTokens: 8 }), RangeError, [/keys/, /8/, /token/, /maxTokens/]],
+  ['too many tokens (default 512)', () => scope.attend({ query: manyWords }), RangeError, [/query/, /512/, /token/, /maxTokens/]],
   ['maxTokens 0', () => scope.attend({ query: S1, maxTokens: 0 }), RangeError, [/maxTokens/]],
   ['heads 0', () => scope.attend({ query: S1, heads: 0 }), RangeError, [/heads/]],
   ['heads 1.5', () => scope.attend({ query: S1, heads: 1.5 }), TypeError, [/heads/, /integer/]],
@@ -149,7 +149,7 @@ run('attend()', [
 
 run('tokenize(), embed(), nearest(), variant', [
   ['tokenize a number', () => scope.tokenize(42), TypeError, [/text/, /string/]],
-  ['tokenize too many tokens', () => scope.tokenize(S1, { maxTokens: 3 }), RangeError, [/3/, /token/]],
+  ['tokenize too many tokens', () => scope.tokenize(S1, { maxTokens: 3 }), RangeError, [/3/, /token/, /maxTokens/]],
   ['tokenize unknown option', () => scope.tokenize(S1, { max: 3 }), TypeError, [/\bmax\b/]],
   ['embed empty', () => scope.embed(''), TypeError, [/word/]],
   ['embed a number', () => scope.embed(7), TypeError, [/word/]],
