@@ -90,6 +90,18 @@ function checkMatrix(name, value, length, shape) {
 function checkText(name, value) {
   if (typeof value !== 'string') throw new TypeError(`${name}: expected a string, got ${describe(value)}`);
   if (value.trim() === '') throw new RangeError(`${name}: expected text with at least one word, got an empty string`);
+  return checkWellFormed(name, value);
+}
+// Emscripten's UTF-8 encoder pairs a lone surrogate with whatever code unit follows it, so the core
+// would see (and return) characters that are not in the text: refuse such strings instead.
+function checkWellFormed(name, value) {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = value.charCodeAt(i + 1);
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) { i++; continue; }
+    throw new RangeError(`${name}: lone UTF-16 surrogate at index ${i}, not valid Unicode; fix the text (e.g. ${name}.toWellFormed())`);
+  }
   return value;
 }
 function describe(v) {
@@ -277,6 +289,7 @@ class Scope {
   // ---- text ----
   tokenize(text, options = {}) {
     if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    checkWellFormed('text', text);
     checkKnownKeys('options', options, ['maxTokens']);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
     const r = JSON.parse(this._m._tokenizeJson(text, maxTokens));
@@ -290,6 +303,7 @@ class Scope {
 
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
+    checkWellFormed('word', word);
     this._requireVocabulary();
     const dim = this._m._vocabularyDim();
     return this._withArrays({}, { out: dim }, (ptrs) => {
