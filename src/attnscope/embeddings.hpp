@@ -25,20 +25,22 @@ public:
     std::size_t size() const;       // number of words
     std::size_t dim() const;        // vector dimension (100)
     bool empty() const { return size() == 0; }
-    const std::string& word(std::size_t index) const;
+    const std::string& word(std::size_t index) const;  // "" when index >= size()
 
     // Index of `word` (already normalised, e.g. lower-cased), or -1.
     std::int64_t find(std::string_view word) const;
-    // The dequantised vector of entry `index` into out[0..dim).
+    // The dequantised vector of entry `index` into out[0..dim) (zeros when index >= size()).
     void vector(std::size_t index, float* out) const;
     // The vector for any word: its vocabulary vector, or the out-of-vocabulary vector (see oov_vector).
     // Returns true when the word is in the vocabulary.
     bool embed(std::string_view word, float* out) const;
     // The deterministic vector for a word not in the vocabulary (rule documented in docs/vocab-format.md).
     void oov_vector(std::string_view word, float* out) const;
+    // Median L2 norm of the vocabulary's dequantised vectors (stored in the file's header).
     float median_norm() const;
 
-    // The k entries with the highest cosine similarity to v (dim floats), best first.
+    // The k entries with the highest cosine similarity to v (dim floats), best first; equal cosines in
+    // index (frequency) order. Empty when v is zero or not finite. k is capped at size().
     std::vector<std::pair<std::size_t, float>> nearest(const float* v, std::size_t k) const;
 
 private:

@@ -11,11 +11,19 @@
 
 namespace attnscope {
 
+// word: letters of any script, with digits, inner hyphens and apostrophes ("well-known",
+//       "o'clock", "mp3"); also clitics ("n't", "'s"), abbreviations ("mr.", "u.s."), URLs, e-mails.
+// number: starts with a digit (or "." and a digit): "3.14", "1,000", "10:30", "1990s".
+// punctuation: one mark each, except runs of "." or "-" ("...", "--"). "50%" is "50" "%".
+// symbol: emoji (a ZWJ sequence, flag, keycap or skin-toned emoji is one token), currency, math.
+// cjk: one CJK ideograph (kana and hangul are words).
 enum class TokenKind { word, number, punctuation, symbol, cjk };
 
 struct Token {
     std::string text;    // the surface form exactly as typed (UTF-8)
-    std::string lookup;  // the normalised form looked up in the vocabulary (lower-cased, ...)
+    std::string lookup;  // the normalised form looked up in the vocabulary: lower-cased (option),
+                         // ’ and ʼ -> ' and ‐ -> - inside words, base + combining mark composed,
+                         // soft hyphens and variation selectors dropped; accents are kept
     std::size_t byte_begin = 0, byte_end = 0;  // span in the input's UTF-8 bytes, [begin, end)
     std::size_t utf16_begin = 0, utf16_end = 0;  // the same span in UTF-16 code units (JS string indices)
     TokenKind kind = TokenKind::word;
