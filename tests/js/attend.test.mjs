@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { U, assertClose, assertSameBytes, loadScope, rng } from './helpers.mjs';
-import { SCORE_NAMES, positionalEncoding, refMatmul, refRowStats, refScores, refSoftmax } from './reference.mjs';
+import { SCORE_NAMES, positionalEncoding, refMatmul, refRowStats, refScores, refSoftmax, xavier } from './reference.mjs';
 
 const scope = await loadScope();
 const S1 = "The animal didn't cross the street because it was too tired.";
@@ -59,9 +59,9 @@ function checkAttend(o, label) {
   assert.equal(nk, r.keyTokens.length);
   if (!cross) assert.deepEqual(r.keyTokenInfo, r.queryTokenInfo, `${label}: self-attention keys are the query`);
 
-  // Embeddings: the vocabulary vector of each token (its lower-cased lookup form), plus the sinusoidal
-  // position when on. Without positions they are bit-identical to embed(); with them the C++ sin/cos
-  // (float32 angles up to pos ≈ 15) may differ from Math.sin/cos by ~16u·pos: 1e-5 absolute.
+  // Embeddings: the vocabulary vector of each token (its lower-cased lookup form), bit-identical to
+  // embed(); with positions, plus PE(i) computed in double and rounded to float32, then added in float32:
+  // Math.sin/cos and the wasm libm may differ in the last double bit, so allow an ulp or two of the sum.
   const checkEmbeddings = (X, info, what) => {
     assert.equal(X.length, info.length * d, `${label}: ${what} shape`);
     info.forEach((t, i) => {
@@ -71,31 +71,47 @@ function checkAttend(o, label) {
       if (!o.positional) assertSameBytes(row, e.vector, `${label}: ${what} row ${i} (${t.text})`);
       else {
         const pe = positionalEncoding(i, d);
-        assertClose(row, e.vector.map((x, c) => x + pe[c]), 1e-5, `${label}: ${what} row ${i} + position`);
+        assertClose(row, Array.from(e.vector, (x, c) => x + Math.fround(pe[c])),
+          Array.from(e.vector, (x, c) => 4 * U * (Math.abs(x) + Math.abs(pe[c]))), `${label}: ${what} row ${i} + position`);
       }
     });
   };
   checkEmbeddings(r.queryEmbeddings, r.queryTokenInfo, 'query embeddings');
   checkEmbeddings(r.keyEmbeddings, r.keyTokenInfo, 'key embeddings');
 
-  // Per-head projections.
+  // Per-head projections: identity = the head's columns of the embeddings; otherwise X·W with the
+  // caller's matrices or the seeded Xavier ones (recomputed in JS from the documented PCG32 streams).
+  const seed = o.seed ?? 1;
+  let P = null;
+  if (projection === 'random') {
+    const dh = Math.max(1, Math.floor(d / heads));
+    P = { Wq: xavier(d, heads * dh, seed, 'Wq'), Wk: xavier(d, heads * dh, seed, 'Wk'), Wv: xavier(d, heads * dh, seed, 'Wv'),
+      Wo: xavier(heads * dh, d, seed, 'Wo'), dHead: dh, dValue: dh, dOut: d };
+  } else if (typeof projection === 'object') {
+    P = projection;
+  }
   assert.equal(r.q.length, heads); assert.equal(r.k.length, heads); assert.equal(r.v.length, heads);
   assert.equal(r.dHead.length, heads); assert.equal(r.dValue.length, heads);
   for (let h = 0; h < heads; h++) {
-    if (projection === 'identity') {
+    if (!P) {
       const [c0, c1] = headColumns(d, heads, h);
       assert.equal(r.dHead[h], c1 - c0); assert.equal(r.dValue[h], c1 - c0);
       assertSameBytes(r.q[h], columns(r.queryEmbeddings, nq, d, c0, c1), `${label}: q[${h}] is its columns of the embeddings`);
       assertSameBytes(r.k[h], columns(r.keyEmbeddings, nk, d, c0, c1), `${label}: k[${h}]`);
       assertSameBytes(r.v[h], columns(r.keyEmbeddings, nk, d, c0, c1), `${label}: v[${h}]`);
-    } else if (projection === 'random') {
-      assert.equal(r.dHead[h], Math.floor(d / heads)); assert.equal(r.dValue[h], Math.floor(d / heads));
+    } else {
+      assert.equal(r.dHead[h], P.dHead); assert.equal(r.dValue[h], P.dValue);
+      const check = (got, X, n, W, w, what) => {
+        const ref = refMatmul(X, columns(W, d, heads * w, h * w, (h + 1) * w), n, d, w);
+        assertClose(got, ref.O, ref.tol, `${label}: ${what}[${h}] = X·W${what}`);
+      };
+      check(r.q[h], r.queryEmbeddings, nq, P.Wq, P.dHead, 'q');
+      check(r.k[h], r.keyEmbeddings, nk, P.Wk, P.dHead, 'k');
+      check(r.v[h], r.keyEmbeddings, nk, P.Wv, P.dValue, 'v');
     }
-    assert.equal(r.q[h].length, nq * r.dHead[h]); assert.equal(r.k[h].length, nk * r.dHead[h]);
-    assert.equal(r.v[h].length, nk * r.dValue[h]);
   }
 
-  // Scores, weights, stats per head.
+  // Scores (recomputed from r.q, r.k with the caller's or the seeded score weights), weights, stats.
   assert.equal(r.scores.length, heads * nq * nk); assert.equal(r.weights.length, heads * nq * nk);
   for (const a of [r.stats.entropy, r.stats.maxWeight, r.stats.argmax]) assert.equal(a.length, heads * nq);
   const mask = o.mask ?? 'none';
@@ -103,24 +119,24 @@ function checkAttend(o, label) {
     const Sh = r.scores.subarray(h * nq * nk, (h + 1) * nq * nk);
     const Ah = r.weights.subarray(h * nq * nk, (h + 1) * nq * nk);
     const dh = r.dHead[h];
-    // The score recomputed from r.q / r.k where its weights are known (not the seeded ones).
-    const known = !['general', 'additive', 'location'].includes(score) || (score === 'general' && o.W) ||
-      (score === 'additive' && o.W1) || (score === 'location' && o.Wa);
-    if (known) {
-      const ref = refScores(score, r.q[h], r.k[h], { nq, nk, d: dh, W: o.W, W1: o.W1, W2: o.W2, v: o.v, hidden: o.hidden, Wa: o.Wa, p: o.p, eps: o.eps });
-      assertClose(Sh, ref.S, ref.tol, `${label}: head ${h} scores recomputed from q, k`);
-    } else {
-      assert.ok(Sh.every(Number.isFinite), `${label}: head ${h} scores finite`);
+    const w = { W: o.W, W1: o.W1, W2: o.W2, v: o.v, hidden: o.hidden, Wa: o.Wa, p: o.p, eps: o.eps };
+    if (score === 'general' && !w.W) w.W = xavier(dh, dh, seed, 'W_general', h);
+    if (score === 'additive' && !w.W1) {
+      const hid = o.hidden ?? dh;
+      Object.assign(w, { hidden: hid, W1: xavier(hid, dh, seed, 'W1_additive', h), W2: xavier(hid, dh, seed, 'W2_additive', h), v: xavier(hid, 1, seed, 'v_additive', h) });
     }
+    if (score === 'location' && !w.Wa) w.Wa = xavier(nk, dh, seed, 'Wa_location', h);
+    const ref = refScores(score, r.q[h], r.k[h], { nq, nk, d: dh, ...w });
+    assertClose(Sh, ref.S, ref.tol, `${label}: head ${h} scores recomputed from q, k`);
     const soft = refSoftmax(Sh, nq, nk, { temperature, mask });
     assertClose(Ah, soft.A, soft.tol, `${label}: head ${h} weights = softmax(scores/τ)`);
     for (let i = 0; i < nq; i++) {
-      let s = 0;
+      let sum = 0;
       for (let j = 0; j < nk; j++) {
-        s += Ah[i * nk + j];
+        sum += Ah[i * nk + j];
         if (mask === 'causal' && j > i) assert.equal(Ah[i * nk + j], 0, `${label}: causal weight [${i}, ${j}]`);
       }
-      assert.ok(Math.abs(s - 1) <= (nk + 8) * 4 * U, `${label}: head ${h} row ${i} sums to ${s}`);
+      assert.ok(Math.abs(sum - 1) <= (nk + 8) * 4 * U, `${label}: head ${h} row ${i} sums to ${sum}`);
     }
     const st = refRowStats(Ah, nq, nk);
     assertClose(r.stats.entropy.subarray(h * nq, (h + 1) * nq), st.entropy, Array.from(st.entropy, (x) => 2 * U * x + 1e-12), `${label}: entropy`);
@@ -128,22 +144,40 @@ function checkAttend(o, label) {
     assert.deepEqual(Array.from(r.stats.argmax.subarray(h * nq, (h + 1) * nq)), Array.from(st.argmax));
   }
 
-  // Output: without an output projection, the heads' A·V side by side.
-  if (projection === 'identity' && !o.experimentalScaledOutput) {
-    assert.equal(r.dOut, d);
-    assert.equal(r.output.length, nq * d);
-    let col = 0;
-    for (let h = 0; h < heads; h++) {
-      const dv = r.dValue[h];
-      const O = refMatmul(r.weights.subarray(h * nq * nk, (h + 1) * nq * nk), r.v[h], nq, nk, dv);
-      assertClose(columns(r.output, nq, d, col, col + dv), O.O, O.tol, `${label}: output of head ${h} = weights·v`);
-      col += dv;
+  // Output: each head's weights·v (or, experimentally, (weights·v·W_x)/√dv with a seeded W_x), side by
+  // side, then ·Wo when there is an output projection. Errors carried through each product.
+  const widths = r.dValue, total = widths.reduce((a, b) => a + b, 0);
+  const concat = new Float64Array(nq * total), concatTol = new Float64Array(nq * total);
+  let col = 0;
+  for (let h = 0; h < heads; h++) {
+    const dv = widths[h];
+    let O = refMatmul(r.weights.subarray(h * nq * nk, (h + 1) * nq * nk), r.v[h], nq, nk, dv);
+    if (o.experimentalScaledOutput) {
+      const x = matmulCarry(O.O, O.tol, xavier(dv, dv, seed, 'W_extra', h), nq, dv, dv);
+      const scale = 1 / Math.sqrt(dv);
+      O = { O: x.O.map((v) => v * scale), tol: x.tol.map((t, i) => t * scale + 3 * U * Math.abs(x.O[i] * scale)) };
     }
-  } else {
-    assert.equal(r.output.length, nq * r.dOut);
-    assert.ok(r.output.every(Number.isFinite), `${label}: output finite`);
+    for (let i = 0; i < nq; i++) for (let c = 0; c < dv; c++) {
+      concat[i * total + col + c] = O.O[i * dv + c]; concatTol[i * total + col + c] = O.tol[i * dv + c];
+    }
+    col += dv;
   }
+  let out = { O: concat, tol: concatTol };
+  if (P && P.Wo) out = matmulCarry(concat, concatTol, P.Wo, nq, total, P.dOut);
+  assert.equal(r.dOut, P && P.Wo ? P.dOut : total);
+  assertClose(r.output, out.O, out.tol, `${label}: output`);
   return r;
+}
+
+/** X·W where X itself is known to ±Xtol: the float32 product's bound plus the carried error Σ Xtol·|W|. */
+function matmulCarry(X, Xtol, W, n, inner, cols) {
+  const ref = refMatmul(X, W, n, inner, cols);
+  for (let i = 0; i < n; i++) for (let c = 0; c < cols; c++) {
+    let carried = 0;
+    for (let a = 0; a < inner; a++) carried += Xtol[i * inner + a] * Math.abs(W[a * cols + c]);
+    ref.tol[i * cols + c] += carried + U * Math.abs(ref.O[i * cols + c]);
+  }
+  return ref;
 }
 
 describe('attend() against JS recomputation', () => {
@@ -186,35 +220,32 @@ describe('attend() against JS recomputation', () => {
     checkAttend({ query: S2, keys: S1, heads: 2, score: 'location', Wa: r.floats(20 * dh, 0.2), maxKeys: 20 }, 'location Wa');
   });
 
-  test('user projections: q = X·Wq per head, output = concat(heads)·Wo', () => {
+  test('user projections: q, k, v = X·W per head, output = concat(heads)·Wo (or the concatenation without Wo)', () => {
     const r = rng(5);
     const d = 100, heads = 2, dHead = 8, dValue = 6, dOut = 5;
     const P = { Wq: r.floats(d * heads * dHead, 0.1), Wk: r.floats(d * heads * dHead, 0.1), Wv: r.floats(d * heads * dValue, 0.1),
       Wo: r.floats(heads * dValue * dOut, 0.3), dHead, dValue, dOut };
-    const res = checkAttend({ query: S1, keys: S2, heads, projection: P, score: 'cosine' }, 'user projection');
-    assert.deepEqual(res.dHead, [dHead, dHead]);
-    assert.deepEqual(res.dValue, [dValue, dValue]);
-    assert.equal(res.dOut, dOut);
-    // Column block h of X·W, X [n, d] and W [d, heads*w].
-    const project = (X, n, W, w, h) => {
-      const Wh = new Float32Array(d * w);
-      for (let a = 0; a < d; a++) Wh.set(W.subarray(a * heads * w + h * w, a * heads * w + (h + 1) * w), a * w);
-      return refMatmul(X, Wh, n, d, w);
-    };
-    const concat = new Float32Array(res.nq * heads * dValue);
-    for (let h = 0; h < heads; h++) {
-      let p = project(res.queryEmbeddings, res.nq, P.Wq, dHead, h);
-      assertClose(res.q[h], p.O, p.tol, `q[${h}]`);
-      p = project(res.keyEmbeddings, res.nk, P.Wk, dHead, h);
-      assertClose(res.k[h], p.O, p.tol, `k[${h}]`);
-      p = project(res.keyEmbeddings, res.nk, P.Wv, dValue, h);
-      assertClose(res.v[h], p.O, p.tol, `v[${h}]`);
-      const O = refMatmul(res.weights.subarray(h * res.nq * res.nk, (h + 1) * res.nq * res.nk), res.v[h], res.nq, res.nk, dValue);
-      for (let i = 0; i < res.nq; i++) for (let c = 0; c < dValue; c++) concat[i * heads * dValue + h * dValue + c] = O.O[i * dValue + c];
+    for (const score of SCORE_NAMES) {
+      const res = checkAttend({ query: S1, keys: S2, heads, projection: P, score, positional: true }, `user projection ${score}`);
+      assert.deepEqual(res.dHead, [dHead, dHead]);
+      assert.deepEqual(res.dValue, [dValue, dValue]);
+      assert.equal(res.dOut, dOut);
     }
-    // The head outputs themselves are only known to their bound; 1e-5 relative covers it twice over.
-    const out = refMatmul(concat, P.Wo, res.nq, heads * dValue, dOut);
-    assertClose(res.output, out.O, out.tol.map((t, i) => t + 1e-5 * (Math.abs(out.O[i]) + 1e-2)), 'output = concat·Wo');
+    const { Wo, dOut: _, ...noWo } = P;
+    const res = checkAttend({ query: S1, heads, projection: noWo, mask: 'causal' }, 'user projection without Wo');
+    assert.equal(res.dOut, heads * dValue);
+  });
+
+  test('seeded matrices follow the documented PCG32 streams (Xavier W_q, W_k, W_v, W_o and score weights)', () => {
+    // checkAttend recomputes q, k, v, the scores and the output from JS-generated seeded matrices; here
+    // every weighted score, several seeds and head counts, with the experimental output too.
+    for (const seed of [0, 1, 7, 0xdeadbeef]) {
+      for (const score of ['general', 'additive', 'location']) {
+        checkAttend({ query: S1, keys: S2, score, seed, heads: 1 + (seed % 4), projection: 'random' }, `seed ${seed} ${score}`);
+        checkAttend({ query: S2, score, seed, heads: 2 }, `seed ${seed} ${score} identity`);
+      }
+      checkAttend({ query: S1, keys: S2, seed, heads: 2, projection: 'random', experimentalScaledOutput: true }, `seed ${seed} experimental`);
+    }
   });
 
   test('default options: scaled-dot, τ = 1, one head, identity, no mask', () => {

@@ -217,3 +217,91 @@ export function positionalEncoding(pos, d) {
 
 export const SCORE_NAMES = ['dot', 'scaled-dot', 'cosine', 'general', 'additive', 'location',
   'neg-euclidean', 'neg-sq-euclidean', 'idw'];
+
+// ---- seeded numbers, word vectors: independent JS implementations of the documented definitions ----
+
+const M64 = (1n << 64n) - 1n;
+
+/** PCG32 (XSH RR 64/32) exactly as src/attnscope/random.hpp defines it; seed and stream are 64-bit. */
+export class Pcg32 {
+  constructor(seed, stream = 0x5851f42d4c957f2dn) {
+    this.inc = ((BigInt(stream) << 1n) | 1n) & M64;
+    this.state = 0n;
+    this.next();
+    this.state = (this.state + BigInt(seed)) & M64;
+    this.next();
+  }
+  next() {
+    const old = this.state;
+    this.state = (old * 6364136223846793005n + this.inc) & M64;
+    const xorshifted = Number((((old >> 18n) ^ old) >> 27n) & 0xffffffffn);
+    const rot = Number(old >> 59n);
+    return ((xorshifted >>> rot) | (xorshifted << ((32 - rot) & 31))) >>> 0;
+  }
+  /** Uniform in [0, 1) with 24 random bits (exact in float32). */
+  uniform() { return (this.next() >>> 8) / 16777216; }
+  /** Uniform in [-a, a): float32((2u − 1)·a); 2u − 1 is exact, and so is the double product before rounding. */
+  symmetric(a) { return Math.fround((2 * this.uniform() - 1) * a); }
+}
+
+/** 64-bit FNV-1a of the UTF-8 bytes of s. */
+export function fnv1a64(s) {
+  let h = 0xcbf29ce484222325n;
+  for (const c of new TextEncoder().encode(s)) h = ((h ^ BigInt(c)) * 0x100000001b3n) & M64;
+  return h;
+}
+
+/** The stream of a seeded matrix (src/attnscope/projection.hpp): kind << 32 | head. */
+export const MATRIX_KIND = { Wq: 1, Wk: 2, Wv: 3, Wo: 4, W_general: 5, W1_additive: 6, W2_additive: 7, v_additive: 8, Wa_location: 9, W_extra: 10 };
+const xavierCache = new Map();
+/** rows x cols Xavier-uniform float32 matrix, a = float32 √(6/(rows+cols)), from Pcg32(seed, stream(kind, head)). */
+export function xavier(rows, cols, seed, kind, head = 0) {
+  const key = `${rows},${cols},${seed},${kind},${head}`;
+  let w = xavierCache.get(key);
+  if (!w) {
+    // float32 division and square root are correctly rounded, and so are double ones rounded to float32.
+    const a = Math.fround(Math.sqrt(Math.fround(6 / (rows + cols))));
+    const rng = new Pcg32(seed, (BigInt(MATRIX_KIND[kind]) << 32n) | BigInt(head));
+    w = new Float32Array(rows * cols);
+    for (let i = 0; i < w.length; i++) w[i] = rng.symmetric(a);
+    xavierCache.set(key, w);
+  }
+  return w;
+}
+
+/** A vocabulary file (docs/vocab-format.md, ATSVOCAB v1) parsed in JS: words, dequantised vectors. */
+export function parseVocabulary(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const magic = new TextDecoder().decode(bytes.subarray(0, 8));
+  if (magic !== 'ATSVOCAB' || view.getUint32(8, true) !== 1) throw new Error('not an ATSVOCAB v1 file');
+  const dim = view.getUint32(16, true), count = view.getUint32(20, true);
+  const scalesOffset = Number(view.getBigUint64(48, true)), vectorsOffset = Number(view.getBigUint64(64, true));
+  const medianNorm = view.getFloat32(88, true);
+  const words = [], index = new Map();
+  const decoder = new TextDecoder();
+  for (let p = 96, i = 0; i < count; i++) {
+    const n = bytes[p];
+    words.push(decoder.decode(bytes.subarray(p + 1, p + 1 + n)));
+    index.set(words[i], i);
+    p += 1 + n;
+  }
+  const codes = new Int8Array(bytes.buffer, bytes.byteOffset + vectorsOffset, count * dim);
+  const vector = (i) => {
+    const scale = view.getFloat32(scalesOffset + 4 * i, true);
+    return Float32Array.from(codes.subarray(i * dim, (i + 1) * dim), (q) => q * scale);  // float32(q·scale), as the loader
+  };
+  return { dim, count, medianNorm, words, index, codes, vector };
+}
+
+/** The documented out-of-vocabulary vector: Pcg32(fnv1a64(word)) directions scaled to the median norm. */
+export function oovVector(word, dim, medianNorm) {
+  const rng = new Pcg32(fnv1a64(word));
+  const y = new Float64Array(dim);
+  let s = 0;
+  for (let j = 0; j < dim; j++) { y[j] = rng.symmetric(1); s += y[j] * y[j]; }
+  const out = new Float32Array(dim);
+  if (s === 0) { out[0] = medianNorm; return out; }
+  const f = medianNorm / Math.sqrt(s);
+  for (let j = 0; j < dim; j++) out[j] = y[j] * f;
+  return out;
+}
