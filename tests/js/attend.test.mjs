@@ -2,9 +2,11 @@
 // softmax → outputs) checked against JS recomputations from the arrays it returns, for every scoring
 // function, heads 1/2/4, identity and seeded random projections, positions on/off and the causal mask.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { U, assertClose, assertSameBytes, loadScope, rng } from './helpers.mjs';
-import { SCORE_NAMES, positionalEncoding, refMatmul, refRowStats, refScores, refSoftmax, xavier } from './reference.mjs';
+import { DIST, U, assertClose, assertSameBytes, loadScope, rng } from './helpers.mjs';
+import { SCORE_NAMES, oovVector, parseVocabulary, positionalEncoding, refMatmul, refRowStats, refScores, refSoftmax, xavier } from './reference.mjs';
 
 const scope = await loadScope();
 const S1 = "The animal didn't cross the street because it was too tired.";
@@ -352,38 +354,57 @@ describe('text and vocabulary', () => {
   });
 
   test('embed(): a known word is its vocabulary vector; an unknown one a deterministic OOV vector', () => {
-    const king = scope.embed('king');
-    assert.equal(king.oov, false);
-    assert.ok(king.vector instanceof Float32Array && king.vector.length === 100);
-    assert.ok(king.vector.some((x) => x !== 0));
-    const oov = scope.embed('zqxjvbkwrtplm');
-    assert.equal(oov.oov, true);
-    assert.equal(oov.vector.length, 100);
-    assert.ok(oov.vector.every(Number.isFinite) && oov.vector.some((x) => x !== 0));
-    assertSameBytes(oov.vector, scope.embed('zqxjvbkwrtplm').vector, 'OOV vectors are deterministic');
-    assert.ok(scope.embed('zqxjvbkwrtplq').vector.some((x, i) => x !== oov.vector[i]), 'different OOV words differ');
+    // The JS reference reads dist/glove-50k.bin itself (docs/vocab-format.md) and implements the OOV rule.
+    const vocab = parseVocabulary(readFileSync(join(DIST, 'glove-50k.bin')));
+    assert.equal(vocab.count, 50000); assert.equal(vocab.dim, 100);
+    const r = rng(99);
+    const sample = ['king', 'queen', 'the', ',', 'street', vocab.words[49999], ...Array.from({ length: 20 }, () => vocab.words[r.int(0, 49999)])];
+    for (const word of sample) {
+      const e = scope.embed(word);
+      assert.equal(e.oov, false, word);
+      assert.ok(e.vector instanceof Float32Array);
+      assertSameBytes(e.vector, vocab.vector(vocab.index.get(word)), `embed(${JSON.stringify(word)}) = float32(code · scale)`);
+    }
+    for (const word of ['zqxjvbkwrtplm', 'zqxjvbkwrtplq', "n't", 'kingdom-ish', 'naïve日本', '😀']) {
+      const e = scope.embed(word);
+      assert.equal(e.oov, true, word);
+      const ref = oovVector(word, 100, vocab.medianNorm);
+      assertSameBytes(e.vector, ref, `OOV vector of ${JSON.stringify(word)} (PCG32 seeded with FNV-1a, scaled to the median norm)`);
+      const norm = Math.hypot(...e.vector);
+      assert.ok(Math.abs(norm - vocab.medianNorm) < 1e-5 * norm, `OOV norm ${norm} = median norm ${vocab.medianNorm}`);
+    }
+    assert.ok(scope.embed('zqxjvbkwrtplq').vector.some((x, i) => x !== scope.embed('zqxjvbkwrtplm').vector[i]), 'different OOV words differ');
     // Related words are closer than unrelated ones.
     const cos = (a, b) => { let s = 0, x = 0, y = 0; for (let i = 0; i < a.length; i++) { s += a[i] * b[i]; x += a[i] ** 2; y += b[i] ** 2; } return s / Math.sqrt(x * y); };
-    assert.ok(cos(king.vector, scope.embed('queen').vector) > cos(king.vector, scope.embed('computer').vector));
+    assert.ok(cos(scope.embed('king').vector, scope.embed('queen').vector) > cos(scope.embed('king').vector, scope.embed('computer').vector));
   });
 
-  test("nearest('king') includes 'queen', best first, cosines as computed in JS", () => {
-    const list = scope.nearest('king', 10);
-    assert.equal(list.length, 10);
-    const words = list.map((x) => x.word);
-    assert.ok(words.includes('queen'), `queen among ${words}`);
-    const king = scope.embed('king').vector;
-    for (let i = 0; i < list.length; i++) {
-      if (i) assert.ok(list[i].cosine <= list[i - 1].cosine, 'sorted best first');
-      const v = scope.embed(list[i].word).vector;
-      let s = 0, x = 0, y = 0;
-      for (let c = 0; c < 100; c++) { s += king[c] * v[c]; x += king[c] ** 2; y += v[c] ** 2; }
-      // The float32 cosine is good to ~(d+8)u ≈ 1e-5; allow for the digits the result is printed with.
-      assert.ok(Math.abs(list[i].cosine - s / Math.sqrt(x * y)) < 2e-5, `${list[i].word}: ${list[i].cosine} vs ${s / Math.sqrt(x * y)}`);
+  test("nearest('king') includes 'queen': the top 10 by cosine over the whole vocabulary, computed in JS", () => {
+    const vocab = parseVocabulary(readFileSync(join(DIST, 'glove-50k.bin')));
+    const bruteForce = (v, k) => {
+      const nv = Math.hypot(...v), all = new Float64Array(vocab.count);
+      for (let w = 0; w < vocab.count; w++) {
+        let s = 0, n = 0;  // the scale cancels out of a cosine: the int8 codes suffice
+        for (let c = 0; c < 100; c++) { const q = vocab.codes[w * 100 + c]; s += q * v[c]; n += q * q; }
+        all[w] = n ? s / (Math.sqrt(n) * nv) : -Infinity;
+      }
+      return Array.from(all.keys()).sort((a, b) => all[b] - all[a] || a - b).slice(0, k).map((w) => ({ word: vocab.words[w], cosine: all[w] }));
+    };
+    for (const [query, k] of [['king', 10], ['paris', 5], ['happy', 20], [new Float32Array(100).fill(0.1), 10]]) {
+      const got = typeof query === 'string' ? scope.nearest(query, k) : scope.nearest(query, k);
+      const ref = bruteForce(typeof query === 'string' ? scope.embed(query).vector : query, k);
+      assert.equal(got.length, k);
+      for (let i = 0; i < k; i++) {
+        if (i) assert.ok(got[i].cosine <= got[i - 1].cosine, 'sorted best first');
+        // float32 cosines are good to ~(d+8)u ≈ 1e-5; words may only swap where the cosines (near-)tie.
+        assert.ok(Math.abs(got[i].cosine - ref[i].cosine) < 2e-5, `${query} #${i}: ${got[i].word} ${got[i].cosine} vs ${ref[i].word} ${ref[i].cosine}`);
+        if (got[i].word !== ref[i].word) assert.ok(Math.abs(ref[i].cosine - (ref[i + 1]?.cosine ?? ref[i - 1].cosine)) < 2e-5, `${query} #${i}: ${got[i].word} vs ${ref[i].word}`);
+      }
     }
-    const byVector = scope.nearest(king, 10);
-    assert.deepEqual(byVector.map((x) => x.word), words, 'a vector finds the same words');
+    assert.ok(scope.nearest('king', 10).some((x) => x.word === 'queen'));
+    assert.deepEqual(scope.nearest(scope.embed('king').vector, 10), scope.nearest('king', 10), 'a word and its vector find the same');
     assert.equal(scope.nearest('king').length, 10, 'k defaults to 10');
+    assert.deepEqual(scope.nearest(new Float32Array(100)), [], 'a zero vector has no direction: no neighbours');
   });
 
   test('scoreFunctions lists the nine scores with their formulas, for generating a UI', () => {
