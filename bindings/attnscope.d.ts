@@ -44,6 +44,11 @@ export interface Token {
   kind: TokenKind;
   /** True when the word is not in the vocabulary and got the deterministic out-of-vocabulary vector. */
   oov: boolean;
+  /**
+   * The vocabulary word whose vector was used: usually `lookup`; a documented stand-in for GloVe forms
+   * the vocabulary lacks (e.g. "n't" → "not", "a" → "an", "café" → "cafe"); null when `oov`.
+   */
+  vocabWord: string | null;
 }
 
 export interface CreateOptions {
