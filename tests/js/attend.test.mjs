@@ -32,6 +32,7 @@ function checkTokens(info, tokens, text, label) {
     assert.equal(t.text, text.slice(t.start, t.end), `${label}: span of ${JSON.stringify(t.text)}`);
     assert.ok(t.start >= last && t.end > t.start, `${label}: spans in order and not empty`);
     assert.equal(text.slice(last, t.start).trim(), '', `${label}: only whitespace between tokens`);
+    assert.equal(t.vocabWord === null, t.oov, `${label}: ${t.text}: vocabWord is null exactly when oov`);
     last = t.end;
   }
   assert.equal(text.slice(last).trim(), '', `${label}: nothing left after the last token`);
@@ -365,7 +366,7 @@ describe('text and vocabulary', () => {
       assert.ok(e.vector instanceof Float32Array);
       assertSameBytes(e.vector, vocab.vector(vocab.index.get(word)), `embed(${JSON.stringify(word)}) = float32(code · scale)`);
     }
-    for (const word of ['zqxjvbkwrtplm', 'zqxjvbkwrtplq', "n't", 'kingdom-ish', 'naïve日本', '😀']) {
+    for (const word of ['zqxjvbkwrtplm', 'zqxjvbkwrtplq', 'kingdom-ish', 'naïve日本', '😀']) {
       const e = scope.embed(word);
       assert.equal(e.oov, true, word);
       const ref = oovVector(word, 100, vocab.medianNorm);
@@ -377,6 +378,38 @@ describe('text and vocabulary', () => {
     // Related words are closer than unrelated ones.
     const cos = (a, b) => { let s = 0, x = 0, y = 0; for (let i = 0; i < a.length; i++) { s += a[i] * b[i]; x += a[i] ** 2; y += b[i] ** 2; } return s / Math.sqrt(x * y); };
     assert.ok(cos(scope.embed('king').vector, scope.embed('queen').vector) > cos(scope.embed('king').vector, scope.embed('computer').vector));
+  });
+
+  test('stand-ins for GloVe forms the word list lacks (docs/vocab-format.md): embed() and Token.vocabWord', () => {
+    const vocab = parseVocabulary(readFileSync(join(DIST, 'glove-50k.bin')));
+    const standIns = [["n't", 'not'], ['n’t', 'not'], ["'ll", 'will'], ["'re", 'are'], ["'m", 'am'], ["'ve", 'have'], ["'d", 'would'], ["'s", 'is'],
+      ['a', 'an'], ['i', 'me'], ['0', 'zero'], ['7', 'seven'], ['10', 'ten'], ['...', '…'], ['mr.', 'mr'], ['café', 'cafe']];
+    for (const [form, standIn] of standIns) {
+      assert.equal(vocab.index.has(form), false, `${form} is not in the word list (else no stand-in is needed)`);
+      const e = scope.embed(form);
+      assert.equal(e.oov, false, `${form} has a stand-in`);
+      assertSameBytes(e.vector, vocab.vector(vocab.index.get(standIn)), `embed(${JSON.stringify(form)}) is the vector of ${JSON.stringify(standIn)}`);
+    }
+    const text = "I didn't see a café, Mr. Smith's 3 cats... zqxjvb!";
+    const tokens = scope.tokenize(text);
+    const by = Object.fromEntries(tokens.map((t) => [t.text, t]));
+    assert.equal(by["n't"].vocabWord, 'not');
+    assert.equal(by.I.vocabWord, 'me');
+    assert.equal(by.a.vocabWord, 'an');
+    assert.equal(by['café'].vocabWord, 'cafe');
+    assert.equal(by['3'].vocabWord, 'three');
+    assert.equal(by.see.vocabWord, 'see');
+    assert.equal(by.zqxjvb.vocabWord, null);
+    for (const t of tokens) {
+      assert.equal(t.vocabWord === null, t.oov, `${t.text}: vocabWord is null exactly when oov`);
+      if (t.vocabWord !== null) assert.ok(vocab.index.has(t.vocabWord), `${t.text}: ${t.vocabWord} is a vocabulary word`);
+    }
+    // The sentence pipeline embeds each token with the vector of its vocabWord.
+    const r = scope.attend({ query: text });
+    r.queryTokenInfo.forEach((t, i) => {
+      const expected = t.vocabWord === null ? scope.embed(t.lookup).vector : vocab.vector(vocab.index.get(t.vocabWord));
+      assertSameBytes(r.queryEmbeddings.subarray(i * 100, (i + 1) * 100), expected, `row ${i} (${t.text})`);
+    });
   });
 
   test("nearest('king') includes 'queen': the top 10 by cosine over the whole vocabulary, computed in JS", () => {

@@ -105,7 +105,8 @@ async function main(): Promise<void> {
   const identity: AttendResult = scope.attend({ query: 'Hello.', projection: 'identity' });
   const tokens: string[] = [...r.queryTokens, ...r.keyTokens];
   const info: Token[] = [...r.queryTokenInfo, ...r.keyTokenInfo];
-  const spans: [number, number, string, string, TokenKind, boolean][] = info.map((t) => [t.start, t.end, t.text, t.lookup, t.kind, t.oov]);
+  const spans: [number, number, string, string, TokenKind, boolean, string | null][] =
+    info.map((t) => [t.start, t.end, t.text, t.lookup, t.kind, t.oov, t.vocabWord]);
   const sizes: number[] = [r.nq, r.nk, r.heads, r.d, r.dOut, r.timeMs, ...r.dHead, ...r.dValue, r.temperature];
   const matrices: Float32Array[] = [r.queryEmbeddings, r.keyEmbeddings, ...r.q, ...r.k, ...r.v, r.scores, r.weights, r.output,
     r.stats.entropy, r.stats.maxWeight, user.output, identity.weights];

@@ -21,6 +21,7 @@ async function misuse(): Promise<void> {
   const w: Float64Array = scope.attend({ query: 'x' }).weights;  // expect-error: weights are a Float32Array
   const t: string = scope.tokenize('x')[0].start;  // expect-error: start is a number
   scope.variant = 'fast';  // expect-error: unknown variant
-  void [w, t];
+  const vw: string = scope.tokenize('x')[0].vocabWord;  // expect-error: vocabWord may be null
+  void [w, t, vw];
 }
 void misuse;
