@@ -3,8 +3,8 @@
 // heap at its size. A leak of even one allocation per call would show as ~10,000 × its size.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadScope, rng } from './helpers.mjs';
-import { SCORE_NAMES } from './reference.mjs';
+import { assertClose, loadScope, rng } from './helpers.mjs';
+import { SCORE_NAMES, refMatmul, refScores, refSoftmax } from './reference.mjs';
 
 const CALLS = 10_000;
 
@@ -57,5 +57,30 @@ test(`${CALLS} mixed calls: memoryInUse() returns to its start and the heap does
     let s = 0; for (let j = 0; j < a.nk; j++) s += a.weights[i * a.nk + j];
     assert.ok(Math.abs(s - 1) < 1e-5);
   }
-  console.log(`# memory: ${CALLS} calls in ${seconds.toFixed(2)} s; ${inUse} bytes in use, heap ${heap} bytes`);
+  console.log(`memory: ${CALLS} calls in ${seconds.toFixed(2)} s; ${inUse} bytes in use, heap ${heap} bytes`);
+});
+
+test('a call that grows the wasm heap still returns correct copies (views refreshed after growth)', async () => {
+  const scope = await loadScope();
+  const heapBefore = scope._m.HEAPU8.buffer.byteLength, inUse = scope.memoryInUse();
+  // S and A of 2048 × 2048 floats are 16 MiB each: more than the free part of the initial heap.
+  const nq = 2048, nk = 2048, d = 8, dv = 3;
+  const r = rng(77);
+  const Q = r.floats(nq * d), K = r.floats(nk * d), V = r.floats(nk * dv);
+  const res = scope.attention(Q, K, V, { nq, nk, d, dv, score: 'neg-sq-euclidean', temperature: 0.5 });
+  assert.ok(scope._m.HEAPU8.buffer.byteLength > heapBefore, 'the heap grew');
+  assert.equal(scope.memoryInUse(), inUse, 'and everything was freed');
+  for (const i of [0, 1, 1023, 2047]) {
+    const row = Q.subarray(i * d, (i + 1) * d);
+    const S = refScores('neg-sq-euclidean', row, K, { nq: 1, nk, d });
+    assertClose(res.scores.subarray(i * nk, (i + 1) * nk), S.S, S.tol, `scores row ${i}`);
+    const A = refSoftmax(res.scores.subarray(i * nk, (i + 1) * nk), 1, nk, { temperature: 0.5 });
+    assertClose(res.weights.subarray(i * nk, (i + 1) * nk), A.A, A.tol, `weights row ${i}`);
+    const O = refMatmul(res.weights.subarray(i * nk, (i + 1) * nk), V, 1, nk, dv);
+    assertClose(res.output.subarray(i * dv, (i + 1) * dv), O.O, O.tol, `output row ${i}`);
+  }
+  // The results are copies: a later call does not change them.
+  const keep = res.weights.slice(0, 16);
+  scope.attention(Q, K, V, { nq, nk, d, dv, score: 'dot' });
+  assert.deepEqual(res.weights.slice(0, 16), keep);
 });

@@ -56,7 +56,7 @@ before(async () => {
 
 after(() => {
   if (tmp && !KEEP) rmSync(tmp, { recursive: true, force: true });
-  else if (tmp) console.log(`# kept ${tmp}`);
+  else if (tmp) console.log(`kept ${tmp}`);
 });
 
 describe('npm pack', () => {
@@ -68,7 +68,7 @@ describe('npm pack', () => {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
     for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md)$/, `${f} should not be published`);
-    console.log(`# tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+    console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   });
 
   test('installed: exports resolve the module, the single file, the wasm and the vocabulary subpaths', async () => {
