@@ -119,11 +119,20 @@ std::string load_vocabulary(std::uintptr_t bytes, int size) {
 int vocabulary_size() { return static_cast<int>(g_vocab.size()); }
 int vocabulary_dim() { return static_cast<int>(g_vocab.dim()); }
 
-// Writes the vector of `word` to out (dim floats); returns 1 when in vocabulary, 0 when OOV, -1 with no vocabulary.
+// Writes the vector of `word` to out (dim floats). The word is normalised as the sentence pipeline
+// would (a single token's lookup form: lower-cased, curly apostrophes straightened), then resolved
+// with the documented stand-ins. Returns the vocabulary entry used, -1 when out of vocabulary,
+// -2 with no vocabulary.
 int embed(const std::string& word, std::uintptr_t out) {
-    if (g_vocab.empty()) return -1;
-    return g_vocab.embed(word, mfptr(out)) ? 1 : 0;  // resolve() applies the documented stand-ins
+    if (g_vocab.empty()) return -2;
+    std::vector<Token> tokens;
+    const std::string lookup = tokenize(word, TokenizerOptions{}, tokens).ok() && tokens.size() == 1 ? tokens[0].lookup : word;
+    const std::int64_t entry = g_vocab.resolve(lookup);
+    if (entry >= 0) g_vocab.vector(static_cast<std::size_t>(entry), mfptr(out));
+    else g_vocab.oov_vector(lookup, mfptr(out));
+    return static_cast<int>(entry);
 }
+std::string vocabulary_word(int index) { return g_vocab.word(static_cast<std::size_t>(index)); }
 
 std::string nearest_json(std::uintptr_t vec, int k) {
     std::string out = "[";
@@ -364,6 +373,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_vocabularySize", &vocabulary_size);
     function("_vocabularyDim", &vocabulary_dim);
     function("_embed", &embed);
+    function("_vocabularyWord", &vocabulary_word);
     function("_nearestJson", &nearest_json);
     function("_tokenizeJson", &tokenize_json);
     function("_scores", &scores);

@@ -307,8 +307,8 @@ class Scope {
     this._requireVocabulary();
     const dim = this._m._vocabularyDim();
     return this._withArrays({}, { out: dim }, (ptrs) => {
-      const r = this._m._embed(word, ptrs.out);
-      return { vector: this._read(ptrs.out, dim), oov: r === 0 };
+      const entry = this._m._embed(word, ptrs.out);
+      return { vector: this._read(ptrs.out, dim), oov: entry < 0, vocabWord: entry < 0 ? null : this._m._vocabularyWord(entry) };
     });
   }
 

@@ -378,6 +378,11 @@ describe('text and vocabulary', () => {
     // Related words are closer than unrelated ones.
     const cos = (a, b) => { let s = 0, x = 0, y = 0; for (let i = 0; i < a.length; i++) { s += a[i] * b[i]; x += a[i] ** 2; y += b[i] ** 2; } return s / Math.sqrt(x * y); };
     assert.ok(cos(scope.embed('king').vector, scope.embed('queen').vector) > cos(scope.embed('king').vector, scope.embed('computer').vector));
+    // Normalised as in attend(): case and curly apostrophes do not matter; vocabWord says which entry.
+    assertSameBytes(scope.embed('King').vector, scope.embed('king').vector, "embed('King') is the vector of 'king'");
+    assert.equal(scope.embed('King').vocabWord, 'king');
+    assert.equal(scope.embed('n’t').vocabWord, 'not');
+    assert.equal(scope.embed('zqxjvbkwrtplm').vocabWord, null);
   });
 
   test('stand-ins for GloVe forms the word list lacks (docs/vocab-format.md): embed() and Token.vocabWord', () => {
