@@ -2,6 +2,7 @@
 // single-file build (wasm and the 10,000-word vocabulary inlined), and the vocabulary options.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
@@ -14,6 +15,15 @@ const simdScope = await loadScope();
 
 describe('scalar-only build (createAttnScope({ simd: false }))', async () => {
   const scope = await loadScope({ simd: false });
+
+  test('attnscope-scalar.wasm has not one SIMD instruction (it must validate on engines without SIMD); attnscope.wasm has f32x4 arithmetic', () => {
+    const disassemble = (file) => execFileSync('wasm-objdump', ['-d', join(DIST, file)], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    const simdOps = /\bv128\.|\b[if](8|16|32|64)x\d+\./;
+    const scalarLines = disassemble('attnscope-scalar.wasm').split('\n').filter((l) => simdOps.test(l));
+    assert.deepEqual(scalarLines.slice(0, 5), [], 'SIMD opcodes in the scalar build');
+    const f32x4 = disassemble('attnscope.wasm').split('\n').filter((l) => /\bf32x4\.(add|mul|sub|div|max|min)\b/.test(l)).length;
+    assert.ok(f32x4 > 100, `attnscope.wasm has ${f32x4} f32x4 arithmetic instructions`);
+  });
 
   test('reports itself as scalar and refuses the simd variant', () => {
     assert.deepEqual(scope.variants.available, ['auto', 'scalar']);
