@@ -44,6 +44,11 @@ export interface Token {
   kind: TokenKind;
   /** True when the word is not in the vocabulary and got the deterministic out-of-vocabulary vector. */
   oov: boolean;
+  /**
+   * The vocabulary word whose vector was used: usually `lookup`; a documented stand-in for GloVe forms
+   * the vocabulary lacks (e.g. "n't" → "not", "a" → "an", "café" → "cafe"); null when `oov`.
+   */
+  vocabWord: string | null;
 }
 
 export interface CreateOptions {
@@ -184,6 +189,8 @@ export interface AttendResult {
 export interface Embedding {
   vector: Float32Array;  // [d]
   oov: boolean;
+  /** The vocabulary word whose vector this is (after lower-casing and stand-ins), null when `oov`. */
+  vocabWord: string | null;
 }
 
 export interface AttnScope {
@@ -206,6 +213,7 @@ export interface AttnScope {
             options: ScoreOptions & { nq: number; nk: number; d: number; dk?: number; dv: number;
                                       temperature?: number; mask?: MaskName; keyPadding?: Uint8Array | boolean[] }): AttentionResult;
   tokenize(text: string, options?: { maxTokens?: number }): Token[];
+  /** The vector of one word, normalised as in attend(): embed('King') is the vector of 'king'. */
   embed(word: string): Embedding;
   /** The k vocabulary words closest (cosine) to a word or a vector [d]. */
   nearest(wordOrVector: string | Float32Array, k?: number): { word: string; cosine: number }[];

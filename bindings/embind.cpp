@@ -58,7 +58,8 @@ void json_string(std::string& out, const std::string& s) {
     out += '"';
 }
 
-std::string tokens_json(const std::vector<Token>& tokens, const std::vector<std::uint8_t>* oov) {
+// entries: the vocabulary entry each token's vector came from (-1 = out of vocabulary).
+std::string tokens_json(const std::vector<Token>& tokens, const std::vector<std::int64_t>& entries) {
     std::string out = "[";
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const Token& t = tokens[i];
@@ -71,7 +72,10 @@ std::string tokens_json(const std::vector<Token>& tokens, const std::vector<std:
         out += ",\"kind\":\"";
         out += token_kind_name(t.kind);
         out += "\",\"oov\":";
-        out += (oov && (*oov)[i]) ? "true" : "false";
+        out += entries[i] < 0 ? "true" : "false";
+        out += ",\"vocabWord\":";
+        if (entries[i] < 0) out += "null";
+        else json_string(out, g_vocab.word(static_cast<std::size_t>(entries[i])));
         out += '}';
     }
     out += ']';
@@ -115,11 +119,20 @@ std::string load_vocabulary(std::uintptr_t bytes, int size) {
 int vocabulary_size() { return static_cast<int>(g_vocab.size()); }
 int vocabulary_dim() { return static_cast<int>(g_vocab.dim()); }
 
-// Writes the vector of `word` to out (dim floats); returns 1 when in vocabulary, 0 when OOV, -1 with no vocabulary.
+// Writes the vector of `word` to out (dim floats). The word is normalised as the sentence pipeline
+// would (a single token's lookup form: lower-cased, curly apostrophes straightened), then resolved
+// with the documented stand-ins. Returns the vocabulary entry used, -1 when out of vocabulary,
+// -2 with no vocabulary.
 int embed(const std::string& word, std::uintptr_t out) {
-    if (g_vocab.empty()) return -1;
-    return g_vocab.embed(word, mfptr(out)) ? 1 : 0;
+    if (g_vocab.empty()) return -2;
+    std::vector<Token> tokens;
+    const std::string lookup = tokenize(word, TokenizerOptions{}, tokens).ok() && tokens.size() == 1 ? tokens[0].lookup : word;
+    const std::int64_t entry = g_vocab.resolve(lookup);
+    if (entry >= 0) g_vocab.vector(static_cast<std::size_t>(entry), mfptr(out));
+    else g_vocab.oov_vector(lookup, mfptr(out));
+    return static_cast<int>(entry);
 }
+std::string vocabulary_word(int index) { return g_vocab.word(static_cast<std::size_t>(index)); }
 
 std::string nearest_json(std::uintptr_t vec, int k) {
     std::string out = "[";
@@ -146,10 +159,9 @@ std::string tokenize_json(const std::string& text, int max_tokens) {
         json_string(out, st.message());
         return out + "}";
     }
-    std::vector<std::uint8_t> oov(tokens.size(), 0);
-    if (!g_vocab.empty())
-        for (std::size_t i = 0; i < tokens.size(); ++i) oov[i] = g_vocab.find(tokens[i].lookup) < 0 ? 1 : 0;
-    return "{\"tokens\":" + tokens_json(tokens, &oov) + "}";
+    std::vector<std::int64_t> entries(tokens.size(), -1);
+    for (std::size_t i = 0; i < tokens.size(); ++i) entries[i] = g_vocab.resolve(tokens[i].lookup);
+    return "{\"tokens\":" + tokens_json(tokens, entries) + "}";
 }
 
 // ---- bring your own vectors ---------------------------------------------------------------------
@@ -197,7 +209,7 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, in
 }
 
 // stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
-std::string attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
+std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
                       const JsScoreParams& jp, double temperature, int mask, std::uintptr_t padding,
                       std::uintptr_t S, std::uintptr_t A, std::uintptr_t O, std::uintptr_t stats) {
     AttentionOptions o;
@@ -240,7 +252,7 @@ struct JsAttendOptions {
 };
 
 // Runs the pipeline; the JS layer then copies arrays out with last_* below. Returns "" or an error.
-std::string attend(const std::string& query, const std::string& keys, bool cross, const JsAttendOptions& j) {
+std::string js_attend(const std::string& query, const std::string& keys, bool cross, const JsAttendOptions& j) {
     if (g_vocab.empty()) return "vocabulary: none loaded";
     AttendOptions o;
     o.score = static_cast<Score>(j.params.score);
@@ -275,7 +287,7 @@ std::string attend(const std::string& query, const std::string& keys, bool cross
 }
 
 std::string last_tokens_json(bool keys) {
-    return keys ? tokens_json(g_last.key_tokens, &g_last.key_oov) : tokens_json(g_last.query_tokens, &g_last.query_oov);
+    return keys ? tokens_json(g_last.key_tokens, g_last.key_vocab) : tokens_json(g_last.query_tokens, g_last.query_vocab);
 }
 
 const Tensor* last_tensor(const std::string& name, int head) {
@@ -361,12 +373,13 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_vocabularySize", &vocabulary_size);
     function("_vocabularyDim", &vocabulary_dim);
     function("_embed", &embed);
+    function("_vocabularyWord", &vocabulary_word);
     function("_nearestJson", &nearest_json);
     function("_tokenizeJson", &tokenize_json);
     function("_scores", &scores);
     function("_softmax", &softmax);
-    function("_attention", &attention);
-    function("_attend", &attend);
+    function("_attention", &js_attention);
+    function("_attend", &js_attend);
     function("_lastTokensJson", &last_tokens_json);
     function("_lastPtr", &last_ptr);
     function("_lastRows", &last_rows);

@@ -90,6 +90,18 @@ function checkMatrix(name, value, length, shape) {
 function checkText(name, value) {
   if (typeof value !== 'string') throw new TypeError(`${name}: expected a string, got ${describe(value)}`);
   if (value.trim() === '') throw new RangeError(`${name}: expected text with at least one word, got an empty string`);
+  return checkWellFormed(name, value);
+}
+// Emscripten's UTF-8 encoder pairs a lone surrogate with whatever code unit follows it, so the core
+// would see (and return) characters that are not in the text: refuse such strings instead.
+function checkWellFormed(name, value) {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = value.charCodeAt(i + 1);
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) { i++; continue; }
+    throw new RangeError(`${name}: lone UTF-16 surrogate at index ${i}, not valid Unicode; fix the text (e.g. ${name}.toWellFormed())`);
+  }
   return value;
 }
 function describe(v) {
@@ -98,6 +110,12 @@ function describe(v) {
   if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${v.length}`;
   if (typeof v === 'string') return `'${v.length > 40 ? v.slice(0, 40) + '…' : v}'`;
   return typeof v === 'object' ? 'an object' : String(v);
+}
+// The core fails only on the values it is handed (too many tokens, a matrix too small for the keys,
+// invalid text), after this layer has checked the types: always a RangeError. Its messages name the
+// argument first ("K: expected ..."); C++ option names are given their JS spelling.
+function coreError(message) {
+  return new RangeError(message.replace(/\bmax_tokens\b/g, 'maxTokens'));
 }
 function checkKnownKeys(name, options, allowed) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
@@ -188,8 +206,7 @@ class Scope {
       v: ptrs.v || 0, Wa: ptrs.Wa || 0, hidden: sp.hidden, maxKeys: sp.maxKeys };
   }
   _fail(message) {
-    // Errors from the core name the argument first ("K: expected ..."): keep them as they are.
-    throw (/expected|needs|at most|at least/.test(message) ? new RangeError(message) : new Error(message));
+    throw coreError(message);
   }
 
   // ---- bring your own vectors ----
@@ -272,10 +289,11 @@ class Scope {
   // ---- text ----
   tokenize(text, options = {}) {
     if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    checkWellFormed('text', text);
     checkKnownKeys('options', options, ['maxTokens']);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
     const r = JSON.parse(this._m._tokenizeJson(text, maxTokens));
-    if (r.error) throw new RangeError(r.error);
+    if (r.error) throw coreError(r.error);
     return r.tokens;
   }
 
@@ -285,11 +303,12 @@ class Scope {
 
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
+    checkWellFormed('word', word);
     this._requireVocabulary();
     const dim = this._m._vocabularyDim();
     return this._withArrays({}, { out: dim }, (ptrs) => {
-      const r = this._m._embed(word, ptrs.out);
-      return { vector: this._read(ptrs.out, dim), oov: r === 0 };
+      const entry = this._m._embed(word, ptrs.out);
+      return { vector: this._read(ptrs.out, dim), oov: entry < 0, vocabWord: entry < 0 ? null : this._m._vocabularyWord(entry) };
     });
   }
 

@@ -14,6 +14,15 @@ run() {  # run NAME COMMAND...
 }
 run "C++ suite, native (ctest)" ctest --test-dir build/native --output-on-failure
 run "C++ suite, wasm under node (ctest)" ctest --test-dir build/wasm --output-on-failure
+# The same suite under AddressSanitizer + UBSan: the vocabulary loader's damaged-file tests must
+# not over-read, and no kernel may touch memory outside its matrices.
+asan() {
+  [ -f build/asan/CMakeCache.txt ] || cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DATTNSCOPE_SANITIZE=ON -DATTNSCOPE_BENCH=OFF >/dev/null
+  cmake --build build/asan -j"$ATTNSCOPE_JOBS" --target attnscope_tests >/dev/null &&
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/tests/cpp/attnscope_tests
+}
+run "C++ suite, native under AddressSanitizer + UBSan" asan
 if compgen -G "tests/js/*.test.mjs" >/dev/null; then
   run "JS API (node:test)" node --test tests/js/
 fi

@@ -390,8 +390,51 @@ void Vocabulary::vector(std::size_t index, float* out) const {
     for (std::size_t j = 0; j < d; ++j) out[j] = static_cast<float>(c[j]) * s;
 }
 
+namespace {
+
+// Folds the Latin-1 letters U+00C0–U+00FF (two UTF-8 bytes, C3 80–C3 BF) to ASCII; empty when
+// nothing was folded.
+std::string fold_latin1_accents(std::string_view w) {
+    // Indexed by the second byte - 0x80, for U+00C0..U+00FF; '\0' = leave as is.
+    static const char kFold[64 + 1] = "AAAAAAACEEEEIIII" "DNOOOOO\0OUUUUY\0\0" "aaaaaaaceeeeiiii" "\0nooooo\0ouuuuy\0y";
+    std::string out;
+    bool folded = false;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+        const auto c = static_cast<unsigned char>(w[i]);
+        if (c == 0xC3 && i + 1 < w.size()) {
+            const auto n = static_cast<unsigned char>(w[i + 1]);
+            if (n >= 0x80 && n <= 0xBF && kFold[n - 0x80] != '\0') {
+                out += kFold[n - 0x80];
+                folded = true;
+                ++i;
+                continue;
+            }
+        }
+        out += static_cast<char>(c);
+    }
+    return folded ? out : std::string();
+}
+
+}  // namespace
+
+std::int64_t Vocabulary::resolve(std::string_view word) const {
+    if (const std::int64_t i = find(word); i >= 0) return i;
+    static const std::pair<std::string_view, std::string_view> kStandIns[] = {
+        {"n't", "not"}, {"n’t", "not"}, {"'ll", "will"}, {"'re", "are"}, {"'m", "am"}, {"'ve", "have"},
+        {"'d", "would"}, {"'s", "is"}, {"a", "an"}, {"i", "me"}, {"0", "zero"}, {"1", "one"}, {"2", "two"},
+        {"3", "three"}, {"4", "four"}, {"5", "five"}, {"6", "six"}, {"7", "seven"}, {"8", "eight"},
+        {"9", "nine"}, {"10", "ten"}, {"...", "…"}};
+    for (const auto& [from, to] : kStandIns)
+        if (word == from) return find(to);
+    if (word.size() > 1 && word.back() == '.') {
+        if (const std::int64_t i = find(word.substr(0, word.size() - 1)); i >= 0) return i;
+    }
+    if (const std::string folded = fold_latin1_accents(word); !folded.empty()) return find(folded);
+    return -1;
+}
+
 bool Vocabulary::embed(std::string_view word, float* out) const {
-    const std::int64_t i = find(word);
+    const std::int64_t i = resolve(word);
     if (i >= 0) {
         vector(static_cast<std::size_t>(i), out);
         return true;

@@ -10,7 +10,8 @@ namespace attnscope {
 namespace {
 
 Status embed_text(const Vocabulary& vocab, std::string_view text, const char* arg, const AttendOptions& o,
-                  std::vector<Token>& tokens, std::vector<std::uint8_t>& oov, Tensor& X) {
+                  std::vector<Token>& tokens, std::vector<std::uint8_t>& oov, std::vector<std::int64_t>& entries,
+                  Tensor& X) {
     TokenizerOptions to;
     to.max_tokens = o.max_tokens;
     if (Status st = tokenize(text, to, tokens); !st) return Status::error(std::string(arg) + ": " + st.message());
@@ -18,8 +19,17 @@ Status embed_text(const Vocabulary& vocab, std::string_view text, const char* ar
     const std::size_t d = vocab.dim();
     X = Tensor(tokens.size(), d);
     oov.assign(tokens.size(), 0);
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-        oov[i] = vocab.embed(tokens[i].lookup, X.values.data() + i * d) ? 0 : 1;
+    entries.assign(tokens.size(), -1);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        float* row = X.values.data() + i * d;
+        entries[i] = vocab.resolve(tokens[i].lookup);
+        if (entries[i] >= 0) {
+            vocab.vector(static_cast<std::size_t>(entries[i]), row);
+        } else {
+            vocab.oov_vector(tokens[i].lookup, row);
+            oov[i] = 1;
+        }
+    }
     if (o.positional) add_sinusoidal_positions(X.view());
     return {};
 }
@@ -39,14 +49,16 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
     out = AttendResult{};
     if (vocab.empty()) return Status::error("vocabulary: none loaded");
     if (o.heads == 0) return Status::error("heads: expected at least 1");
-    if (Status st = embed_text(vocab, query, "query", o, out.query_tokens, out.query_oov, out.query_embeddings); !st)
+    if (Status st = embed_text(vocab, query, "query", o, out.query_tokens, out.query_oov, out.query_vocab,
+                               out.query_embeddings); !st)
         return st;
     if (cross) {
-        if (Status st = embed_text(vocab, keys, "keys", o, out.key_tokens, out.key_oov, out.key_embeddings); !st)
+        if (Status st = embed_text(vocab, keys, "keys", o, out.key_tokens, out.key_oov, out.key_vocab, out.key_embeddings); !st)
             return st;
     } else {
         out.key_tokens = out.query_tokens;
         out.key_oov = out.query_oov;
+        out.key_vocab = out.query_vocab;
         out.key_embeddings = out.query_embeddings;
     }
     const std::size_t d = vocab.dim(), H = o.heads, nk = out.key_tokens.size();

@@ -29,10 +29,16 @@ public:
 
     // Index of `word` (already normalised, e.g. lower-cased), or -1.
     std::int64_t find(std::string_view word) const;
+    // Like find, but when the word itself is missing it tries, in order, the documented stand-ins
+    // for GloVe 6B forms this vocabulary lacks (docs/vocab-format.md, "Stand-ins"): clitics
+    // (n't → not, 'll → will, 're → are, 'm → am, 've → have, 'd → would, 's → is), the one-letter
+    // words a → an and i → me, the digits 0–10 → zero…ten, "..." → "…", a trailing period dropped
+    // ("mr." → "mr"), Latin-1 accents folded ("café" → "cafe"). -1 when none is found.
+    std::int64_t resolve(std::string_view word) const;
     // The dequantised vector of entry `index` into out[0..dim) (zeros when index >= size()).
     void vector(std::size_t index, float* out) const;
-    // The vector for any word: its vocabulary vector, or the out-of-vocabulary vector (see oov_vector).
-    // Returns true when the word is in the vocabulary.
+    // The vector for any word: the vocabulary vector of resolve(word), or the out-of-vocabulary
+    // vector (see oov_vector). Returns true when resolve found an entry.
     bool embed(std::string_view word, float* out) const;
     // The deterministic vector for a word not in the vocabulary (rule documented in docs/vocab-format.md).
     void oov_vector(std::string_view word, float* out) const;

@@ -49,6 +49,7 @@ struct AttendOptions {
 struct AttendResult {
     std::vector<Token> query_tokens, key_tokens;
     std::vector<std::uint8_t> query_oov, key_oov;  // 1 = out of vocabulary
+    std::vector<std::int64_t> query_vocab, key_vocab;  // the vocabulary entry used per token (-1 = OOV)
     Tensor query_embeddings, key_embeddings;       // nq x d, nk x d (positions included when on)
     MultiHeadResult attention;
     // The seeded score weights actually used, per head (empty when the caller gave them or the

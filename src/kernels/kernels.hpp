@@ -21,7 +21,7 @@ using row_sumsq_fn = void (*)(std::size_t rows, std::size_t cols, const float* X
 // S[i][j] *= a[i] * b[j]            (cosine: a, b are reciprocal norms, 0 for a zero vector)
 using cosine_epilogue_fn = void (*)(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* a,
                                     const float* b);
-// With S = Q Kᵀ and qq, kk the squared row norms, d2 = max(0, qq[i] + kk[j] - 2 S[i][j]):
+// With S = Q Kᵀ and qq, kk the squared row norms, d2 = max(0, qq[i] + kk[j] - 2 S[i][j]) (NaN stays NaN):
 //   sq_euclidean: S = -d2      euclidean: S = -sqrt(d2)      idw: S = -log(eps + d2^(p/2))
 using sq_euclidean_epilogue_fn = void (*)(std::size_t m, std::size_t n, float* S, std::size_t lds,
                                           const float* qq, const float* kk);

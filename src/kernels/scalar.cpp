@@ -49,9 +49,10 @@ void f32_cosine_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::si
 
 namespace {
 inline float sq_distance(float qq, float kk, float qk) {
-    // Rounding can push the identity slightly below zero for (near-)equal vectors.
+    // Rounding can push the identity slightly below zero for (near-)equal vectors. Written so that a
+    // NaN stays NaN (a clamp `d2 > 0 ? d2 : 0` would turn it into a perfect match).
     const float d2 = qq + kk - 2.0f * qk;
-    return d2 > 0.0f ? d2 : 0.0f;
+    return d2 < 0.0f ? 0.0f : d2;
 }
 }  // namespace
 

@@ -141,13 +141,16 @@ void f32_cosine_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size
 }
 
 namespace {
-// d2 = max(0, qq + kk - 2 qk), the squared distance through the dot-product identity.
+// d2 = max(0, qq + kk - 2 qk), the squared distance through the dot-product identity; NaN stays NaN
+// (xsimd::max follows SSE's maxps, which returns its second operand when either is NaN, so the
+// clamp is an explicit select).
 inline batch sq_distance(const batch& qq, const batch& kk, const batch& qk) {
-    return xsimd::max(qq + kk - batch(2.0f) * qk, batch(0.0f));
+    const batch d2 = qq + kk - batch(2.0f) * qk;
+    return xsimd::select(d2 < batch(0.0f), batch(0.0f), d2);
 }
 inline float sq_distance(float qq, float kk, float qk) {
     const float d2 = qq + kk - 2.0f * qk;
-    return d2 > 0.0f ? d2 : 0.0f;
+    return d2 < 0.0f ? 0.0f : d2;
 }
 
 // Applies f(d2) to every score, vectorised along the keys.

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Sizes of the built package files in dist/: raw and gzip (zlib level 9, what a static server or CDN
+// would send with gzip on). Prints JSON; `npm run build` first.
+//   node bench/dist-sizes.mjs > bench/results/dist-sizes.json
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const files = readdirSync(dist).filter((f) => /\.(mjs|wasm|bin|d\.ts)$/.test(f)).sort();
+const sizes = Object.fromEntries(files.map((f) => {
+  const bytes = readFileSync(join(dist, f));
+  return [f, { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }];
+}));
+const sum = (names) => names.reduce((a, f) => ({ raw: a.raw + (sizes[f]?.raw ?? 0), gzip: a.gzip + (sizes[f]?.gzip ?? 0) }), { raw: 0, gzip: 0 });
+console.log(JSON.stringify({
+  date: new Date().toISOString(),
+  files: sizes,
+  builds: {
+    'split SIMD: JS (attnscope.mjs + scope.mjs + attnscope-wasm.mjs)': sum(['attnscope.mjs', 'scope.mjs', 'attnscope-wasm.mjs']),
+    'split SIMD: wasm (attnscope.wasm)': sum(['attnscope.wasm']),
+    'split scalar: JS (attnscope.mjs + scope.mjs + attnscope-scalar-wasm.mjs)': sum(['attnscope.mjs', 'scope.mjs', 'attnscope-scalar-wasm.mjs']),
+    'split scalar: wasm (attnscope-scalar.wasm)': sum(['attnscope-scalar.wasm']),
+    'single file (wasm + 10k vocabulary inlined)': sum(['attnscope.single.mjs']),
+    'vocabulary 50k (default of the split build)': sum(['glove-50k.bin']),
+  },
+}, null, 2));

@@ -1,0 +1,394 @@
+// Every operation of every kernel variant in the manifest, against a float64 evaluation of the same
+// formula with an error bound (test_util.hpp derives them) and against the scalar reference variant.
+// The scalar and the SIMD results each lie within the bound B of the exact value, so they differ
+// from each other by at most 2B: that is the tolerance of "SIMD vs scalar".
+//
+// Test case names are the kernel op names (f32_<op>) and sections the full kernel names
+// (f32_<op>__<variant>), so one grep finds the kernel, its test and its benchmark.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <xsimd/xsimd.hpp>
+
+#include "attnscope/variant.hpp"
+#include "kernels/kernels.hpp"
+#include "test_util.hpp"
+
+using namespace attnscope;
+using namespace attnscope::test;
+using kernels::KernelTable;
+
+namespace {
+
+const KernelTable& scalar_table() { return kernels_for(Variant::scalar); }
+
+// got within ref's bound, and within twice that bound of the scalar reference's result.
+void check_both(const Mat& got, const Mat& scalar, const RefMatrix& ref, const std::string& where) {
+    Checker vs_ref("vs float64"), vs_scalar("vs scalar");
+    for (std::size_t i = 0; i < ref.rows; ++i)
+        for (std::size_t j = 0; j < ref.cols; ++j) {
+            vs_ref(got(i, j), ref.at(i, j), ref.tol_at(i, j), i, j);
+            vs_scalar(got(i, j), scalar(i, j), 2.0 * ref.tol_at(i, j), i, j);
+        }
+    INFO(where);
+    ATTNSCOPE_CHECK_ALL(vs_ref);
+    ATTNSCOPE_CHECK_ALL(vs_scalar);
+    CHECK(got.padding_intact());
+}
+
+// The (m, k) pairs run over every pair of tail sizes; the third size cycles through the list too so
+// that every size appears in every role without running all 17³ shapes.
+std::size_t third_size(std::size_t a, std::size_t b) { return kTailSizes[(7 * a + 3 * b + 5) % kTailSizes.size()]; }
+
+std::string shape_label(std::size_t m, std::size_t n, std::size_t k, std::size_t pad) {
+    std::ostringstream s;
+    s << "m=" << m << " n=" << n << " k=" << k << " pad=" << pad;
+    return s.str();
+}
+
+// ----------------------------------------------------------------------------------------------
+// C = alpha·A·Bᵀ. Bound per entry: (k+2)ε|alpha| Σ_t|A_it B_jt| (k products summed, one more
+// rounding for alpha, one of margin).
+void check_f32_gemm_nt(const KernelTable& kt) {
+    Rng rng(101);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); ++b) {
+            const std::size_t m = kTailSizes[a], k = kTailSizes[b], n = third_size(a, b), pad = (a + b) % 3;
+            const float alpha = (a + b) % 2 ? 1.0f : -0.37f;
+            const Mat A = uniform_matrix(m, k, rng, -1, 1, pad), B = uniform_matrix(n, k, rng, -1, 1, pad + 1);
+            Mat C(m, n, pad, 7777.0f), Cs(m, n, pad, 7777.0f);
+            kt.gemm_nt(m, n, k, A.data(), A.stride, B.data(), B.stride, C.data(), C.stride, alpha);
+            scalar_table().gemm_nt(m, n, k, A.data(), A.stride, B.data(), B.stride, Cs.data(), Cs.stride, alpha);
+            RefMatrix ref(m, n);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    ref.at(i, j) = alpha * dot64(A.row(i), B.row(j), k);
+                    ref.tol_at(i, j) = (static_cast<double>(k) + 2.0) * kEps * std::fabs(alpha) * absdot64(A.row(i), B.row(j), k);
+                }
+            check_both(C, Cs, ref, shape_label(m, n, k, pad));
+        }
+}
+
+// C = A·B. Bound per entry: (k+1)ε Σ_t|A_it B_tj|.
+void check_f32_gemm_nn(const KernelTable& kt) {
+    Rng rng(102);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); ++b) {
+            const std::size_t m = kTailSizes[a], n = kTailSizes[b], k = third_size(a, b), pad = (a + 2 * b) % 3;
+            const Mat A = uniform_matrix(m, k, rng, -1, 1, pad), B = uniform_matrix(k, n, rng, -1, 1, pad + 1);
+            Mat C(m, n, pad, 7777.0f), Cs(m, n, pad, 7777.0f);
+            kt.gemm_nn(m, n, k, A.data(), A.stride, B.data(), B.stride, C.data(), C.stride);
+            scalar_table().gemm_nn(m, n, k, A.data(), A.stride, B.data(), B.stride, Cs.data(), Cs.stride);
+            const RefMatrix ref = ref_matmul(A.view(), B.data(), B.stride, n);
+            check_both(C, Cs, ref, shape_label(m, n, k, pad));
+        }
+}
+
+// out_i = Σ_t X_it². All terms are positive, so the bound is relative: (cols+1)ε Σ_t X_it².
+void check_f32_row_sumsq(const KernelTable& kt) {
+    Rng rng(103);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t cols = kTailSizes[a], rows = third_size(a, a) % 9 + 1, pad = a % 3;
+        const Mat X = uniform_matrix(rows, cols, rng, -2, 2, pad);
+        Mat out(1, rows, 1, 7777.0f), outs(1, rows, 1, 7777.0f);  // one row: the sentinel follows the last entry
+        kt.row_sumsq(rows, cols, X.data(), X.stride, out.data());
+        scalar_table().row_sumsq(rows, cols, X.data(), X.stride, outs.data());
+        RefMatrix ref(1, rows);
+        for (std::size_t i = 0; i < rows; ++i) {
+            ref.at(0, i) = dot64(X.row(i), X.row(i), cols);
+            ref.tol_at(0, i) = (static_cast<double>(cols) + 1.0) * kEps * ref.at(0, i);
+        }
+        check_both(out, outs, ref, shape_label(rows, 1, cols, pad));
+    }
+}
+
+// S_ij *= a_i b_j: two float products, each rounded once: ≤ 2ε|S a b| with a factor 2 of margin.
+// a and b hold some zeros (the reciprocal norm of a zero vector), which must give exact zeros.
+void check_f32_cosine_epilogue(const KernelTable& kt) {
+    Rng rng(104);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); b += 2) {
+            const std::size_t m = kTailSizes[a] % 40 + 1, n = kTailSizes[b], pad = (a + b) % 3;
+            Mat S = uniform_matrix(m, n, rng, -3, 3, pad);
+            const Mat sa = uniform_matrix(1, m, rng, 0.01, 2), sb = uniform_matrix(1, n, rng, 0.01, 2);
+            Mat va = sa, vb = sb;
+            va(0, m / 2) = 0.0f;
+            vb(0, n - 1) = 0.0f;
+            Mat Ss = S;
+            RefMatrix ref(m, n);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    ref.at(i, j) = static_cast<double>(S(i, j)) * va(0, i) * vb(0, j);
+                    ref.tol_at(i, j) = 2.0 * kEps * std::fabs(ref.at(i, j));
+                }
+            kt.cosine_epilogue(m, n, S.data(), S.stride, va.data(), vb.data());
+            scalar_table().cosine_epilogue(m, n, Ss.data(), Ss.stride, va.data(), vb.data());
+            check_both(S, Ss, ref, shape_label(m, n, 0, pad));
+        }
+}
+
+// Inputs for the distance epilogues: squared norms qq, kk and a "dot product" S = c·√(qq kk) with
+// c in [−1, 1.02] (a little over 1 drives qq + kk − 2S below zero, which the kernels clamp), plus
+// entries with qq = kk = S = 1, where d2 = 0 exactly, and a NaN, which must stay NaN.
+struct DistanceInputs {
+    Mat S, qq, kk;
+};
+DistanceInputs distance_inputs(Rng& rng, std::size_t m, std::size_t n, std::size_t pad) {
+    DistanceInputs in{Mat(m, n, pad), uniform_matrix(1, m, rng, 0, 4), uniform_matrix(1, n, rng, 0, 4)};
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+            in.S(i, j) = static_cast<float>(rng.uniform(-1.0, 1.02) * std::sqrt(static_cast<double>(in.qq(0, i)) * in.kk(0, j)));
+    in.qq(0, 0) = 1.0f;
+    in.kk(0, n - 1) = 1.0f;
+    in.S(0, n - 1) = 1.0f;
+    in.S(m - 1, n / 2) = kNaN;
+    return in;
+}
+
+// The epilogue's own d2 = fl(fl(qq + kk) − 2S) errs by ≤ ε(qq + kk + 2|S|) (two roundings of
+// magnitude ≤ that, each ≤ u, factor 2 of margin); ref_distance carries it through f.
+template <class Run>
+void check_distance_epilogue(const KernelTable& kt, Score score, double p, double eps, std::uint32_t seed,
+                             Run run) {
+    Rng rng(seed);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); b += 2) {
+            const std::size_t m = kTailSizes[a] % 40 + 1, n = kTailSizes[b], pad = (a + b) % 3;
+            DistanceInputs in = distance_inputs(rng, m, n, pad);
+            Mat Ss = in.S;
+            RefMatrix ref(m, n);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    const double qq = in.qq(0, i), kk = in.kk(0, j), s = in.S(i, j);
+                    const double x = qq + kk - 2.0 * s, d2 = x < 0.0 ? 0.0 : x;  // NaN stays NaN
+                    const Ref r = ref_distance(score, d2, kEps * (qq + kk + 2.0 * std::fabs(s)), p, eps);
+                    ref.at(i, j) = r.value;
+                    ref.tol_at(i, j) = r.tol;
+                }
+            run(kt, m, n, in.S.data(), in.S.stride, in.qq.data(), in.kk.data());
+            run(scalar_table(), m, n, Ss.data(), Ss.stride, in.qq.data(), in.kk.data());
+            std::ostringstream where;
+            where << shape_label(m, n, 0, pad) << " p=" << p << " eps=" << eps;
+            check_both(in.S, Ss, ref, where.str());
+        }
+}
+
+void check_f32_sq_euclidean_epilogue(const KernelTable& kt) {
+    check_distance_epilogue(kt, Score::neg_sq_euclidean, 2, 0, 105,
+                            [](const KernelTable& t, std::size_t m, std::size_t n, float* S, std::size_t lds,
+                               const float* qq, const float* kk) { t.sq_euclidean_epilogue(m, n, S, lds, qq, kk); });
+}
+
+void check_f32_euclidean_epilogue(const KernelTable& kt) {
+    check_distance_epilogue(kt, Score::neg_euclidean, 1, 0, 106,
+                            [](const KernelTable& t, std::size_t m, std::size_t n, float* S, std::size_t lds,
+                               const float* qq, const float* kk) { t.euclidean_epilogue(m, n, S, lds, qq, kk); });
+}
+
+// p = 2 takes the SIMD variant's log-only path, the others go through exp(p/2 · log d2); eps = 0
+// needs log(0) = −inf in both (the score of an exact match is +inf).
+void check_f32_idw_epilogue(const KernelTable& kt) {
+    const std::pair<float, float> cases[] = {{2.0f, 1e-3f}, {1.0f, 1e-3f}, {3.0f, 1e-3f},
+                                             {0.5f, 1e-2f}, {2.0f, 0.0f},  {3.0f, 0.0f}};
+    std::uint32_t seed = 107;
+    for (const auto& [p, eps] : cases)
+        check_distance_epilogue(kt, Score::idw, p, eps, seed++,
+                                [p = p, eps = eps](const KernelTable& t, std::size_t m, std::size_t n, float* S,
+                                                   std::size_t lds, const float* qq, const float* kk) {
+                                    t.idw_epilogue(m, n, S, lds, qq, kk, p, eps);
+                                });
+}
+
+// S_ij = Σ_t v_t tanh(Aq_it + Bk_jt). The float sum x = a + b rounds once (tanh is 1-Lipschitz, so
+// ≤ u|x| passes through), tanh adds kFnUlps ulps, and the weighted sum (h+1)ε Σ|v_t tanh_t|.
+void check_f32_additive(const KernelTable& kt) {
+    Rng rng(120);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t h = kTailSizes[a], m = a % 5 + 1, n = third_size(a, 1) % 11 + 1, pad = a % 3;
+        const Mat Aq = uniform_matrix(m, h, rng, -2.5, 2.5, pad), Bk = uniform_matrix(n, h, rng, -2.5, 2.5, pad + 1);
+        const Mat v = uniform_matrix(1, h, rng, -1, 1, 1);
+        Mat S(m, n, pad, 7777.0f), Ss(m, n, pad, 7777.0f);
+        kt.additive(m, n, h, Aq.data(), Aq.stride, Bk.data(), Bk.stride, v.data(), S.data(), S.stride);
+        scalar_table().additive(m, n, h, Aq.data(), Aq.stride, Bk.data(), Bk.stride, v.data(), Ss.data(), Ss.stride);
+        RefMatrix ref(m, n);
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                double val = 0.0, tol = 0.0, mag = 0.0;
+                for (std::size_t t = 0; t < h; ++t) {
+                    const double x = static_cast<double>(Aq(i, t)) + Bk(j, t), th = std::tanh(x);
+                    val += v(0, t) * th;
+                    mag += std::fabs(v(0, t) * th);
+                    tol += std::fabs(v(0, t)) * kEps * (std::fabs(x) + kFnUlps * std::fabs(th));
+                }
+                ref.at(i, j) = val;
+                ref.tol_at(i, j) = tol + (static_cast<double>(h) + 1.0) * kEps * mag;
+            }
+        check_both(S, Ss, ref, shape_label(m, n, h, pad));
+    }
+}
+
+// Row softmax of finite scores, the bound from ref_softmax (exact inputs: δ = 0). One of every
+// three shapes runs in place (W = S), as the masked path of masked_softmax does.
+void check_f32_softmax_rows(const KernelTable& kt) {
+    Rng rng(130);
+    const float inv_taus[] = {1.0f, 0.25f, 7.5f};
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); b += 3) {
+            const std::size_t cols = kTailSizes[a], rows = kTailSizes[b] % 23 + 1, pad = (a + b) % 3;
+            const float inv_tau = inv_taus[(a + b) % 3];
+            const bool in_place = (a + b) % 3 == 1;
+            Mat S = uniform_matrix(rows, cols, rng, -5, 5, pad);
+            RefMatrix s(rows, cols);
+            for (std::size_t i = 0; i < rows; ++i)
+                for (std::size_t j = 0; j < cols; ++j) s.at(i, j) = S(i, j);
+            const RefMatrix ref = ref_softmax(s, inv_tau);
+            Mat Wt(rows, cols, pad, 7777.0f), Ws(rows, cols, pad, 7777.0f);
+            scalar_table().softmax_rows(rows, cols, S.data(), S.stride, inv_tau, Ws.data(), Ws.stride);
+            if (in_place) {
+                kt.softmax_rows(rows, cols, S.data(), S.stride, inv_tau, S.data(), S.stride);
+                Wt = S;
+            } else {
+                kt.softmax_rows(rows, cols, S.data(), S.stride, inv_tau, Wt.data(), Wt.stride);
+            }
+            std::ostringstream where;
+            where << shape_label(rows, cols, 0, pad) << " inv_tau=" << inv_tau << (in_place ? " in place" : "");
+            check_both(Wt, Ws, ref, where.str());
+        }
+}
+
+// A compile-time guard: every op in the manifest needs a check_f32_<op> above, so a kernel op added
+// to manifest.hpp without a test does not build.
+#define ATTNSCOPE_REQUIRE_CHECK(op) \
+    static_assert(sizeof(&check_f32_##op) > 0, "kernel op " #op " has no test in test_kernels.cpp");
+ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_REQUIRE_CHECK)
+#undef ATTNSCOPE_REQUIRE_CHECK
+
+}  // namespace
+
+// One test case per op, one section per variant of the manifest.
+#define ATTNSCOPE_VARIANT_SECTIONS(op)                              \
+    for (const KernelTable* t : kernels::all_variants())            \
+        DYNAMIC_SECTION("f32_" #op "__" << t->name << " (" << t->isa << ")") { check_f32_##op(*t); }
+
+TEST_CASE("f32_gemm_nt", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(gemm_nt) }
+TEST_CASE("f32_gemm_nn", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(gemm_nn) }
+TEST_CASE("f32_row_sumsq", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(row_sumsq) }
+TEST_CASE("f32_cosine_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(cosine_epilogue) }
+TEST_CASE("f32_sq_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(sq_euclidean_epilogue) }
+TEST_CASE("f32_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(euclidean_epilogue) }
+TEST_CASE("f32_idw_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(idw_epilogue) }
+TEST_CASE("f32_additive", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(additive) }
+TEST_CASE("f32_softmax_rows", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_rows) }
+
+// The conventions of kernels.hpp for rows holding −inf, +inf or NaN, with the special value at every
+// position of rows whose length reaches the vector body and the scalar tail.
+TEST_CASE("f32_softmax_rows: -inf, +inf and NaN conventions", "[kernels][softmax]") {
+    for (const KernelTable* t : kernels::all_variants())
+        DYNAMIC_SECTION("f32_softmax_rows__" << t->name) {
+            Rng rng(140);
+            for (std::size_t cols : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}) {
+                for (std::size_t pos = 0; pos < cols; ++pos) {
+                    INFO("cols=" << cols << " special at " << pos);
+                    Mat S = uniform_matrix(6, cols, rng, -3, 3, 1);
+                    S(0, pos) = -kInf;                         // row 0: one −inf
+                    for (std::size_t j = 0; j < cols; ++j) S(1, j) = -kInf;  // row 1: all −inf
+                    for (std::size_t j = 0; j < cols; ++j) S(2, j) = j == pos ? 0.5f : -kInf;  // one finite
+                    S(3, pos) = kInf;                          // row 3: +inf at pos and at the last column
+                    S(3, cols - 1) = kInf;
+                    S(4, pos) = kNaN;                          // row 4: a NaN
+                    S(5, pos) = -kInf;                         // row 5: −inf and +inf
+                    S(5, (pos + 1) % cols) = kInf;
+                    Mat Wt(6, cols, 1, 7777.0f);
+                    t->softmax_rows(6, cols, S.data(), S.stride, 1.0f, Wt.data(), Wt.stride);
+
+                    // −inf gets exactly 0 (this runs xsimd::exp(−inf) in the SIMD body), and the rest
+                    // is the softmax of the finite entries.
+                    RefMatrix s(1, cols);
+                    for (std::size_t j = 0; j < cols; ++j) s.at(0, j) = S(0, j);
+                    const RefMatrix ref = ref_softmax(s, 1.0);
+                    Checker row0("row with one -inf");
+                    for (std::size_t j = 0; j < cols; ++j) row0(Wt(0, j), ref.at(0, j), ref.tol_at(0, j), 0, j);
+                    ATTNSCOPE_CHECK_ALL(row0);
+                    CHECK(Wt(0, pos) == 0.0f);
+
+                    const std::size_t n_inf = pos == cols - 1 ? 1 : 2;
+                    bool all_zero = true, one_hot = true, inf_share = true, all_nan = true, inf_wins = true;
+                    for (std::size_t j = 0; j < cols; ++j) {
+                        all_zero = all_zero && Wt(1, j) == 0.0f;  // also false for NaN
+                        one_hot = one_hot && Wt(2, j) == (j == pos ? 1.0f : 0.0f);
+                        const bool is_inf = j == pos || j == cols - 1;
+                        inf_share = inf_share && Wt(3, j) == (is_inf ? 1.0f / static_cast<float>(n_inf) : 0.0f);
+                        all_nan = all_nan && std::isnan(Wt(4, j));
+                        const bool plus = j == (pos + 1) % cols;
+                        inf_wins = inf_wins && Wt(5, j) == (plus ? 1.0f : 0.0f);
+                    }
+                    CHECK(all_zero);
+                    CHECK(one_hot);
+                    CHECK(inf_share);
+                    CHECK(all_nan);
+                    if (cols > 1) CHECK(inf_wins);
+                    CHECK(Wt.padding_intact());
+                }
+            }
+        }
+}
+
+// The SIMD softmax relies on xsimd::exp(−inf) = 0 for masked keys and the idw epilogue on
+// xsimd::log(0) = −inf and exp(−inf) = 0; checked here on the batch type the kernels use.
+TEST_CASE("xsimd::exp and xsimd::log at the edges the kernels rely on", "[kernels][simd]") {
+    using batch = xsimd::batch<float>;
+    alignas(64) float out[batch::size];
+    xsimd::exp(batch(-kInf)).store_aligned(out);
+    for (float x : out) CHECK(x == 0.0f);
+    xsimd::exp(batch(-200.0f)).store_aligned(out);
+    for (float x : out) CHECK(x == 0.0f);
+    xsimd::exp(batch(0.0f)).store_aligned(out);
+    for (float x : out) CHECK(x == 1.0f);
+    xsimd::log(batch(0.0f)).store_aligned(out);
+    for (float x : out) CHECK(x == -kInf);
+    xsimd::exp(batch(1.5f) * xsimd::log(batch(0.0f))).store_aligned(out);
+    for (float x : out) CHECK(x == 0.0f);
+}
+
+TEST_CASE("dispatch: parse_variant, kernels_for, resolved_variant_name, variant_names", "[dispatch]") {
+    Variant v = Variant::scalar;
+    CHECK(parse_variant("auto", v));
+    CHECK(v == Variant::automatic);
+    CHECK(parse_variant("scalar", v));
+    CHECK(v == Variant::scalar);
+    CHECK(parse_variant("simd", v));
+    CHECK(v == Variant::simd);
+    v = Variant::scalar;
+    for (const char* bad : {"", "SIMD", "Auto", "avx2", "simd ", "scalar\n"}) {
+        INFO("name '" << bad << "'");
+        CHECK_FALSE(parse_variant(bad, v));
+        CHECK(v == Variant::scalar);  // untouched on failure
+    }
+
+    // `auto` is SIMD where it was built, and says so.
+    CHECK(&kernels_for(Variant::automatic) == &kernels_for(Variant::simd));
+    CHECK(&kernels_for(Variant::scalar) != &kernels_for(Variant::simd));
+    CHECK(std::string(resolved_variant_name(Variant::automatic)) == "simd");
+    CHECK(std::string(resolved_variant_name(Variant::simd)) == "simd");
+    CHECK(std::string(resolved_variant_name(Variant::scalar)) == "scalar");
+    CHECK(std::string(kernels_for(Variant::scalar).name) == "scalar");
+    CHECK(std::string(simd_isa()) == kernels_for(Variant::simd).isa);
+    CHECK_FALSE(std::string(simd_isa()).empty());
+
+    // variant_names lists every table of the manifest, in order, and parses back.
+    const std::vector<std::string> names = variant_names();
+    REQUIRE(names.size() == kernels::all_variants().size());
+    CHECK(names == std::vector<std::string>{"scalar", "simd"});
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        CHECK(names[i] == kernels::all_variants()[i]->name);
+        Variant parsed;
+        CHECK(parse_variant(names[i], parsed));
+        CHECK(&kernels_for(parsed) == kernels::all_variants()[i]);
+    }
+}

@@ -1,0 +1,86 @@
+// Memory stability: 10,000 calls of every kind (including ones that fail in JS validation and ones
+// that fail inside the wasm core) leave the allocator's bytes in use where they started and the wasm
+// heap at its size. A leak of even one allocation per call would show as ~10,000 × its size.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertClose, loadScope, rng } from './helpers.mjs';
+import { SCORE_NAMES, refMatmul, refScores, refSoftmax } from './reference.mjs';
+
+const CALLS = 10_000;
+
+test(`${CALLS} mixed calls: memoryInUse() returns to its start and the heap does not grow`, async () => {
+  const scope = await loadScope();
+  // The wasm memory's size; not part of the public API, read through the module only in this test.
+  const heapBytes = () => scope._m.HEAPU8.buffer.byteLength;
+  const r = rng(123);
+  const sentences = ["The animal didn't cross the street because it was too tired.", 'The cat sat on the mat.',
+    'A kitten rested on the rug near the warm fire.', 'Paris is the capital of France.'];
+  const nq = 7, nk = 9, d = 16, dv = 5;
+  const Q = r.floats(nq * d), K = r.floats(nk * d), V = r.floats(nk * dv), S = r.floats(nq * nk);
+  const w = {
+    general: { W: r.floats(d * d) },
+    additive: { W1: r.floats(8 * d), W2: r.floats(8 * d), v: r.floats(8) },
+    location: { Wa: r.floats(nk * d) },
+  };
+  const bad = Q.slice(); bad[3] = NaN;
+  let failures = 0;
+  const expectThrow = (fn) => { try { fn(); } catch { failures++; return; } assert.fail('expected an error'); };
+
+  const calls = [
+    (i) => scope.scores(Q, K, { nq, nk, d, score: SCORE_NAMES[i % 9], ...(w[SCORE_NAMES[i % 9]] ?? {}), variant: i % 2 ? 'scalar' : 'auto' }),
+    (i) => scope.softmax(S, { rows: nq, cols: nk, temperature: 0.5, mask: i % 2 ? 'causal' : 'none', keyPadding: i % 3 ? undefined : [1, 0, 0, 0, 0, 0, 0, 0, 1] }),
+    (i) => scope.attention(Q, K, V, { nq, nk, d, dv, score: SCORE_NAMES[i % 9], ...(w[SCORE_NAMES[i % 9]] ?? {}) }),
+    (i) => scope.attend({ query: sentences[i % 4], heads: 1 + (i % 4), projection: i % 2 ? 'random' : 'identity', seed: i }),
+    (i) => scope.attend({ query: sentences[i % 4], keys: sentences[(i + 1) % 4], score: SCORE_NAMES[i % 9], positional: true, mask: 'causal' }),
+    () => expectThrow(() => scope.scores(bad, K, { nq, nk, d })),                                   // fails in JS validation
+    () => expectThrow(() => scope.attend({ query: sentences[0], maxTokens: 4 })),                   // fails in the wasm tokenizer
+    () => expectThrow(() => scope.attend({ query: sentences[0], score: 'location', Wa: new Float32Array(300) })),  // fails in the wasm core
+    (i) => { scope.tokenize(sentences[i % 4]); scope.embed(i % 2 ? 'king' : 'qzxv'); },
+    () => scope.nearest('queen', 5),
+  ];
+
+  // Warm-up: lazily built tables and the allocator's first chunks are not leaks.
+  for (let i = 0; i < 3 * calls.length; i++) calls[i % calls.length](i);
+  const inUse = scope.memoryInUse(), heap = heapBytes();
+  failures = 0;
+
+  const t0 = performance.now();
+  for (let i = 0; i < CALLS; i++) calls[i % calls.length](i);
+  const seconds = (performance.now() - t0) / 1000;
+
+  assert.equal(failures, 3 * CALLS / calls.length, 'the failing calls failed');
+  assert.equal(scope.memoryInUse(), inUse, 'bytes in use by the wasm allocator');
+  assert.equal(heapBytes(), heap, 'wasm heap size');
+  // Still computing correctly after all that.
+  const a = scope.attend({ query: sentences[0] });
+  for (let i = 0; i < a.nq; i++) {
+    let s = 0; for (let j = 0; j < a.nk; j++) s += a.weights[i * a.nk + j];
+    assert.ok(Math.abs(s - 1) < 1e-5);
+  }
+  console.log(`memory: ${CALLS} calls in ${seconds.toFixed(2)} s; ${inUse} bytes in use, heap ${heap} bytes`);
+});
+
+test('a call that grows the wasm heap still returns correct copies (views refreshed after growth)', async () => {
+  const scope = await loadScope();
+  const heapBefore = scope._m.HEAPU8.buffer.byteLength, inUse = scope.memoryInUse();
+  // S and A of 2048 × 2048 floats are 16 MiB each: more than the free part of the initial heap.
+  const nq = 2048, nk = 2048, d = 8, dv = 3;
+  const r = rng(77);
+  const Q = r.floats(nq * d), K = r.floats(nk * d), V = r.floats(nk * dv);
+  const res = scope.attention(Q, K, V, { nq, nk, d, dv, score: 'neg-sq-euclidean', temperature: 0.5 });
+  assert.ok(scope._m.HEAPU8.buffer.byteLength > heapBefore, 'the heap grew');
+  assert.equal(scope.memoryInUse(), inUse, 'and everything was freed');
+  for (const i of [0, 1, 1023, 2047]) {
+    const row = Q.subarray(i * d, (i + 1) * d);
+    const S = refScores('neg-sq-euclidean', row, K, { nq: 1, nk, d });
+    assertClose(res.scores.subarray(i * nk, (i + 1) * nk), S.S, S.tol, `scores row ${i}`);
+    const A = refSoftmax(res.scores.subarray(i * nk, (i + 1) * nk), 1, nk, { temperature: 0.5 });
+    assertClose(res.weights.subarray(i * nk, (i + 1) * nk), A.A, A.tol, `weights row ${i}`);
+    const O = refMatmul(res.weights.subarray(i * nk, (i + 1) * nk), V, 1, nk, dv);
+    assertClose(res.output.subarray(i * dv, (i + 1) * dv), O.O, O.tol, `output row ${i}`);
+  }
+  // The results are copies: a later call does not change them.
+  const keep = res.weights.slice(0, 16);
+  scope.attention(Q, K, V, { nq, nk, d, dv, score: 'dot' });
+  assert.deepEqual(res.weights.slice(0, 16), keep);
+});

@@ -1,0 +1,27 @@
+// Deliberate misuses of the attnscope contract: `tsc --noEmit` must reject EXACTLY the lines marked
+// `// expect-error` (tests/js/types.test.mjs compares the reported lines with the marks), so the
+// declarations are strict where they should be, and nothing else in this file is an error.
+import { createAttnScope } from 'attnscope';
+
+async function misuse(): Promise<void> {
+  const scope = await createAttnScope();
+  const Q = new Float32Array(8), K = new Float32Array(8);
+  scope.scores(Q, K, { nq: 2, nk: 2, d: 4 });  // fine
+  scope.scores([1, 2, 3, 4], K, { nq: 1, nk: 2, d: 4 });  // expect-error: arrays must be Float32Array
+  scope.scores(Q, K, { nq: 2, nk: 2, d: 4, score: 'dott' });  // expect-error: unknown scoring function
+  scope.scores(Q, K, { nk: 2, d: 4 });  // expect-error: nq is required
+  scope.softmax(Q, { rows: 2, cols: 4, mask: 'upper' });  // expect-error: unknown mask
+  scope.softmax(Q, { rows: 2, cols: 4, keyPadding: 'none' });  // expect-error: keyPadding is a Uint8Array or boolean[]
+  scope.attention(Q, K, Q, { nq: 2, nk: 2, d: 4 });  // expect-error: dv is required
+  scope.attend({ keys: 'no query' });  // expect-error: query is required
+  scope.attend({ query: 'x', projection: 'user' });  // expect-error: 'user' is not a projection name
+  scope.attend({ query: 'x', temprature: 2 });  // expect-error: unknown option
+  scope.attend({ query: 'x', variant: 'gpu' });  // expect-error: unknown variant
+  scope.attend({ query: 'x', projection: { Wq: Q, Wk: K, Wv: Q, dHead: 2 } });  // expect-error: dValue is required
+  const w: Float64Array = scope.attend({ query: 'x' }).weights;  // expect-error: weights are a Float32Array
+  const t: string = scope.tokenize('x')[0].start;  // expect-error: start is a number
+  scope.variant = 'fast';  // expect-error: unknown variant
+  const vw: string = scope.tokenize('x')[0].vocabWord;  // expect-error: vocabWord may be null
+  void [w, t, vw];
+}
+void misuse;
