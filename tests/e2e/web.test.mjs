@@ -84,11 +84,21 @@ describe('loading', () => {
 
 describe('sentences', () => {
   for (const [n, p] of PRESETS.entries()) {
-    test(`preset ${n + 1}: "${p.q.slice(0, 30)}…"`, async () => {
+    test(`preset ${n + 1}: "${p.q.slice(0, 30)}…" typed, and from its button`, async () => {
+      // Typed key by key into the text boxes...
+      await setQuery('', '');
+      await page.focus('#query');
+      await page.keyboard.type(p.q);
+      if (p.k) { await page.focus('#keys'); await page.keyboard.type(p.k); }
+      const r = expected(p);
+      assert.equal(await cells(), r.nq * r.nk);
+      assert.deepEqual(await page.locator('#figure-heatmap .col-labels text').allTextContents(),
+        r.keyTokens.map((t, j) => t + (r.keyTokenInfo[j].oov ? '?' : '')));
+      // ...and from the preset's button.
+      await setQuery('x');
       await page.locator('#preset-buttons button').nth(n).click();
       assert.equal(await page.inputValue('#query'), p.q);
       assert.equal(await page.inputValue('#keys'), p.k);
-      const r = expected(p);
       assert.equal(await cells(), r.nq * r.nk);
       await shot(`02-preset-${n + 1}`);
     });
