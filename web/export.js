@@ -29,8 +29,10 @@ export function standaloneSVG(svg) {
         out.setAttribute(p, v);
       }
     }
-    out.removeAttribute('tabindex');
-    out.removeAttribute('class');
+    // Interaction and page wiring mean nothing in a file: keep only what draws (and aria-label).
+    for (const a of [...out.attributes]) {
+      if (a.name === 'class' || a.name === 'tabindex' || a.name === 'role' || (a.name.startsWith('aria-') && a.name !== 'aria-label')) out.removeAttribute(a.name);
+    }
   }
   clone.setAttribute('xmlns', SVG_NS);
   clone.setAttribute('font-family', getComputedStyle(svg).fontFamily);
