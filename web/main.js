@@ -25,6 +25,7 @@ const ui = {
   temperature: $('temperature'), temperatureOut: $('temperature-out'), heads: $('heads'),
   projection: $('projection'), seed: $('seed'), mask: $('mask'), positional: $('positional'),
   variant: $('variant'), ranVariant: $('ran-variant'), timeWasm: $('time-wasm'), timeUpdate: $('time-update'),
+  timePaint: $('time-paint'),
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
   notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
@@ -38,7 +39,7 @@ let focusRow = null;               // the query word the teaching panels look at
 let showExperimental = false;
 let last = null;                   // the last computation, for exports and re-renders
 const nearestCache = new Map();
-const updateTimes = [], mainTimes = [];
+const updateTimes = [], mainTimes = [], paintTimes = [];
 let lastError;             // the notice of the last failed computation, cleared by the next success
 
 // ---------------------------------------------------------------------------------- notices ----
@@ -312,6 +313,7 @@ function flushJobs() {
 }
 
 let firstRender = true;
+let scalingVariant = null;     // the kernels panel 1 was last computed with
 function render(c) {
   const empty = !c || !!c.empty;
   ui.empty.hidden = !empty;
@@ -373,6 +375,14 @@ function render(c) {
   }, now);
 
   // Teaching panels: their extra attention calls run only when the panel is drawn.
+  // Panel 1 does not depend on the sentence, only on the kernels chosen.
+  if (st.variant !== scalingVariant) {
+    scalingVariant = st.variant;
+    schedule('scaling', () => {
+      fig.scaling.setRows(scalingExperiment(scope, 7, st.variant));
+      fig.scaling.draw();
+    }, false);
+  }
   schedule('cosine', () => {
     const dh = r.dHead[head];
     const K = r.k[head];
@@ -481,6 +491,11 @@ function update(reason, ev) {
       const t = performance.now();
       performance.measure('attnscope:frame', { start, end: t, detail: { reason } });
       performance.measure('attnscope:paint', { start: frameStart, end: t, detail: { reason } });
+      if (c && !c.empty) {
+        paintTimes.push(t - frameStart);
+        if (paintTimes.length > 20) paintTimes.shift();
+        ui.timePaint.textContent = `${fmt(median(paintTimes), 2)} ms`;
+      }
     };
     ch.port2.postMessage(0);
   });
@@ -528,11 +543,6 @@ async function start() {
   performance.measure('attnscope:first-render', { start: 0, end: first });
   ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and vocabulary ${Math.round(loadMs)} ms).`;
   writeURL(true);
-  // Teaching panel 1 does not depend on the sentence: compute it once, after the first paint.
-  setTimeout(() => {
-    fig.scaling.setRows(scalingExperiment(scope, 7, state.variant));
-    fig.scaling.draw();
-  }, 0);
 }
 
 start();

@@ -78,7 +78,7 @@ export async function setup() {
   }
 
   return {
-    scope, server, browser, origin, log, newContext, open,
+    scope, server, browser, origin, log, newContext, open, watch,
     async close() {
       await browser.close();
       await server.stop();

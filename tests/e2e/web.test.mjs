@@ -70,6 +70,21 @@ describe('loading', () => {
     await shot('01-default');
   });
 
+  test('a progress indicator shows while the vocabulary loads, then goes away', async () => {
+    const slow = await h.newContext();
+    await slow.route('**/glove-50k.bin', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await route.fallback();
+    });
+    const p = h.watch(await slow.newPage());
+    await p.goto(h.server.url);
+    assert.equal(await p.isVisible('#load-progress'), true);
+    assert.match(await p.textContent('#load-text'), /^Loading/);
+    await p.waitForSelector('body.ready', { timeout: 30000 });
+    assert.equal(await p.isVisible('#load-progress'), false);
+    await slow.close();
+  });
+
   test('the wasm is served as application/wasm and every asset comes from the page\'s origin', async () => {
     const res = await page.request.get(h.server.url + 'attnscope.wasm');
     assert.equal(res.headers()['content-type'], 'application/wasm');
