@@ -348,7 +348,7 @@ function render(c) {
   schedule('heatmap', () => {
     fig.heatmap.setValueKind(st.values);
     fig.heatmap.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, head,
-      weights: slice(r.weights), scores: slice(r.scores), masked });
+      weights: slice(r.weights), scores: slice(r.scores), masked, selfIdentity: !c.k && st.proj === 'identity' });
     fig.heatmap.setSelected(cell);
     fig.heatmap.draw();
   }, now);

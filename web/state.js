@@ -38,7 +38,7 @@ export function defaultState() {
     head: 0,          // the head the heatmap and the line view's focus show
     values: 'weights',// what the heatmap colours: the weights or the raw scores
     p: 2,             // idw exponent (teaching panel 3)
-    cell: null,       // [i, j] opened in "Why this weight?", or null
+    cell: [1, 1],     // [i, j] opened in "Why this weight?" (first visit: cat → kitten), or null
   };
 }
 
@@ -89,6 +89,8 @@ export function fromHash(hash) {
   } catch {
     return { state, problems: ['the link could not be read'], empty: false };
   }
+  // A link says which cell is open; one that does not has none open.
+  state.cell = null;
   const bad = (field, value, why) => problems.push(`${field} “${String(value).slice(0, 40)}” ${why}`);
   const known = new Set(Object.values(short));
   for (const key of p.keys()) {

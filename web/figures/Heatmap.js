@@ -168,7 +168,8 @@ export class Heatmap extends Figure {
     this.svg.attr('aria-label', `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`);
     this.captionEl.text(this.kind === 'scores'
       ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
-      : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`);
+      : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`
+        + (d.selfIdentity ? ' With one sentence and the raw word vectors, every word is most like itself, so the diagonal is bright: try a second sentence, the random projection or the causal mask.' : ''));
   }
 
   drawLegend(lo, hi, x, y, h) {

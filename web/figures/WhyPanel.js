@@ -107,10 +107,10 @@ export class WhyPanel extends Figure {
 
     // --- the softmax over the row --------------------------------------------------------------------
     const nkeys = m.rowWeights.length;
-    const barsTop = stripsH + 40, barsH = 80;
+    const barsTop = stripsH + 50, barsH = 80;
     const bw = Math.min(28, (LABEL_W + STRIP_W) / nkeys);
     const gb = this.gBars.attr('transform', `translate(0,${barsTop})`);
-    gb.selectAll('text.bars-head').data([0]).join('text').attr('class', 'bars-head').attr('x', 0).attr('y', -10)
+    gb.selectAll('text.bars-head').data([0]).join('text').attr('class', 'bars-head').attr('x', 0).attr('y', -20)
       .text(`softmax over row ${m.i + 1} (${m.scoreName}, τ = ${fmt(m.temperature)}): the weights of ${qName} on every key`);
     let wmax = 0;
     for (const w of m.rowWeights) wmax = Math.max(wmax, w);
