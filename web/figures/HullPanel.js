@@ -3,7 +3,7 @@
 // linear projection to 2-D keeps that true, so the projected outputs sit inside the projected hull.
 // The experimental variant that rescales the output by 1/√d_v (times an extra matrix) leaves it.
 import { scaleLinear } from 'd3-scale';
-import { Figure, setTokenText, fmt, SVG_NS } from './base.js';
+import { Figure, setTokenText, SVG_NS } from './base.js';
 
 /** The top-2 principal directions of the rows of X [n, d] (power iteration with deflation). */
 export function pca2(X, n, d) {
@@ -160,6 +160,5 @@ export class HullPanel extends Figure {
     }
     this.stat.text(s);
     this.captionEl.text(`2-D projection (first two principal components of the ${nk} value vectors, d_v = ${dv}).`);
-    void fmt;
   }
 }

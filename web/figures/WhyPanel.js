@@ -100,10 +100,9 @@ export class WhyPanel extends Figure {
         .attr('fill', (v) => r.colour(v));
     });
     const stripsH = 18 + rows.length * (STRIP_H + 8);
-    const extra = g.selectAll('text.strip-extra').data([0]).join('text').attr('class', 'strip-extra')
+    g.selectAll('text.strip-extra').data([0]).join('text').attr('class', 'strip-extra')
       .attr('x', LABEL_W).attr('y', rows.length * (STRIP_H + 8) + 6)
       .text(`‖q − k‖ = ${fmt(Math.sqrt(dist2))} · cos(q, k) = ${fmt(nq > 0 && nk > 0 ? dot / Math.sqrt(nq * nk) : 0)}`);
-    void extra;
 
     // --- the softmax over the row --------------------------------------------------------------------
     const nkeys = m.rowWeights.length;

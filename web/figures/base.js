@@ -132,10 +132,6 @@ export function lookup(table, x) {
   return table[i];
 }
 
-export function rgbCss(rgb) {
-  return `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`;
-}
-
 /** Relative luminance of [r,g,b] in 0..1, to pick dark or light text over a cell. */
 export function luminance(rgb) {
   const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
