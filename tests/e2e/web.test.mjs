@@ -388,9 +388,10 @@ describe('teaching panels', () => {
     assert.match(await page.textContent('#figure-distance .teach-stat'), /Largest difference/);
     const diff = parseShown(/: (\S+)\.$/.exec(await page.textContent('#figure-distance .teach-stat'))[1]);
     assert.ok(diff < 0.01, `idw weights ∝ 1/(ε + d^p): max difference ${diff}`);
-    assert.match(await page.textContent('#figure-hull .teach-stat'), new RegExp(`^${r.nq} of ${r.nq} outputs inside`));
+    assert.match(await page.textContent('#figure-hull .teach-stat'), new RegExp(`^In all 100 dimensions, ${r.nq} of ${r.nq} outputs lie inside`));
     await page.check('#hull-experimental');
     assert.equal(await page.locator('#figure-hull g.experimental path').count(), r.nq);
+    assert.match(await page.textContent('#figure-hull .teach-stat'), /The experimental scaled outputs: 0 of/);
     await page.locator('section.teach').screenshot({ path: join(outDir, '09-teaching.png') });
   });
 });

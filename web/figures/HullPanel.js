@@ -55,13 +55,55 @@ export function hull2(points) {
   return lower.slice(0, -1).concat(upper.slice(0, -1));
 }
 
-export function insideHull(h, pt, tol = 1e-6) {
-  if (h.length < 3) return false;
-  for (let k = 0; k < h.length; k++) {
-    const a = h[k], b = h[(k + 1) % h.length];
-    if ((b[0] - a[0]) * (pt[1] - a[1]) - (b[1] - a[1]) * (pt[0] - a[0]) < -tol) return false;
+/**
+ * Whether each row of X [n, d] lies in the convex hull of the rows of V [m, d], decided in the full d
+ * dimensions: the point's barycentric coordinates over the (distinct) values, by least squares, must
+ * reproduce it (residual ≈ 0) and be ≥ 0. Exact when the distinct values are affinely independent,
+ * which word vectors in 100 dimensions are for up to 101 words.
+ */
+export function inConvexHull(V, m, d, X, n) {
+  const rows = [];
+  const seen = new Set();
+  for (let i = 0; i < m; i++) {
+    const key = Array.prototype.join.call(V.subarray(i * d, (i + 1) * d), ',');
+    if (!seen.has(key)) { seen.add(key); rows.push(V.subarray(i * d, (i + 1) * d)); }
   }
-  return true;
+  const v0 = rows[0], k = rows.length - 1;
+  let scale = 0;
+  for (const r of rows) { let s2 = 0; for (let t = 0; t < d; t++) s2 += r[t] * r[t]; scale = Math.max(scale, Math.sqrt(s2)); }
+  const D = rows.slice(1).map((r) => Float64Array.from(r, (x, t) => x - v0[t]));
+  // Normal equations G c = D (x − v0), G = D Dᵀ, solved by Cholesky (a tiny ridge keeps it definite).
+  const G = new Float64Array(k * k);
+  for (let a = 0; a < k; a++) for (let b = 0; b <= a; b++) {
+    let s2 = 0;
+    for (let t = 0; t < d; t++) s2 += D[a][t] * D[b][t];
+    G[a * k + b] = G[b * k + a] = s2 + (a === b ? 1e-9 * scale * scale : 0);
+  }
+  const L = new Float64Array(k * k);
+  for (let a = 0; a < k; a++) for (let b = 0; b <= a; b++) {
+    let s2 = G[a * k + b];
+    for (let c = 0; c < b; c++) s2 -= L[a * k + c] * L[b * k + c];
+    L[a * k + b] = a === b ? Math.sqrt(Math.max(s2, 1e-30)) : s2 / L[b * k + b];
+  }
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const x = X.subarray(i * d, (i + 1) * d);
+    const rhs = new Float64Array(k);
+    for (let a = 0; a < k; a++) { let s2 = 0; for (let t = 0; t < d; t++) s2 += D[a][t] * (x[t] - v0[t]); rhs[a] = s2; }
+    const y = new Float64Array(k), c = new Float64Array(k);
+    for (let a = 0; a < k; a++) { let s2 = rhs[a]; for (let b = 0; b < a; b++) s2 -= L[a * k + b] * y[b]; y[a] = s2 / L[a * k + a]; }
+    for (let a = k - 1; a >= 0; a--) { let s2 = y[a]; for (let b = a + 1; b < k; b++) s2 -= L[b * k + a] * c[b]; c[a] = s2 / L[a * k + a]; }
+    let resid = 0, c0 = 1;
+    for (let a = 0; a < k; a++) c0 -= c[a];
+    for (let t = 0; t < d; t++) {
+      let r = x[t] - v0[t];
+      for (let a = 0; a < k; a++) r -= c[a] * D[a][t];
+      resid += r * r;
+    }
+    const tol = 1e-3;
+    out.push(Math.sqrt(resid) <= tol * scale && c0 >= -tol && c.every((v) => v >= -tol));
+  }
+  return out;
 }
 
 export class HullPanel extends Figure {
@@ -106,7 +148,10 @@ export class HullPanel extends Figure {
       this.stat.text('Needs at least two keys to draw a hull.');
       return;
     }
-    const basis = pca2(d.values, nk, dv);
+    // The plane: the two main directions of the values, and of the experimental outputs when shown
+    // (so their way out of the hull is in the picture). Any linear map keeps averages inside.
+    const fit = d.showExperimental && d.experimental ? Float32Array.from([...d.values, ...d.experimental]) : d.values;
+    const basis = pca2(fit, fit.length / dv, dv);
     const V = project(d.values, nk, dv, basis);
     const O = project(d.outputs, nq, dv, basis);
     const E = d.showExperimental && d.experimental ? project(d.experimental, nq, dv, basis) : [];
@@ -152,13 +197,14 @@ export class HullPanel extends Figure {
     }).attr('transform', (_, k) => `translate(0,${k * 18})`).attr('class', (l) => l.cls);
     lg.select('text').text((l) => l.label);
 
-    const inside = O.filter((p) => insideHull(h, p, 1e-4 * (x.domain()[1] - x.domain()[0]))).length;
-    let s = `${inside} of ${nq} outputs inside the projected hull.`;
+    // Inside or not is decided in all dv dimensions, not in the picture.
+    const inside = inConvexHull(d.values, nk, dv, d.outputs, nq).filter(Boolean).length;
+    let s = `In all ${dv} dimensions, ${inside} of ${nq} outputs lie inside the convex hull of the values.`;
     if (E.length) {
-      const eIn = E.filter((p) => insideHull(h, p, 1e-4 * (x.domain()[1] - x.domain()[0]))).length;
-      s += ` Experimental scaled outputs inside: ${eIn} of ${nq}: once rescaled (and multiplied by another matrix), they are no longer averages of the values.`;
+      const eIn = inConvexHull(d.values, nk, dv, d.experimental, nq).filter(Boolean).length;
+      s += ` The experimental scaled outputs: ${eIn} of ${nq}. Rescaled (and multiplied by another matrix), they are no longer averages of the values.`;
     }
     this.stat.text(s);
-    this.captionEl.text(`2-D projection (first two principal components of the ${nk} value vectors, d_v = ${dv}).`);
+    this.captionEl.text(`2-D projection: the first two principal components of the ${nk} value vectors${E.length ? ' and the experimental outputs' : ''} (d_v = ${dv}).`);
   }
 }
