@@ -342,15 +342,19 @@ describe('export and share', () => {
     await page.selectOption('#mask', 'causal');
     await page.selectOption('#variant', 'scalar');
     await page.locator('#figure-heads g.panel').nth(1).click();
+    await page.selectOption('#heatmap-values', 'scores');
+    await page.locator('#idw-p').fill('3');
     await clickCell(2, 1);
     await page.waitForFunction(() => location.hash.includes('cell=2%2C1') || location.hash.includes('cell=2,1'));
     const url = page.url();
     const csv1 = (await downloadText('#export-csv')).text;
     const page2 = await h.open(context, new URL(url).hash);
-    const controls = (p) => p.evaluate(() => ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'mask', 'variant']
+    const controls = (p) => p.evaluate(() => ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'mask', 'variant',
+      'heatmap-values', 'idw-p']
       .map((id) => document.getElementById(id).value).concat(document.getElementById('positional').checked));
     assert.deepEqual(await controls(page2), await controls(page));
-    assert.match(await page2.textContent('#figure-heatmap .fig-title'), /head 2 of 2/);
+    assert.match(await page2.textContent('#figure-heatmap .fig-title'), /raw scores, head 2 of 2/);
+    assert.equal(await page2.inputValue('#idw-p'), '3');
     assert.equal(await page2.isVisible('#figure-why .why-intro'), true);
     const [dl] = await Promise.all([page2.waitForEvent('download'), page2.click('#export-csv')]);
     assert.equal(readFileSync(await dl.path(), 'utf8'), csv1);
@@ -368,6 +372,19 @@ describe('export and share', () => {
     const r = expected({});
     assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells rect').count(), r.nq * r.nk);
     await p.screenshot({ path: join(outDir, '08-junk-url.png') });
+    await p.close();
+  });
+});
+
+describe('reset', () => {
+  test('Reset brings back the defaults and clears the notices', async () => {
+    const p = await h.open(context, '#score=bogus&q=Hello%20world&heads=2');
+    assert.equal(await p.isVisible('#notice'), true);
+    await p.click('#reset');
+    assert.equal(await p.isVisible('#notice'), false);
+    assert.equal(await p.inputValue('#query'), DEFAULT.q);
+    assert.equal(await p.inputValue('#keys'), DEFAULT.k);
+    assert.equal(await p.inputValue('#heads'), '1');
     await p.close();
   });
 });
