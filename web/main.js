@@ -35,8 +35,6 @@ const ui = {
 let scope = null;
 let state = defaultState();
 let scoreInfo = new Map();         // name → ScoreInfo, from the module
-let focusRow = null;               // the query word the teaching panels look at
-let showExperimental = false;
 let last = null;                   // the last computation, for exports and re-renders
 const nearestCache = new Map();
 const updateTimes = [], mainTimes = [], paintTimes = [];
@@ -65,13 +63,13 @@ const fig = {
   heads: new HeadGrid($('fig-heads')),
   compare: new ScoreComparison($('fig-compare')),
   scaling: new ScalingPanel($('teach-scaling'), { formula }),
-  cosine: new CosineDotPanel($('teach-cosine'), { formula, onRow: (i) => { focusRow = i; update('row'); } }),
+  cosine: new CosineDotPanel($('teach-cosine'), { formula, onRow: (i) => setState({ row: i }) }),
   distance: new DistancePanel($('teach-distance'), {
     formula,
-    onRow: (i) => { focusRow = i; update('row'); },
+    onRow: (i) => setState({ row: i }),
     onP: (p) => setState({ p }),
   }),
-  hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => { showExperimental = on; update('hull'); } }),
+  hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => setState({ exp: on }) }),
 };
 for (const f of Object.values(fig)) {
   f.addEventListener('export', async (ev) => {
@@ -87,8 +85,7 @@ for (const f of Object.values(fig)) {
   });
 }
 fig.heatmap.addEventListener('select', (ev) => {
-  focusRow = ev.detail.i;
-  setState({ cell: [ev.detail.i, ev.detail.j] });
+  setState({ cell: [ev.detail.i, ev.detail.j], row: ev.detail.i });
 });
 fig.why.addEventListener('close', () => setState({ cell: null }));
 fig.heatmap.addEventListener('values', (ev) => setState({ values: ev.detail.kind }));
@@ -109,7 +106,7 @@ for (const p of PRESETS) {
   b.type = 'button';
   b.className = 'preset';
   b.textContent = p.label;
-  b.addEventListener('click', () => setState({ q: p.q, k: p.k, cell: null }));
+  b.addEventListener('click', () => setState({ q: p.q, k: p.k, cell: null, row: null }));
   ui.presets.appendChild(b);
 }
 
@@ -134,7 +131,7 @@ function syncControls() {
   }
 }
 
-ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null }, ev));
+ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null, row: null }, ev));
 ui.keys.addEventListener('input', (ev) => setState({ k: ui.keys.value, cell: null }, ev));
 ui.score.addEventListener('change', (ev) => setState({ score: ui.score.value }, ev));
 ui.temperature.addEventListener('input', (ev) => {
@@ -155,7 +152,7 @@ const SEED_NOTICE = 'The seed must be a whole number from 0 to 4294967295; it wa
 ui.mask.addEventListener('change', (ev) => setState({ mask: ui.mask.value }, ev));
 ui.positional.addEventListener('change', (ev) => setState({ pos: ui.positional.checked }, ev));
 ui.variant.addEventListener('change', (ev) => setState({ variant: ui.variant.value }, ev));
-ui.reset.addEventListener('click', () => { clearNotice(); focusRow = null; setState(defaultState()); });
+ui.reset.addEventListener('click', () => { clearNotice(); setState(defaultState()); });
 ui.csv.addEventListener('click', () => {
   if (last && last.main) download(new Blob([weightsCSV(last.main)], { type: 'text/csv' }), 'attnscope-weights.csv');
 });
@@ -200,7 +197,6 @@ function readURL() {
 window.addEventListener('hashchange', () => {
   if (location.hash === toHash(state)) return;
   state = readURL();
-  focusRow = null;
   syncControls();
   update('url');
 });
@@ -335,10 +331,9 @@ function render(c) {
   const masked = (i, j) => causal && j > i;
   const slice = (a) => a.subarray(head * nq * nk, (head + 1) * nq * nk);
   const cell = state.cell && state.cell[0] < nq && state.cell[1] < nk ? state.cell : null;
-  if (focusRow === null || focusRow >= nq) {
-    focusRow = cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
-  }
-  const row = focusRow;
+  // The query word of panels 2 and 3: the chosen one, else the open cell's row, else the first word.
+  const row = state.row !== null && state.row < nq ? state.row
+    : cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
   const st = { ...state };
 
   tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total);
@@ -406,9 +401,9 @@ function render(c) {
     // One head of raw word vectors: the values are the key words' vectors themselves.
     const hullBase = { ...c.base, score: st.score, heads: 1, projection: 'identity' };
     const hv = scope.attend(hullBase);
-    const ex = showExperimental ? scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
+    const ex = st.exp ? scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
     fig.hull.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
-      outputs: hv.output, experimental: ex ? ex.output : null, showExperimental });
+      outputs: hv.output, experimental: ex ? ex.output : null, showExperimental: st.exp });
     fig.hull.draw();
   }, now);
 }

@@ -39,11 +39,14 @@ export function defaultState() {
     values: 'weights',// what the heatmap colours: the weights or the raw scores
     p: 2,             // idw exponent (teaching panel 3)
     cell: [1, 1],     // [i, j] opened in "Why this weight?" (first visit: cat → kitten), or null
+    row: null,        // the query word of teaching panels 2 and 3 (null: the open cell's row or the first word)
+    exp: false,       // teaching panel 4 also shows the experimental scaled output
   };
 }
 
 const short = { q: 'q', k: 'k', score: 'score', t: 't', heads: 'heads', proj: 'proj', seed: 'seed',
-  pos: 'pos', mask: 'mask', variant: 'variant', head: 'head', values: 'values', p: 'p', cell: 'cell' };
+  pos: 'pos', mask: 'mask', variant: 'variant', head: 'head', values: 'values', p: 'p', cell: 'cell',
+  row: 'row', exp: 'exp' };
 
 /** Rounds a temperature to 3 significant digits, so slider positions give short, stable URLs. */
 export function roundT(t) {
@@ -58,6 +61,10 @@ export function toHash(state) {
     const v = state[key];
     if (key === 'cell') {
       if (v) p.set('cell', `${v[0]},${v[1]}`);
+      continue;
+    }
+    if (key === 'row') {
+      if (v !== null) p.set('row', String(v));
       continue;
     }
     // q and k are always written: a link should carry its sentences even when they are the defaults.
@@ -134,11 +141,17 @@ export function fromHash(hash) {
     if (Number.isInteger(s) && s >= 0 && s <= 0xffffffff) state.seed = s;
     else bad('seed', p.get('seed'), 'is not a whole number from 0 to 4294967295');
   }
-  if (p.has('pos')) {
-    const v = p.get('pos');
-    if (v === '1' || v === 'true') state.pos = true;
-    else if (v === '0' || v === 'false') state.pos = false;
-    else bad('pos', v, 'is not 0 or 1');
+  for (const flag of ['pos', 'exp']) {
+    if (!p.has(flag)) continue;
+    const v = p.get(flag);
+    if (v === '1' || v === 'true') state[flag] = true;
+    else if (v === '0' || v === 'false') state[flag] = false;
+    else bad(flag, v, 'is not 0 or 1');
+  }
+  if (p.has('row')) {
+    const m = /^\d{1,4}$/.exec(p.get('row'));
+    if (m) state.row = Number(m[0]);   // checked against the token count later
+    else bad('row', p.get('row'), 'is not a row number');
   }
   if (p.has('p')) {
     const v = parseNumber(p.get('p'));

@@ -344,7 +344,9 @@ describe('export and share', () => {
     await page.locator('#figure-heads g.panel').nth(1).click();
     await page.selectOption('#heatmap-values', 'scores');
     await page.locator('#idw-p').fill('3');
+    await page.check('#hull-experimental');
     await clickCell(2, 1);
+    await page.selectOption('#cosine-row', '3');   // after the click, which picks the clicked row
     await page.waitForFunction(() => location.hash.includes('cell=2%2C1') || location.hash.includes('cell=2,1'));
     const url = page.url();
     const csv1 = (await downloadText('#export-csv')).text;
@@ -355,6 +357,8 @@ describe('export and share', () => {
     assert.deepEqual(await controls(page2), await controls(page));
     assert.match(await page2.textContent('#figure-heatmap .fig-title'), /raw scores, head 2 of 2/);
     assert.equal(await page2.inputValue('#idw-p'), '3');
+    assert.equal(await page2.inputValue('#distance-row'), '3');
+    assert.equal(await page2.isChecked('#hull-experimental'), true);
     assert.equal(await page2.isVisible('#figure-why .why-intro'), true);
     const [dl] = await Promise.all([page2.waitForEvent('download'), page2.click('#export-csv')]);
     assert.equal(readFileSync(await dl.path(), 'utf8'), csv1);
