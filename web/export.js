@@ -4,7 +4,7 @@
 
 const PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-opacity', 'stroke-width', 'stroke-dasharray',
   'opacity', 'font-family', 'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline',
-  'visibility'];
+  'visibility', 'image-rendering'];
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** A standalone copy of an SVG element, with computed styles written as presentation attributes. */

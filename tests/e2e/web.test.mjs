@@ -325,6 +325,8 @@ describe('export and share', () => {
         assert.equal((svg.text.match(/<rect[^>]*fill="rgb/g) || []).length >= r.nq * r.nk, true);
       }
       if (id === 'figure-lines') writeFileSync(join(outDir, 'lines.png'), bytes);
+      if (id === 'figure-compare') writeFileSync(join(outDir, 'compare.png'), bytes);
+      if (id === 'figure-why') writeFileSync(join(outDir, 'why.png'), bytes);
     }
   });
 

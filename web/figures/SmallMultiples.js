@@ -70,8 +70,9 @@ export class SmallMultiples extends Figure {
         let max = 0;
         for (let i = 0; i < p.nq * p.nk; i++) { const v = p.weights[p.offset + i]; if (v > max) max = v; }
         const scale = max > 0 ? 1 / max : 1;
+        const block = Math.max(1, Math.floor(S / Math.max(p.nq, p.nk)));
         img.setAttribute('href', matrixImage(p.weights, p.nq, p.nk,
-          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset));
+          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset, block));
       });
   }
 }

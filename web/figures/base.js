@@ -90,20 +90,25 @@ export function labelWidth(tokens, max = 14, px = 6.6) {
 const raster = typeof document !== 'undefined' ? document.createElement('canvas') : null;
 
 /**
- * A matrix as a PNG data URL, one pixel per cell: small multiples then cost one <image> element each
- * instead of n_q·n_k rectangles. colour(v, i, j) returns a CSS colour string or null (transparent).
+ * A matrix as a PNG data URL, each cell a block of `scale` × `scale` pixels: small multiples then cost
+ * one <image> element each instead of n_q·n_k rectangles, and stay sharp at their size on screen and
+ * in exported files. colour(v, i, j) returns [r, g, b] or null (transparent).
  */
-export function matrixImage(values, rows, cols, colour, offset = 0) {
-  raster.width = cols;
-  raster.height = rows;
+export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1) {
+  const W = cols * scale, H = rows * scale;
+  raster.width = W;
+  raster.height = H;
   const ctx = raster.getContext('2d');
-  const img = ctx.createImageData(cols, rows);
+  const img = ctx.createImageData(W, H);
   const px = img.data;
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
       const rgb = colour(values[offset + i * cols + j], i, j);
-      const o = (i * cols + j) * 4;
-      if (rgb) { px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255; }
+      if (!rgb) continue;
+      for (let y = i * scale; y < (i + 1) * scale; y++) {
+        let o = (y * W + j * scale) * 4;
+        for (let x = 0; x < scale; x++, o += 4) { px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255; }
+      }
     }
   }
   ctx.putImageData(img, 0, 0);
