@@ -83,10 +83,11 @@ const result = await build({
 for (const f of ['index.html', 'style.css']) copyFileSync(join(root, 'web', f), join(out, f));
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
-writeFileSync(join(out, 'meta.json'), JSON.stringify(result.metafile));
+mkdirSync(join(root, 'build'), { recursive: true });
+writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into main.js
 
 // --- sizes ------------------------------------------------------------------------------------------
-const rows = readdirSync(out).filter((f) => !f.endsWith('.map') && f !== 'meta.json').sort().map((f) => {
+const rows = readdirSync(out).filter((f) => !f.endsWith('.map')).sort().map((f) => {
   const bytes = readFileSync(join(out, f));
   return [f, statSync(join(out, f)).size, gzipSync(bytes).length];
 });
