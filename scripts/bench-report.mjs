@@ -36,6 +36,19 @@ for (const r of rows.values()) {
 const env = `Measured ${date} on ${cpu} (${cpus().length} cores, shared and noisy: compare the ratios within a row, which come from one run). ` +
   `Native: ${runs.native.env.compiler}, ${runs.native.env.flags}. Wasm: ${runs['wasm-node'].env.compiler}, node ${process.version}, ${runs['wasm-node'].env.flags}. ` +
   'Medians of 11 batches; reproduce with `npm run bench` (results in `bench/results/*.json`).\n';
+// attend() in node and the package sizes, when bench.sh recorded them.
+let extra = '';
+if (existsSync('bench/results/attend-node.json')) {
+  const a = JSON.parse(readFileSync('bench/results/attend-node.json', 'utf8'));
+  extra += `\n\`attend()\` on a 12-word sentence pair in node ${a.node} (whole call: tokenize, embed, score, softmax, copy out), median of ${a.results[0].iterations} calls:\n\n| options | median ms | p90 ms |\n|---|--:|--:|\n`;
+  for (const r of a.results) extra += `| ${r.name} | ${r.median_ms.toFixed(3)} | ${r.p90_ms.toFixed(3)} |\n`;
+}
+if (existsSync('bench/results/dist-sizes.json')) {
+  const d = JSON.parse(readFileSync('bench/results/dist-sizes.json', 'utf8')).files;
+  extra += '\nPackage files (bytes):\n\n| file | raw | gzip |\n|---|--:|--:|\n';
+  for (const [f, v] of Object.entries(d)) if (!f.endsWith('.d.ts')) extra += `| \`${f}\` | ${v.raw.toLocaleString('en')} | ${v.gzip.toLocaleString('en')} |\n`;
+}
+table += extra;
 const readme = 'README.md';
 if (existsSync(readme)) {
   const text = readFileSync(readme, 'utf8');

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the kernel benchmarks natively and as wasm under node, records them as JSON under
-# bench/results/ and rewrites the benchmark table in README.md.   scripts/bench.sh [--quick]
+# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node and the
+# package sizes; records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
@@ -8,4 +8,7 @@ bash scripts/build.sh >/dev/null
 mkdir -p bench/results
 ./build/native/bench/attnscope_bench "$@" > build/bench-native.json
 node --no-experimental-fetch build/wasm/bench/attnscope_bench.js "$@" > build/bench-wasm.json
+node bench/attend-node.mjs > bench/results/attend-node.json
+node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
+echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"

@@ -46,6 +46,55 @@ inline float dot_row(const float* a, const float* b, std::size_t k) {
     return acc;
 }
 
+// e^x for x in [-87.34, 0] (callers clamp): Cephes' expf, x = n ln2 + r with |r| <= ln2/2, a
+// polynomial for e^r, and 2^n built in the exponent bits. Relative error about 2 ulp.
+inline batch exp_core(const batch& xc) {
+    // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
+    // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
+    // emulates _mm_cvttps_epi32 lane by lane, which cost more than the whole polynomial.)
+    const batch magic(12583039.0f);  // 1.5 * 2^23 + 127
+    const batch t = xsimd::fma(xc, batch(1.44269504088896341f), magic);
+    const batch n = t - magic;
+    const batch r = xsimd::fnma(n, batch(-2.12194440e-4f), xsimd::fnma(n, batch(0.693359375f), xc));
+    batch p = batch(1.9875691500e-4f);
+    p = xsimd::fma(p, r, batch(1.3981999507e-3f));
+    p = xsimd::fma(p, r, batch(8.3334519073e-3f));
+    p = xsimd::fma(p, r, batch(4.1665795894e-2f));
+    p = xsimd::fma(p, r, batch(1.6666665459e-1f));
+    p = xsimd::fma(p, r, batch(5.0000001201e-1f));
+    p = xsimd::fma(p, r * r, r + batch(1.0f));
+    using ibatch = xsimd::batch<std::int32_t>;
+    const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n
+    return p * scale;
+}
+
+// exp(x) for x <= 0, the only arguments the softmax has (scores minus the row max, times 1/tau > 0;
+// -inf for masked keys). Results below FLT_MIN (x < -87.3) are flushed to 0 (the reference gives a
+// denormal there, an absolute difference below 1.2e-38). xsimd::exp covers the whole real line and
+// measured no faster than scalar expf in wasm; this one skips what the softmax never needs.
+inline batch exp_nonpositive(const batch& x) {
+    const batch xc = xsimd::max(x, batch(-87.33654f));  // also turns -inf into a finite value
+    return xsimd::select(x < batch(-87.33654f), batch(0.0f), exp_core(xc));
+}
+
+// tanh in Cephes' tanhf form: an odd polynomial for |x| < 0.625 (where 1 - e^{-2|x|} would cancel),
+// else sign(x) (1 - e) / (1 + e) with e = e^{-2|x|} <= e^{-1.25} from exp_core. NaN stays NaN.
+// Replaces xsimd::tanh, whose float→int conversions Emscripten emulates one lane at a time.
+inline batch tanh_fast(const batch& x) {
+    const batch ax = xsimd::abs(x);
+    const batch z = x * x;
+    batch poly = batch(-5.70498872745e-3f);
+    poly = xsimd::fma(poly, z, batch(2.06390887954e-2f));
+    poly = xsimd::fma(poly, z, batch(-5.37397155531e-2f));
+    poly = xsimd::fma(poly, z, batch(1.33314422036e-1f));
+    poly = xsimd::fma(poly, z, batch(-3.33332819422e-1f));
+    const batch small = xsimd::fma(poly * z, x, x);
+    const batch e = exp_core(xsimd::max(batch(-2.0f) * ax, batch(-87.33654f)));
+    const batch large = xsimd::copysign((batch(1.0f) - e) / (batch(1.0f) + e), x);
+    const batch t = xsimd::select(ax < batch(0.625f), small, large);
+    return xsimd::select(x != x, x, t);
+}
+
 }  // namespace
 
 void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
@@ -207,12 +256,12 @@ void f32_additive__simd(std::size_t m, std::size_t n, std::size_t h, const float
             for (; t + 2 * W <= h; t += 2 * W) {
                 const batch x0 = batch::load_unaligned(a + t) + batch::load_unaligned(b + t);
                 const batch x1 = batch::load_unaligned(a + t + W) + batch::load_unaligned(b + t + W);
-                acc0 = xsimd::fma(batch::load_unaligned(v + t), xsimd::tanh(x0), acc0);
-                acc1 = xsimd::fma(batch::load_unaligned(v + t + W), xsimd::tanh(x1), acc1);
+                acc0 = xsimd::fma(batch::load_unaligned(v + t), tanh_fast(x0), acc0);
+                acc1 = xsimd::fma(batch::load_unaligned(v + t + W), tanh_fast(x1), acc1);
             }
             for (; t + W <= h; t += W)
                 acc0 = xsimd::fma(batch::load_unaligned(v + t),
-                                  xsimd::tanh(batch::load_unaligned(a + t) + batch::load_unaligned(b + t)), acc0);
+                                  tanh_fast(batch::load_unaligned(a + t) + batch::load_unaligned(b + t)), acc0);
             float acc = hsum(acc0 + acc1);
             for (; t < h; ++t) acc += v[t] * std::tanh(a[t] + b[t]);
             S[i * lds + j] = acc;
@@ -251,15 +300,15 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
         batch sum0(0.0f), sum1(0.0f);
         j = 0;
         for (; j + 2 * W <= cols; j += 2 * W) {
-            const batch e0 = xsimd::exp((batch::load_unaligned(s + j) - mxb) * itb);
-            const batch e1 = xsimd::exp((batch::load_unaligned(s + j + W) - mxb) * itb);
+            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb);
+            const batch e1 = exp_nonpositive((batch::load_unaligned(s + j + W) - mxb) * itb);
             e0.store_unaligned(w + j);
             e1.store_unaligned(w + j + W);
             sum0 += e0;
             sum1 += e1;
         }
         for (; j + W <= cols; j += W) {
-            const batch e0 = xsimd::exp((batch::load_unaligned(s + j) - mxb) * itb);
+            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb);
             e0.store_unaligned(w + j);
             sum0 += e0;
         }

@@ -392,3 +392,56 @@ TEST_CASE("dispatch: parse_variant, kernels_for, resolved_variant_name, variant_
         CHECK(&kernels_for(parsed) == kernels::all_variants()[i]);
     }
 }
+
+// The SIMD variant computes tanh and exp with its own polynomials (src/kernels/simd.cpp): check them
+// one element at a time over the whole range they meet, against float64 std::tanh / std::exp.
+TEST_CASE("f32_additive: tanh over its whole range, element by element", "[kernels][additive]") {
+    for (const KernelTable* t : kernels::all_variants())
+        DYNAMIC_SECTION("f32_additive__" << t->name) {
+            // a + b = x for one hidden unit and v = 1, so S = tanh(x); 8 units per row to hit the
+            // vector body (h = 8) as well as the scalar tail (h = 1).
+            std::vector<float> xs;
+            for (float m : {0.0f, 1e-30f, 1e-7f, 1e-4f, 0.01f, 0.3f, 0.6f, 0.624f, 0.625f, 0.626f, 0.9f, 1.0f,
+                            2.0f, 5.0f, 9.0f, 10.0f, 20.0f, 44.0f, 100.0f, 1e30f})
+                for (float sgn : {1.0f, -1.0f}) xs.push_back(sgn * m);
+            Rng rng(7);
+            for (int i = 0; i < 2000; ++i) xs.push_back(rng.uniform(-12.0, 12.0));
+            for (std::size_t h : {1u, 8u}) {
+                INFO("h=" << h);
+                const std::vector<float> v(h, 0.0f);
+                for (float x : xs) {
+                    std::vector<float> a(h, 0.0f), b(h, 0.0f), vv(v);
+                    a[h - 1] = x;  // the last unit: the scalar tail for h = 1, the vector body for h = 8
+                    vv[h - 1] = 1.0f;
+                    float s = 0.0f;
+                    t->additive(1, 1, h, a.data(), h, b.data(), h, vv.data(), &s, 1);
+                    const double ref = std::tanh(static_cast<double>(x));
+                    INFO("x=" << x);
+                    // A few float ulps of the result, and of |x| below the smallest normal result.
+                    CHECK(std::fabs(s - ref) <= 4e-7 * std::fabs(ref) + 1e-38);
+                }
+                std::vector<float> a(h, 0.0f), b(h, 0.0f), vv(h, 1.0f);
+                a[h - 1] = kNaN;
+                float s = 0.0f;
+                t->additive(1, 1, h, a.data(), h, b.data(), h, vv.data(), &s, 1);
+                CHECK(std::isnan(s));
+            }
+        }
+}
+
+TEST_CASE("f32_softmax_rows: exponentials across the float range", "[kernels][softmax]") {
+    for (const KernelTable* t : kernels::all_variants())
+        DYNAMIC_SECTION("f32_softmax_rows__" << t->name) {
+            // Two entries per row: 0 (the max) and -x, so the smaller weight is e^-x / (1 + e^-x).
+            for (double x = 0.0; x < 110.0; x += 0.37) {
+                const float S[8] = {0.0f, static_cast<float>(-x), -1e30f, -1e30f, -1e30f, -1e30f, -1e30f, -1e30f};
+                float Wt[8];
+                t->softmax_rows(1, 8, S, 8, 1.0f, Wt, 8);
+                const double e = std::exp(-static_cast<double>(static_cast<float>(x)));
+                INFO("x=" << x);
+                // Relative to the weight where it is normal; below FLT_MIN the SIMD variant flushes to 0.
+                CHECK(std::fabs(Wt[1] - e / (1.0 + e)) <= 1e-6 * (e / (1.0 + e)) + 1.2e-38);
+                CHECK(Wt[2] == 0.0f);
+            }
+        }
+}
