@@ -530,7 +530,7 @@ async function start() {
   }
   ui.progress.hidden = true;
   const v = scope.vocabulary;
-  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; ${scope.variants.simd ? 'SIMD' : 'scalar'} kernels (${scope.variants.isa}); loaded in ${Math.round(loadMs)} ms.`;
+  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scope.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
   document.body.classList.add('ready');
   syncControls();
   update('load');
