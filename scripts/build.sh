@@ -8,6 +8,8 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
 what="${1:-all}"
+# Installs what a fresh machine lacks (Debian packages, node_modules); quick when nothing is missing.
+bash scripts/bootstrap.sh
 
 if [ -f scripts/build-vocab.mjs ]; then
   node scripts/build-vocab.mjs --out build/vocab
