@@ -1,6 +1,7 @@
 // Builds the web demo into dist/web/: esbuild bundles web/main.js with the npm package's JS (from
 // dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
-// and the vocabulary are copied next to it. Every path is relative, so dist/web/ works on any static host.
+// and the vocabulary are copied next to it, and last the service worker (sw.js) that saves all of them
+// for offline use. Every path is relative, so dist/web/ works on any static host.
 // Formulas are typeset here, once, by KaTeX as MathML (see web/formulas.js).
 //   node scripts/build-web.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
@@ -9,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { writeServiceWorker } from './offline-manifest.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -85,6 +87,8 @@ for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) co
 if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
 mkdirSync(join(root, 'build'), { recursive: true });
 writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into main.js
+// Last, once every other file is in place: the worker lists them all with their hashes.
+const offline = writeServiceWorker(out, join(root, 'web/sw.js'));
 
 // --- sizes ------------------------------------------------------------------------------------------
 const rows = readdirSync(out).filter((f) => !f.endsWith('.map')).sort().map((f) => {
@@ -95,3 +99,4 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log('dist/web:');
 for (const [f, size, gz] of rows) console.log(`  ${f.padEnd(24)} ${kb(size).padStart(11)}   gzip ${kb(gz).padStart(10)}`);
 console.log(`  formulas typeset: ${Object.keys(rendered).length} of ${latexList.length}`);
+console.log(`  saved for offline use by sw.js: ${Object.keys(offline.files).join(', ')} (cache version ${offline.version})`);

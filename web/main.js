@@ -17,6 +17,7 @@ import { HullPanel } from './figures/HullPanel.js';
 import { fmt } from './figures/base.js';
 import { exportSVG, exportPNG, weightsCSV, weightsJSON, download } from './export.js';
 import { renderLatex, renderTeaching } from './formulas.js';
+import { keepForOffline } from './offline.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -29,7 +30,7 @@ const ui = {
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
   notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
-  empty: $('empty'), views: $('views'), buildInfo: $('build-info'),
+  empty: $('empty'), views: $('views'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
 
 let scope = null;
@@ -538,6 +539,8 @@ async function start() {
   performance.measure('attnscope:first-render', { start: 0, end: first });
   ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and vocabulary ${Math.round(loadMs)} ms).`;
   writeURL(true);
+  // Only now, so that saving the files for offline use does not compete with the first load.
+  keepForOffline(ui.offline);
 }
 
 start();

@@ -13,10 +13,10 @@ export const outDir = join(root, 'test-output');
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Starts scripts/serve.mjs on 127.0.0.1 with a free port; resolves { url, stop }. */
-export function startServer() {
+/** Starts scripts/serve.mjs on 127.0.0.1 with a free port (serving dist/web, or `folder`); resolves { url, stop }. */
+export function startServer(folder) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'scripts/serve.mjs')], {
+    const child = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), ...(folder ? [folder] : [])], {
       env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '', err = '';
@@ -28,7 +28,12 @@ export function startServer() {
         clearTimeout(timer);
         resolve({
           url: m[0],
-          stop: () => new Promise((done) => { child.once('exit', done); child.kill('SIGTERM'); }),
+          // Safe to call twice (a test may stop the server early to take the network away).
+          stop: () => new Promise((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) { done(); return; }
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
         });
       }
     });
@@ -49,15 +54,24 @@ export async function setup() {
   const origin = new URL(server.url).origin;
   const log = { requests: [], outside: [], consoleErrors: [], pageErrors: [], dialogs: [] };
 
-  async function newContext(options = {}) {
+  /**
+   * A fresh browser context (its own storage, so no service worker from an earlier test).
+   * `own` is the origin the pages come from (another server's, for a test that starts one).
+   */
+  async function newContext(options = {}, own = origin) {
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1320, height: 1000 }, ...options });
-    // Every request is recorded; one that leaves the page's origin is recorded apart and refused.
+    // Every request is recorded, the service worker's too; one that leaves the page's origin is
+    // recorded apart and refused.
     await context.route('**/*', (route) => {
       const url = route.request().url();
       log.requests.push(url);
-      if (url.startsWith(origin + '/') || url.startsWith('data:') || url.startsWith('blob:' + origin)) return route.continue();
+      if (url.startsWith(own + '/') || url.startsWith('data:') || url.startsWith('blob:' + own)) return route.continue();
       log.outside.push(url);
       return route.abort();
+    });
+    // Console errors of workers (the service worker): pages' own are watched in watch().
+    context.on('console', (msg) => {
+      if (msg.type() === 'error' && !msg.page()) log.consoleErrors.push(`[worker] ${msg.text()}`);
     });
     return context;
   }
@@ -70,9 +84,9 @@ export async function setup() {
   }
 
   /** Opens the page (with an optional hash) and waits until the module is loaded and the plots drawn. */
-  async function open(context, hash = '') {
+  async function open(context, hash = '', base = server.url) {
     const page = watch(await context.newPage());
-    await page.goto(server.url + hash);
+    await page.goto(base + hash);
     await page.waitForSelector('body.ready', { timeout: 30000 });
     return page;
   }

@@ -430,6 +430,42 @@ describe('appearance and speed', () => {
     await dark.close();
   });
 
+  test('head colours: Okabe–Ito for each theme; heads 9 and 10 repeat 1 and 2, dashed, and every head is named', async () => {
+    // Blue, orange, bluish green, reddish purple, sky blue, vermillion, then yellow and black, which
+    // each theme adjusts (web/figures/heads.js).
+    const OKABE_ITO = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00'];
+    const expectedColours = {
+      light: [...OKABE_ITO, '#605b15', '#000000'],
+      dark: ['#1580c8', ...OKABE_ITO.slice(1), '#f0e442', '#e6e8ec'],
+    };
+    const hex = (rgb) => '#' + rgb.match(/\d+/g).slice(0, 3).map((x) => Number(x).toString(16).padStart(2, '0')).join('');
+    for (const scheme of ['light', 'dark']) {
+      const ctx = await h.newContext({ colorScheme: scheme });
+      const p = await h.open(ctx, `#q=${encodeURIComponent(PRESETS[0].q)}&k=&heads=10&proj=random&seed=3`);
+      const toggles = p.locator('#figure-lines .head-toggle');
+      assert.deepEqual(await toggles.allTextContents(), Array.from({ length: 10 }, (_, k) => `head ${k + 1}`));
+      const swatches = await p.locator('#figure-lines .head-toggle .swatch').evaluateAll((ss) => ss.map((s) => getComputedStyle(s).backgroundImage));
+      const computed = await p.locator('#figure-heads .panel-mark').evaluateAll((ms) => ms.map((m) => getComputedStyle(m).stroke));
+      assert.deepEqual(computed.map(hex), [...expectedColours[scheme], ...expectedColours[scheme].slice(0, 2)], scheme);
+      assert.equal(swatches.length, 10);
+      assert.deepEqual(swatches.map((b) => b.startsWith('repeating-linear-gradient')), [...Array(8).fill(false), true, true], 'dashed swatches for heads 9, 10');
+      // Heads 9 and 10: same colours as heads 1 and 2, dashed lines; heads 1–8 solid.
+      const dashes = await p.locator('#figure-lines g.lines line').evaluateAll((ls) => {
+        const byHead = new Map();
+        for (const l of ls) byHead.set(l.getAttribute('class'), getComputedStyle(l).strokeDasharray);
+        return Object.fromEntries(byHead);
+      });
+      assert.equal(dashes['head-c0'], 'none');
+      assert.notEqual(dashes['head-c0 head-repeat'], 'none');
+      assert.notEqual(dashes['head-c1 head-repeat'], 'none');
+      // Hovering a word names the head whose weights are printed.
+      await p.locator('#figure-lines g.tokens.left g.tok').nth(2).hover();
+      assert.equal(await p.textContent('#figure-lines .focus-weight-head'), 'head 1');
+      await p.locator('#figure-lines').screenshot({ path: join(outDir, `13-heads-${scheme}.png`) });
+      await ctx.close();
+    }
+  });
+
   test('typing updates the plots in under 16 ms for 40-token sentences (median, performance marks)', async () => {
     await page.goto(h.server.url);
     await page.waitForSelector('body.ready');

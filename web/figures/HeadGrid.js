@@ -2,13 +2,14 @@
 // Picking a head shows it in the heatmap.
 import { SmallMultiples } from './SmallMultiples.js';
 import { fmt } from './base.js';
+import { headClass } from './heads.js';
 
 export class HeadGrid extends SmallMultiples {
   constructor(slot) {
     super(slot, {
       id: 'heads',
       title: 'Heads',
-      caption: 'One matrix per head (rows: queries, columns: keys), each coloured from 0 to its own largest weight. With the identity projection the heads split the 100 dimensions of the word vectors between them; with the random projection each head has its own W_q, W_k, W_v. Click a head to show it in the heatmap.',
+      caption: 'One matrix per head (rows: queries, columns: keys), each coloured from 0 to its own largest weight. With the identity projection the heads split the 100 dimensions of the word vectors between them; with the random projection each head has its own W_q, W_k, W_v. Click a head to show it in the heatmap; the mark beside its name is its colour in “Who looks at whom”.',
     });
     this.columns = 5;
     this.panelSize = 112;
@@ -25,6 +26,7 @@ export class HeadGrid extends SmallMultiples {
         title: `head ${h + 1}`,
         subtitle: `d=${d.dHead[h]} · entropy ${fmt(e / d.nq, 2)}`,
         weights: d.weights, offset: h * d.nq * d.nk, nq: d.nq, nk: d.nk, masked: d.masked,
+        mark: d.heads > 1 ? headClass(h) : null,   // the head's colour in the line view
       });
     }
     this.setPanels(panels);

@@ -1,16 +1,13 @@
 // Two columns of tokens, queries on the left and keys on the right, joined by one line per
 // (head, query, key): line opacity = weight, one colour per head (as in bertviz's head view).
 // Hovering or focusing a token isolates its lines and prints their weights; the legend toggles heads.
-import { schemeTableau10 } from 'd3-scale-chromatic';
+// Head colours: see heads.js.
 import { Figure, setTokenText, labelWidth, fmt, SVG_NS } from './base.js';
+import { headClass, HEAD_COLOURS } from './heads.js';
 
 const ROW = 20;
 const GAP = 220;    // px between the two columns
 const MIN_W = 1e-3; // a line with weight below this is fully transparent to the eye: not drawn
-
-export function headColour(h) {
-  return schemeTableau10[h % schemeTableau10.length];
-}
 
 export class LineView extends Figure {
   constructor(slot) {
@@ -76,7 +73,7 @@ export class LineView extends Figure {
       this.lineNodes = this.gLines.selectAll('line').data(lines).join('line')
         .attr('x1', x1).attr('x2', x2)
         .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
-        .attr('stroke', (l) => headColour(l[0]))
+        .attr('class', (l) => headClass(l[0]))
         .nodes();
       this.lineHidden = new Int8Array(lines.length).fill(-1);
     }
@@ -134,7 +131,8 @@ export class LineView extends Figure {
       return b;
     })
       .attr('aria-pressed', (h) => String(this.shown.has(h)))
-      .call((b) => b.select('.swatch').style('background-color', (h) => headColour(h)))
+      .attr('title', (h) => (h >= HEAD_COLOURS ? `Head ${h + 1}: dashed lines, in the colour of head ${(h % HEAD_COLOURS) + 1}` : null))
+      .call((b) => b.select('.swatch').attr('class', (h) => `swatch ${headClass(h)}`))
       .call((b) => b.select('.label').text((h) => `head ${h + 1}`))
       .on('click', function (_, h) {
         if (self.shown.has(h)) { if (self.shown.size > 1) self.shown.delete(h); } else self.shown.add(h);
@@ -172,15 +170,22 @@ export class LineView extends Figure {
     this.gFocus.selectAll('line').data(lines).join('line')
       .attr('x1', x1).attr('x2', x2)
       .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
-      .attr('stroke', (l) => headColour(l[0]))
+      .attr('class', (l) => headClass(l[0]))
       .attr('stroke-opacity', (l) => Math.max(l[3], 0.04))
       .attr('stroke-width', (l) => 1 + 3 * l[3]);
     const rw = labelWidth(d.kTokens);
-    this.gWeights.selectAll('text').data(labels).join('text').attr('class', 'focus-weight')
-      .attr('x', f && f.side === 'q' ? x2 + rw + 8 : x1 - labelWidth(d.qTokens) - 8)
+    const wx = f && f.side === 'q' ? x2 + rw + 8 : x1 - labelWidth(d.qTokens) - 8;
+    const anchor = f && f.side === 'q' ? 'start' : 'end';
+    this.gWeights.selectAll('text.focus-weight').data(labels).join('text').attr('class', 'focus-weight')
+      .attr('x', wx)
       .attr('y', (l) => y(f.side === 'q' ? l[2] : l[1]))
-      .attr('text-anchor', f && f.side === 'q' ? 'start' : 'end')
+      .attr('text-anchor', anchor)
       .attr('dominant-baseline', 'central')
       .text((l) => fmt(l[3], 2));
+    // With several heads drawn, say whose weights these are (by name: colour is not the only cue).
+    const whose = f && this.shown.size > 1 ? [Math.min(...this.shown)] : [];
+    this.gWeights.selectAll('text.focus-weight-head').data(whose).join('text').attr('class', 'focus-weight-head')
+      .attr('x', wx).attr('y', 12).attr('text-anchor', anchor)
+      .text((h) => `head ${h + 1}`);
   }
 }

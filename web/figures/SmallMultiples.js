@@ -18,7 +18,8 @@ export class SmallMultiples extends Figure {
   }
 
   /**
-   * panels: [{ key, title, subtitle, weights: Float32Array, offset, nq, nk, masked(i, j) }]
+   * panels: [{ key, title, subtitle, weights: Float32Array, offset, nq, nk, masked(i, j), mark? }]
+   * mark: classes of a short line sample drawn before the title (a head's colour, see heads.js).
    * current: the key drawn as chosen.
    */
   setPanels(panels) { this.panels = panels; }
@@ -38,6 +39,7 @@ export class SmallMultiples extends Figure {
     const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
     this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
       const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');
+      g.append('line').attr('class', 'panel-mark').attr('x1', 0).attr('x2', 16).attr('y1', 8).attr('y2', 8);
       g.append('text').attr('class', 'panel-title').attr('x', 0).attr('y', 12);
       g.append('text').attr('class', 'panel-sub').attr('x', 0).attr('y', 26);
       g.append('rect').attr('class', 'panel-frame');
@@ -57,6 +59,10 @@ export class SmallMultiples extends Figure {
         const g = this;
         const title = g.querySelector('.panel-title');
         title.textContent = p.title;
+        const mark = g.querySelector('.panel-mark');
+        mark.setAttribute('class', p.mark ? `panel-mark ${p.mark}` : 'panel-mark');
+        mark.setAttribute('visibility', p.mark ? 'visible' : 'hidden');
+        title.setAttribute('x', p.mark ? 21 : 0);
         g.querySelector('.panel-sub').textContent = p.subtitle;
         // Keep the matrix's aspect ratio inside the square.
         const ar = p.nk / p.nq;

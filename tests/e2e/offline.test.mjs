@@ -1,0 +1,147 @@
+// The page once loaded works offline: its service worker (web/sw.js, filled in by build-web) saves
+// every file of the build and answers from that cache. Each test has its own browser context (so its
+// own service workers and caches); the tests that take the network away or change the build serve
+// their own copy of the page on their own port, leaving the shared server alone.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setup, startServer, attendOptions, outDir, root } from './harness.mjs';
+import { offlineFiles, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
+
+const web = join(root, 'dist/web');
+const SENTENCE = 'Offline, the kernels still weigh every word of this sentence.';
+let h;
+
+before(async () => { h = await setup(); });
+after(async () => { if (h) await h.close(); });
+
+const cells = (p) => p.locator('#figure-heatmap svg.heatmap g.cells rect').count();
+const builtVersion = (dir) => /const VERSION = "([0-9a-f]+)"/.exec(readFileSync(join(dir, 'sw.js'), 'utf8'))[1];
+/** The caches the page's origin holds: name → the URLs in it, sorted. */
+const cacheContents = (p) => p.evaluate(async () => {
+  const out = {};
+  for (const name of await caches.keys()) out[name] = (await (await caches.open(name)).keys()).map((r) => r.url).sort();
+  return out;
+});
+/** Waits until a service worker controls the page (it has saved every file by then). */
+const controlled = (p) => p.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+
+describe('offline', () => {
+  test('the build lists every file of the page for the service worker, with a content-hash version', () => {
+    const files = offlineFiles(web);
+    for (const f of ['index.html', 'main.js', 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
+      assert.ok(files.includes(f), `${f} is saved for offline use (list: ${files.join(', ')})`);
+    }
+    assert.ok(!files.some((f) => f.endsWith('.map') || f === 'sw.js'));
+    const sw = readFileSync(join(web, 'sw.js'), 'utf8');
+    assert.match(builtVersion(web), /^[0-9a-f]{16}$/);
+    for (const f of files) assert.ok(sw.includes(JSON.stringify(f)), `sw.js lists ${f}`);
+    assert.doesNotMatch(sw, /https?:\/\//, 'the worker names no other origin');
+  });
+
+  test('once loaded, the page reloads and computes with the server gone and the network off', async () => {
+    const server = await startServer();
+    const context = await h.newContext({}, new URL(server.url).origin);
+    try {
+      const page = await h.open(context, '', server.url);
+      await controlled(page);
+      assert.match(await page.textContent('#offline-status'), /^Available offline/);
+      const version = builtVersion(web);
+      assert.deepEqual(await cacheContents(page), {
+        [`attnscope-web-${version}`]: offlineFiles(web).map((f) => server.url + f).sort(),
+      });
+
+      // No network at all: the server is stopped and the browser is offline.
+      await server.stop();
+      await context.setOffline(true);
+      const responses = [], failed = [];
+      page.on('response', (r) => responses.push(r));
+      page.on('requestfailed', (r) => failed.push(r.url()));
+      await page.reload();
+      await page.waitForSelector('body.ready', { timeout: 30000 });
+      assert.match(await page.textContent('#load-text'), /^Ready: 50,000 words/);
+      assert.equal(await page.isVisible('#offline-status'), true);
+      assert.deepEqual(failed, []);
+      const served = responses.map((r) => [r.url().replace(server.url, ''), r.status(), r.fromServiceWorker()]);
+      for (const f of ['', 'main.js', 'style.css', 'attnscope.wasm', 'glove-50k.bin']) {
+        assert.deepEqual(served.find(([u]) => u === f), [f, 200, true], `${f || 'the page'} came from the service worker`);
+      }
+      assert.ok(served.every(([, status, sw]) => status === 200 && sw), JSON.stringify(served));
+
+      // Typing still computes: the heatmap has n_q × n_k cells for the new sentence.
+      await page.fill('#keys', '');
+      await page.fill('#query', SENTENCE);
+      const r = h.scope.attend(attendOptions({ q: SENTENCE, k: '' }));
+      assert.equal(await cells(page), r.nq * r.nk);
+      assert.deepEqual(await page.locator('#figure-heatmap .row-labels text').allTextContents(), r.queryTokens);
+      await page.screenshot({ path: join(outDir, '12-offline.png'), fullPage: true });
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('a new build replaces the saved copy and deletes the old cache', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attnscope-web-'));
+    cpSync(web, dir, { recursive: true });
+    const server = await startServer(dir);
+    const context = await h.newContext({}, new URL(server.url).origin);
+    try {
+      const page = await h.open(context, '', server.url);
+      await controlled(page);
+      const old = builtVersion(dir);
+      assert.deepEqual(Object.keys(await cacheContents(page)), [`attnscope-web-${old}`]);
+
+      // "Rebuild": one file changes, and with it sw.js and the cache version.
+      appendFileSync(join(dir, 'style.css'), '\n/* rebuilt */\n');
+      const { version } = writeServiceWorker(dir, join(root, 'web/sw.js'));
+      assert.notEqual(version, old);
+      await page.evaluate(async () => { await (await navigator.serviceWorker.getRegistration()).update(); });
+      await page.waitForFunction(async (name) => {
+        const names = await caches.keys();
+        return names.length === 1 && names[0] === name;
+      }, `attnscope-web-${version}`, { timeout: 30000, polling: 100 });
+      await page.waitForFunction(() => /newer version/.test(document.getElementById('offline-status').textContent));
+
+      await page.reload();
+      await page.waitForSelector('body.ready', { timeout: 30000 });
+      assert.match(await page.evaluate(async () => (await fetch('style.css')).text()), /rebuilt/);
+    } finally {
+      await context.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  const WITHOUT = {
+    'has no service workers': () => { delete Navigator.prototype.serviceWorker; },
+    'refuses to register one': () => {
+      ServiceWorkerContainer.prototype.register = () => Promise.reject(new DOMException('refused', 'SecurityError'));
+    },
+  };
+  for (const [name, script] of Object.entries(WITHOUT)) {
+    test(`a browser that ${name} gets the page as before, without the offline line`, async () => {
+      const context = await h.newContext();
+      try {
+        await context.addInitScript(script);
+        const page = await h.open(context);
+        assert.equal(await page.evaluate(() => !!(navigator.serviceWorker && navigator.serviceWorker.controller)), false);
+        await page.fill('#query', SENTENCE);
+        const r = h.scope.attend(attendOptions({ q: SENTENCE, k: 'A kitten rested on the rug.' }));
+        assert.equal(await cells(page), r.nq * r.nk);
+        await page.waitForTimeout(300);
+        assert.equal(await page.isVisible('#offline-status'), false);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  test('no console error (pages and workers), no page error, no request outside the origin', () => {
+    assert.deepEqual(h.log.consoleErrors, []);
+    assert.deepEqual(h.log.pageErrors, []);
+    assert.deepEqual(h.log.outside, []);
+  });
+});
