@@ -2,7 +2,7 @@
 // the dot product favours keys with long vectors; cosine divides the lengths out. The bars show, for
 // one query word, every key's length next to its weight under dot and under cosine.
 import { select } from 'd3-selection';
-import { Figure, setTokenText, fmt, SVG_NS } from './base.js';
+import { Figure, setTokenText, fmt } from './base.js';
 
 /** A labelled row chooser shared by the teaching panels: a <select> of the query tokens. */
 export function rowChooser(parent, id, onChange) {
@@ -73,8 +73,7 @@ export class CosineDotPanel extends Figure {
     text.append('p').text('The dot product is the cosine of the angle between two vectors times both their lengths. For one query, its own length scales every score alike, but each key’s length does not: under dot, keys with long vectors win whatever they mean. Cosine divides the lengths out and keeps only the direction, i.e. the meaning.');
     formula(text.append('div').attr('class', 'formula').node(), 'cosine');
     this.chooser = rowChooser(this.body, 'cosine-row', onRow);
-    this.svg = this.body.append('svg').attr('class', 'cosine-dot').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('cosine-dot');
     this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }

@@ -1,7 +1,7 @@
 // Teaching panel 3: distance-based scores. −‖q−k‖ and −log(ε + ‖q−k‖^p) both prefer near keys, but
 // the softmax turns them into very different weights: exp(−‖q−k‖) decays with distance, while
 // exp(−log(ε + ‖q−k‖^p)) = 1/(ε + ‖q−k‖^p) is Shepard's inverse distance weighting.
-import { Figure, fmt, SVG_NS } from './base.js';
+import { Figure, fmt } from './base.js';
 import { rowChooser, barRows } from './CosineDotPanel.js';
 
 export class DistancePanel extends Figure {
@@ -17,8 +17,7 @@ export class DistancePanel extends Figure {
     this.pInput = pw.append('input').attr('type', 'range').attr('id', 'idw-p').attr('min', 0.5).attr('max', 8).attr('step', 0.5)
       .on('input', (ev) => onP(Number(ev.target.value)));
     this.pOut = pw.append('output').attr('for', 'idw-p');
-    this.svg = this.body.append('svg').attr('class', 'distance').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('distance');
     this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }

@@ -1,7 +1,7 @@
 // One small attention matrix per head, for the current scoring function: how the heads differ.
 // Picking a head shows it in the heatmap.
 import { SmallMultiples } from './SmallMultiples.js';
-import { fmt } from './base.js';
+import { fmt, meanEntropy } from './base.js';
 import { headClass } from './heads.js';
 
 export class HeadGrid extends SmallMultiples {
@@ -19,12 +19,10 @@ export class HeadGrid extends SmallMultiples {
   setData(d) {
     const panels = [];
     for (let h = 0; h < d.heads; h++) {
-      let e = 0;
-      for (let i = 0; i < d.nq; i++) e += d.stats.entropy[h * d.nq + i];
       panels.push({
         key: h,
         title: `head ${h + 1}`,
-        subtitle: `d=${d.dHead[h]} · entropy ${fmt(e / d.nq, 2)}`,
+        subtitle: `d=${d.dHead[h]} · entropy ${fmt(meanEntropy(d.stats, h, d.nq), 2)}`,
         weights: d.weights, offset: h * d.nq * d.nk, nq: d.nq, nk: d.nk, masked: d.masked,
         mark: d.heads > 1 ? headClass(h) : null,   // the head's colour in the line view
       });

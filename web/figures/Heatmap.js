@@ -2,7 +2,7 @@
 // raw score). Hover shows the value; click or Enter opens "Why this weight?". Arrow keys move a cursor.
 import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB, SVG_NS } from './base.js';
+import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB } from './base.js';
 
 const MAX_PLOT = 620;   // px available for the cells
 // 256-step colour tables: one string look-up per cell instead of an interpolation.
@@ -16,10 +16,9 @@ export class Heatmap extends Figure {
       title: 'Attention weights',
       caption: '',
     });
-    this.svg = this.body.append('svg').attr('class', 'heatmap').attr('xmlns', SVG_NS)
+    this.addPlot('heatmap')
       .attr('tabindex', 0).attr('role', 'grid').attr('aria-roledescription', 'attention matrix')
       .attr('aria-describedby', `figure-${this.id}-live`);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
     this.gCols = this.svg.append('g').attr('class', 'col-labels');
     this.gRows = this.svg.append('g').attr('class', 'row-labels');
     this.gCells = this.svg.append('g').attr('class', 'cells');

@@ -3,7 +3,7 @@
 // linear projection to 2-D keeps that true, so the projected outputs sit inside the projected hull.
 // The experimental variant that rescales the output by 1/√d_v (times an extra matrix) leaves it.
 import { scaleLinear } from 'd3-scale';
-import { Figure, setTokenText, SVG_NS } from './base.js';
+import { Figure, setTokenText } from './base.js';
 
 /** The top-2 principal directions of the rows of X [n, d] (power iteration with deflation). */
 export function pca2(X, n, d) {
@@ -117,8 +117,7 @@ export class HullPanel extends Figure {
     this.toggle = lab.append('input').attr('type', 'checkbox').attr('id', 'hull-experimental')
       .on('change', (ev) => onToggle(ev.target.checked));
     lab.append('span').text(' also show the EXPERIMENTAL scaled output (A·V·Wₓ)/√d_v');
-    this.svg = this.body.append('svg').attr('class', 'hull').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('hull');
     this.gHull = this.svg.append('path').attr('class', 'hull-path');
     this.gLinks = this.svg.append('g').attr('class', 'hull-links');
     this.gValues = this.svg.append('g').attr('class', 'values');

@@ -2,7 +2,7 @@
 // (head, query, key): line opacity = weight, one colour per head (as in bertviz's head view).
 // Hovering or focusing a token isolates its lines and prints their weights; the legend toggles heads.
 // Head colours: see heads.js.
-import { Figure, setTokenText, labelWidth, fmt, SVG_NS } from './base.js';
+import { Figure, setTokenText, labelWidth, fmt } from './base.js';
 import { headClass, HEAD_COLOURS } from './heads.js';
 
 const ROW = 20;
@@ -18,8 +18,7 @@ export class LineView extends Figure {
     });
     this.legend = this.body.append('div').attr('class', 'head-legend').attr('role', 'group')
       .attr('aria-label', 'Heads shown');
-    this.svg = this.body.append('svg').attr('class', 'lineview').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('lineview');
     this.gLines = this.svg.append('g').attr('class', 'lines');
     this.gFocus = this.svg.append('g').attr('class', 'focus-lines');
     this.gLeft = this.svg.append('g').attr('class', 'tokens left');

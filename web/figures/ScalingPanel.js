@@ -4,7 +4,7 @@
 // kernels (scope.scores and scope.softmax) on seeded random vectors.
 import { scaleLog, scaleLinear } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
-import { Figure, fmt, SVG_NS } from './base.js';
+import { Figure, fmt } from './base.js';
 
 export const DIMS = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 const N = 64;   // queries and keys per dimension
@@ -78,8 +78,7 @@ export class ScalingPanel extends Figure {
     this.formulaEl = text.append('div').attr('class', 'formula');
     formula(this.formulaEl.node(), 'scaling');
     text.append('p').attr('class', 'hint').text(`Computed now, in your browser, by the wasm kernels: for each d, ${N} random queries × ${N} random keys scored with dot and scaled-dot, then a softmax at τ = 1.`);
-    this.svg = this.body.append('svg').attr('class', 'scaling').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('scaling');
     this.left = this.svg.append('g');
     this.right = this.svg.append('g');
     this.rows = null;

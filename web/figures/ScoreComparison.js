@@ -1,7 +1,7 @@
 // Every scoring function side by side for the same sentences, head, temperature and mask: the only
 // thing that changes between the panels is the score. Picking one makes it the current score.
 import { SmallMultiples } from './SmallMultiples.js';
-import { fmt } from './base.js';
+import { fmt, meanEntropy } from './base.js';
 
 export class ScoreComparison extends SmallMultiples {
   constructor(slot) {
@@ -19,16 +19,12 @@ export class ScoreComparison extends SmallMultiples {
    * masked(i, j); temperature for the caption.
    */
   setData({ results, head, masked, temperature }) {
-    const panels = results.map(({ info, result: r }) => {
-      let e = 0;
-      for (let i = 0; i < r.nq; i++) e += r.stats.entropy[head * r.nq + i];
-      return {
-        key: info.name,
-        title: info.name,
-        subtitle: `entropy ${fmt(e / r.nq, 2)}`,
-        weights: r.weights, offset: head * r.nq * r.nk, nq: r.nq, nk: r.nk, masked,
-      };
-    });
+    const panels = results.map(({ info, result: r }) => ({
+      key: info.name,
+      title: info.name,
+      subtitle: `entropy ${fmt(meanEntropy(r.stats, head, r.nq), 2)}`,
+      weights: r.weights, offset: head * r.nq * r.nk, nq: r.nq, nk: r.nk, masked,
+    }));
     this.setPanels(panels);
     this.captionEl.text(`The same sentences, head, mask and temperature (τ = ${fmt(temperature)}) under each scoring function. `
       + 'Entropy is the mean over rows of −Σ w log w: 0 when each query looks at one key, log(n) when it spreads evenly. '

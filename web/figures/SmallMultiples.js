@@ -1,15 +1,14 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, matrixImage, colourTable, lookup, toRGB, SVG_NS } from './base.js';
+import { Figure, matrixImage, colourTable, lookup, toRGB } from './base.js';
 
 const viridis = colourTable(interpolateViridis);
 
 export class SmallMultiples extends Figure {
   constructor(slot, opts) {
     super(slot, opts);
-    this.svg = this.body.append('svg').attr('class', 'multiples').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('multiples');
     this.gPanels = this.svg.append('g');
     this.panels = [];
     this.current = null;

@@ -4,7 +4,7 @@
 import { select } from 'd3-selection';
 import { scaleDiverging } from 'd3-scale';
 import { interpolatePuOr } from 'd3-scale-chromatic';
-import { Figure, setTokenText, shortLabel, fmt, SVG_NS } from './base.js';
+import { Figure, setTokenText, shortLabel, fmt } from './base.js';
 
 const STRIP_W = 300, STRIP_H = 16, LABEL_W = 96;
 
@@ -19,8 +19,7 @@ export class WhyPanel extends Figure {
       .attr('aria-label', 'Close “Why this weight?”').text('×')
       .on('click', () => this.emit('close', {}));
     this.intro = this.body.append('p').attr('class', 'why-intro');
-    this.svg = this.body.append('svg').attr('class', 'why').attr('xmlns', SVG_NS);
-    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addPlot('why');
     this.gStrips = this.svg.append('g').attr('class', 'strips');
     this.gBars = this.svg.append('g').attr('class', 'row-bars');
     this.softmaxText = this.body.append('p').attr('class', 'why-softmax');

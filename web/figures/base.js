@@ -40,6 +40,16 @@ export class Figure extends EventTarget {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
+  /**
+   * The figure's drawing surface: an <svg class="cls"> in the body with its background rect (so
+   * exports keep the theme's background). Sets this.svg and this.bg and returns the svg.
+   */
+  addPlot(cls) {
+    this.svg = this.body.append('svg').attr('class', cls).attr('xmlns', SVG_NS);
+    this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    return this.svg;
+  }
+
   /** The SVG element exported as PNG/SVG (figures with several return the main one). */
   exportNode() {
     return this.root.select('svg').node();
@@ -49,6 +59,13 @@ export class Figure extends EventTarget {
   fileStem() {
     return `attnscope-${this.id}`;
   }
+}
+
+/** Mean over the nq query rows of head h of the per-row entropies (stats.entropy is [heads, nq]). */
+export function meanEntropy(stats, h, nq) {
+  let e = 0;
+  for (let i = 0; i < nq; i++) e += stats.entropy[h * nq + i];
+  return e / nq;
 }
 
 /** Shortens a token for a label; the full text stays available in tooltips. */
