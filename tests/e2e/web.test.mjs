@@ -39,6 +39,16 @@ async function clickCell(i, j) {
   await page.locator('#figure-heatmap svg.heatmap g.cells rect').nth(i * (await nkShown()) + j).click();
   await page.waitForSelector('#figure-why .why-scores tbody tr.current');
 }
+/**
+ * Figures out of view are drawn lazily (when scrolled into view, or when the page is idle): bring
+ * one into view and wait until `selector` matches n elements, then the caller asserts on it.
+ */
+async function drawnCount(figure, selector, n) {
+  await page.locator(figure).scrollIntoViewIfNeeded();
+  await page.waitForFunction(([sel, want]) => document.querySelectorAll(sel).length === want, [selector, n], { timeout: 5000 })
+    .catch(() => {});  // the assertion that follows reports the count it found
+  return page.locator(selector).count();
+}
 async function nkShown() {
   return page.locator('#figure-heatmap .col-labels text').count();
 }
@@ -206,7 +216,7 @@ describe('numbers', () => {
       assert.ok(fills.every((f) => /^(rgb\(|#[0-9a-f]{6})/.test(f)), `${name}: every cell coloured`);
       assert.equal(await page.isVisible('#notice'), false, `${name}: no error notice`);
     }
-    assert.equal(await page.locator('#figure-compare g.panel').count(), 9);
+    assert.equal(await drawnCount('#figure-compare', '#figure-compare g.panel', 9), 9);
     const hrefs = await page.locator('#figure-compare image').evaluateAll((is) => is.map((i) => i.getAttribute('href')));
     assert.ok(hrefs.every((x) => x.startsWith('data:image/png')));
     await page.selectOption('#score', 'cosine');
@@ -246,8 +256,13 @@ describe('numbers', () => {
     await page.fill('#seed', '3');
     await page.press('#seed', 'Enter');
     await page.locator('#seed').blur();
-    assert.equal(await page.locator('#figure-heads g.panel').count(), 4);
+    assert.equal(await drawnCount('#figure-heads', '#figure-heads g.panel', 4), 4);
     assert.equal(await page.locator('#figure-lines .head-toggle').count(), 4);
+    // The picture itself carries a key of the heads (exports have no HTML toggles).
+    assert.equal(await drawnCount('#figure-lines', '#figure-lines svg .svg-key text', 4), 4);
+    assert.deepEqual(await page.locator('#figure-lines svg .svg-key text').allTextContents(), ['head 1', 'head 2', 'head 3', 'head 4']);
+    const lineSvg = await downloadText('#figure-lines button.export-svg');
+    for (let h = 1; h <= 4; h++) assert.ok(lineSvg.text.includes(`>head ${h}</text>`), `exported line view names head ${h}`);
     await page.locator('#figure-heads g.panel').nth(2).click();
     assert.match(await page.textContent('#figure-heatmap .fig-title'), /head 3 of 4/);
     const r = expected(s);

@@ -8,6 +8,7 @@ import { headClass, HEAD_COLOURS } from './heads.js';
 const ROW = 20;
 const GAP = 220;    // px between the two columns
 const MIN_W = 1e-3; // a line with weight below this is fully transparent to the eye: not drawn
+const KEY_ENTRY = 70; // px per entry of the in-picture head key
 
 export class LineView extends Figure {
   constructor(slot) {
@@ -24,6 +25,7 @@ export class LineView extends Figure {
     this.gLeft = this.svg.append('g').attr('class', 'tokens left');
     this.gRight = this.svg.append('g').attr('class', 'tokens right');
     this.gWeights = this.svg.append('g').attr('class', 'focus-weights');
+    this.gKey = this.svg.append('g').attr('class', 'svg-key');  // head colours inside the picture, for exports
     this.colTitles = this.svg.append('g').attr('class', 'axis-titles');
     this.colTitles.append('text').attr('class', 'axis-title q-title').text('queries');
     this.colTitles.append('text').attr('class', 'axis-title k-title').text('keys');
@@ -51,7 +53,24 @@ export class LineView extends Figure {
     const { nq, nk } = d;
     const lw = labelWidth(d.qTokens), rw = labelWidth(d.kTokens);
     const x1 = 40 + lw + 6, x2 = x1 + GAP, top = 26;
-    const H = top + Math.max(nq, nk) * ROW + 6, W = x2 + rw + 46;
+    const W = x2 + rw + 46;
+    // With several heads, a key of the shown heads under the columns ("━ head 1  ━ head 2 …"), so an
+    // exported PNG/SVG says which colour is which head (the toggles above are HTML, not in the file).
+    const shownHeads = this.heads > 1 ? [...this.shown].sort((a, b) => a - b) : [];
+    const perRow = Math.max(1, Math.floor((W - 16) / KEY_ENTRY));
+    const keyRows = Math.ceil(shownHeads.length / perRow);
+    const bodyBottom = top + Math.max(nq, nk) * ROW + 6;
+    const H = bodyBottom + (keyRows ? keyRows * 16 + 8 : 0);
+    this.gKey.attr('transform', `translate(8,${bodyBottom + 8})`);
+    const entries = this.gKey.selectAll('g.key-entry').data(shownHeads).join((enter) => {
+      const e = enter.append('g').attr('class', 'key-entry');
+      e.append('line').attr('x1', 0).attr('x2', 18).attr('y1', 0).attr('y2', 0);
+      e.append('text').attr('class', 'axis-title').attr('x', 22).attr('dominant-baseline', 'central');
+      return e;
+    })
+      .attr('transform', (_, k) => `translate(${(k % perRow) * KEY_ENTRY},${Math.floor(k / perRow) * 16})`);
+    entries.select('line').attr('class', (h) => `key-line ${headClass(h)}`);
+    entries.select('text').text((h) => `head ${h + 1}`);
     this.geom = { x1, x2, top };
     this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
     this.bg.attr('width', W).attr('height', H);
