@@ -210,18 +210,30 @@ class Scope {
   }
 
   // ---- bring your own vectors ----
-  scores(Q, K, options) {
-    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+  // Shapes shared by scores() and attention(): nq, nk, d, dk (default d), then Q [nq, d] and K [nk, dk].
+  _queryKeyShapes(Q, K, options) {
     const nq = checkInt('options.nq', options.nq, 1, 1 << 16);
     const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
     const d = checkInt('options.d', options.d, 1, 1 << 16);
     const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
     checkMatrix('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);
     checkMatrix('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
+    return { nq, nk, d, dk };
+  }
+  // The variant and the score with its parameters; keys narrower or wider than queries only where a
+  // score's matrices map between them.
+  _variantAndScore(options, d, dk, nk) {
     const variant = this._variantIndex(options.variant);
     const sp = this._scoreParams(options, d, dk, nk, 'options.');
     if (dk !== d && !['general', 'additive', 'location'].includes(this._scoreNames[sp.scoreIndex]))
       throw new RangeError(`options.dk: score '${this._scoreNames[sp.scoreIndex]}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
+    return { variant, sp };
+  }
+
+  scores(Q, K, options) {
+    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+    const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
+    const { variant, sp } = this._variantAndScore(options, d, dk, nk);
     return this._withArrays({ Q, K, ...sp.arrays }, { S: nq * nk }, (ptrs) => {
       const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, this._paramsObject(sp, ptrs, variant), ptrs.S);
       if (err) this._fail(err);
@@ -256,21 +268,13 @@ class Scope {
 
   attention(Q, K, V, options) {
     checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS]);
-    const nq = checkInt('options.nq', options.nq, 1, 1 << 16);
-    const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
-    const d = checkInt('options.d', options.d, 1, 1 << 16);
-    const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
+    const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
-    checkMatrix('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);
-    checkMatrix('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
     checkMatrix('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);
     const temperature = options.temperature === undefined ? 1 : checkNumber('options.temperature', options.temperature, { min: 0, exclusiveMin: true });
     const mask = options.mask === undefined ? 0 : checkEnum('options.mask', options.mask, MASKS);
     const padding = this._padding(options.keyPadding, nk, 'options.keyPadding');
-    const variant = this._variantIndex(options.variant);
-    const sp = this._scoreParams(options, d, dk, nk, 'options.');
-    if (dk !== d && !['general', 'additive', 'location'].includes(this._scoreNames[sp.scoreIndex]))
-      throw new RangeError(`options.dk: score '${this._scoreNames[sp.scoreIndex]}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
+    const { variant, sp } = this._variantAndScore(options, d, dk, nk);
     return this._withArrays({ Q, K, V, padding, ...sp.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
       const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, this._paramsObject(sp, ptrs, variant),
         temperature, mask, ptrs.padding || 0, ptrs.S, ptrs.A, ptrs.O, ptrs.stats);
