@@ -105,7 +105,7 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
 
     // Per-head score weights (and the experimental W_x), seeded unless given.
     auto& store = out.score_weights;
-    store.reserve(4 * H + 1);  // pointers into `store` must stay valid
+    // (Pointers into the inner vectors stay valid as `store` grows: moving a vector keeps its buffer.)
     const bool needs_weights = score_has_weights(o.score);
     if (needs_weights || o.experimental_scaled_output) mo.head_params.resize(H);
     std::vector<const float*> extra(H, nullptr);
