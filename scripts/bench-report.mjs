@@ -43,6 +43,18 @@ if (existsSync('bench/results/attend-node.json')) {
   extra += `\n\`attend()\` on a 12-word sentence pair in node ${a.node} (whole call: tokenize, embed, score, softmax, copy out), median of ${a.results[0].iterations} calls:\n\n| options | median ms | p90 ms |\n|---|--:|--:|\n`;
   for (const r of a.results) extra += `| ${r.name} | ${r.median_ms.toFixed(3)} | ${r.p90_ms.toFixed(3)} |\n`;
 }
+if (existsSync('bench/results/page.json')) {
+  const pg = JSON.parse(readFileSync('bench/results/page.json', 'utf8'));
+  const ms = (x) => (x === null || x === undefined ? '–' : x.toFixed(1));
+  extra += `\nThe demo in ${pg.browser} (headless, software rendering, ${pg.viewport}), after ${pg.warmup_ms / 1000} s of typing to warm up; ` +
+    'update = input event to plots redrawn (DOM updated), paint = the browser\'s style, layout and paint after it; medians of ' +
+    `${pg.keystrokes} keystrokes (\`node bench/page.mjs\`):\n\n| sentence | tokens drawn | update median ms | update p90 ms | paint median ms |\n|---|--:|--:|--:|--:|\n`;
+  for (const r of pg.results.filter((x) => x.tokensAsked)) {
+    extra += `| ${r.tokensAsked} tokens typed | ${r.tokensShown} | ${ms(r.update_median_ms)} | ${ms(r.update_p90_ms)} | ${ms(r.paint_median_ms)} |\n`;
+  }
+  const fr = pg.results.find((x) => x.first_render_ms !== undefined);
+  if (fr) extra += `\nFirst render ${Math.round(fr.first_render_ms)} ms after navigation (module, 5.6 MB vocabulary from a local server, plots).\n`;
+}
 if (existsSync('bench/results/dist-sizes.json')) {
   const d = JSON.parse(readFileSync('bench/results/dist-sizes.json', 'utf8')).files;
   extra += '\nPackage files (bytes):\n\n| file | raw | gzip |\n|---|--:|--:|\n';

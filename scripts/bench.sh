@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node and the
-# package sizes; records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
+# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node, the
+# package sizes and the demo page in headless Chromium (keystroke → plots redrawn); records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
@@ -10,5 +10,6 @@ mkdir -p bench/results
 node --no-experimental-fetch build/wasm/bench/attnscope_bench.js "$@" > build/bench-wasm.json
 node bench/attend-node.mjs > bench/results/attend-node.json
 node bench/dist-sizes.mjs > bench/results/dist-sizes.json
+node bench/page.mjs "$@" > bench/results/page.json
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"

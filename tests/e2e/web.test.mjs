@@ -481,36 +481,26 @@ describe('appearance and speed', () => {
     }
   });
 
-  test('typing updates the plots in under 16 ms for 40-token sentences (median, performance marks)', async () => {
+  test('typing into a 40-token sentence redraws the plots on every keystroke (timings: bench/page.mjs)', async () => {
     await page.goto(h.server.url);
     await page.waitForSelector('body.ready');
     const words = 'the quick brown fox jumps over a lazy dog while seven small birds sing in the old tree by the river'.split(' ');
     const sentence = Array.from({ length: 39 }, (_, i) => words[i % words.length]).join(' ') + '.';
     await page.fill('#keys', '');
     await page.fill('#query', sentence.slice(0, -12));
-    const first = await page.evaluate(() => performance.getEntriesByName('attnscope:first-render').map((e) => e.duration));
     await page.evaluate(() => performance.clearMeasures());
     await page.focus('#query');
     await page.keyboard.press('End');
     await page.keyboard.type(sentence.slice(-12), { delay: 30 });
     await page.waitForTimeout(100);
-    const m = await page.evaluate(() => ({
-      update: performance.getEntriesByName('attnscope:update').map((e) => e.duration),
-      frame: performance.getEntriesByName('attnscope:frame').map((e) => e.duration),
-      paint: performance.getEntriesByName('attnscope:paint').map((e) => e.duration),
-    }));
-    const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+    const updates = await page.evaluate(() => performance.getEntriesByName('attnscope:update').length);
     const r = expected({ q: sentence, k: '' });
     assert.equal(r.nq, 40);
     assert.equal(await cells(), 40 * 40);
-    const summary = { tokens: r.nq, updates: m.update.length, updateMedianMs: med(m.update), updateMaxMs: Math.max(...m.update),
-      paintMedianMs: med(m.paint), frameMedianMs: med(m.frame), firstRenderMs: first[0] };
-    writeFileSync(join(outDir, 'timings.json'), JSON.stringify(summary, null, 2) + '\n');
-    console.log('# timings', JSON.stringify(summary));
-    assert.ok(m.update.length >= 10);
-    // From the input event to the plots in view redrawn (the DOM updated); the browser's own style,
-    // layout and paint work comes after it and is reported as paintMedianMs.
-    assert.ok(summary.updateMedianMs < 16, `median update ${summary.updateMedianMs} ms`);
+    // Every keystroke that changed the text was measured by the page ("attnscope:update"); how long
+    // they took is a benchmark's business (bench/page.mjs, bench/results/page.json), never a test's.
+    assert.ok(updates >= 10, `${updates} updates measured for 12 keystrokes`);
+    assert.match(await page.textContent('#time-update'), /^\d+(\.\d+)? ms$/);
     await shot('11-forty-tokens');
   });
 });

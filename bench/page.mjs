@@ -1,0 +1,103 @@
+// Page benchmark: keystroke → plots redrawn in the demo, in headless Chromium.
+//
+// The page measures each update itself (web/main.js: "attnscope:update" spans the input event to the
+// end of the DOM update; "attnscope:paint" the browser's style, layout and paint work after it). This
+// script serves dist/web/, types into the query box at several sentence lengths, warms up first (V8
+// runs new wasm in a slower tier for its first ~100 ms of calls, and the page's own JS is cold) and
+// prints JSON with the medians, which scripts/bench.sh stores as bench/results/page.json.
+//
+//   node bench/page.mjs [--quick]
+// A duration is never asserted anywhere: the machine is shared and noisy, and the tests in tests/e2e
+// only check that typing updates the plots.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { chromium } from 'playwright-core';
+import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+
+const quick = process.argv.includes('--quick');
+const SIZES = [40, 128];                         // tokens asked for (the page may cut; "tokens" says what it drew)
+const WARMUP_MS = quick ? 1000 : 1500;
+const KEYSTROKES = quick ? 20 : 40;
+
+if (!existsSync(join(root, 'dist/web/index.html'))) throw new Error('dist/web/ is missing: run `npm run build` first');
+
+const words = 'the quick brown fox jumps over a lazy dog while seven small birds sing in the old tree by the river'.split(' ');
+const sentence = (n) => Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(' ') + '.';
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.floor(s.length / 2)] : null; };
+const p90 = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] : null; };
+const round = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
+
+const server = await startServer();
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const results = [];
+try {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.waitForSelector('body.ready', { timeout: 30000 });
+  const firstRender = await page.evaluate(() => performance.getEntriesByName('attnscope:first-render').map((e) => e.duration)[0]);
+
+  for (const n of SIZES) {
+    const text = sentence(n);
+    const tail = ' and again';                   // typed, then erased, again and again
+    await page.fill('#keys', '');
+    await page.fill('#query', text);
+    await page.focus('#query');
+    await page.keyboard.press('End');
+    // Warm-up: type for at least WARMUP_MS before anything is recorded.
+    const t0 = Date.now();
+    while (Date.now() - t0 < WARMUP_MS) {
+      await page.keyboard.type(tail, { delay: 10 });
+      for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 10 });
+    }
+    await page.waitForTimeout(100);
+    // The page trims its performance buffer now and then: collect the measures as they come.
+    await page.evaluate(() => {
+      window.__bench?.observer.disconnect();
+      const b = { update: [], paint: [], frame: [] };
+      b.observer = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          const kind = e.name.replace('attnscope:', '');
+          if (b[kind]) b[kind].push(e.duration);
+        }
+      });
+      b.observer.observe({ type: 'measure' });
+      window.__bench = b;
+    });
+    let typed = 0;
+    while (typed < KEYSTROKES) {
+      await page.keyboard.type(tail, { delay: 30 });
+      for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 30 });
+      typed += 2 * tail.length;
+    }
+    await page.waitForTimeout(200);
+    const m = await page.evaluate(() => ({
+      update: window.__bench.update, paint: window.__bench.paint, frame: window.__bench.frame,
+      rows: document.querySelectorAll('#figure-heatmap .row-labels text').length,
+      cells: document.querySelectorAll('#figure-heatmap svg.heatmap g.cells rect').length,
+    }));
+    results.push({
+      name: `keystroke → plots redrawn, ${n} tokens asked`,
+      tokensAsked: n,
+      tokensShown: m.rows, cells: m.cells,
+      updates: m.update.length,
+      update_median_ms: round(median(m.update)), update_p90_ms: round(p90(m.update)),
+      paint_median_ms: round(median(m.paint)), frame_median_ms: round(median(m.frame)),
+    });
+  }
+  results.push({ name: 'first render after navigation (module + vocabulary + plots)', first_render_ms: round(firstRender) });
+  await context.close();
+} finally {
+  await browser.close();
+  await server.stop();
+}
+
+const chromiumVersion = (() => { try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
+console.log(JSON.stringify({
+  date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
+  browser: chromiumVersion, viewport: '1366×768', warmup_ms: WARMUP_MS, keystrokes: KEYSTROKES,
+  note: 'headless, software rendering; update = input event to DOM updated, paint = style/layout/paint after it',
+  results,
+}, null, 1));
