@@ -21,14 +21,18 @@
 #define ATTNSCOPE_KERNEL_VARIANTS(X) ATTNSCOPE_ALL_KERNEL_VARIANTS(X)
 #endif
 
-// Every hot operation, each implemented once per variant as f32_<op>__<variant>.
-#define ATTNSCOPE_KERNEL_OPS(X) \
-    X(gemm_nt)                  \
-    X(gemm_nn)                  \
-    X(row_sumsq)                \
-    X(cosine_epilogue)          \
-    X(sq_euclidean_epilogue)    \
-    X(euclidean_epilogue)       \
-    X(idw_epilogue)             \
-    X(additive)                 \
-    X(softmax_rows)
+// Every hot operation, each implemented once per variant as f32_<op>__<variant>, declared from its
+// <op>_fn type (kernels.hpp). ATTNSCOPE_KERNEL_OPS_WITH passes `arg` along to X, for lists nested in
+// another (one declaration per op and variant).
+#define ATTNSCOPE_KERNEL_OPS_WITH(X, arg) \
+    X(gemm_nt, arg)                       \
+    X(gemm_nn, arg)                       \
+    X(row_sumsq, arg)                     \
+    X(cosine_epilogue, arg)               \
+    X(sq_euclidean_epilogue, arg)         \
+    X(euclidean_epilogue, arg)            \
+    X(idw_epilogue, arg)                  \
+    X(additive, arg)                      \
+    X(softmax_rows, arg)
+#define ATTNSCOPE_KERNEL_OP_ONLY(op, X) X(op)
+#define ATTNSCOPE_KERNEL_OPS(X) ATTNSCOPE_KERNEL_OPS_WITH(ATTNSCOPE_KERNEL_OP_ONLY, X)
