@@ -79,7 +79,11 @@ const result = await build({
 });
 
 // --- static files -----------------------------------------------------------------------------------
-for (const f of ['index.html', 'style.css']) copyFileSync(join(root, 'web', f), join(out, f));
+copyFileSync(join(root, 'web/style.css'), join(out, 'style.css'));
+// The page's text says how many scoring functions there are: the registry's count, in words.
+const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
+writeFileSync(join(out, 'index.html'), readFileSync(join(root, 'web/index.html'), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
 mkdirSync(join(root, 'build'), { recursive: true });

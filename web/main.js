@@ -234,7 +234,7 @@ function compute() {
   if (k) base.keys = k.text;
   const main = scope.attend({ ...base, score: state.score });
   // The other scoring functions are computed when a figure asks for them (the comparison grid, the
-  // "Why" table, panel 2), so a keystroke with those out of view costs one attention call, not nine.
+  // "Why" table, panel 2), so a keystroke with those out of view costs one attention call, not one per scoring function.
   const cache = new Map([[state.score, main]]);
   const all = {
     get(name) {

@@ -63,6 +63,11 @@ describe('the registry', () => {
     for (const o of options('mask')) assert.ok(names(registry.masks).includes(o), `mask option ${o}`);
     for (const o of options('projection')) assert.ok(names(registry.projections).includes(o), `projection option ${o}`);
     for (const o of options('variant')) assert.ok(names(registry.variants).includes(o), `variant option ${o}`);
+    // The built page states the registry's count of scoring functions.
+    const built = readFileSync(join(DIST, 'web/index.html'), 'utf8');
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    assert.match(built, new RegExp(`under ${words[registry.scores.length]} scoring functions`));
+    assert.doesNotMatch(built, /\{\{/, 'every placeholder of web/index.html is filled');
     // A file that quotes half of the score names or more keeps a list by hand (a few, each for a
     // panel about that score, are fine).
     const files = [...readdirSync(join(ROOT, 'bindings')).map((f) => join(ROOT, 'bindings', f)),

@@ -10,7 +10,7 @@ export class ScoreComparison extends SmallMultiples {
       title: 'Every scoring function, same input',
       caption: '',
     });
-    this.columns = 9;
+    this.columns = 9;        // set by setData: as many as fit one row of 9, else two even rows
     this.panelSize = 108;
   }
 
@@ -25,6 +25,7 @@ export class ScoreComparison extends SmallMultiples {
       subtitle: `entropy ${fmt(meanEntropy(r.stats, head, r.nq), 2)}`,
       weights: r.weights, offset: head * r.nq * r.nk, nq: r.nq, nk: r.nk, masked,
     }));
+    this.columns = Math.ceil(panels.length / Math.ceil(panels.length / 9));
     this.setPanels(panels);
     this.captionEl.text(`The same sentences, head, mask and temperature (τ = ${fmt(temperature)}) under each scoring function. `
       + 'Entropy is the mean over rows of −Σ w log w: 0 when each query looks at one key, log(n) when it spreads evenly. '
