@@ -108,6 +108,12 @@ OpCase op_idw_epilogue() {
             },
             [](const Inputs& x) { return 6.0 * x.nq * x.nk; }};
 }
+OpCase op_neg_manhattan() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.neg_manhattan(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk);
+            },
+            [](const Inputs& x) { return 3.0 * x.nq * x.nk * x.d; }};
+}
 OpCase op_additive() {  // hidden = d, on Q and K as the projected queries and keys
     return {[](const kernels::KernelTable& t, Inputs& x) {
                 t.additive(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.v.data(), x.S.data(), x.nk);
@@ -172,10 +178,11 @@ int main(int argc, char** argv) {
                     return 1;
                 }
                 // Counted work: 2 flops per multiply-add of Q·Kᵀ (additive: its two projections and the
-                // tanh loop as 3 flops per hidden unit).
+                // tanh loop as 3 flops per hidden unit; neg-manhattan: subtract, abs, add per element).
                 double flops = 2.0 * sz.nq * sz.nk * sz.d;
                 if (info.id == Score::additive) flops = 2.0 * (sz.nq + sz.nk) * sz.d * sz.d + 3.0 * sz.nq * sz.nk * sz.d;
                 if (info.id == Score::general) flops += 2.0 * sz.nq * sz.d * sz.d;
+                if (info.id == Score::neg_manhattan) flops = 3.0 * sz.nq * sz.nk * sz.d;
                 emit(std::string("f32_score_") + info.name, sec, flops);
             }
             // Every kernel operation of the manifest, on its own.

@@ -14,7 +14,8 @@ export type ScoreName =
   | 'location'          // (W_a q)_j   (Luong et al. 2015, location-based)
   | 'neg-euclidean'     // −‖q − k‖   (distance as similarity)
   | 'neg-sq-euclidean'  // −‖q − k‖²   (RBF-like; equals 2q·k − ‖q‖² − ‖k‖²)
-  | 'idw';              // −log(ε + ‖q − k‖^p)   (McCarter 2023 (neglog-dist): inverse distance weighting)
+  | 'idw'               // −log(ε + ‖q − k‖^p)   (McCarter 2023 (neglog-dist): inverse distance weighting)
+  | 'neg-manhattan';    // −‖q − k‖₁   (L1 (city-block) distance; a Laplacian kernel after softmax)
 
 /** Which kernels run: 'auto' = SIMD where the engine supports wasm SIMD, else scalar. */
 export type VariantName =

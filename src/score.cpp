@@ -87,6 +87,10 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
             // (Wa q)_j for j < nk: the first nk rows of Wa play the part of the keys.
             kt.gemm_nt(nq, nk, d, Q.data, Q.stride, p.Wa, d, S.data, S.stride, 1.0f);
             break;
+        case Score::neg_manhattan:
+            // −Σ|q_t − k_t|: no dot-product identity for the L1 distance, so a kernel over the rows.
+            kt.neg_manhattan(nq, nk, d, Q.data, Q.stride, K.data, K.stride, S.data, S.stride);
+            break;
         case Score::neg_euclidean:
         case Score::neg_sq_euclidean:
         case Score::idw: {

@@ -39,7 +39,10 @@ namespace attnscope {
       "Minus the squared distance: an RBF kernel after softmax; equals 2q·k − ‖q‖² − ‖k‖².", "")                  \
     X(idw, "idw", "−log(ε + ‖q − k‖^p)", "-\\log\\left(\\varepsilon + \\lVert q - k\\rVert^p\\right)",               \
       "McCarter 2023 (neglog-dist): inverse distance weighting",                                                   \
-      "Softmax of −log(ε + distance^p) gives weights ∝ 1/(ε + ‖q−k‖^p): inverse distance weighting.", "")
+      "Softmax of −log(ε + distance^p) gives weights ∝ 1/(ε + ‖q−k‖^p): inverse distance weighting.", "")  \
+    X(neg_manhattan, "neg-manhattan", "−‖q − k‖₁", "-\\lVert q - k\\rVert_1",                                     \
+      "L1 (city-block) distance; a Laplacian kernel after softmax",                                              \
+      "Minus the city-block distance Σ|qᵢ − kᵢ|: softmax then gives weights ∝ exp(−‖q−k‖₁/τ), a Laplacian kernel.", "")
 
 // X(identifier, "js-name", "description")
 #define ATTNSCOPE_MASKS(X)                                   \

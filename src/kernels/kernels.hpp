@@ -29,6 +29,10 @@ using sq_euclidean_epilogue_fn = void (*)(std::size_t m, std::size_t n, float* S
 using euclidean_epilogue_fn = sq_euclidean_epilogue_fn;
 using idw_epilogue_fn = void (*)(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
                                  const float* kk, float p, float eps);
+// S[i][j] = -sum_t |A[i][t] - B[j][t]|              A: m x k, B: n x k  (minus the L1 distance of rows;
+// no dot-product identity exists for it, so it reads the rows themselves). NaN stays NaN.
+using neg_manhattan_fn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                                  const float* B, std::size_t ldb, float* S, std::size_t lds);
 // S[i][j] = sum_t v[t] * tanh(Aq[i][t] + Bk[j][t])   Aq: m x h, Bk: n x h  (Bahdanau's additive score)
 using additive_fn = void (*)(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
                              const float* Bk, std::size_t ldb, const float* v, float* S, std::size_t lds);

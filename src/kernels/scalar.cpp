@@ -41,6 +41,18 @@ void f32_row_sumsq__scalar(std::size_t rows, std::size_t cols, const float* X, s
     }
 }
 
+void f32_neg_manhattan__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                               const float* B, std::size_t ldb, float* S, std::size_t lds) {
+    assert(lda >= k && ldb >= k && lds >= n);
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += std::fabs(A[i * lda + t] - B[j * ldb + t]);
+            S[i * lds + j] = -acc;
+        }
+    }
+}
+
 void f32_cosine_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* a,
                                  const float* b) {
     for (std::size_t i = 0; i < m; ++i)

@@ -205,6 +205,33 @@ void check_f32_idw_epilogue(const KernelTable& kt) {
                                 });
 }
 
+// S_ij = −Σ_t |A_it − B_jt|. Each difference rounds once (≤ ε|a − b|), |·| and the negation are exact,
+// and a sum of k non-negative terms errs by ≤ kε of it: ≤ (k+2)ε Σ|a − b| with one ε of margin. A NaN
+// in one row of A makes that row NaN, in both variants.
+void check_f32_neg_manhattan(const KernelTable& kt) {
+    Rng rng(140);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); ++b) {
+            const std::size_t m = kTailSizes[a] % 23 + 1, k = kTailSizes[b], n = third_size(a, b), pad = (a + b) % 3;
+            Mat A = uniform_matrix(m, k, rng, -2, 2, pad);
+            const Mat B = uniform_matrix(n, k, rng, -2, 2, pad + 1);
+            const bool with_nan = (a + b) % 5 == 0;
+            if (with_nan) A(m - 1, k / 2) = kNaN;
+            Mat S(m, n, pad, 7777.0f), Ss(m, n, pad, 7777.0f);
+            kt.neg_manhattan(m, n, k, A.data(), A.stride, B.data(), B.stride, S.data(), S.stride);
+            scalar_table().neg_manhattan(m, n, k, A.data(), A.stride, B.data(), B.stride, Ss.data(), Ss.stride);
+            RefMatrix ref(m, n);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    double l1 = 0.0;
+                    for (std::size_t t = 0; t < k; ++t) l1 += std::fabs(static_cast<double>(A(i, t)) - B(j, t));
+                    ref.at(i, j) = -l1;
+                    ref.tol_at(i, j) = (static_cast<double>(k) + 2.0) * kEps * l1;
+                }
+            check_both(S, Ss, ref, shape_label(m, n, k, pad) + (with_nan ? " with a NaN in the last query" : ""));
+        }
+}
+
 // S_ij = Σ_t v_t tanh(Aq_it + Bk_jt). The float sum x = a + b rounds once (tanh is 1-Lipschitz, so
 // ≤ u|x| passes through), tanh adds kFnUlps ulps, and the weighted sum (h+1)ε Σ|v_t tanh_t|.
 void check_f32_additive(const KernelTable& kt) {
@@ -283,6 +310,7 @@ TEST_CASE("f32_cosine_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(cosin
 TEST_CASE("f32_sq_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(sq_euclidean_epilogue) }
 TEST_CASE("f32_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(euclidean_epilogue) }
 TEST_CASE("f32_idw_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(idw_epilogue) }
+TEST_CASE("f32_neg_manhattan", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(neg_manhattan) }
 TEST_CASE("f32_additive", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(additive) }
 TEST_CASE("f32_softmax_rows", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_rows) }
 

@@ -82,6 +82,10 @@ TEST_CASE("scores: closed-form cases of every scoring function", "[scores]") {
                 check_table(scores(Score::neg_euclidean, kQ, kK, none, v),
                             {{-3 * std::sqrt(2.0), 0, -3}, {-2 * std::sqrt(11.0), -std::sqrt(6.0), -5}}, false);
             }
+            SECTION("neg-manhattan: minus the L1 distance") {
+                // q1−k1 = (−1,1,4), q1 = k2, q1−k3 = q1; q2−k1 = (−2,2,6), q2−k2 = (−1,1,2), q2−k3 = q2.
+                check_table(scores(Score::neg_manhattan, kQ, kK, none, v), {{-6, 0, -5}, {-10, -4, -7}}, true);
+            }
             SECTION("idw, p = 2 and p = 1, eps = 1e-3; an exact match scores -log(eps)") {
                 ScoreParams p;
                 p.eps = 1e-3f;
@@ -408,6 +412,38 @@ TEST_CASE("scores: neg-sq-euclidean with equal-norm keys is dot at half the temp
 
 // A NaN in a query poisons that query's scores (and only those), for every scoring function: a NaN
 // must never turn into a plausible number.
+// After softmax, neg-manhattan weights are the Laplacian kernel: w_j = exp(−‖q−k_j‖₁/τ) / Σ_l exp(−‖q−k_l‖₁/τ).
+// The scores err by ≤ (d+2)ε‖q−k‖₁ (test_util.hpp), which moves a weight by ≤ w·2·max_j(err_j)/τ; the
+// softmax itself adds a few ε.
+TEST_CASE("scores: neg-manhattan weights are the Laplacian kernel exp(-||q-k||_1 / tau), normalised", "[scores][property]") {
+    Rng rng(404);
+    const std::size_t nq = 5, nk = 9, d = 16;
+    const Mat Q = uniform_matrix(nq, d, rng, -1, 1), K = uniform_matrix(nk, d, rng, -1, 1);
+    for (const auto& [vname, variant] : public_variants())
+        for (const float tau : {0.5f, 2.0f, 8.0f}) {
+            INFO("variant " << vname << ", tau = " << tau);
+            const Mat S = scores(Score::neg_manhattan, Q, K, ScoreParams{}, variant);
+            Mat A(nq, nk);
+            SoftmaxOptions so;
+            so.temperature = tau;
+            so.variant = variant;
+            REQUIRE(masked_softmax(S.view(), so, A.mview()).ok());
+            for (std::size_t i = 0; i < nq; ++i) {
+                std::vector<double> l1(nk);
+                double sum = 0.0, worst = 0.0;
+                for (std::size_t j = 0; j < nk; ++j) {
+                    for (std::size_t t = 0; t < d; ++t) l1[j] += std::fabs(static_cast<double>(Q(i, t)) - K(j, t));
+                    sum += std::exp(-l1[j] / tau);
+                    worst = std::max(worst, (static_cast<double>(d) + 2.0) * kEps * l1[j]);
+                }
+                for (std::size_t j = 0; j < nk; ++j) {
+                    const double w = std::exp(-l1[j] / tau) / sum;
+                    CHECK(std::fabs(A(i, j) - w) <= w * (2.0 * worst / tau + 16.0 * kEps) + 1e-12);
+                }
+            }
+        }
+}
+
 TEST_CASE("scores: a NaN in a query makes that query's scores NaN", "[scores]") {
     for (const auto& [vname, variant] : public_variants())
         for (const ScoreInfo& info : score_infos())
@@ -441,9 +477,10 @@ TEST_CASE("scores: a NaN in a query makes that query's scores NaN", "[scores]") 
 
 TEST_CASE("scores: score_infos, parse_score and score_has_weights", "[scores]") {
     const auto& infos = score_infos();
-    REQUIRE(infos.size() == 9);
     const std::vector<std::string> names = {"dot",      "scaled-dot",    "cosine",           "general", "additive",
-                                            "location", "neg-euclidean", "neg-sq-euclidean", "idw"};
+                                            "location", "neg-euclidean", "neg-sq-euclidean", "idw", "neg-manhattan"};
+    REQUIRE(infos.size() == names.size());  // every function of the registry, in its order
+    for (std::size_t i = 0; i < names.size(); ++i) CHECK(infos[i].name == names[i]);
     for (const std::string& name : names) {
         Score s;
         INFO(name);

@@ -300,6 +300,12 @@ inline Ref ref_score(Score score, const float* q, std::size_t dq, const float* k
             const float* w = p.Wa + j * dq;
             return {dot64(w, q, dq), (d + 1.0) * kEps * absdot64(w, q, dq)};
         }
+        case Score::neg_manhattan: {
+            // −Σ|q_t − k_t|: each difference rounds once, the sum of d non-negative terms adds dε.
+            double l1 = 0.0;
+            for (std::size_t t = 0; t < dq; ++t) l1 += std::fabs(static_cast<double>(q[t]) - k[t]);
+            return {-l1, (d + 2.0) * kEps * l1};
+        }
         case Score::neg_euclidean:
         case Score::neg_sq_euclidean:
         case Score::idw: {

@@ -449,7 +449,7 @@ describe('text and vocabulary', () => {
     const list = scope.scoreFunctions;
     assert.deepEqual(list.map((s) => s.name), SCORE_NAMES);
     const formulas = { 'dot': 'q·k', 'scaled-dot': '√d', 'cosine': '‖q‖', 'general': 'W', 'additive': 'tanh', 'location': 'W_a',
-      'neg-euclidean': '‖q', 'neg-sq-euclidean': '²', 'idw': 'log' };
+      'neg-euclidean': '‖q', 'neg-sq-euclidean': '²', 'idw': 'log', 'neg-manhattan': '₁' };
     for (const s of list) {
       for (const key of ['formula', 'latex', 'source', 'description']) assert.ok(typeof s[key] === 'string' && s[key].length > 0, `${s.name}.${key}`);
       assert.ok(s.formula.includes(formulas[s.name]), `${s.name}: formula ${s.formula}`);

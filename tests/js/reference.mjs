@@ -88,6 +88,13 @@ export function refScores(name, Q, K, o) {
           s = x; t = (d + 1) * U * m;
           break;
         }
+        case 'neg-manhattan': {
+          // −Σ|q_t − k_t|: one rounding per difference, then a sum of d non-negative terms.
+          let l1 = 0;
+          for (let c = 0; c < d; c++) l1 += Math.abs(Q[i * d + c] - K[j * d + c]);
+          s = -l1; t = (d + 2) * U * l1;
+          break;
+        }
         case 'neg-euclidean':
         case 'neg-sq-euclidean':
         case 'idw': {
@@ -216,7 +223,7 @@ export function positionalEncoding(pos, d) {
 }
 
 export const SCORE_NAMES = ['dot', 'scaled-dot', 'cosine', 'general', 'additive', 'location',
-  'neg-euclidean', 'neg-sq-euclidean', 'idw'];
+  'neg-euclidean', 'neg-sq-euclidean', 'idw', 'neg-manhattan'];
 
 // ---- seeded numbers, word vectors: independent JS implementations of the documented definitions ----
 
