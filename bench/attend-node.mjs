@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 // Median wall time of one scope.attend() call in Node for a pair of 12-word sentences (cross-attention),
 // measured on the built package in dist/. Prints JSON; `npm run build` first.
-//   node bench/attend-node.mjs [--iterations N] > bench/results/attend-node.json
+//   node bench/attend-node.mjs [--iterations N] [--dist DIR] > bench/results/attend-node.json
+// (--dist: another build of the package, e.g. a copy of an older dist/, to compare; bench/boundary.mjs
+// times two builds in alternation in one process.)
 // Each call is timed on its own (performance.now() around attend(), so the time includes the JS layer:
 // validation, copying the results out of the wasm heap); after a warm-up, the median and the 10th/90th
 // percentiles are reported, with attend()'s own timeMs (the wasm part) for comparison.
 import { cpus } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = process.argv.indexOf('--iterations');
 const ITERATIONS = arg > 0 ? Number(process.argv[arg + 1]) : 2000;
-const WARMUP = 200;
+const WARMUP_MS = 1000;   // V8 runs new wasm in a baseline tier at first: warm up >= 1 s per case
+const distArg = process.argv.indexOf('--dist');
+const dist = distArg > 0 ? resolve(process.argv[distArg + 1]) : join(root, 'dist');
 
-const { createAttnScope } = await import(pathToFileURL(join(root, 'dist', 'attnscope.mjs')).href);
+const { createAttnScope } = await import(pathToFileURL(join(dist, 'attnscope.mjs')).href);
 const QUERY = 'The quick brown fox jumps over the lazy dog near the river';
 const KEYS = 'A small cat slept quietly under the old tree by the road';
 
@@ -25,7 +29,7 @@ const quantile = (sorted, q) => {
 
 function measure(scope, name, options) {
   const o = { query: QUERY, keys: KEYS, ...options };
-  for (let i = 0; i < WARMUP; i++) scope.attend(o);
+  for (const until = performance.now() + WARMUP_MS; performance.now() < until;) scope.attend(o);
   const wall = new Float64Array(ITERATIONS), inner = new Float64Array(ITERATIONS);
   let r;
   for (let i = 0; i < ITERATIONS; i++) {
@@ -55,7 +59,7 @@ console.log(JSON.stringify({
   benchmark: 'attend() wall time per call in Node, 12-word sentence pair',
   date: new Date().toISOString(),
   node: process.version, v8: process.versions.v8, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  build: 'dist/attnscope.mjs + attnscope.wasm (' + scope.variants.isa + ')',
+  build: `${dist}/attnscope.mjs + attnscope.wasm (${scope.variants.isa})`, warmup_ms: WARMUP_MS,
   vocabulary: scope.vocabulary,
   query: QUERY, keys: KEYS, tokens,
   results,

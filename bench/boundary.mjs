@@ -2,7 +2,9 @@
 // The cost of the C++/JS boundary: attend() on the 12-word sentence pair of bench/attend-node.mjs and
 // attention() at nq = nk = 16, d = dv = 64, for two builds of the package in one node process
 // (e.g. dist/ and a copy of an older dist/), measured in alternating batches so that both see the
-// same machine load. Each case warms up for >= 1 s per build first. Prints JSON.
+// same machine load. Each case warms up for >= 1 s per build first. Reported per call: the median
+// over batches of the wall time and of the process's CPU time (user + system, process.cpuUsage),
+// which is far steadier than the wall time when other jobs share the cores. Prints JSON.
 //   node bench/boundary.mjs [--before DIR] [--after DIR] [--batches N] [--calls N]
 import { cpus } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -26,6 +28,7 @@ const cases = [
   ['attend(), 12-word pair, default (scaled-dot, 1 head)', (s) => s.attend({ query: QUERY, keys: KEYS })],
   ['attend(), 12-word pair, cosine, 4 heads, random projections', (s) => s.attend({ query: QUERY, keys: KEYS, score: 'cosine', heads: 4, projection: 'random', positional: true })],
   ['attention(), nq = nk = 16, d = dv = 64, scaled-dot', (s) => s.attention(Q, K, V, { nq: n, nk: n, d, dv: d })],
+  ['scores(), nq = nk = 16, d = 64, scaled-dot', (s) => s.scores(Q, K, { nq: n, nk: n, d })],
 ];
 
 const builds = [];
@@ -42,17 +45,26 @@ for (const [label, fn] of cases) {
     const until = performance.now() + 1000;
     while (performance.now() < until) fn(b.scope);
   }
-  const perCall = Object.fromEntries(builds.map((b) => [b.name, []]));
+  const wall = Object.fromEntries(builds.map((b) => [b.name, []])), cpu = Object.fromEntries(builds.map((b) => [b.name, []]));
   for (let batch = 0; batch < BATCHES; batch++) {
     for (const b of batch % 2 ? [...builds].reverse() : builds) {
-      const t0 = performance.now();
+      const t0 = performance.now(), c0 = process.cpuUsage();
       for (let i = 0; i < CALLS; i++) fn(b.scope);
-      perCall[b.name].push((performance.now() - t0) / CALLS);
+      const c = process.cpuUsage(c0);
+      wall[b.name].push((performance.now() - t0) * 1000 / CALLS);
+      cpu[b.name].push((c.user + c.system) / CALLS);
     }
   }
   const row = { case: label };
-  for (const b of builds) row[`${b.name}_median_us`] = Math.round(median(perCall[b.name]) * 1000 * 100) / 100;
-  if (builds.length === 2) row.after_over_before = Math.round((row.after_median_us / row.before_median_us) * 1000) / 1000;
+  const r2 = (x) => Math.round(x * 100) / 100;
+  for (const b of builds) {
+    row[`${b.name}_cpu_median_us`] = r2(median(cpu[b.name]));
+    row[`${b.name}_wall_median_us`] = r2(median(wall[b.name]));
+  }
+  if (builds.length === 2) {
+    row.cpu_after_over_before = Math.round((row.after_cpu_median_us / row.before_cpu_median_us) * 1000) / 1000;
+    row.wall_after_over_before = Math.round((row.after_wall_median_us / row.before_wall_median_us) * 1000) / 1000;
+  }
   results.push(row);
 }
 console.log(JSON.stringify({

@@ -1,7 +1,8 @@
 // Embind glue: low-level names (prefixed `_`) over the C++ core, called only by the JS layer in
 // bindings/scope.mjs, which validates arguments, owns the memory of the inputs (_malloc/_free) and
 // hands copies to its callers. Matrices cross the boundary as addresses into the wasm heap; names
-// (scores, variants, masks, projections) cross as the registry's strings (attnscope/registry.hpp).
+// (scores, variants, masks, projections) cross as Embind enums generated from the registry's lists
+// (attnscope/registry.hpp): module.Score['scaled-dot'] and so on, one int on the wire.
 // Every call reports failure as an error message (empty string = success), never by throwing: the
 // core never throws, so a bad input can never abort the instance.
 //
@@ -43,47 +44,9 @@ std::uintptr_t get_address(const T& o) { return reinterpret_cast<std::uintptr_t>
 template <class T, const float* T::*M>
 void set_address(T& o, std::uintptr_t a) { o.*M = fptr(a); }
 
-// Names as fields. JS checks every name against the same registry before the call; a name that still
-// does not parse leaves an out-of-range value, which check_names() reports.
-template <class Enum, bool (*parse)(const std::string&, Enum&), std::size_t Count>
-void set_name(Enum& field, const std::string& name) {
-    if (!parse(name, field)) field = static_cast<Enum>(Count);
-}
-// How many names each list has (one "+1" per row).
-#define ATTNSCOPE_COUNT(...) +1
-constexpr std::size_t kScores = 0 ATTNSCOPE_SCORES(ATTNSCOPE_COUNT);
-constexpr std::size_t kMasks = 0 ATTNSCOPE_MASKS(ATTNSCOPE_COUNT);
-constexpr std::size_t kProjections = 0 ATTNSCOPE_PROJECTIONS(ATTNSCOPE_COUNT);
-constexpr std::size_t kVariants = 1 ATTNSCOPE_ALL_KERNEL_VARIANTS(ATTNSCOPE_COUNT);
-#undef ATTNSCOPE_COUNT
-
-std::string get_score(const AttendOptions& o) { return static_cast<std::size_t>(o.score) < kScores ? score_info(o.score).name : ""; }
-void set_score(AttendOptions& o, std::string n) { set_name<Score, parse_score, kScores>(o.score, n); }
-std::string get_variant(const AttendOptions& o) { return static_cast<std::size_t>(o.variant) < kVariants ? variant_name(o.variant) : ""; }
-void set_variant(AttendOptions& o, std::string n) { set_name<Variant, parse_variant, kVariants>(o.variant, n); }
-std::string get_mask(const AttendOptions& o) { return static_cast<std::size_t>(o.mask) < kMasks ? mask_name(o.mask) : ""; }
-void set_mask(AttendOptions& o, std::string n) { set_name<Mask, parse_mask, kMasks>(o.mask, n); }
-std::string get_projection(const AttendOptions& o) {
-    return static_cast<std::size_t>(o.projection) < kProjections ? projection_name(o.projection) : "";
-}
-void set_projection(AttendOptions& o, std::string n) { set_name<Projection, parse_projection, kProjections>(o.projection, n); }
 // The seed is a uint32 that JS holds as a number.
 double get_seed(const AttendOptions& o) { return o.seed; }
 void set_seed(AttendOptions& o, double s) { o.seed = static_cast<std::uint32_t>(s); }
-
-std::string check_names(const AttendOptions& o) {
-    if (static_cast<std::size_t>(o.score) >= kScores) return "score: unknown name";
-    if (static_cast<std::size_t>(o.variant) >= kVariants) return "variant: unknown name";
-    if (static_cast<std::size_t>(o.mask) >= kMasks) return "mask: unknown name";
-    if (static_cast<std::size_t>(o.projection) >= kProjections) return "projection: unknown name";
-    return "";
-}
-// For the calls that take names as arguments.
-bool parse_or(const std::string& name, Score& s, Variant& v, const std::string& variant, std::string& err) {
-    if (!parse_score(name, s)) { err = "score: unknown name '" + name + "'"; return false; }
-    if (!parse_variant(variant, v)) { err = "variant: unknown name '" + variant + "'"; return false; }
-    return true;
-}
 
 void json_string(std::string& out, const std::string& s) {
     out += '"';
@@ -135,32 +98,25 @@ void tokens_json(std::string& out, const Vocabulary& vocab, const std::vector<To
 
 std::string registry_json_() { return registry_json(); }
 std::string simd_isa_name() { return simd_isa(); }
-std::string resolved_variant(const std::string& name) {
-    Variant v;
-    return parse_variant(name, v) ? resolved_variant_name(v) : "";
-}
+std::string resolved_variant(Variant v) { return resolved_variant_name(v); }
 int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
 
 // ---- bring your own vectors (no state: every array is the caller's) -----------------------------
 
-std::string scores(std::uintptr_t Q, std::uintptr_t K, int nq, int nk, int d, int dk, const std::string& score,
-                   const std::string& variant, const ScoreParams& params, std::uintptr_t S) {
-    Score s;
-    Variant v;
-    std::string err;
-    if (!parse_or(score, s, v, variant, err)) return err;
+std::string scores(std::uintptr_t Q, std::uintptr_t K, int nq, int nk, int d, int dk, Score s, Variant v,
+                   const ScoreParams& params, std::uintptr_t S) {
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk);
     return compute_scores(s, ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
                           ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), params, Matrix(mfptr(S), unq, unk), v)
         .message();
 }
 
-std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, const std::string& mask,
-                    std::uintptr_t padding, const std::string& variant, std::uintptr_t A) {
+std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, Mask mask, std::uintptr_t padding,
+                    Variant variant, std::uintptr_t A) {
     SoftmaxOptions o;
     o.temperature = static_cast<float>(temperature);
-    if (!parse_mask(mask, o.mask)) return "mask: unknown name '" + mask + "'";
-    if (!parse_variant(variant, o.variant)) return "variant: unknown name '" + variant + "'";
+    o.mask = mask;
+    o.variant = variant;
     o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
     const auto r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(cols);
     return masked_softmax(ConstMatrix(fptr(S), r, c), o, Matrix(mfptr(A), r, c)).message();
@@ -168,13 +124,13 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, co
 
 // stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
 std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
-                         const std::string& score, const std::string& variant, const ScoreParams& params,
-                         double temperature, const std::string& mask, std::uintptr_t padding, std::uintptr_t S,
-                         std::uintptr_t A, std::uintptr_t O, std::uintptr_t stats) {
+                         Score score, Variant variant, const ScoreParams& params, double temperature, Mask mask,
+                         std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
+                         std::uintptr_t stats) {
     AttentionOptions o;
-    std::string err;
-    if (!parse_or(score, o.score, o.variant, variant, err)) return err;
-    if (!parse_mask(mask, o.mask)) return "mask: unknown name '" + mask + "'";
+    o.score = score;
+    o.variant = variant;
+    o.mask = mask;
     o.params = params;
     o.temperature = static_cast<float>(temperature);
     o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
@@ -263,9 +219,8 @@ public:
     //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
     val attend(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) const {
         val out = val::object();
-        std::string err = check_names(o);
         AttendResult r;
-        if (err.empty()) err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
+        const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
         if (!err.empty()) {
             out.set("error", err);
             return out;
@@ -329,16 +284,35 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .field("maxKeys", &ScoreParams::max_keys)
         .field("p", &ScoreParams::p)
         .field("eps", &ScoreParams::eps);
+    // The registry's lists as enums: JS passes module.Score[name] etc. (names from registry_json()).
+#define ATTNSCOPE_ENUM_VALUE(id, name, ...) .value(name, Enum::id)
+    {
+        using Enum = Score;
+        enum_<Score>("Score") ATTNSCOPE_SCORES(ATTNSCOPE_ENUM_VALUE);
+    }
+    {
+        using Enum = Mask;
+        enum_<Mask>("Mask") ATTNSCOPE_MASKS(ATTNSCOPE_ENUM_VALUE);
+    }
+    {
+        using Enum = Projection;
+        enum_<Projection>("Projection") ATTNSCOPE_PROJECTIONS(ATTNSCOPE_ENUM_VALUE);
+    }
+    {
+        using Enum = Variant;
+        enum_<Variant>("Variant").value("auto", Variant::automatic) ATTNSCOPE_ALL_KERNEL_VARIANTS(ATTNSCOPE_ENUM_VALUE);
+    }
+#undef ATTNSCOPE_ENUM_VALUE
     value_object<AttendOptions>("AttendOptions")
-        .field("score", &get_score, &set_score)
+        .field("score", &AttendOptions::score)
         .field("params", &AttendOptions::params)
         .field("temperature", &AttendOptions::temperature)
         .field("heads", &AttendOptions::heads)
-        .field("projection", &get_projection, &set_projection)
+        .field("projection", &AttendOptions::projection)
         .field("seed", &get_seed, &set_seed)
         .field("positional", &AttendOptions::positional)
-        .field("mask", &get_mask, &set_mask)
-        .field("variant", &get_variant, &set_variant)
+        .field("mask", &AttendOptions::mask)
+        .field("variant", &AttendOptions::variant)
         .field("maxTokens", &AttendOptions::max_tokens)
         .field("experimentalScaledOutput", &AttendOptions::experimental_scaled_output)
         .field("Wq", &get_address<AttendOptions, &AttendOptions::Wq>, &set_address<AttendOptions, &AttendOptions::Wq>)

@@ -4,6 +4,7 @@
 //
 // Names (scoring functions, variants, masks, projections, token kinds) come from the registry the
 // wasm module carries (src/attnscope/registry.hpp), read once per instance: nothing here lists them.
+// They cross the boundary as the module's Embind enums of the same lists, looked up by name.
 // One wasm instance can hold many scopes: each AttnScope owns a ScopeState (its vocabulary) in the
 // instance; scope.newScope() makes another on the same instance.
 
@@ -136,22 +137,45 @@ function deepFreeze(x) {
   return x;
 }
 const names = (list) => list.map((x) => (typeof x === 'string' ? x : x.name));
+/**
+ * The Embind enums generated from the same lists (module.Score, .Mask, .Projection, .Variant),
+ * keyed by the registry's names: what crosses the boundary is one of these (an int on the wire).
+ */
+/** The registry's names as arrays, and each score's entry by name: built once per instance. */
+function listsOf(registry) {
+  return {
+    scores: names(registry.scores), masks: names(registry.masks),
+    namedProjections: names(registry.projections).filter((n) => n !== 'user'),  // 'user' is the object form
+    scoreInfo: new Map(registry.scores.map((s) => [s.name, s])),
+  };
+}
+function enumsOf(module, registry) {
+  const pick = (Enum, list) => Object.freeze(Object.fromEntries(names(list).map((n) => {
+    if (!Enum[n]) throw new Error(`attnscope: the module has no enum value for '${n}' (a build mismatch)`);
+    return [n, Enum[n]];
+  })));
+  return {
+    score: pick(module.Score, registry.scores), mask: pick(module.Mask, registry.masks),
+    projection: pick(module.Projection, registry.projections), variant: pick(module.Variant, registry.variants),
+  };
+}
 
 // ---- one validation function per option kind, shared by scores(), attention() and attend() ------
 // `name` is the option's name as the caller wrote it ('options.score' for scores(), 'score' for attend()).
 
 const SCORE_KEYS = ['score', 'p', 'eps', 'variant', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys'];
-function scoreOption(name, value, registry) {
+// `lists`: the registry's names, listed once per instance (listsOf below).
+function scoreOption(name, value, lists) {
   const score = value === undefined ? 'scaled-dot' : value;
-  checkEnum(name, score, names(registry.scores));
+  checkEnum(name, score, lists.scores);
   return score;
 }
 function temperatureOption(name, value) {
   return value === undefined ? 1 : checkNumber(name, value, { min: 0, exclusiveMin: true });
 }
-function maskOption(name, value, registry) {
+function maskOption(name, value, lists) {
   const mask = value === undefined ? 'none' : value;
-  checkEnum(name, mask, names(registry.masks));
+  checkEnum(name, mask, lists.masks);
   return mask;
 }
 function paddingOption(name, value, n) {
@@ -222,6 +246,8 @@ class Scope {
     this._m = module;
     this._state = state;
     this.registry = instance.registry;
+    this._enum = instance.enums;
+    this._lists = instance.lists;
     this.scoreFunctions = this.registry.scores;
     const simd = module._simdIsa() !== 'none';
     const compiled = this.registry.variants.filter((v) => v.compiled && v.name !== 'auto').map((v) => v.name);
@@ -303,9 +329,9 @@ class Scope {
   // score's matrices map between them (the registry's needsWeights).
   _scoreAndVariant(options, d, dk, nk) {
     const variant = this._variantOption(options.variant);
-    const score = scoreOption('options.score', options.score, this.registry);
+    const score = scoreOption('options.score', options.score, this._lists);
     const idw = idwOptions('options.', options);
-    const info = this.registry.scores.find((s) => s.name === score);
+    const info = this._lists.scoreInfo.get(score);
     const weights = scoreWeights('options.', options, score, info, { dq: d, dk, nk });
     if (dk !== d && !info.needsWeights)
       throw new RangeError(`options.dk: score '${score}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
@@ -317,7 +343,8 @@ class Scope {
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
     return this._withArrays({ Q, K, ...weights.arrays }, { S: nq * nk }, (ptrs) => {
-      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, score, variant, scoreParams(idw, weights, ptrs), ptrs.S);
+      const e = this._enum;
+      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant], scoreParams(idw, weights, ptrs), ptrs.S);
       if (err) throw coreError(err);
       return this._read(ptrs.S, nq * nk);
     });
@@ -331,11 +358,12 @@ class Scope {
     if (S.length !== rows * cols) throw new RangeError(`S: expected ${rows * cols} numbers [rows=${rows}, cols=${cols}], got ${S.length}`);
     for (let i = 0; i < S.length; i++) if (Number.isNaN(S[i])) throw new RangeError(`S: element ${i} is NaN; scores may be ±Infinity (masked) but not NaN`);
     const temperature = temperatureOption('options.temperature', options.temperature);
-    const mask = maskOption('options.mask', options.mask, this.registry);
+    const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, cols);
     const variant = this._variantOption(options.variant);
     return this._withArrays({ S, padding }, { A: rows * cols }, (ptrs) => {
-      const err = this._m._softmax(ptrs.S, rows, cols, temperature, mask, ptrs.padding, variant, ptrs.A);
+      const e = this._enum;
+      const err = this._m._softmax(ptrs.S, rows, cols, temperature, e.mask[mask], ptrs.padding, e.variant[variant], ptrs.A);
       if (err) throw coreError(err);
       return this._read(ptrs.A, rows * cols);
     });
@@ -347,12 +375,13 @@ class Scope {
     const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
     checkMatrix('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);
     const temperature = temperatureOption('options.temperature', options.temperature);
-    const mask = maskOption('options.mask', options.mask, this.registry);
+    const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
     const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
     return this._withArrays({ Q, K, V, padding, ...weights.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
-      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, score, variant, scoreParams(idw, weights, ptrs),
-        temperature, mask, ptrs.padding || 0, ptrs.S, ptrs.A, ptrs.O, ptrs.stats);
+      const e = this._enum;
+      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, e.score[score], e.variant[variant],
+        scoreParams(idw, weights, ptrs), temperature, e.mask[mask], ptrs.padding || 0, ptrs.S, ptrs.A, ptrs.O, ptrs.stats);
       if (err) throw coreError(err);
       const stats = this._read(ptrs.stats, 3 * nq);
       return {
@@ -360,7 +389,7 @@ class Scope {
         weights: this._read(ptrs.A, nq * nk),
         output: this._read(ptrs.O, nq * dv),
         stats: { entropy: stats.slice(0, nq), maxWeight: stats.slice(nq, 2 * nq), argmax: Uint32Array.from(stats.subarray(2 * nq)) },
-        variant: this._m._resolvedVariant(variant),
+        variant: this._m._resolvedVariant(e.variant[variant]),
       };
     });
   }
@@ -415,7 +444,7 @@ class Scope {
     const heads = options.heads === undefined ? 1 : checkInt('heads', options.heads, 1, d);
     const seed = options.seed === undefined ? 1 : checkInt('seed', options.seed, 0, 0xffffffff);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT);
-    const mask = maskOption('mask', options.mask, this.registry);
+    const mask = maskOption('mask', options.mask, this._lists);
     const variant = this._variantOption(options.variant);
     const positional = !!options.positional;
     const experimentalScaledOutput = !!options.experimentalScaledOutput;
@@ -424,7 +453,7 @@ class Scope {
     let projection = 'identity';
     const proj = { Wq: null, Wk: null, Wv: null, Wo: null };
     let dHead = 0, dValue = 0, dOut = 0;
-    const named = names(this.registry.projections).filter((n) => n !== 'user');
+    const named = this._lists.namedProjections;
     if (options.projection === undefined || typeof options.projection === 'string') {
       if (options.projection !== undefined) { checkEnum('projection', options.projection, named); projection = options.projection; }
     } else if (options.projection && typeof options.projection === 'object') {
@@ -444,7 +473,7 @@ class Scope {
     }
 
     // Score weights given by the caller apply to every head; their size follows the head dimension.
-    const score = scoreOption('score', options.score, this.registry);
+    const score = scoreOption('score', options.score, this._lists);
     const idw = idwOptions('', options);
     let weights = { arrays: {}, hidden: 0, maxKeys: 0 };
     if (['W', 'W1', 'W2', 'v', 'Wa'].some((k) => options[k] !== undefined)) {
@@ -455,13 +484,15 @@ class Scope {
 
     const t0 = now();
     return this._withArrays({ ...proj, ...weights.arrays }, {}, (ptrs) => {
+      const e = this._enum;
       const res = state.attend(query, keys, cross, {
-        score, params: scoreParams(idw, weights, ptrs), temperature, heads, projection, seed, positional, mask, variant,
+        score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
+        seed, positional, mask: e.mask[mask], variant: e.variant[variant],
         maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
       });
       if (res.error) throw coreError(res.error);
       const timeMs = now() - t0;
-      return unpackAttend(res, d, score, temperature, this._m._resolvedVariant(variant), timeMs);
+      return unpackAttend(res, d, score, temperature, this._m._resolvedVariant(e.variant[variant]), timeMs);
     });
   }
 }
@@ -548,8 +579,9 @@ export async function createScopeWith(build, options = {}) {
   else if (wasmFile) moduleArgs.locateFile = () => locate(wasmFile).href;
   const module = await factory(moduleArgs);
   const inlined = 'smallVocabulary' in build;  // (a getter: decoded only when used)
+  const registry = registryOf(module);
   const instance = {
-    module, registry: registryOf(module), locate, defaultVocabulary: inlined ? 'small' : 'default',
+    module, registry, enums: enumsOf(module, registry), lists: listsOf(registry), locate, defaultVocabulary: inlined ? 'small' : 'default',
     smallVocabulary: inlined ? () => build.smallVocabulary : null,
   };
   const vocab = options.vocabulary === undefined ? instance.defaultVocabulary : options.vocabulary;
