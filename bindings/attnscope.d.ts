@@ -386,7 +386,7 @@ export interface AttnScope {
 /**
  * Loads the wasm (SIMD where the engine has it, else scalar) and resolves to an {@link AttnScope}.
  * The wasm and the vocabulary are found next to this module, or wherever your bundler put them
- * (Vite, webpack 5, Rollup and Parcel copy them with no configuration), or where `locateFile` says.
+ * (Vite and webpack 5 copy them with no configuration; with esbuild, copy them next to the bundle), or where `locateFile` says.
  * The 50,000-word vocabulary (5.6 MB) is downloaded only with `preload: true` or by `scope.loadVocabulary()`.
  * @example
  * const scope = await createAttnScope({ preload: true });

@@ -3,9 +3,9 @@
 import { createScopeWith, engineHasSimd } from './scope.mjs';
 
 // Every file this module loads, each named literally in new URL('./file', import.meta.url): the pattern
-// Vite, webpack 5, Rollup and Parcel recognise, so they copy the file into the app's output and put its
+// Vite and webpack 5 (and Parcel 2) recognise, so they copy the file into the app's output and put its
 // final URL here, with no configuration. Keep it literal: a computed name is invisible to them.
-// (esbuild leaves the expression as it is: the files must then sit next to the bundle; see the README.)
+// (esbuild and plain Rollup leave the expression as it is: the files must then sit next to the bundle.)
 const FILES = {
   'attnscope.wasm': () => new URL('./attnscope.wasm', import.meta.url),
   'attnscope-scalar.wasm': () => new URL('./attnscope-scalar.wasm', import.meta.url),

@@ -11,6 +11,7 @@ const HERE = join(ROOT, 'tests', 'js');
 test('the declarations are the ones the package ships', () => {
   assert.ok(existsSync(join(DIST, 'attnscope.d.ts')), 'dist/attnscope.d.ts: run npm run build');
   assert.equal(readFileSync(join(DIST, 'attnscope.d.ts'), 'utf8'), readFileSync(join(ROOT, 'bindings', 'attnscope.d.ts'), 'utf8'));
+  assert.equal(readFileSync(join(DIST, 'attnscope.single.d.ts'), 'utf8'), readFileSync(join(ROOT, 'bindings', 'attnscope.single.d.ts'), 'utf8'));
 });
 
 test('tsc --noEmit accepts the example that uses every call and option', async () => {
