@@ -42,14 +42,14 @@ async function nodeModule(name) {
  * The bytes at `url`, checked by `expect` (what the file should start with) before anyone uses them.
  * `what` names the asset for messages; `onProgress(loaded, total)` follows a download.
  */
-async function readUrl(url, { what, expect, onProgress } = {}) {
+async function readUrl(url, { what, expect, onProgress, fix = fixHint(what) } = {}) {
   let bytes, received;
   if (url.protocol === 'file:' && isNode) {
     const fs = await nodeModule('fs/promises');
     try {
       bytes = new Uint8Array(await fs.readFile(url));
     } catch (e) {
-      throw new Error(`attnscope: could not read ${what} from ${url.href} (${e.code || e.message}); ${fixHint(what)}`);
+      throw new Error(`attnscope: could not read ${what} from ${url.href} (${e.code || e.message}); ${fix}`);
     }
     if (onProgress) onProgress(bytes.length, bytes.length);
     received = `a file of ${bytes.length} bytes`;
@@ -58,17 +58,17 @@ async function readUrl(url, { what, expect, onProgress } = {}) {
     try {
       response = await fetch(url);
     } catch (e) {
-      throw new Error(`attnscope: could not fetch ${what} from ${url.href} (${e && e.message || e}); ${fixHint(what)}`);
+      throw new Error(`attnscope: could not fetch ${what} from ${url.href} (${e && e.message || e}); ${fix}`);
     }
     if (!response.ok) {
       throw new Error(`attnscope: could not load ${what} from ${url.href}: the server answered ${response.status} ${response.statusText || ''}`.trimEnd() +
-        `; ${fixHint(what)}`);
+        `; ${fix}`);
     }
     bytes = await readBody(response, onProgress);
     received = describeResponse(response, bytes);
   }
   if (expect && !startsWith(bytes, expect.bytes)) {
-    throw new Error(`attnscope: ${url.href} should be ${expect.kind} (${what}), but it is ${received}; ${fixHint(what)}`);
+    throw new Error(`attnscope: ${url.href} should be ${what}, ${expect.kind}, but it is ${received}; ${fix}`);
   }
   return bytes;
 }
@@ -116,8 +116,8 @@ function fixHint(file) {
     `createAttnScope({ locateFile: (file) => \`https://your.host/path/\${file}\` })`;
 }
 
-const WASM_MAGIC = { bytes: [0x00, 0x61, 0x73, 0x6d], kind: 'a WebAssembly module (starting 00 61 73 6d, "\\0asm")' };
-const VOCAB_MAGIC = { bytes: Array.from('ATSVOCAB', (c) => c.charCodeAt(0)), kind: 'an attnscope vocabulary file (starting "ATSVOCAB")' };
+const WASM_MAGIC = { bytes: [0x00, 0x61, 0x73, 0x6d], kind: 'a WebAssembly module (starting 00 61 73 6d)' };
+const VOCAB_MAGIC = { bytes: Array.from('ATSVOCAB', (c) => c.charCodeAt(0)), kind: 'an attnscope vocabulary (starting "ATSVOCAB")' };
 
 // A URL given as a string: absolute, or relative to the page (browsers, workers) or to the current
 // directory (Node).
@@ -578,7 +578,9 @@ function vocabularySource(v, build, locate, hasLocateFile) {
     return { name: file, file, url: () => locate(file) };
   }
   if (v instanceof Uint8Array || v instanceof ArrayBuffer) return { name: 'custom', bytes: () => new Uint8Array(v) };
-  if ((typeof v === 'string' && v !== '') || v instanceof URL) return { name: String(v), file: 'your vocabulary file', url: () => toUrl(v, 'options.vocabulary') };
+  if ((typeof v === 'string' && v !== '') || v instanceof URL) {
+    return { name: String(v), file: 'your vocabulary file', fix: 'check the URL given as options.vocabulary', url: () => toUrl(v, 'options.vocabulary') };
+  }
   throw new TypeError(`options.vocabulary: expected 'default', 'small', a Uint8Array or ArrayBuffer of a vocabulary file, or its URL, got ${describe(v)}`);
 }
 
@@ -611,7 +613,7 @@ function vocabularyLoader(scope, module, source, onProgress) {
           install(source.bytes(), 'options.vocabulary');
         } else {
           const url = await source.url();
-          const bytes = await readUrl(url, { what: source.file, expect: VOCAB_MAGIC, onProgress });
+          const bytes = await readUrl(url, { what: source.file, expect: VOCAB_MAGIC, onProgress, fix: source.fix });
           install(bytes, `attnscope: ${url.href}`);
         }
         return scope.vocabulary;

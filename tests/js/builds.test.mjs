@@ -173,9 +173,9 @@ describe('when the vocabulary downloads (createAttnScope() loads only the wasm)'
   test('preload: true rejects when the vocabulary is missing; a wrong file is named as such before the core sees it', async () => {
     await assert.rejects(loadScope({ preload: true, vocabulary: 'file:///nonexistent/words.bin' }), /could not read your vocabulary file from file:\/\/\/nonexistent\/words\.bin/);
     await assert.rejects(loadScope({ preload: true, vocabulary: distUrl('attnscope.wasm') }),
-      (e) => e.message.includes(`${distUrl('attnscope.wasm')} should be an attnscope vocabulary file (starting "ATSVOCAB")`) && /but it is a file of \d+ bytes/.test(e.message));
+      (e) => e.message.includes(`${distUrl('attnscope.wasm')} should be your vocabulary file, an attnscope vocabulary (starting "ATSVOCAB")`) && /check the URL given as options\.vocabulary/.test(e.message) && /but it is a file of \d+ bytes/.test(e.message));
     await assert.rejects(loadScope({ locateFile: (file) => distUrl(file === 'attnscope.wasm' ? 'glove-10k.bin' : file) }),
-      (e) => e.message.includes(`${distUrl('glove-10k.bin')} should be a WebAssembly module`) && e.message.includes('(attnscope.wasm)') && /locateFile/.test(e.message));
+      (e) => e.message.includes(`${distUrl('glove-10k.bin')} should be attnscope.wasm, a WebAssembly module (starting 00 61 73 6d), but it is a file of`) && /locateFile/.test(e.message));
     await assert.rejects(loadScope({ wasmBinary: new Uint8Array([60, 33, 100, 111]) }), (e) => e instanceof TypeError && /options\.wasmBinary: expected a WebAssembly module/.test(e.message));
     await assert.rejects(loadScope({ locateFile: 'dist/' }), (e) => e instanceof TypeError && /options\.locateFile: expected a function/.test(e.message));
   });
