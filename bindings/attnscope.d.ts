@@ -16,6 +16,7 @@
  * - `'neg-euclidean'`: −‖q − k‖   (distance as similarity)
  * - `'neg-sq-euclidean'`: −‖q − k‖²   (RBF-like; equals 2q·k − ‖q‖² − ‖k‖²)
  * - `'idw'`: −log(ε + ‖q − k‖^p)   (McCarter 2023 (neglog-dist): inverse distance weighting)
+ * - `'neg-manhattan'`: −‖q − k‖₁   (L1 (city-block) distance; a Laplacian kernel after softmax)
  */
 export type ScoreName =
   | 'dot'
@@ -26,7 +27,8 @@ export type ScoreName =
   | 'location'
   | 'neg-euclidean'
   | 'neg-sq-euclidean'
-  | 'idw';
+  | 'idw'
+  | 'neg-manhattan';
 
 /** Which kernels run: 'auto' = SIMD where the engine supports wasm SIMD, else scalar. */
 export type VariantName =
