@@ -58,6 +58,7 @@ volatile float g_sink;
 struct Inputs {
     std::size_t nq, nk, d;
     std::vector<float> Q, K, W, Wa, W1, W2, v, qq, kk, S, A, C;
+    std::vector<float> dK, dv;  // outputs of the backward cases: nk x d, d
 };
 
 // One call of each kernel operation at size (nq, nk, d), and the work it counts (flops): one function
@@ -119,6 +120,27 @@ OpCase op_softmax_rows() {
             [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
 }
 
+// Backward passes. x.A holds a matrix of nq x nk values used as weights / upstream gradients.
+OpCase op_gemm_tn() {  // dK = dSᵀ Q: [nk, nq] · [nq, d]
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_tn(x.nk, x.d, x.nq, x.A.data(), x.nk, x.Q.data(), x.d, x.dK.data(), x.d); },
+            [](const Inputs& x) { return 2.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_softmax_backward_rows() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.softmax_backward_rows(x.nq, x.nk, x.A.data(), x.nk, x.A.data(), x.nk, 1.0f, x.S.data(), x.nk); },
+            [](const Inputs& x) { return 5.0 * x.nq * x.nk; }};
+}
+OpCase op_sq_distances() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.sq_distances(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk); },
+            [](const Inputs& x) { return 3.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_additive_backward() {  // hidden = d; dAq into C (nq x d), dBk into dK (nk x d), dv
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.additive_backward(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.v.data(), x.A.data(), x.nk,
+                                    x.C.data(), x.d, x.dK.data(), x.d, x.dv.data());
+            },
+            [](const Inputs& x) { return 8.0 * x.nq * x.nk * x.d; }};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,7 +156,7 @@ int main(int argc, char** argv) {
         Inputs x{sz.nq, sz.nk, sz.d, random_matrix(sz.nq * sz.d, rng), random_matrix(sz.nk * sz.d, rng),
                  random_matrix(sz.d * sz.d, rng), random_matrix(sz.nk * sz.d, rng), random_matrix(sz.d * sz.d, rng),
                  random_matrix(sz.d * sz.d, rng), random_matrix(sz.d, rng), {}, {}, std::vector<float>(sz.nq * sz.nk),
-                 {}, std::vector<float>(sz.nq * sz.d)};
+                 {}, std::vector<float>(sz.nq * sz.d), std::vector<float>(sz.nk * sz.d), std::vector<float>(sz.d)};
         // Squared norms and a dot-product matrix consistent with them, for the epilogues.
         x.qq.resize(sz.nq);
         x.kk.resize(sz.nk);
