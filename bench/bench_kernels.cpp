@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attnscope/attention.hpp"
+#include "attnscope/backward.hpp"
 #include "attnscope/registry.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
@@ -199,6 +200,28 @@ int main(int argc, char** argv) {
                 if (info.id == Score::additive) flops = 2.0 * (sz.nq + sz.nk) * sz.d * sz.d + 3.0 * sz.nq * sz.nk * sz.d;
                 if (info.id == Score::general) flops += 2.0 * sz.nq * sz.d * sz.d;
                 emit(std::string("f32_score_") + info.name, sec, flops);
+            }
+            // The backward pass of one head per score: attention_backward recomputes the scores, the
+            // softmax and A·V, then runs dA, dV, the softmax backward and the score's backward (V = K, dO
+            // shaped like Q). Counted work: five nq·nk·d products at 2 flops (Q·Kᵀ, A·V, dA, dV and dQ, dK
+            // as one), a lower bound: additive/general's projections and the exps are not counted.
+            for (const auto& info : score_infos()) {
+                AttentionOptions ao;
+                ao.score = info.id;
+                ao.params = params;
+                ao.variant = variant;
+                AttentionGrads grads;
+                const ConstMatrix Qv(x.Q.data(), sz.nq, sz.d), Kv(x.K.data(), sz.nk, sz.d);
+                bool ok = true;
+                const double sec = median_seconds([&] {
+                    ok = attention_backward(Qv, Kv, Kv, ao, Qv, grads).ok() && ok;
+                    g_sink = grads.dQ.values[0];
+                }, reps);
+                if (!ok) {
+                    std::fprintf(stderr, "bench: f32_attention_backward_%s failed\n", info.name);
+                    return 1;
+                }
+                emit(std::string("f32_attention_backward_") + info.name, sec, 10.0 * sz.nq * sz.nk * sz.d);
             }
             // Every kernel operation of the manifest, on its own.
 #define ATTNSCOPE_BENCH_OP(op)                                                                  \
