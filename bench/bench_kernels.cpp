@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "attnscope/attention.hpp"
+#include "attnscope/backward.hpp"
 #include "attnscope/registry.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
@@ -58,6 +59,7 @@ volatile float g_sink;
 struct Inputs {
     std::size_t nq, nk, d;
     std::vector<float> Q, K, W, Wa, W1, W2, v, qq, kk, S, A, C;
+    std::vector<float> dK, dv;  // outputs of the backward cases: nk x d, d
 };
 
 // One call of each kernel operation at size (nq, nk, d), and the work it counts (flops): one function
@@ -125,6 +127,27 @@ OpCase op_softmax_rows() {
             [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
 }
 
+// Backward passes. x.A holds a matrix of nq x nk values used as weights / upstream gradients.
+OpCase op_gemm_tn() {  // dK = dSᵀ Q: [nk, nq] · [nq, d]
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_tn(x.nk, x.d, x.nq, x.A.data(), x.nk, x.Q.data(), x.d, x.dK.data(), x.d); },
+            [](const Inputs& x) { return 2.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_softmax_backward_rows() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.softmax_backward_rows(x.nq, x.nk, x.A.data(), x.nk, x.A.data(), x.nk, 1.0f, x.S.data(), x.nk); },
+            [](const Inputs& x) { return 5.0 * x.nq * x.nk; }};
+}
+OpCase op_sq_distances() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.sq_distances(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk); },
+            [](const Inputs& x) { return 3.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_additive_backward() {  // hidden = d; dAq into C (nq x d), dBk into dK (nk x d), dv
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.additive_backward(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.v.data(), x.A.data(), x.nk,
+                                    x.C.data(), x.d, x.dK.data(), x.d, x.dv.data());
+            },
+            [](const Inputs& x) { return 8.0 * x.nq * x.nk * x.d; }};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,7 +163,7 @@ int main(int argc, char** argv) {
         Inputs x{sz.nq, sz.nk, sz.d, random_matrix(sz.nq * sz.d, rng), random_matrix(sz.nk * sz.d, rng),
                  random_matrix(sz.d * sz.d, rng), random_matrix(sz.nk * sz.d, rng), random_matrix(sz.d * sz.d, rng),
                  random_matrix(sz.d * sz.d, rng), random_matrix(sz.d, rng), {}, {}, std::vector<float>(sz.nq * sz.nk),
-                 {}, std::vector<float>(sz.nq * sz.d)};
+                 {}, std::vector<float>(sz.nq * sz.d), std::vector<float>(sz.nk * sz.d), std::vector<float>(sz.d)};
         // Squared norms and a dot-product matrix consistent with them, for the epilogues.
         x.qq.resize(sz.nq);
         x.kk.resize(sz.nk);
@@ -184,6 +207,28 @@ int main(int argc, char** argv) {
                 if (info.id == Score::general) flops += 2.0 * sz.nq * sz.d * sz.d;
                 if (info.id == Score::neg_manhattan) flops = 3.0 * sz.nq * sz.nk * sz.d;
                 emit(std::string("f32_score_") + info.name, sec, flops);
+            }
+            // The backward pass of one head per score: attention_backward recomputes the scores, the
+            // softmax and A·V, then runs dA, dV, the softmax backward and the score's backward (V = K, dO
+            // shaped like Q). Counted work: five nq·nk·d products at 2 flops (Q·Kᵀ, A·V, dA, dV and dQ, dK
+            // as one), a lower bound: additive/general's projections and the exps are not counted.
+            for (const auto& info : score_infos()) {
+                AttentionOptions ao;
+                ao.score = info.id;
+                ao.params = params;
+                ao.variant = variant;
+                AttentionGrads grads;
+                const ConstMatrix Qv(x.Q.data(), sz.nq, sz.d), Kv(x.K.data(), sz.nk, sz.d);
+                bool ok = true;
+                const double sec = median_seconds([&] {
+                    ok = attention_backward(Qv, Kv, Kv, ao, Qv, grads).ok() && ok;
+                    g_sink = grads.dQ.values[0];
+                }, reps);
+                if (!ok) {
+                    std::fprintf(stderr, "bench: f32_attention_backward_%s failed\n", info.name);
+                    return 1;
+                }
+                emit(std::string("f32_attention_backward_") + info.name, sec, 10.0 * sz.nq * sz.nk * sz.d);
             }
             // Every kernel operation of the manifest, on its own.
 #define ATTNSCOPE_BENCH_OP(op)                                                                  \

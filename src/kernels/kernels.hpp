@@ -43,6 +43,29 @@ using additive_fn = void (*)(std::size_t m, std::size_t n, std::size_t h, const 
 using softmax_rows_fn = void (*)(std::size_t rows, std::size_t cols, const float* S, std::size_t lds,
                                  float inv_tau, float* W, std::size_t ldw);
 
+
+// --- backward passes (attnscope/backward.hpp) ---
+// C[i][j] = sum_t A[t][i] * B[t][j]                 A: k x m, B: k x n, C: m x n   (C = Aᵀ B)
+using gemm_tn_fn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                            const float* B, std::size_t ldb, float* C, std::size_t ldc);
+// The backward pass of the row softmax W = softmax(S * inv_tau), from the weights A and G = dL/dW:
+//   dS[i][j] = inv_tau * A[i][j] * (G[i][j] - sum_t G[i][t] A[i][t])
+// Entries with weight 0 (masked keys, fully masked rows) get gradient 0 for finite G. dS may alias G.
+using softmax_backward_rows_fn = void (*)(std::size_t rows, std::size_t cols, const float* A, std::size_t lda,
+                                          const float* G, std::size_t ldg, float inv_tau, float* dS,
+                                          std::size_t ldd);
+// D[i][j] = sum_t (Q[i][t] - K[j][t])^2, computed directly (not through the dot-product identity), so it
+// is exactly 0 for equal rows and has no cancellation near 0: the distance scores' backward needs that.
+using sq_distances_fn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
+                                 const float* K, std::size_t ldk, float* D, std::size_t ldd);
+// The backward pass of the additive score S[i][j] = sum_t v[t] tanh(Aq[i][t] + Bk[j][t]) given G = dL/dS.
+// With T = tanh(Aq[i][t] + Bk[j][t]) and P = G[i][j] v[t] (1 - T^2), overwrites
+//   dAq[i][t] = sum_j P,   dBk[j][t] = sum_i P,   dv[t] = sum_ij G[i][j] T.
+using additive_backward_fn = void (*)(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
+                                      const float* Bk, std::size_t ldb, const float* v, const float* G,
+                                      std::size_t ldg, float* dAq, std::size_t ldda, float* dBk, std::size_t lddb,
+                                      float* dv);
+
 #define ATTNSCOPE_KERNEL_FIELD(op) op##_fn op;
 struct KernelTable {
     const char* name;  // "scalar" or "simd"

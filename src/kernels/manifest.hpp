@@ -34,6 +34,10 @@
     X(idw_epilogue, arg)                  \
     X(neg_manhattan, arg)                 \
     X(additive, arg)                      \
-    X(softmax_rows, arg)
+    X(softmax_rows, arg)                  \
+    X(gemm_tn, arg)                       \
+    X(softmax_backward_rows, arg)         \
+    X(sq_distances, arg)                  \
+    X(additive_backward, arg)
 #define ATTNSCOPE_KERNEL_OP_ONLY(op, X) X(op)
 #define ATTNSCOPE_KERNEL_OPS(X) ATTNSCOPE_KERNEL_OPS_WITH(ATTNSCOPE_KERNEL_OP_ONLY, X)

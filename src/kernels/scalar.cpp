@@ -140,6 +140,69 @@ void f32_softmax_rows__scalar(std::size_t rows, std::size_t cols, const float* S
     }
 }
 
+// --- backward passes ---
+
+void f32_gemm_tn__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                         const float* B, std::size_t ldb, float* C, std::size_t ldc) {
+    assert(lda >= m && ldb >= n && ldc >= n);
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += A[t * lda + i] * B[t * ldb + j];
+            C[i * ldc + j] = acc;
+        }
+    }
+}
+
+void f32_softmax_backward_rows__scalar(std::size_t rows, std::size_t cols, const float* A, std::size_t lda,
+                                       const float* G, std::size_t ldg, float inv_tau, float* dS, std::size_t ldd) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* a = A + i * lda;
+        const float* g = G + i * ldg;
+        float* ds = dS + i * ldd;
+        float r = 0.0f;
+        for (std::size_t j = 0; j < cols; ++j) r += g[j] * a[j];
+        for (std::size_t j = 0; j < cols; ++j) ds[j] = inv_tau * a[j] * (g[j] - r);
+    }
+}
+
+void f32_sq_distances__scalar(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
+                              const float* K, std::size_t ldk, float* D, std::size_t ldd) {
+    assert(ldq >= k && ldk >= k && ldd >= n);
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) {
+                const float diff = Q[i * ldq + t] - K[j * ldk + t];
+                acc += diff * diff;
+            }
+            D[i * ldd + j] = acc;
+        }
+    }
+}
+
+void f32_additive_backward__scalar(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
+                                   const float* Bk, std::size_t ldb, const float* v, const float* G, std::size_t ldg,
+                                   float* dAq, std::size_t ldda, float* dBk, std::size_t lddb, float* dv) {
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t t = 0; t < h; ++t) dAq[i * ldda + t] = 0.0f;
+    for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t t = 0; t < h; ++t) dBk[j * lddb + t] = 0.0f;
+    for (std::size_t t = 0; t < h; ++t) dv[t] = 0.0f;
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const float g = G[i * ldg + j];
+            for (std::size_t t = 0; t < h; ++t) {
+                const float th = std::tanh(Aq[i * lda + t] + Bk[j * ldb + t]);
+                const float p = g * v[t] * (1.0f - th * th);
+                dAq[i * ldda + t] += p;
+                dBk[j * lddb + t] += p;
+                dv[t] += g * th;
+            }
+        }
+    }
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
 const KernelTable table_scalar = {"scalar", "scalar", ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR

@@ -381,6 +381,131 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
     }
 }
 
+// --- backward passes ---
+
+void f32_gemm_tn__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                       const float* B, std::size_t ldb, float* C, std::size_t ldc) {
+    assert(lda >= m && ldb >= n && ldc >= n);
+    // As gemm_nn with A read down a column: row i of C = sum_t A[t][i] · (row t of B).
+    for (std::size_t i = 0; i < m; ++i) {
+        const float* a = A + i;
+        float* c = C + i * ldc;
+        std::size_t j = 0;
+        for (; j + 4 * W <= n; j += 4 * W) {
+            batch c0(0.0f), c1(0.0f), c2(0.0f), c3(0.0f);
+            for (std::size_t t = 0; t < k; ++t) {
+                const batch at(a[t * lda]);
+                const float* b = B + t * ldb + j;
+                c0 = xsimd::fma(at, batch::load_unaligned(b), c0);
+                c1 = xsimd::fma(at, batch::load_unaligned(b + W), c1);
+                c2 = xsimd::fma(at, batch::load_unaligned(b + 2 * W), c2);
+                c3 = xsimd::fma(at, batch::load_unaligned(b + 3 * W), c3);
+            }
+            c0.store_unaligned(c + j);
+            c1.store_unaligned(c + j + W);
+            c2.store_unaligned(c + j + 2 * W);
+            c3.store_unaligned(c + j + 3 * W);
+        }
+        for (; j + W <= n; j += W) {
+            batch c0(0.0f);
+            for (std::size_t t = 0; t < k; ++t) c0 = xsimd::fma(batch(a[t * lda]), batch::load_unaligned(B + t * ldb + j), c0);
+            c0.store_unaligned(c + j);
+        }
+        for (; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += a[t * lda] * B[t * ldb + j];
+            c[j] = acc;
+        }
+    }
+}
+
+void f32_softmax_backward_rows__simd(std::size_t rows, std::size_t cols, const float* A, std::size_t lda,
+                                     const float* G, std::size_t ldg, float inv_tau, float* dS, std::size_t ldd) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* a = A + i * lda;
+        const float* g = G + i * ldg;
+        float* ds = dS + i * ldd;
+        const float r = dot_row(g, a, cols);  // read in full before dS (which may alias G) is written
+        const batch rb(r), itb(inv_tau);
+        std::size_t j = 0;
+        for (; j + W <= cols; j += W) {
+            const batch av = batch::load_unaligned(a + j);
+            (itb * av * (batch::load_unaligned(g + j) - rb)).store_unaligned(ds + j);
+        }
+        for (; j < cols; ++j) ds[j] = inv_tau * a[j] * (g[j] - r);
+    }
+}
+
+namespace {
+// Squared distance of two rows, summed directly: 4 accumulators, a one-vector loop, a scalar tail.
+inline float sq_dist_row(const float* a, const float* b, std::size_t k) {
+    batch acc0(0.0f), acc1(0.0f), acc2(0.0f), acc3(0.0f);
+    std::size_t t = 0;
+    for (; t + 4 * W <= k; t += 4 * W) {
+        const batch d0 = batch::load_unaligned(a + t) - batch::load_unaligned(b + t);
+        const batch d1 = batch::load_unaligned(a + t + W) - batch::load_unaligned(b + t + W);
+        const batch d2 = batch::load_unaligned(a + t + 2 * W) - batch::load_unaligned(b + t + 2 * W);
+        const batch d3 = batch::load_unaligned(a + t + 3 * W) - batch::load_unaligned(b + t + 3 * W);
+        acc0 = xsimd::fma(d0, d0, acc0);
+        acc1 = xsimd::fma(d1, d1, acc1);
+        acc2 = xsimd::fma(d2, d2, acc2);
+        acc3 = xsimd::fma(d3, d3, acc3);
+    }
+    for (; t + W <= k; t += W) {
+        const batch d0 = batch::load_unaligned(a + t) - batch::load_unaligned(b + t);
+        acc0 = xsimd::fma(d0, d0, acc0);
+    }
+    float acc = hsum((acc0 + acc1) + (acc2 + acc3));
+    for (; t < k; ++t) acc += (a[t] - b[t]) * (a[t] - b[t]);
+    return acc;
+}
+}  // namespace
+
+void f32_sq_distances__simd(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
+                            const float* K, std::size_t ldk, float* D, std::size_t ldd) {
+    assert(ldq >= k && ldk >= k && ldd >= n);
+    for (std::size_t j0 = 0; j0 < n; j0 += kKeyBlock) {
+        const std::size_t j1 = std::min(n, j0 + kKeyBlock);
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = j0; j < j1; ++j) D[i * ldd + j] = sq_dist_row(Q + i * ldq, K + j * ldk, k);
+    }
+}
+
+void f32_additive_backward__simd(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
+                                 const float* Bk, std::size_t ldb, const float* v, const float* G, std::size_t ldg,
+                                 float* dAq, std::size_t ldda, float* dBk, std::size_t lddb, float* dv) {
+    for (std::size_t i = 0; i < m; ++i) std::fill(dAq + i * ldda, dAq + i * ldda + h, 0.0f);
+    for (std::size_t j = 0; j < n; ++j) std::fill(dBk + j * lddb, dBk + j * lddb + h, 0.0f);
+    std::fill(dv, dv + h, 0.0f);
+    const batch one(1.0f);
+    for (std::size_t i = 0; i < m; ++i) {
+        const float* a = Aq + i * lda;
+        float* da = dAq + i * ldda;
+        for (std::size_t j = 0; j < n; ++j) {
+            const float* b = Bk + j * ldb;
+            float* db = dBk + j * lddb;
+            const float g = G[i * ldg + j];
+            const batch gb(g);
+            std::size_t t = 0;
+            for (; t + W <= h; t += W) {
+                const batch th = tanh_fast(batch::load_unaligned(a + t) + batch::load_unaligned(b + t));
+                const batch vv = batch::load_unaligned(v + t);
+                const batch p = gb * vv * xsimd::fnma(th, th, one);  // g v (1 − T²)
+                (batch::load_unaligned(da + t) + p).store_unaligned(da + t);
+                (batch::load_unaligned(db + t) + p).store_unaligned(db + t);
+                xsimd::fma(gb, th, batch::load_unaligned(dv + t)).store_unaligned(dv + t);
+            }
+            for (; t < h; ++t) {
+                const float th = std::tanh(a[t] + b[t]);
+                const float p = g * v[t] * (1.0f - th * th);
+                da[t] += p;
+                db[t] += p;
+                dv[t] += g * th;
+            }
+        }
+    }
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,
 const KernelTable table_simd = {"simd", xsimd::default_arch::name(), ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR

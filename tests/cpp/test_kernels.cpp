@@ -289,6 +289,155 @@ void check_f32_softmax_rows(const KernelTable& kt) {
         }
 }
 
+// ----------------------------------------------------------------------------------------------
+// Backward kernels.
+
+// C = Aᵀ·B (A: k x m, B: k x n). Bound per entry: (k+1)ε Σ_t|A_ti B_tj|.
+void check_f32_gemm_tn(const KernelTable& kt) {
+    Rng rng(150);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); b += 2) {
+            const std::size_t m = kTailSizes[a], n = kTailSizes[b], k = third_size(a, b), pad = (a + b) % 3;
+            const Mat A = uniform_matrix(k, m, rng, -1, 1, pad), B = uniform_matrix(k, n, rng, -1, 1, pad + 1);
+            Mat C(m, n, pad, 7777.0f), Cs(m, n, pad, 7777.0f);
+            kt.gemm_tn(m, n, k, A.data(), A.stride, B.data(), B.stride, C.data(), C.stride);
+            scalar_table().gemm_tn(m, n, k, A.data(), A.stride, B.data(), B.stride, Cs.data(), Cs.stride);
+            RefMatrix ref(m, n);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    double val = 0.0, mag = 0.0;
+                    for (std::size_t t = 0; t < k; ++t) {
+                        val += static_cast<double>(A(t, i)) * B(t, j);
+                        mag += std::fabs(static_cast<double>(A(t, i)) * B(t, j));
+                    }
+                    ref.at(i, j) = val;
+                    ref.tol_at(i, j) = (static_cast<double>(k) + 1.0) * kEps * mag;
+                }
+            check_both(C, Cs, ref, shape_label(m, n, k, pad));
+        }
+}
+
+// dS = τ⁻¹ A ⊙ (G − Σ_t G_t A_t) per row. r = Σ G A errs by (cols+1)ε Σ|G A|; G − r adds ε|G − r|,
+// the two products 2ε more: |err| ≤ τ⁻¹ A ((cols+1)ε Σ|GA| + 4ε(|G| + |r|)). Weights are a real
+// softmax row with some exact zeros (masked keys), which must give exactly 0; every third shape runs
+// in place (dS = G).
+void check_f32_softmax_backward_rows(const KernelTable& kt) {
+    Rng rng(151);
+    const float inv_taus[] = {1.0f, 0.25f, 7.5f};
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t cols = kTailSizes[a], rows = a % 4 + 1, pad = a % 3;
+        const float inv_tau = inv_taus[a % 3];
+        const bool in_place = a % 3 == 2;
+        Mat A = uniform_matrix(rows, cols, rng, 0, 1, pad);
+        for (std::size_t i = 0; i < rows; ++i) {
+            double sum = 0.0;
+            for (std::size_t j = 0; j < cols; ++j) {
+                if ((i + j) % 4 == 3) A(i, j) = 0.0f;  // a masked key
+                sum += A(i, j);
+            }
+            for (std::size_t j = 0; j < cols; ++j) A(i, j) = sum > 0 ? static_cast<float>(A(i, j) / sum) : 0.0f;
+        }
+        const Mat G = uniform_matrix(rows, cols, rng, -2, 2, pad + 1);
+        Mat dS(rows, cols, pad + 1, 7777.0f), dSs(rows, cols, pad + 1, 7777.0f);
+        if (in_place) dS = G;
+        kt.softmax_backward_rows(rows, cols, A.data(), A.stride, in_place ? dS.data() : G.data(), G.stride, inv_tau,
+                                 dS.data(), dS.stride);
+        scalar_table().softmax_backward_rows(rows, cols, A.data(), A.stride, G.data(), G.stride, inv_tau, dSs.data(),
+                                             dSs.stride);
+        RefMatrix ref(rows, cols);
+        for (std::size_t i = 0; i < rows; ++i) {
+            const double r = dot64(G.row(i), A.row(i), cols), mag = absdot64(G.row(i), A.row(i), cols);
+            for (std::size_t j = 0; j < cols; ++j) {
+                ref.at(i, j) = inv_tau * static_cast<double>(A(i, j)) * (G(i, j) - r);
+                ref.tol_at(i, j) = inv_tau * static_cast<double>(A(i, j)) *
+                                   ((static_cast<double>(cols) + 1.0) * kEps * mag + 4.0 * kEps * (std::fabs(G(i, j)) + std::fabs(r)));
+            }
+        }
+        std::ostringstream where;
+        where << shape_label(rows, cols, 0, pad) << " inv_tau=" << inv_tau << (in_place ? " in place" : "");
+        check_both(dS, dSs, ref, where.str());
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j)
+                if (A(i, j) == 0.0f) CHECK(dS(i, j) == 0.0f);
+    }
+}
+
+// D = Σ_t (Q_it − K_jt)²: each difference rounds once (2ε relative on its square), the square once,
+// the sum of k positive terms kε: bound (k+3)ε D. Rows of K copied from Q give exactly 0.
+void check_f32_sq_distances(const KernelTable& kt) {
+    Rng rng(152);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (std::size_t b = 0; b < kTailSizes.size(); b += 3) {
+            const std::size_t m = kTailSizes[a] % 13 + 1, k = kTailSizes[b], n = third_size(a, b), pad = (a + b) % 3;
+            const Mat Q = uniform_matrix(m, k, rng, -1, 1, pad);
+            Mat K = uniform_matrix(n, k, rng, -1, 1, pad + 1);
+            for (std::size_t j = 0; j < n; j += 3)
+                for (std::size_t t = 0; t < k; ++t) K(j, t) = Q(j % m, t);
+            Mat D(m, n, pad, 7777.0f), Ds(m, n, pad, 7777.0f);
+            kt.sq_distances(m, n, k, Q.data(), Q.stride, K.data(), K.stride, D.data(), D.stride);
+            scalar_table().sq_distances(m, n, k, Q.data(), Q.stride, K.data(), K.stride, Ds.data(), Ds.stride);
+            RefMatrix ref(m, n);
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    double val = 0.0;
+                    for (std::size_t t = 0; t < k; ++t) {
+                        const double diff = static_cast<double>(Q(i, t)) - K(j, t);
+                        val += diff * diff;
+                    }
+                    ref.at(i, j) = val;
+                    ref.tol_at(i, j) = (static_cast<double>(k) + 3.0) * kEps * val;
+                }
+            check_both(D, Ds, ref, shape_label(m, n, k, pad));
+            for (std::size_t j = 0; j < n; j += 3)
+                CHECK(D(j % m, j) == 0.0f);
+        }
+}
+
+// The additive score's backward. T = tanh(x) errs by δT = ε(|x| + ulps|T|) (x = a + b rounds once;
+// tanh is 1-Lipschitz), 1 − T² then by 2δT + 2ε, the product g v (1 − T²) by 2ε more; sums of n
+// terms add (n+1)ε Σ|terms|. dv: Σ |g| δT + (m n + 1)ε Σ|g T|.
+void check_f32_additive_backward(const KernelTable& kt) {
+    Rng rng(153);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t h = kTailSizes[a], m = a % 5 + 1, n = third_size(a, 1) % 11 + 1, pad = a % 3;
+        const Mat Aq = uniform_matrix(m, h, rng, -2.5, 2.5, pad), Bk = uniform_matrix(n, h, rng, -2.5, 2.5, pad + 1);
+        const Mat v = uniform_matrix(1, h, rng, -1, 1, 1), G = uniform_matrix(m, n, rng, -1, 1, pad);
+        Mat dA(m, h, pad, 7777.0f), dAs(m, h, pad, 7777.0f), dB(n, h, pad + 1, 7777.0f), dBs(n, h, pad + 1, 7777.0f);
+        Mat dv(1, h, 1, 7777.0f), dvs(1, h, 1, 7777.0f);
+        kt.additive_backward(m, n, h, Aq.data(), Aq.stride, Bk.data(), Bk.stride, v.data(), G.data(), G.stride,
+                             dA.data(), dA.stride, dB.data(), dB.stride, dv.data());
+        scalar_table().additive_backward(m, n, h, Aq.data(), Aq.stride, Bk.data(), Bk.stride, v.data(), G.data(),
+                                         G.stride, dAs.data(), dAs.stride, dBs.data(), dBs.stride, dvs.data());
+        RefMatrix rA(m, h), rB(n, h), rv(1, h), magA(m, h), magB(n, h), magv(1, h);
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                for (std::size_t t = 0; t < h; ++t) {
+                    const double x = static_cast<double>(Aq(i, t)) + Bk(j, t), th = std::tanh(x);
+                    const double dT = kEps * (std::fabs(x) + kFnUlps * std::fabs(th));
+                    const double g = G(i, j), gv = g * v(0, t), pterm = gv * (1.0 - th * th);
+                    const double e = std::fabs(gv) * (2.0 * dT + 6.0 * kEps);
+                    rA.at(i, t) += pterm;
+                    rA.tol_at(i, t) += e;
+                    magA.at(i, t) += std::fabs(pterm);
+                    rB.at(j, t) += pterm;
+                    rB.tol_at(j, t) += e;
+                    magB.at(j, t) += std::fabs(pterm);
+                    rv.at(0, t) += g * th;
+                    rv.tol_at(0, t) += std::fabs(g) * dT;
+                    magv.at(0, t) += std::fabs(g * th);
+                }
+        for (std::size_t t = 0; t < h; ++t) {
+            for (std::size_t i = 0; i < m; ++i) rA.tol_at(i, t) += (static_cast<double>(n) + 1.0) * kEps * magA.at(i, t);
+            for (std::size_t j = 0; j < n; ++j) rB.tol_at(j, t) += (static_cast<double>(m) + 1.0) * kEps * magB.at(j, t);
+            rv.tol_at(0, t) += (static_cast<double>(m * n) + 1.0) * kEps * magv.at(0, t);
+        }
+        const std::string where = shape_label(m, n, h, pad);
+        check_both(dA, dAs, rA, where + " dAq");
+        check_both(dB, dBs, rB, where + " dBk");
+        check_both(dv, dvs, rv, where + " dv");
+    }
+}
+
 // A compile-time guard: every op in the manifest needs a check_f32_<op> above, so a kernel op added
 // to manifest.hpp without a test does not build.
 #define ATTNSCOPE_REQUIRE_CHECK(op) \
@@ -313,6 +462,10 @@ TEST_CASE("f32_idw_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(idw_epil
 TEST_CASE("f32_neg_manhattan", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(neg_manhattan) }
 TEST_CASE("f32_additive", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(additive) }
 TEST_CASE("f32_softmax_rows", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_rows) }
+TEST_CASE("f32_gemm_tn", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(gemm_tn) }
+TEST_CASE("f32_softmax_backward_rows", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_backward_rows) }
+TEST_CASE("f32_sq_distances", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(sq_distances) }
+TEST_CASE("f32_additive_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(additive_backward) }
 
 // The conventions of kernels.hpp for rows holding −inf, +inf or NaN, with the special value at every
 // position of rows whose length reaches the vector body and the scalar tail.
