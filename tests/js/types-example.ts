@@ -6,7 +6,13 @@ import createDefault, {
   type AttendOptions,
   type AttendResult,
   type AttentionResult,
+  type AttentionFormat,
+  type AttentionJson,
   type AttnScope,
+  type HeadSummaries,
+  type LoadAttentionsOptions,
+  type LoadedAttentions,
+  type RolloutOptions,
   type CreateOptions,
   type Embedding,
   type MaskName,
@@ -121,6 +127,24 @@ async function main(): Promise<void> {
   const vector: Float32Array = e.vector, oov: boolean = e.oov;
   const near: { word: string; cosine: number }[] = scope.nearest('king', 5);
   const near2: { word: string; cosine: number }[] = scope.nearest(vector);
+
+
+  // Your model's attention.
+  const json: AttentionJson = { tokens: ['a', 'b'], attentions: [[[[0.5, 0.5], [0.2, 0.8]]]] };
+  const loadOptions: LoadAttentionsOptions = { tokens: 'a\nb\n', keyTokens: ['a', 'b'], format: 'npy', softmax: true };
+  const loaded: LoadedAttentions = scope.loadAttentions(new Uint8Array(128), loadOptions);
+  const loaded2: LoadedAttentions = scope.loadAttentions(json);
+  const loaded3: LoadedAttentions = scope.loadAttentions('{"attentions": [[1]]}', { tokens: ['a'] });
+  const loaded4: LoadedAttentions = scope.loadAttentions(new ArrayBuffer(8));
+  const format: AttentionFormat = loaded.format;
+  const loadedSizes: number[] = [loaded.layers, loaded.heads, loaded.nq, loaded.nk];
+  const loadedText: string[] = [...loaded.tokens, ...loaded.keyTokens, ...loaded.warnings];
+  const rolloutOptions: RolloutOptions = { layers: loaded.layers, heads: loaded.heads, n: loaded.nq, residual: 0.5, head: 'max' };
+  const rolled: Float32Array = scope.rollout(loaded.attentions, rolloutOptions);
+  const rolled2: Float32Array = scope.rollout(loaded2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
+  const summary: HeadSummaries = scope.headSummaries(loaded3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
+  const summaryArrays: Float32Array[] = [summary.entropy, summary.max, summary.meanMax];
+  void [loaded4, format, loadedSizes, loadedText, rolled, rolled2, summaryArrays];
 
   void [other, single, plain, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];
