@@ -219,7 +219,8 @@ val load_attentions(const std::string& format, std::uintptr_t bytes, int size, c
         std::size_t count = 1, d = 0;
         bool digit = false;
         for (std::size_t i = 0; i <= shape.size(); ++i) {
-            if (i < shape.size() && shape[i] >= '0' && shape[i] <= '9' && d < (std::size_t{1} << 40)) {
+            if (i < shape.size() && shape[i] >= '0' && shape[i] <= '9') {
+                if (d >= 100000000) return fail("attentions: shape '" + shape + "' is over the limit");
                 d = d * 10 + static_cast<std::size_t>(shape[i] - '0');
                 digit = true;
             } else {

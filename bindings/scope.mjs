@@ -589,10 +589,11 @@ function parseJsonInput(text) {
 function tokenList(name, value) {
   let list = value;
   if (typeof value === 'string') {
-    const t = value.trim();
-    if (t.startsWith('[')) {
-      try { list = JSON.parse(t); } catch (e) { throw new RangeError(`${name}: looks like a JSON array but does not parse (${e.message})`); }
-    } else {
+    // A JSON array when the text is one; otherwise one token per line (a first line '[CLS]' is a token).
+    let parsed = null;
+    if (value.trim().startsWith('[')) { try { parsed = JSON.parse(value); } catch { parsed = null; } }
+    if (Array.isArray(parsed)) list = parsed;
+    else {
       list = value.split('\n').map((l) => l.replace(/\r$/, ''));
       if (list.length && list[list.length - 1] === '') list.pop();
     }
