@@ -3,8 +3,10 @@
 // the installed tarball by tests/js/package.test.mjs. Never run, only type-checked.
 import createDefault, {
   createAttnScope,
+  engineHasSimd,
   type AttendOptions,
   type AttendResult,
+  type AttentionOptions,
   type AttentionResult,
   type AttentionFormat,
   type AttentionJson,
@@ -16,22 +18,28 @@ import createDefault, {
   type CreateOptions,
   type Embedding,
   type MaskName,
+  type PackageFile,
   type RowStats,
   type ScoreInfo,
   type ScoreName,
   type ScoreOptions,
   type ScoreWeights,
+  type ScoresOptions,
   type SoftmaxOptions,
   type Token,
   type TokenKind,
+  type UserProjection,
+  type VariantInfo,
   type VariantName,
+  type VocabularyInfo,
 } from 'attnscope';
-import { createAttnScope as createSingle } from 'attnscope/single';
+import { createAttnScope as createSingle, type SingleCreateOptions, type AttnScope as SingleScope } from 'attnscope/single';
 
 const createOptions: CreateOptions = {
   locateFile: (path: string, scriptDirectory: string): string => new URL(path, scriptDirectory).href,
   wasmBinary: new Uint8Array(8),
   vocabulary: 'small',
+  preload: true,
   simd: true,
   onProgress: (loaded: number, total: number): void => { void (loaded / (total || 1)); },
 };
@@ -43,6 +51,11 @@ async function main(): Promise<void> {
   const other: AttnScope = await createDefault();
   const single: AttnScope = await createSingle({ vocabulary: vocabularies[1] });
   const plain: AttnScope = await createAttnScope();
+  const located: AttnScope = await createAttnScope({ locateFile: (file: PackageFile | string) => new URL(`https://example.invalid/${file}`) });
+  const singleOptions: SingleCreateOptions = { vocabulary: 'default', simd: true, preload: true, locateFile: (file) => `/assets/${file}` };
+  const single2: SingleScope = await createSingle(singleOptions);
+  const loaded: VocabularyInfo = await plain.loadVocabulary();
+  const hasSimd: boolean = engineHasSimd();
 
   // Information.
   const infos: readonly ScoreInfo[] = scope.scoreFunctions;
@@ -52,6 +65,7 @@ async function main(): Promise<void> {
   const simd: boolean = scope.variants.simd;
   const isa: string = scope.variants.isa;
   const vocab: { size: number; dim: number; name: string } = scope.vocabulary;
+  const variantInfo: VariantInfo = scope.variants;
   scope.variant = 'scalar';
   const current: VariantName = scope.variant;
   const inUse: number = scope.memoryInUse();
@@ -65,7 +79,8 @@ async function main(): Promise<void> {
     Wa: new Float32Array(nk * d), maxKeys: nk,
   };
   const scoreOptions: ScoreOptions = { score: 'idw', p: 1.5, eps: 0, variant: 'simd' };
-  const S: Float32Array = scope.scores(Q, K, { nq, nk, d, ...scoreOptions });
+  const scoresOptions: ScoresOptions = { nq, nk, d, ...scoreOptions };
+  const S: Float32Array = scope.scores(Q, K, scoresOptions);
   const S2: Float32Array = scope.scores(Q, new Float32Array(nk * dk), { nq, nk, d, dk, score: 'general', ...weights });
   const softmaxOptions: SoftmaxOptions = { rows: nq, cols: nk, temperature: 0.5, mask: 'causal', keyPadding: new Uint8Array(nk), variant: 'auto' };
   const A: Float32Array = scope.softmax(S, softmaxOptions);
@@ -74,7 +89,8 @@ async function main(): Promise<void> {
   const att: AttentionResult = scope.attention(Q, K, V, {
     nq, nk, d, dv, score: 'additive', ...weights, temperature: 2, mask, keyPadding: [true, false, false], variant: 'scalar',
   });
-  const att2: AttentionResult = scope.attention(Q, new Float32Array(nk * dk), V, { nq, nk, d, dk, dv, score: 'location', Wa: weights.Wa });
+  const attentionOptions: AttentionOptions = { nq, nk, d, dk, dv, score: 'location', Wa: weights.Wa };
+  const att2: AttentionResult = scope.attention(Q, new Float32Array(nk * dk), V, attentionOptions);
   const stats: RowStats = att.stats;
   const entropy: Float32Array = stats.entropy, maxWeight: Float32Array = stats.maxWeight, argmax: Uint32Array = stats.argmax;
   const ran: 'simd' | 'scalar' = att.variant;
@@ -101,13 +117,11 @@ async function main(): Promise<void> {
     Wa: new Float32Array(10 * 50), maxKeys: 10,
   };
   const r: AttendResult = scope.attend(attendOptions);
-  const user: AttendResult = scope.attend({
-    query: 'Hello there.',
-    projection: {
-      Wq: new Float32Array(100 * 8), Wk: new Float32Array(100 * 8), Wv: new Float32Array(100 * 6),
-      Wo: new Float32Array(6 * 3), dHead: 8, dValue: 6, dOut: 3,
-    },
-  });
+  const projection: UserProjection = {
+    Wq: new Float32Array(100 * 8), Wk: new Float32Array(100 * 8), Wv: new Float32Array(100 * 6),
+    Wo: new Float32Array(6 * 3), dHead: 8, dValue: 6, dOut: 3,
+  };
+  const user: AttendResult = scope.attend({ query: 'Hello there.', projection });
   const identity: AttendResult = scope.attend({ query: 'Hello.', projection: 'identity' });
   const tokens: string[] = [...r.queryTokens, ...r.keyTokens];
   const info: Token[] = [...r.queryTokenInfo, ...r.keyTokenInfo];
@@ -132,21 +146,21 @@ async function main(): Promise<void> {
   // Your model's attention.
   const json: AttentionJson = { tokens: ['a', 'b'], attentions: [[[[0.5, 0.5], [0.2, 0.8]]]] };
   const loadOptions: LoadAttentionsOptions = { tokens: 'a\nb\n', keyTokens: ['a', 'b'], format: 'npy', softmax: true };
-  const loaded: LoadedAttentions = scope.loadAttentions(new Uint8Array(128), loadOptions);
-  const loaded2: LoadedAttentions = scope.loadAttentions(json);
-  const loaded3: LoadedAttentions = scope.loadAttentions('{"attentions": [[1]]}', { tokens: ['a'] });
-  const loaded4: LoadedAttentions = scope.loadAttentions(new ArrayBuffer(8));
-  const format: AttentionFormat = loaded.format;
-  const loadedSizes: number[] = [loaded.layers, loaded.heads, loaded.nq, loaded.nk];
-  const loadedText: string[] = [...loaded.tokens, ...loaded.keyTokens, ...loaded.warnings];
-  const rolloutOptions: RolloutOptions = { layers: loaded.layers, heads: loaded.heads, n: loaded.nq, residual: 0.5, head: 'max' };
-  const rolled: Float32Array = scope.rollout(loaded.attentions, rolloutOptions);
-  const rolled2: Float32Array = scope.rollout(loaded2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
-  const summary: HeadSummaries = scope.headSummaries(loaded3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
+  const imported: LoadedAttentions = scope.loadAttentions(new Uint8Array(128), loadOptions);
+  const imported2: LoadedAttentions = scope.loadAttentions(json);
+  const imported3: LoadedAttentions = scope.loadAttentions('{"attentions": [[1]]}', { tokens: ['a'] });
+  const imported4: LoadedAttentions = scope.loadAttentions(new ArrayBuffer(8));
+  const format: AttentionFormat = imported.format;
+  const importedSizes: number[] = [imported.layers, imported.heads, imported.nq, imported.nk];
+  const importedText: string[] = [...imported.tokens, ...imported.keyTokens, ...imported.warnings];
+  const rolloutOptions: RolloutOptions = { layers: imported.layers, heads: imported.heads, n: imported.nq, residual: 0.5, head: 'max' };
+  const rolled: Float32Array = scope.rollout(imported.attentions, rolloutOptions);
+  const rolled2: Float32Array = scope.rollout(imported2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
+  const summary: HeadSummaries = scope.headSummaries(imported3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
   const summaryArrays: Float32Array[] = [summary.entropy, summary.max, summary.meanMax];
-  void [loaded4, format, loadedSizes, loadedText, rolled, rolled2, summaryArrays];
+  void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
 
-  void [other, single, plain, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
+  void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];
 }
 void main;
