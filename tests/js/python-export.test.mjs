@@ -65,7 +65,8 @@ np.save("double.npy", a.astype(np.float64))
 np.savez("both.npz", attentions=a, tokens=np.array(["[CLS]", "caf\u00e9", "\u00fcber", "\u732b", "[SEP]"]))
 np.savez_compressed("packed.npz", attentions=a)
 `, cwd);
-  const raw = new Float32Array(readFileSync(join(cwd, 'raw.f32')).buffer.slice(0));
+  const rawBytes = readFileSync(join(cwd, 'raw.f32'));  // a Buffer may sit at an offset in a shared pool
+  const raw = new Float32Array(rawBytes.buffer.slice(rawBytes.byteOffset, rawBytes.byteOffset + rawBytes.byteLength));
   const tokens = ['a', 'b', 'c', 'd', 'e'];
   const file = (name) => new Uint8Array(readFileSync(join(cwd, name)));
   for (const v of [1, 2, 3]) {
