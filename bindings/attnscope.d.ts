@@ -392,6 +392,91 @@ export interface AttendResult {
   timeMs: number;
 }
 
+/** Formats loadAttentions() reads; detected from the bytes when not given. */
+export type AttentionFormat = 'npy' | 'npz' | 'safetensors' | 'json';
+
+/**
+ * Attention exported from a model, as JSON: tokens (one per query row), keyTokens (one per key
+ * column; omit for self-attention) and the weights as nested arrays
+ * [layers][heads][nq][nk], [heads][n][n] or [n][n].
+ */
+export interface AttentionJson {
+  /** One token per query row. */
+  tokens?: string[];
+  /** One token per key column; omit for self-attention. */
+  keyTokens?: string[];
+  /** [layers][heads][nq][nk], [heads][n][n] or [n][n]. */
+  attentions: number[][] | number[][][] | number[][][][];
+}
+
+/** Options of {@link AttnScope.loadAttentions}. */
+export interface LoadAttentionsOptions {
+  /**
+   * One token per query row: an array, or a tokens file's text (a JSON array, or one token per line).
+   * Overrides tokens stored in the file. Without any, positions "0", "1", ... stand in (with a warning).
+   */
+  tokens?: string[] | string;
+  /** One token per key column (cross-attention); default: the tokens (then nq must equal nk). */
+  keyTokens?: string[] | string;
+  /** Default: detected from the first bytes. */
+  format?: AttentionFormat;
+  /** Replace every row by its softmax (for files holding scores before the softmax). Default false. */
+  softmax?: boolean;
+}
+
+/**
+ * Validated attention, [layers, heads, nq, nk]. Shapes [heads, n, n] give layers = 1; [n, n] gives
+ * layers = heads = 1. Limits: at most 2^26 = 67,108,864 numbers (12 layers x 12 heads x 512 x 512
+ * = 37,748,736 fits), at most 4096 tokens per axis, at most 1024 layers and 1024 heads.
+ */
+export interface LoadedAttentions {
+  /** The format that was read. */
+  format: AttentionFormat;
+  /** Layers (1 for [heads, n, n] and [n, n]). */
+  layers: number;
+  /** Heads per layer (1 for [n, n]). */
+  heads: number;
+  /** Query rows (tokens). */
+  nq: number;
+  /** Key columns. */
+  nk: number;
+  /** [nq]: one token per query row. */
+  tokens: string[];
+  /** [nk]: one token per key column (= tokens for self-attention). */
+  keyTokens: string[];
+  /** [layers, heads, nq, nk], row-major. */
+  attentions: Float32Array;
+  /** Not refusals: e.g. rows that do not sum to 1 (naming the worst row), tokens missing. */
+  warnings: string[];
+}
+
+/** Options of {@link AttnScope.rollout}. */
+export interface RolloutOptions {
+  /** Layers in the stack. */
+  layers: number;
+  /** Heads per layer. */
+  heads: number;
+  /** Tokens (self-attention: the stack is [layers, heads, n, n]). */
+  n: number;
+  /**
+   * Weight of the identity in [0, 1], modelling the residual connection: each layer's matrix becomes
+   * residual·I + (1 − residual)·A, rows renormalised. Default 0.5 (the paper's 0.5·A + 0.5·I).
+   */
+  residual?: number;
+  /** How heads are combined per layer: their mean (default), elementwise max, or one head (an index) followed through every layer. */
+  head?: 'mean' | 'max' | number;
+}
+
+/** Per layer and head, each Float32Array [layers, heads], row-major. */
+export interface HeadSummaries {
+  /** Mean over query rows of the row entropy −Σ a·log a, in nats. */
+  entropy: Float32Array;
+  /** The largest weight anywhere in the head. */
+  max: Float32Array;
+  /** Mean over query rows of the row's largest weight. */
+  meanMax: Float32Array;
+}
+
 /** What {@link AttnScope.embed} returns. */
 export interface Embedding {
   /** [d]: the word's vector. */
@@ -455,6 +540,22 @@ export interface AttnScope {
   embed(word: string): Embedding;
   /** The k (default 10) vocabulary words closest (cosine) to a word or a vector [d]. */
   nearest(wordOrVector: string | Float32Array, k?: number): { word: string; cosine: number }[];
+  /**
+   * Reads attention exported from a model: .npy (float32/float16, C order; tokens via options.tokens),
+   * .npz from numpy.savez (members attentions, tokens), .safetensors (tensor "attentions", metadata
+   * "tokens" = JSON array as a string), JSON text or bytes, or an AttentionJson object. Throws a
+   * TypeError/RangeError naming the problem and the fix for bad shapes, token counts, NaN/Inf,
+   * truncated or corrupt files.
+   */
+  loadAttentions(input: Uint8Array | ArrayBuffer | string | AttentionJson, options?: LoadAttentionsOptions): LoadedAttentions;
+  /**
+   * Attention rollout (Abnar & Zuidema 2020): R = Ā_L ⋯ Ā_1 of the self-attention stack
+   * attentions [layers, heads, n, n] → Float32Array [n, n]; R[i, j] is the share of input token j in
+   * token i after the last layer; every row sums to 1.
+   */
+  rollout(attentions: Float32Array, options: RolloutOptions): Float32Array;
+  /** Entropy, max and mean row maximum of every head: attentions [layers, heads, nq, nk]. */
+  headSummaries(attentions: Float32Array, options: { layers: number; heads: number; nq: number; nk: number }): HeadSummaries;
   /** Bytes of wasm memory in use by the allocator (for leak checks; shared by the scopes of one instance). */
   memoryInUse(): number;
   /**

@@ -12,6 +12,9 @@ command -v em++ >/dev/null || need+=(emscripten)
 command -v wasm-objdump >/dev/null || need+=(wabt)
 command -v chromium >/dev/null || need+=(chromium)
 command -v node >/dev/null || need+=(nodejs npm)
+# tests/js/python-export.test.mjs runs the README's PyTorch snippet and writes files with numpy.
+[ -d /usr/lib/python3/dist-packages/numpy ] || need+=(python3-numpy)
+[ -d /usr/lib/python3/dist-packages/torch ] || need+=(python3-torch)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "bootstrap: installing ${need[*]}"

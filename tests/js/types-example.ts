@@ -8,7 +8,13 @@ import createDefault, {
   type AttendResult,
   type AttentionOptions,
   type AttentionResult,
+  type AttentionFormat,
+  type AttentionJson,
   type AttnScope,
+  type HeadSummaries,
+  type LoadAttentionsOptions,
+  type LoadedAttentions,
+  type RolloutOptions,
   type CreateOptions,
   type Embedding,
   type MaskName,
@@ -135,6 +141,24 @@ async function main(): Promise<void> {
   const vector: Float32Array = e.vector, oov: boolean = e.oov;
   const near: { word: string; cosine: number }[] = scope.nearest('king', 5);
   const near2: { word: string; cosine: number }[] = scope.nearest(vector);
+
+
+  // Your model's attention.
+  const json: AttentionJson = { tokens: ['a', 'b'], attentions: [[[[0.5, 0.5], [0.2, 0.8]]]] };
+  const loadOptions: LoadAttentionsOptions = { tokens: 'a\nb\n', keyTokens: ['a', 'b'], format: 'npy', softmax: true };
+  const imported: LoadedAttentions = scope.loadAttentions(new Uint8Array(128), loadOptions);
+  const imported2: LoadedAttentions = scope.loadAttentions(json);
+  const imported3: LoadedAttentions = scope.loadAttentions('{"attentions": [[1]]}', { tokens: ['a'] });
+  const imported4: LoadedAttentions = scope.loadAttentions(new ArrayBuffer(8));
+  const format: AttentionFormat = imported.format;
+  const importedSizes: number[] = [imported.layers, imported.heads, imported.nq, imported.nk];
+  const importedText: string[] = [...imported.tokens, ...imported.keyTokens, ...imported.warnings];
+  const rolloutOptions: RolloutOptions = { layers: imported.layers, heads: imported.heads, n: imported.nq, residual: 0.5, head: 'max' };
+  const rolled: Float32Array = scope.rollout(imported.attentions, rolloutOptions);
+  const rolled2: Float32Array = scope.rollout(imported2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
+  const summary: HeadSummaries = scope.headSummaries(imported3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
+  const summaryArrays: Float32Array[] = [summary.entropy, summary.max, summary.meanMax];
+  void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
 
   void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];

@@ -27,6 +27,10 @@ async function misuse(): Promise<void> {
   const size: string = (await scope.loadVocabulary()).size;  // expect-error: size is a number
   scope.variant = 'fast';  // expect-error: unknown variant
   const vw: string = scope.tokenize('x')[0].vocabWord;  // expect-error: vocabWord may be null
+  scope.loadAttentions(new Uint8Array(8), { format: 'pt' });  // expect-error: unknown format
+  scope.loadAttentions({ tokens: ['a'] });  // expect-error: attentions is required
+  scope.rollout(Q, { layers: 1, heads: 1, n: 2, head: 'min' });  // expect-error: head is 'mean', 'max' or an index
+  scope.rollout(Q, { layers: 1, n: 2 });  // expect-error: heads is required
   void [w, t, vw];
 }
 void misuse;

@@ -1,0 +1,116 @@
+// Attention rollout and head summaries (see attnscope/rollout.hpp).
+#include "attnscope/rollout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "attnscope/imported.hpp"
+
+namespace attnscope {
+namespace {
+
+Status check_stack(const float* A, std::size_t layers, std::size_t heads, std::size_t nq, std::size_t nk) {
+    if (!A) return Status::error("attentions: missing");
+    if (layers == 0 || layers > kMaxLayersOrHeads) return Status::error("layers: expected 1 to " + std::to_string(kMaxLayersOrHeads));
+    if (heads == 0 || heads > kMaxLayersOrHeads) return Status::error("heads: expected 1 to " + std::to_string(kMaxLayersOrHeads));
+    if (nq == 0 || nq > kMaxTokens || nk == 0 || nk > kMaxTokens) return Status::error("n: expected 1 to " + std::to_string(kMaxTokens));
+    if (layers * heads > kMaxAttentionValues / (nq * nk)) return Status::error("attentions: over the limit of " + std::to_string(kMaxAttentionValues) + " numbers");
+    return {};
+}
+
+}  // namespace
+
+Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
+                         const RolloutOptions& o, float* out) {
+    Status st = check_stack(A, layers, heads, n, n);
+    if (!st) return st;
+    if (!out) return Status::error("out: missing");
+    if (!(o.residual >= 0.0 && o.residual <= 1.0)) return Status::error("residual: expected a number from 0 to 1 (the weight of the identity)");
+    if (o.head == RolloutHead::index && o.head_index >= heads)
+        return Status::error("head: index " + std::to_string(o.head_index) + " but there are " + std::to_string(heads) + " heads; use 0 to " +
+                             std::to_string(heads - 1) + ", 'mean' or 'max'");
+    const std::size_t nn = n * n;
+    const float r = static_cast<float>(o.residual), a = static_cast<float>(1.0 - o.residual);
+    std::vector<float> bar(nn), R(nn), next(nn);
+    for (std::size_t l = 0; l < layers; ++l) {
+        const float* layer = A + l * heads * nn;
+        // 1. combine the heads
+        if (o.head == RolloutHead::index) {
+            std::copy(layer + o.head_index * nn, layer + (o.head_index + 1) * nn, bar.begin());
+        } else if (o.head == RolloutHead::max) {
+            std::copy(layer, layer + nn, bar.begin());
+            for (std::size_t h = 1; h < heads; ++h)
+                for (std::size_t k = 0; k < nn; ++k) bar[k] = std::max(bar[k], layer[h * nn + k]);
+        } else {
+            std::fill(bar.begin(), bar.end(), 0.0f);
+            for (std::size_t h = 0; h < heads; ++h)
+                for (std::size_t k = 0; k < nn; ++k) bar[k] += layer[h * nn + k];
+            const float inv = 1.0f / static_cast<float>(heads);
+            for (float& x : bar) x *= inv;
+        }
+        // 2. residual and row normalisation
+        for (std::size_t i = 0; i < n; ++i) {
+            float* row = bar.data() + i * n;
+            double sum = 0;
+            for (std::size_t j = 0; j < n; ++j) {
+                row[j] = a * row[j] + (i == j ? r : 0.0f);
+                sum += row[j];
+            }
+            if (!(sum > 0)) return Status::error("attentions: layer " + std::to_string(l) + ", row " + std::to_string(i) +
+                                                 " sums to " + std::to_string(sum) + " after the residual; rollout needs non-negative weights");
+            const float inv = static_cast<float>(1.0 / sum);
+            for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
+        }
+        // 3. R = bar · R (first layer: R = bar)
+        if (l == 0) {
+            R = bar;
+            continue;
+        }
+        std::fill(next.begin(), next.end(), 0.0f);
+        for (std::size_t i = 0; i < n; ++i) {
+            float* dst = next.data() + i * n;
+            const float* brow = bar.data() + i * n;
+            for (std::size_t k = 0; k < n; ++k) {
+                const float b = brow[k];
+                if (b == 0.0f) continue;
+                const float* src = R.data() + k * n;
+                for (std::size_t j = 0; j < n; ++j) dst[j] += b * src[j];
+            }
+        }
+        R.swap(next);
+    }
+    std::copy(R.begin(), R.end(), out);
+    return {};
+}
+
+Status head_summaries(const float* A, std::size_t layers, std::size_t heads, std::size_t nq, std::size_t nk,
+                      HeadSummary* out) {
+    Status st = check_stack(A, layers, heads, nq, nk);
+    if (!st) return st;
+    if (!out) return Status::error("out: missing");
+    for (std::size_t lh = 0; lh < layers * heads; ++lh) {
+        const float* m = A + lh * nq * nk;
+        double entropy = 0, mean_max = 0;
+        float mx = m[0];
+        for (std::size_t i = 0; i < nq; ++i) {
+            const float* row = m + i * nk;
+            float row_max = row[0];
+            double h = 0;
+            for (std::size_t j = 0; j < nk; ++j) {
+                row_max = std::max(row_max, row[j]);
+                if (row[j] > 0) h -= static_cast<double>(row[j]) * std::log(static_cast<double>(row[j]));
+            }
+            entropy += h;
+            mean_max += row_max;
+            mx = std::max(mx, row_max);
+        }
+        out[lh].entropy = static_cast<float>(entropy / static_cast<double>(nq));
+        out[lh].max = mx;
+        out[lh].mean_max = static_cast<float>(mean_max / static_cast<double>(nq));
+    }
+    return {};
+}
+
+}  // namespace attnscope
