@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/limits.hpp"
 #include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
 
@@ -146,6 +147,12 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
     if (S.rows != Q.rows || S.cols != K.rows)
         return Status::error("S: expected " + shape(Q.rows, K.rows) + " (queries x keys), got " + shape(S.rows, S.cols));
     if (Status st = check_params(score, Q, K, p); !st) return st;
+    Budget budget;
+    add_score_cost(budget, score, Q.rows, K.rows, Q.cols, K.cols, p.hidden);
+    if (Status st = budget.check("scores of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) +
+                                     " keys", "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size");
+        !st)
+        return st;
     const std::size_t nq = Q.rows, nk = K.rows, d = Q.cols;
     if (nq == 0 || nk == 0) return {};
     const auto& kt = kernels_for(variant);
@@ -206,24 +213,26 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
             kt.row_sumsq(nq, d, Q.data, Q.stride, qq.data());
             kt.row_sumsq(nk, d, K.data, K.stride, kk.data());
             kt.gemm_nt(nq, nk, d, Q.data, Q.stride, K.data, K.stride, S.data, S.stride, 1.0f);
-            // Pairs where the identity cancels get the direct distance instead (kept aside while
-            // the epilogue runs over the whole matrix, then written back).
+            // Pairs where the identity cancels get the direct distance instead: row by row, the
+            // direct values are kept aside while the epilogue runs over the row, then written back.
             std::vector<std::pair<std::size_t, float>> direct;
-            for (std::size_t i = 0; i < nq; ++i)
+            for (std::size_t i = 0; i < nq; ++i) {
+                direct.clear();
                 for (std::size_t j = 0; j < nk; ++j) {
                     const float norms = qq[i] + kk[j];
                     const float d2 = norms - 2.0f * S(i, j);
                     if (!(d2 > kCancelFraction * norms) && std::isfinite(norms))
-                        direct.emplace_back(i * nk + j,
-                                            distance_score(score, direct_sq_distance(Q.row(i), K.row(j), d), p));
+                        direct.emplace_back(j, distance_score(score, direct_sq_distance(Q.row(i), K.row(j), d), p));
                 }
-            if (score == Score::neg_sq_euclidean)
-                kt.sq_euclidean_epilogue(nq, nk, S.data, S.stride, qq.data(), kk.data());
-            else if (score == Score::neg_euclidean)
-                kt.euclidean_epilogue(nq, nk, S.data, S.stride, qq.data(), kk.data());
-            else
-                kt.idw_epilogue(nq, nk, S.data, S.stride, qq.data(), kk.data(), p.p, p.eps);
-            for (const auto& [ij, value] : direct) S(ij / nk, ij % nk) = value;
+                float* row = S.row(i);
+                if (score == Score::neg_sq_euclidean)
+                    kt.sq_euclidean_epilogue(1, nk, row, S.stride, qq.data() + i, kk.data());
+                else if (score == Score::neg_euclidean)
+                    kt.euclidean_epilogue(1, nk, row, S.stride, qq.data() + i, kk.data());
+                else
+                    kt.idw_epilogue(1, nk, row, S.stride, qq.data() + i, kk.data(), p.p, p.eps);
+                for (const auto& [j, value] : direct) row[j] = value;
+            }
             break;
         }
     }
