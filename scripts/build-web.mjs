@@ -82,7 +82,7 @@ const result = await build({
 });
 
 // --- static files -----------------------------------------------------------------------------------
-for (const f of ['index.html', 'style.css']) copyFileSync(join(root, 'web', f), join(out, f));
+for (const f of ['index.html', 'style.css', 'sw-kill.js']) copyFileSync(join(root, 'web', f), join(out, f));
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
 mkdirSync(join(root, 'build'), { recursive: true });
