@@ -1,11 +1,14 @@
 #include "attnscope/limits.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace attnscope {
 
 namespace {
+void* volatile probe_sink = nullptr;
+
 std::string approx(std::uint64_t n) {
     char buf[32];
     if (n == std::numeric_limits<std::uint64_t>::max()) return "more than 1.8e19";
@@ -38,6 +41,19 @@ Status Budget::check(const std::string& call, const std::string& alternative) co
         return Status::error("work: " + call + " needs " + approx(work_) +
                              " multiply-adds, more than the limit of " + approx(limits::kMaxWork) +
                              " per call (about 2 s in wasm); " + alternative);
+    // Within the limits, the memory must still be there: a wasm heap grows only as far as the
+    // engine allows. malloc reports failure by returning null (Emscripten's ABORTING_MALLOC=0),
+    // whereas a std::vector that cannot allocate aborts the instance; so the call's memory is
+    // reserved once here (the heap grows to hold it) and released for the call to use.
+    if (floats_ > 0) {
+        void* probe = std::malloc(static_cast<std::size_t>(floats_) * sizeof(float));
+        if (!probe)
+            return Status::error("memory: " + call + " needs " + mib(floats_) +
+                                 " and the heap could not grow that far (the engine refused memory); " + alternative);
+        probe_sink = probe;  // a volatile store: the compiler may not elide the malloc/free pair
+        std::free(probe);
+        probe_sink = nullptr;
+    }
     return {};
 }
 
