@@ -131,7 +131,8 @@ float distance_score(Score score, double d2, const ScoreParams& p) {
         s = -std::sqrt(d2);
     } else {
         s = -kernels::idw_log_term(d2, static_cast<double>(p.p), static_cast<double>(p.eps));
-        if (std::isinf(s)) return static_cast<float>(s);  // eps = 0 at an exact match: +inf
+        if (d2 == 0.0 && p.eps == 0.0f) return static_cast<float>(s);  // eps = 0 at an exact match: +inf
+        if (s > -lowest) s = -lowest;  // huge p with r < 1 and eps = 0: beyond float, saturated
     }
     return static_cast<float>(s < lowest ? lowest : s);
 }

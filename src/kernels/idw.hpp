@@ -20,4 +20,14 @@ inline T idw_log_term(T d2, T p, T eps) {
     return hi + std::log1p(std::exp(-std::fabs(L - le)));
 }
 
+// The idw score -log(eps + r^p), saturated at ±FLT_MAX: with p up to 3.4e38 the true value can
+// pass float's range (-p log r), and -inf would read as "masked". An exact match with eps = 0 stays
+// +inf (Shepard's interpolation: all the weight on that key).
+inline float idw_score(float d2, float p, float eps) {
+    constexpr float big = std::numeric_limits<float>::max();
+    const float s = -idw_log_term(d2, p, eps);
+    if (d2 == 0.0f && eps == 0.0f) return s;
+    return s < -big ? -big : (s > big ? big : s);
+}
+
 }  // namespace attnscope::kernels

@@ -76,8 +76,8 @@ void f32_idw_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_
             const float d2 = sq_distance(qq[i], kk[j], S[i * lds + j]);
             // p = 2 (the default): -log(eps + ||q-k||²), which cannot overflow for the rows the
             // caller sends here (|components| <= 2^40). Other p: the log-sum form of idw.hpp, since
-            // ||q-k||^p itself overflows float from p log||q-k|| > 88.7.
-            S[i * lds + j] = p == 2.0f ? -std::log(eps + d2) : -idw_log_term(d2, p, eps);
+            // ||q-k||^p itself overflows float from p log||q-k|| > 88.7; saturated at ±FLT_MAX.
+            S[i * lds + j] = p == 2.0f ? -std::log(eps + d2) : idw_score(d2, p, eps);
         }
     }
 }

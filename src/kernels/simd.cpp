@@ -254,10 +254,13 @@ void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t 
             const batch gap = xsimd::abs(L - le_v);
             batch r = -(hi + xsimd::log1p(xsimd::exp(-gap)));
             if (eps == 0.0f) r = -L;
+            // Saturate at ±FLT_MAX (huge p: -p log r leaves float's range), except an exact match.
+            const batch big(std::numeric_limits<float>::max());
+            r = xsimd::select(r < -big, -big, xsimd::select(r > big, big, r));
             r = xsimd::select(d2 == batch(0.0f), batch(-le), r);
             return xsimd::select(d2 != d2, d2, r);
         },
-        [&](float d2) { return -idw_log_term(d2, p, eps); });
+        [&](float d2) { return idw_score(d2, p, eps); });
 }
 
 void f32_additive__simd(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,

@@ -248,6 +248,34 @@ TEST_CASE("numerics: idw with a large exponent does not overflow to -inf", "[num
     }
 }
 
+// Found by fuzz_scores (tests/fuzz/corpus/scores/crash-idw-huge-p): p = 3.4e38 with keys farther
+// than 1 made -p log r overflow to -inf ("masked"); with eps = 0 and nearer keys, to +inf.
+TEST_CASE("numerics: idw with an exponent near FLT_MAX saturates instead of reaching infinity", "[numerics]") {
+    const Mat q = from_rows({{128, 128}, {1e-30f, 0}}), k = from_rows({{16, 16}, {0.5f, 0}, {0, 0}});
+    for (const auto& [vname, variant] : public_variants()) {
+        INFO("variant " << vname);
+        for (float eps : {3.39e38f, 1e-3f, 0.0f}) {
+            INFO("eps " << eps);
+            ScoreParams p;
+            p.p = 3.39615e38f;
+            p.eps = eps;
+            const Mat S = run(Score::idw, q, k, variant, p);
+            // r = 158, 180, 22.6: -p log r is about -1e39, beyond float.
+            CHECK(S(0, 0) == -kFltMax);
+            CHECK(S(0, 1) == -kFltMax);
+            CHECK(S(1, 0) == -kFltMax);
+            const double le = -std::log(static_cast<double>(eps));
+            if (eps > 0.0f) {  // r = 0.5 and 1e-30: r^p vanishes next to eps
+                CHECK(S(1, 1) == Approx(le).epsilon(1e-6));
+                CHECK(S(1, 2) == Approx(le).epsilon(1e-6));
+            } else {  // -p log r: 2.35e38 for r = 0.5 (in range), 2.3e40 for r = 1e-30 (saturated)
+                CHECK(S(1, 1) == Approx(-3.39615e38 * std::log(0.5)).epsilon(1e-5));
+                CHECK(S(1, 2) == kFltMax);
+            }
+        }
+    }
+}
+
 TEST_CASE("numerics: nearest() works on any finite vector", "[numerics][vocab]") {
     Vocabulary v;
     const Status st = Vocabulary::from_file(std::string(ATTNSCOPE_VOCAB_DIR) + "/glove-10k.bin", v);
