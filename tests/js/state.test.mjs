@@ -3,11 +3,31 @@
 // sentence of its author's choosing), and every state survives the round trip through the URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
 import fc from 'fast-check';
-import {
+import { ROOT } from './helpers.mjs';
+import { loadDistRegistry } from '../../scripts/registry.mjs';
+
+// web/state.js imports the registry as 'virtual:registry', which the page's build provides: bundle
+// it here the same way, with the registry of the built module.
+const registry = await loadDistRegistry(join(ROOT, 'dist'));
+const tmp = mkdtempSync(join(tmpdir(), 'attnscope-state-'));
+await esbuild.build({
+  entryPoints: [join(ROOT, 'web/state.js')], bundle: true, format: 'esm', outfile: join(tmp, 'state.mjs'), logLevel: 'warning',
+  plugins: [{ name: 'registry', setup(b) {
+    b.onResolve({ filter: /^virtual:registry$/ }, () => ({ path: 'registry', namespace: 'virtual' }));
+    b.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: JSON.stringify(registry), loader: 'json' }));
+  } }],
+});
+const {
   fromHash, toHash, defaultState, SCORE_NAMES, HEAD_CHOICES, PROJECTIONS, MASKS, VARIANTS, VALUE_KINDS,
   T_MIN, T_MAX, MAX_TEXT, MAX_PROBLEMS, roundT,
-} from '../../web/state.js';
+} = await import(pathToFileURL(join(tmp, 'state.mjs')).href);
+rmSync(tmp, { recursive: true, force: true });
 
 const KEYS = Object.keys(defaultState());
 // The longest reason a problem gives, plus 20 characters of key, 40 of value, quotes and ellipses.
