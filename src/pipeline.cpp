@@ -109,12 +109,12 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
         sh.score = o.score;
         const std::uint64_t dh = sh.identity ? (d + H - 1) / H : mo.d_head;
         if (o.score == Score::additive) {
-            sh.hidden = o.hidden ? o.hidden : dh;
+            sh.hidden = o.params.hidden ? o.params.hidden : dh;
             sh.extra_floats = Budget::mul(H, Budget::mul(sh.hidden, 2 * dh + 1));
         } else if (o.score == Score::general) {
             sh.extra_floats = Budget::mul(H, dh * dh);
         } else if (o.score == Score::location) {
-            sh.extra_floats = Budget::mul(H, Budget::mul(o.Wa ? o.max_keys : nk, dh));
+            sh.extra_floats = Budget::mul(H, Budget::mul(o.params.Wa ? o.params.max_keys : nk, dh));
         }
         if (o.experimental_scaled_output) sh.extra_floats = Budget::add(sh.extra_floats, Budget::mul(H, dh * dh));
         if (Status st = check_multi_head_cost(sh); !st) return st;

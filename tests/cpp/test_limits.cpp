@@ -100,7 +100,7 @@ TEST_CASE("limits: attend refuses too many heads, hidden units or tokens up fron
         AttendOptions o;
         o.score = Score::additive;
         o.heads = 100;
-        o.hidden = 4096;
+        o.params.hidden = 4096;
         const Status st = attend(vocab(), words(512), "", false, o, r);
         // 100 heads x (512 + 512) x 4096 floats of W1 q and W2 k alone: memory is hit before work.
         CHECK_THAT(st.message(), StartsWith("memory: 100 heads of 512 queries x 512 keys needs") &&
