@@ -163,6 +163,7 @@ std::string call_cost(const std::string& score, double nq, double nk, double d, 
         b.floats(u(nq), u(nk));      // A
         b.floats(u(nq), u(dv) + 3);  // O and the row statistics
         b.work(u(nq), u(nk), u(dv));
+        b.work(u(nq), u(nk), limits::kWeightCost);
         what = "attention of ";
     }
     // The inputs are in the heap too (the JS layer copies them in).

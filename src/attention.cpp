@@ -29,6 +29,7 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
         b.floats(Q.rows, K.rows);        // A (S is counted by add_score_cost)
         b.floats(Q.rows, V.cols);        // O
         b.work(Q.rows, K.rows, V.cols);  // A V
+        b.work(Q.rows, K.rows, limits::kWeightCost);
         if (o.experimental_scaled_output) {
             b.floats(Q.rows, V.cols);
             b.work(Q.rows, V.cols, V.cols);
@@ -79,6 +80,7 @@ Status check_multi_head_cost(const MultiHeadShape& sh) {
     head.floats(nq + 2 * nk, dh);  // q, k, v of the head
     head.floats(nq, 2 * dv);       // its output and its place in the concatenation
     head.work(nq, nk, dv);         // A V
+    head.work(nq, nk, limits::kWeightCost);
     if (!sh.identity) head.work(nq + 2 * nk, sh.d_in, dh);
     b.floats(head.floats(), sh.heads);
     b.work(head.work(), sh.heads);

@@ -25,6 +25,11 @@ constexpr std::uint64_t kMaxWork = std::uint64_t{1} << 32;
 // multiply-adds (the benchmark table: the additive kernel per (query, key, hidden unit) costs 25 to
 // 40 times the dot kernel per (query, key, dimension)).
 constexpr std::uint64_t kTanhCost = 32;
+// Every weight of an attention (a query, key and head) also costs a softmax exponential, its share
+// of the row statistics (a log) and copies into the result handed to JS: it counts as this many
+// multiply-adds. (The issue measured 100 heads of 512 x 512 cheap scores, 26M weights, running for
+// more than 90 s, and one head of 4096 x 4096 taking 3-5 s: far more than their multiply-adds.)
+constexpr std::uint64_t kWeightCost = 256;
 // Longest text tokenize() accepts, in bytes: 1 MiB, tokenized in about 0.1 s; longer text is refused
 // before any work.
 constexpr std::uint64_t kMaxTextBytes = std::uint64_t{1} << 20;

@@ -96,6 +96,12 @@ TEST_CASE("limits: additive with a huge hidden size is refused as too much work"
 
 TEST_CASE("limits: attend refuses too many heads, hidden units or tokens up front", "[limits]") {
     AttendResult r;
+    SECTION("512 words, 100 heads: 26M weights (ran for minutes) are refused as work") {
+        AttendOptions o;
+        o.score = Score::additive;
+        o.heads = 100;
+        CHECK_THAT(attend(vocab(), words(512), "", false, o, r).message(), StartsWith("work: 100 heads of 512 queries"));
+    }
     SECTION("512 words, additive, 100 heads, hidden 4096 (ran for minutes)") {
         AttendOptions o;
         o.score = Score::additive;
@@ -109,7 +115,7 @@ TEST_CASE("limits: attend refuses too many heads, hidden units or tokens up fron
         CHECK_THAT(attend(vocab(), words(512), "", false, o, r).message(), StartsWith("work: 4 heads of 512 queries"));
         CHECK(r.attention.weights.empty());
     }
-    SECTION("4096 tokens: one head is accepted, ten are refused (29 s and 2.8 GB; twenty aborted)") {
+    SECTION("4096 tokens: one head is refused as work (3-5 s), ten as memory (29 s and 2.8 GB; twenty aborted)") {
         AttendOptions o;
         o.max_tokens = 4096;
         o.heads = 10;
@@ -120,8 +126,11 @@ TEST_CASE("limits: attend refuses too many heads, hidden units or tokens up fron
         CHECK_THAT(attend(vocab(), words(4096), "", false, o, r).message(), StartsWith("memory: 20 heads"));
         o.heads = 1;
         o.projection = Projection::identity;
-        CHECK(attend(vocab(), words(4096), "", false, o, r).ok());
+        CHECK_THAT(attend(vocab(), words(4096), "", false, o, r).message(), StartsWith("work: 1 heads of 4096 queries"));
+        CHECK(attend(vocab(), words(2048), "", false, o, r).ok());  // a quarter of the weights: accepted
         CHECK(r.attention.weights.size() == 1);
+        o.heads = 4;
+        CHECK(attend(vocab(), words(1024), "", false, o, r).ok());
     }
     SECTION("text beyond 1 MiB is refused before tokenizing") {
         std::string big(limits::kMaxTextBytes + 1, 'a');
