@@ -15,9 +15,12 @@
 
 #include <malloc.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +28,7 @@
 #include "attnscope/attention.hpp"
 #include "attnscope/embeddings.hpp"
 #include "attnscope/imported.hpp"
+#include "attnscope/limits.hpp"
 #include "attnscope/pipeline.hpp"
 #include "attnscope/registry.hpp"
 #include "attnscope/rollout.hpp"
@@ -103,6 +107,36 @@ std::string registry_json_() { return registry_json(); }
 std::string simd_isa_name() { return simd_isa(); }
 std::string resolved_variant(Variant v) { return resolved_variant_name(v); }
 int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
+
+// ---- limits (attnscope/limits.hpp) ---------------------------------------------------------------
+
+// What scores() (dv = 0) or attention() (dv > 0) of these shapes will allocate and compute, checked
+// by the JS layer before it allocates the outputs: "" or the message naming the limit. The shapes
+// arrive as doubles (JS numbers, exact to 2^53) and are multiplied in 64 bits: nothing wraps.
+std::string call_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden) {
+    Score s;
+    if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
+    for (double x : {nq, nk, d, dk, dv, hidden})
+        if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
+    const auto u = [](double x) { return static_cast<std::uint64_t>(x); };
+    Budget b;
+    add_score_cost(b, s, u(nq), u(nk), u(d), u(dk), u(hidden));
+    std::string what = "scores of ";
+    if (dv > 0) {
+        b.floats(u(nq), u(nk));      // A
+        b.floats(u(nq), u(dv) + 3);  // O and the row statistics
+        b.work(u(nq), u(nk), u(dv));
+        b.work(u(nq), u(nk), limits::kWeightCost);
+        what = "attention of ";
+    }
+    // The inputs are in the heap too (the JS layer copies them in).
+    b.floats(u(nq), u(d));
+    b.floats(u(nk), u(dk) + u(dv));
+    return b.check(what + std::to_string(u(nq)) + " queries x " + std::to_string(u(nk)) + " keys",
+                   dv > 0 ? "attend fewer queries per call (chunks of queries), or use fewer value columns"
+                          : "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size")
+        .message();
+}
 
 // ---- bring your own vectors (no state: every array is the caller's) -----------------------------
 
@@ -290,7 +324,14 @@ public:
             if (out.size() > 1) out += ',';
             out += "{\"word\":";
             json_string(out, vocab_.word(index));
-            out += ",\"cosine\":" + std::to_string(cosine) + "}";
+            // %.9g round-trips a float and is valid JSON for every finite value (std::to_string
+            // printed 1e-40 as "0.000000" and a NaN as "nan"); a non-finite one becomes null.
+            char num[32];
+            if (std::isfinite(cosine)) std::snprintf(num, sizeof num, "%.9g", static_cast<double>(cosine));
+            else std::snprintf(num, sizeof num, "null");
+            out += ",\"cosine\":";
+            out += num;
+            out += "}";
         }
         return out + "]";
     }
@@ -334,25 +375,41 @@ public:
         std::size_t total = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
                             2 * H * nq * nk + 3 * H * nq + a.output.values.size();
         for (std::size_t h = 0; h < H; ++h) total += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
-        std::vector<float> data;
-        data.reserve(total);
-        auto put = [&data](const std::vector<float>& v) { data.insert(data.end(), v.begin(), v.end()); };
-        data.push_back(static_cast<float>(nq));
-        data.push_back(static_cast<float>(nk));
-        data.push_back(static_cast<float>(H));
-        data.push_back(static_cast<float>(a.output.cols));
-        for (std::size_t h = 0; h < H; ++h) data.push_back(static_cast<float>(a.q[h].cols));
-        for (std::size_t h = 0; h < H; ++h) data.push_back(static_cast<float>(a.v[h].cols));
+        // The one copy handed to JS, allocated with malloc so that a heap that cannot grow gives
+        // an error message rather than the abort of a std::vector (the core's own allocations were
+        // reserved by its budget check; this copy comes on top of them).
+        float* data = static_cast<float*>(std::malloc(total * sizeof(float)));
+        if (!data) {
+            out.set("error", "memory: the result of " + std::to_string(H) + " heads of " + std::to_string(nq) +
+                                 " queries x " + std::to_string(nk) + " keys needs " +
+                                 std::to_string(total * sizeof(float) / 1048576) +
+                                 " MiB more and the heap could not grow that far (the engine refused memory); "
+                                 "use fewer heads or shorter text");
+            return out;
+        }
+        std::unique_ptr<float, decltype(&std::free)> owner(data, &std::free);
+        std::size_t n = 0;
+        auto push = [data, &n](float x) { data[n++] = x; };
+        auto put = [data, &n](const std::vector<float>& v) {
+            std::copy(v.begin(), v.end(), data + n);
+            n += v.size();
+        };
+        push(static_cast<float>(nq));
+        push(static_cast<float>(nk));
+        push(static_cast<float>(H));
+        push(static_cast<float>(a.output.cols));
+        for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.q[h].cols));
+        for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
         put(r.query_embeddings.values);
         put(r.key_embeddings.values);
         for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
         for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
         for (std::size_t h = 0; h < H; ++h)
-            for (const RowStats& s : a.stats[h]) data.push_back(s.entropy);
+            for (const RowStats& s : a.stats[h]) push(s.entropy);
         for (std::size_t h = 0; h < H; ++h)
-            for (const RowStats& s : a.stats[h]) data.push_back(s.max_weight);
+            for (const RowStats& s : a.stats[h]) push(s.max_weight);
         for (std::size_t h = 0; h < H; ++h)
-            for (const RowStats& s : a.stats[h]) data.push_back(static_cast<float>(s.argmax));
+            for (const RowStats& s : a.stats[h]) push(static_cast<float>(s.argmax));
         put(a.output.values);
         for (std::size_t h = 0; h < H; ++h) {
             put(a.q[h].values);
@@ -365,7 +422,7 @@ public:
         tokens_json(tokens, vocab_, r.key_tokens, r.key_vocab);
         tokens += '}';
         // new Float32Array(view) copies the floats into JS memory before `data` is freed.
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(data.size(), data.data())));
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
         out.set("tokens", tokens);
         return out;
     }
@@ -448,4 +505,5 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_loadAttentions", &load_attentions);
     function("_rollout", &rollout);
     function("_headSummaries", &js_head_summaries);
+    function("_callCost", &call_cost);
 }

@@ -9,6 +9,8 @@
 // instance; scope.newScope() makes another on the same instance.
 
 const MAX_TOKENS_LIMIT = 4096;
+// The core's per-call memory limit (src/attnscope/limits.hpp, limits::kMaxFloats = 2^27 floats).
+const MAX_CALL_BYTES = 4 * 2 ** 27;
 
 // A tiny module that uses one SIMD instruction: WebAssembly.validate() says whether the engine has SIMD.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
@@ -138,13 +140,26 @@ function checkEnum(name, value, allowed) {
   if (!allowed.includes(value)) throw new TypeError(`${name}: expected one of ${allowed.map((a) => `'${a}'`).join(', ')}, got ${describe(value)}`);
   return allowed.indexOf(value);
 }
-function checkMatrix(name, value, length, shape) {
-  if (!(value instanceof Float32Array)) {
+// Typed arrays are measured by the engine's own getters (%TypedArray%.prototype's length and
+// Symbol.toStringTag), never through the object's own properties: an array whose `length` or
+// `byteLength` lies, a Proxy, or an object whose prototype was swapped cannot make this layer
+// allocate less than the engine will copy into the heap.
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+const taLength = Object.getOwnPropertyDescriptor(TypedArrayProto, 'length').get;
+const taKind = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;  // undefined if not one
+const typedKind = (v) => taKind.call(v);
+const typedLength = (v) => taLength.call(v);
+function checkFloat32(name, value, shape) {
+  if (typedKind(value) !== 'Float32Array') {
     if (Array.isArray(value) || ArrayBuffer.isView(value)) throw new TypeError(`${name}: expected a Float32Array ${shape}; wrap it: new Float32Array(${name})`);
     throw new TypeError(`${name}: expected a Float32Array ${shape}, got ${describe(value)}`);
   }
-  if (value.length !== length) throw new RangeError(`${name}: expected ${length} numbers ${shape}, got ${value.length}`);
-  for (let i = 0; i < value.length; i++) {
+  return typedLength(value);
+}
+function checkMatrix(name, value, length, shape) {
+  const n = checkFloat32(name, value, shape);
+  if (n !== length) throw new RangeError(`${name}: expected ${length} numbers ${shape}, got ${n}`);
+  for (let i = 0; i < n; i++) {
     if (!Number.isFinite(value[i])) throw new RangeError(`${name}: element ${i} is ${value[i]}; every element must be a finite number`);
   }
   return value;
@@ -169,7 +184,8 @@ function checkWellFormed(name, value) {
 function describe(v) {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `an array of length ${v.length}`;
-  if (ArrayBuffer.isView(v)) return `a ${v.constructor.name} of length ${v.length}`;
+  if (typedKind(v)) return `a ${typedKind(v)} of length ${typedLength(v)}`;
+  if (ArrayBuffer.isView(v)) return 'a DataView';
   if (typeof v === 'string') return `'${v.length > 40 ? v.slice(0, 40) + '…' : v}'`;
   return typeof v === 'object' ? 'an object' : String(v);
 }
@@ -250,9 +266,13 @@ function maskOption(name, value, lists) {
 }
 function paddingOption(name, value, n) {
   if (value === undefined) return null;
-  if (!(value instanceof Uint8Array) && !Array.isArray(value)) throw new TypeError(`${name}: expected a Uint8Array or boolean[] with one entry per key`);
-  if (value.length !== n) throw new RangeError(`${name}: expected ${n} entries (one per key), got ${value.length}`);
-  return Uint8Array.from(value, (x) => (x ? 1 : 0));
+  const typed = typedKind(value) === 'Uint8Array';
+  if (!typed && !Array.isArray(value)) throw new TypeError(`${name}: expected a Uint8Array or boolean[] with one entry per key`);
+  const length = typed ? typedLength(value) : value.length;   // an array's length cannot lie
+  if (length !== n) throw new RangeError(`${name}: expected ${n} entries (one per key), got ${length}`);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = value[i] ? 1 : 0;
+  return out;
 }
 /** idw's p > 0 and eps >= 0 (read for every score: they are ScoreParams fields). */
 function idwOptions(prefix, o) {
@@ -355,10 +375,19 @@ class Scope {
   }
 
   // ---- memory helpers ----
+  // One block of the wasm heap. _malloc takes a 32-bit size: a larger count would wrap (2^32 bytes
+  // became 0), so sizes are checked here as JS numbers first, against the core's per-call limit.
   _alloc(bytes) {
+    if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= MAX_CALL_BYTES))
+      throw new RangeError(`memory: ${bytes} bytes in one block is more than the limit of ${MAX_CALL_BYTES} (512 MiB per call, so it fits in the wasm heap); use smaller inputs`);
     const ptr = this._m._malloc(Math.max(4, bytes));
-    if (!ptr) throw new RangeError(`attnscope: out of wasm memory allocating ${bytes} bytes; use smaller inputs`);
+    if (!ptr) throw new RangeError(`memory: the wasm heap could not grow by ${bytes} bytes (the engine refused memory); use smaller inputs`);
     return ptr;
+  }
+  // The core's memory and work budget for scores() (dv = 0) or attention(), before any allocation.
+  _checkCost(score, nq, nk, d, dk, dv, hidden) {
+    const err = this._m._callCost(score, nq, nk, d, dk, dv, hidden);
+    if (err) throw coreError(err);
   }
   _withArrays(arrays, outputs, fn) {
     // arrays: {name: Float32Array|Uint8Array|null}, outputs: {name: floatCount}; fn(ptrs) → copies
@@ -366,9 +395,11 @@ class Scope {
     try {
       for (const [name, a] of Object.entries(arrays)) {
         if (!a) { ptrs[name] = 0; continue; }
-        const p = this._alloc(a.byteLength);
+        const kind = typedKind(a);   // the engine's view of the array (checked by the callers)
+        if (kind !== 'Float32Array' && kind !== 'Uint8Array') throw new TypeError(`${name}: expected a Float32Array or Uint8Array`);
+        const p = this._alloc(typedLength(a) * (kind === 'Float32Array' ? 4 : 1));
         ptrs[name] = p;
-        if (a instanceof Float32Array) this._m.HEAPF32.set(a, p >> 2);
+        if (kind === 'Float32Array') this._m.HEAPF32.set(a, p >> 2);
         else this._m.HEAPU8.set(a, p);
       }
       for (const [name, n] of Object.entries(outputs)) ptrs[name] = this._alloc(n * 4);
@@ -412,6 +443,7 @@ class Scope {
     checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
+    this._checkCost(score, nq, nk, d, dk, 0, weights.hidden || 0);
     return this._withArrays({ Q, K, ...weights.arrays }, { S: nq * nk }, (ptrs) => {
       const e = this._enum;
       const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant], scoreParams(idw, weights, ptrs), ptrs.S);
@@ -424,9 +456,10 @@ class Scope {
     checkKnownKeys('options', options, ['rows', 'cols', 'temperature', 'mask', 'keyPadding', 'variant']);
     const rows = checkInt('options.rows', options.rows, 1, 1 << 20);
     const cols = checkInt('options.cols', options.cols, 1, 1 << 20);
-    if (!(S instanceof Float32Array)) throw new TypeError(`S: expected a Float32Array [rows, cols], got ${describe(S)}`);
-    if (S.length !== rows * cols) throw new RangeError(`S: expected ${rows * cols} numbers [rows=${rows}, cols=${cols}], got ${S.length}`);
-    for (let i = 0; i < S.length; i++) if (Number.isNaN(S[i])) throw new RangeError(`S: element ${i} is NaN; scores may be ±Infinity (masked) but not NaN`);
+    const n = checkFloat32('S', S, '[rows, cols]');
+    if (n !== rows * cols) throw new RangeError(`S: expected ${rows * cols} numbers [rows=${rows}, cols=${cols}], got ${n}`);
+    if (2 * n > MAX_CALL_BYTES / 4) throw new RangeError(`memory: softmax of ${rows} x ${cols} needs ${2 * n} floats, more than the limit of ${MAX_CALL_BYTES / 4} (512 MiB per call); use fewer rows per call`);
+    for (let i = 0; i < n; i++) if (Number.isNaN(S[i])) throw new RangeError(`S: element ${i} is NaN; scores may be ±Infinity (masked) but not NaN`);
     const temperature = temperatureOption('options.temperature', options.temperature);
     const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, cols);
@@ -448,6 +481,7 @@ class Scope {
     const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
     const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
+    this._checkCost(score, nq, nk, d, dk, dv, weights.hidden || 0);
     return this._withArrays({ Q, K, V, padding, ...weights.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
       const e = this._enum;
       const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, e.score[score], e.variant[variant],

@@ -79,7 +79,7 @@ const result = await build({
 });
 
 // --- static files -----------------------------------------------------------------------------------
-copyFileSync(join(root, 'web/style.css'), join(out, 'style.css'));
+for (const f of ['style.css', 'sw-kill.js']) copyFileSync(join(root, 'web', f), join(out, f));
 // The page's text says how many scoring functions there are: the registry's count, in words.
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);

@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Every file the page can ask for: all of the folder but source maps and the worker itself. */
+/** Every file the page can ask for: all of the folder but source maps, the worker and its kill switch. */
 export function offlineFiles(dir) {
   return readdirSync(dir)
-    .filter((f) => f !== 'sw.js' && !f.endsWith('.map') && statSync(join(dir, f)).isFile())
+    .filter((f) => f !== 'sw.js' && f !== 'sw-kill.js' && !f.endsWith('.map') && statSync(join(dir, f)).isFile())
     .sort();
 }
 

@@ -23,6 +23,9 @@ asan() {
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/tests/cpp/attnscope_tests
 }
 run "C++ suite, native under AddressSanitizer + UBSan" asan
+# libFuzzer (clang, ASan + UBSan): tokenizer, vocabulary loader, scores + softmax, from the committed
+# seed corpora, ATTNSCOPE_FUZZ_SECONDS (default 30) per target. Longer runs: README, "Fuzzing".
+run "fuzz (libFuzzer + ASan + UBSan, ${ATTNSCOPE_FUZZ_SECONDS:-30} s per target)" bash scripts/fuzz.sh
 if compgen -G "tests/js/*.test.mjs" >/dev/null; then
   run "JS API (node:test)" node --test tests/js/
 fi

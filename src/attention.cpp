@@ -1,8 +1,10 @@
 #include "attnscope/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "attnscope/limits.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnscope {
@@ -21,6 +23,22 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
         return Status::error("O: expected " + shape(Q.rows, V.cols) + ", got " + shape(O.rows, O.cols));
     if (o.experimental_scaled_output && !o.W_extra)
         return Status::error("W_extra: the experimental scaled output needs a d_v x d_v matrix");
+    {
+        Budget b;
+        add_score_cost(b, o.score, Q.rows, K.rows, Q.cols, K.cols, o.params.hidden);
+        b.floats(Q.rows, K.rows);        // A (S is counted by add_score_cost)
+        b.floats(Q.rows, V.cols);        // O
+        b.work(Q.rows, K.rows, V.cols);  // A V
+        b.work(Q.rows, K.rows, limits::kWeightCost);
+        if (o.experimental_scaled_output) {
+            b.floats(Q.rows, V.cols);
+            b.work(Q.rows, V.cols, V.cols);
+        }
+        if (Status st = b.check("attention of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) +
+                                    " keys", "attend fewer queries per call (chunks of queries), or use fewer value columns");
+            !st)
+            return st;
+    }
     if (Status st = compute_scores(o.score, Q, K, o.params, S, o.variant); !st) return st;
     SoftmaxOptions so;
     so.temperature = o.temperature;
@@ -46,6 +64,33 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
         for (std::size_t i = 0; i < nq; ++i) stats[i] = rs[i];
     }
     return {};
+}
+
+Status check_multi_head_cost(const MultiHeadShape& sh) {
+    Budget b;
+    b.floats(sh.extra_floats);
+    const std::uint64_t nq = sh.nq, nk = sh.nk;
+    // Heads of equal width cost the same: the identity split gives the first d % heads heads one
+    // more column, so every head is counted at the widest.
+    const std::uint64_t dh = sh.identity ? (sh.heads ? (sh.d_in + sh.heads - 1) / sh.heads : 0) : sh.d_head;
+    const std::uint64_t dv = sh.identity ? dh : sh.d_value;
+    Budget head;
+    add_score_cost(head, sh.score, nq, nk, dh, dh, sh.hidden);
+    head.floats(nq, nk);           // weights (the scores are in add_score_cost)
+    head.floats(nq + 2 * nk, dh);  // q, k, v of the head
+    head.floats(nq, 2 * dv);       // its output and its place in the concatenation
+    head.work(nq, nk, dv);         // A V
+    head.work(nq, nk, limits::kWeightCost);
+    if (!sh.identity) head.work(nq + 2 * nk, sh.d_in, dh);
+    b.floats(head.floats(), sh.heads);
+    b.work(head.work(), sh.heads);
+    if (sh.d_out) {
+        b.floats(nq, sh.d_out);
+        b.work(nq, sh.d_out, sh.heads, dv);
+    }
+    return b.check(std::to_string(sh.heads) + " heads of " + std::to_string(sh.nq) + " queries x " +
+                       std::to_string(sh.nk) + " keys",
+                   "use fewer heads, shorter text, a smaller hidden size, or a cheaper score such as scaled-dot");
 }
 
 ColumnRange head_columns(std::size_t d, std::size_t heads, std::size_t h) {
@@ -94,6 +139,22 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
     if (!o.head_extra.empty() && o.head_extra.size() != H)
         return Status::error("head_extra: expected one entry per head (" + std::to_string(H) + ")");
 
+    // Everything this call allocates and computes, checked before the first allocation.
+    {
+        MultiHeadShape sh;
+        sh.nq = Xq.rows;
+        sh.nk = Xkv.rows;
+        sh.d_in = Xq.cols;
+        sh.heads = H;
+        sh.identity = identity;
+        sh.d_head = o.d_head;
+        sh.d_value = o.d_value;
+        sh.score = o.attention.score;
+        for (const ScoreParams& sp : o.head_params) sh.hidden = std::max<std::uint64_t>(sh.hidden, sp.hidden);
+        if (o.head_params.empty()) sh.hidden = o.attention.params.hidden;
+        sh.d_out = o.Wo ? o.d_out : 0;
+        if (Status st = check_multi_head_cost(sh); !st) return st;
+    }
     const auto& kt = kernels_for(o.attention.variant);
     out = MultiHeadResult{};
     out.heads = H;

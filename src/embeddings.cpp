@@ -45,6 +45,17 @@ float load_f32(const std::uint8_t* p) {
     return f;
 }
 
+// The longest vector a vocabulary may hold (2^64): its squared norm still fits in float.
+constexpr double kMaxVectorNorm = 18446744073709551616.0;
+
+// A number as short text for messages (%g): 3e+38, 1e-40, nan, inf (std::to_string gives 39 digits
+// for 3e38 and "0.000000" for 1e-40).
+std::string float_text(double f) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", f);
+    return buf;
+}
+
 // 1234567 -> "1,234,567"
 std::string grouped(std::uint64_t n) {
     std::string digits = std::to_string(n), out;
@@ -299,6 +310,13 @@ Status Vocabulary::from_bytes(const std::uint8_t* bytes, std::size_t size, Vocab
         if (!(std::isfinite(s) && s >= 0.0f)) {
             return fail("scale of word #" + grouped(i) + " is " + std::to_string(s) + " (expected finite and >= 0)");
         }
+        // A vector can be as long as scale * 127 * sqrt(dim). Past 2^64 its squared norm overflows
+        // float (GloVe's are about 5): such a file is damaged, not a vocabulary.
+        if (static_cast<double>(s) * 127.0 * std::sqrt(static_cast<double>(d)) >= kMaxVectorNorm) {
+            return fail("scale of word #" + grouped(i) + " is " + float_text(s) + ": its vector could reach norm " +
+                        float_text(static_cast<double>(s) * 127.0 * std::sqrt(static_cast<double>(d))) +
+                        " (expected below 2^64 = 1.8e19, where squared norms overflow float)");
+        }
     }
     for (std::size_t i = 0; i < n * d; ++i) {
         if (codes_at[i] == -128) {
@@ -307,6 +325,10 @@ Status Vocabulary::from_bytes(const std::uint8_t* bytes, std::size_t size, Vocab
     }
     if (!(std::isfinite(h.median_norm) && h.median_norm > 0.0f)) {
         return fail("median norm in the header is " + std::to_string(h.median_norm) + " (expected finite and > 0)");
+    }
+    if (!(h.median_norm < kMaxVectorNorm)) {
+        return fail("median norm in the header is " + float_text(h.median_norm) +
+                    " (expected below 2^64 = 1.8e19, where squared norms overflow float)");
     }
 
     // All checked: build the tables.
@@ -473,9 +495,22 @@ std::vector<std::pair<std::size_t, float>> Vocabulary::nearest(const float* v, s
     std::vector<std::pair<std::size_t, float>> best;
     if (!impl_ || k == 0) return best;
     const std::size_t n = impl_->words.size(), d = impl_->dim;
+    // Any finite vector has a direction: rescale it by a power of two (exact) so its largest
+    // |component| is in [0.5, 1); then neither v·c (|c| <= 127) nor 1/|v| can leave float's range,
+    // whether the components are 1e-40 or 3e38.
+    float vmax = 0.0f;
+    for (std::size_t j = 0; j < d; ++j) {
+        if (!std::isfinite(v[j])) return best;  // non-finite query: no direction
+        vmax = std::max(vmax, std::fabs(v[j]));
+    }
+    if (vmax == 0.0f) return best;  // zero query: no direction
+    int e = 0;
+    std::frexp(vmax, &e);
+    std::vector<float> scaled(d);
+    for (std::size_t j = 0; j < d; ++j) scaled[j] = std::ldexp(v[j], -e);
+    v = scaled.data();
     double vv = 0.0;
     for (std::size_t j = 0; j < d; ++j) vv += static_cast<double>(v[j]) * v[j];
-    if (!(vv > 0.0) || !std::isfinite(vv)) return best;  // zero or non-finite query: no direction
     const float inv_v = static_cast<float>(1.0 / std::sqrt(vv));
     k = std::min(k, n);
     best.reserve(k + 1);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "attnscope/limits.hpp"
 #include "attnscope/positional.hpp"
 #include "attnscope/projection.hpp"
 
@@ -92,6 +93,31 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
             mo.d_head = o.d_head; mo.d_value = o.d_value; mo.d_out = o.d_out;
             head_dims.assign(H, o.d_head);
             break;
+    }
+
+    {
+        // Checked before the seeded score weights and the heads' matrices are allocated.
+        MultiHeadShape sh;
+        sh.nq = out.query_tokens.size();
+        sh.nk = nk;
+        sh.d_in = d;
+        sh.heads = H;
+        sh.identity = o.projection == Projection::identity;
+        sh.d_head = mo.d_head;
+        sh.d_value = mo.d_value;
+        sh.d_out = mo.Wo ? mo.d_out : 0;
+        sh.score = o.score;
+        const std::uint64_t dh = sh.identity ? (d + H - 1) / H : mo.d_head;
+        if (o.score == Score::additive) {
+            sh.hidden = o.params.hidden ? o.params.hidden : dh;
+            sh.extra_floats = Budget::mul(H, Budget::mul(sh.hidden, 2 * dh + 1));
+        } else if (o.score == Score::general) {
+            sh.extra_floats = Budget::mul(H, dh * dh);
+        } else if (o.score == Score::location) {
+            sh.extra_floats = Budget::mul(H, Budget::mul(o.params.Wa ? o.params.max_keys : nk, dh));
+        }
+        if (o.experimental_scaled_output) sh.extra_floats = Budget::add(sh.extra_floats, Budget::mul(H, dh * dh));
+        if (Status st = check_multi_head_cost(sh); !st) return st;
     }
 
     AttentionOptions& ao = mo.attention;

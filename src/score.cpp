@@ -1,9 +1,13 @@
 #include "attnscope/score.hpp"
 
 #include <cmath>
+#include <limits>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "attnscope/limits.hpp"
+#include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnscope {
@@ -40,12 +44,95 @@ Status check_params(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams
     return {};
 }
 
+// --- numerics for finite inputs anywhere in the float range ---------------------------------------
+// The fast paths square components in float: a row whose largest |component| lies in
+// [2^-40, 2^40] (or is 0) keeps every square, squared norm (d < 2^40) and product of two such rows
+// finite and normal-range, so nothing over- or underflows. Rows outside that range are handled
+// exactly-enough: cosine by scaling each such row by a power of two (exact, and cosine ignores it),
+// the Euclidean family through the direct distance in double precision (float squares at most
+// 2^256 and at least 2^-298: a double holds both).
+constexpr float kSafeMax = 1099511627776.0f;         // 2^40
+constexpr float kSafeMin = 1.0f / 1099511627776.0f;  // 2^-40
+
+// Largest |x| of a row; NaN and infinity count as "in range" (they propagate as before).
+float row_max_abs(const float* x, std::size_t n) {
+    float m = 0.0f;
+    for (std::size_t t = 0; t < n; ++t) {
+        const float a = std::fabs(x[t]);
+        if (!std::isfinite(a)) return 1.0f;
+        if (a > m) m = a;
+    }
+    return m;
+}
+bool row_in_safe_range(const float* x, std::size_t n) {
+    const float m = row_max_abs(x, n);
+    return m == 0.0f || (m >= kSafeMin && m <= kSafeMax);
+}
+bool all_rows_in_safe_range(ConstMatrix X) {
+    for (std::size_t i = 0; i < X.rows; ++i)
+        if (!row_in_safe_range(X.row(i), X.cols)) return false;
+    return true;
+}
+
+// A copy of X whose out-of-range rows are multiplied by 2^-e so their largest |component| is in
+// [0.5, 1). Multiplying by a power of two is exact (up to components 2^24 times smaller than the
+// row's largest, which may lose low bits, far below float's rounding of the row's norm).
+Tensor rescaled_rows(ConstMatrix X) {
+    Tensor out(X.rows, X.cols);
+    for (std::size_t i = 0; i < X.rows; ++i) {
+        const float* x = X.row(i);
+        int e = 0;
+        if (!row_in_safe_range(x, X.cols)) std::frexp(row_max_abs(x, X.cols), &e);
+        for (std::size_t t = 0; t < X.cols; ++t) out(i, t) = std::ldexp(x[t], -e);
+    }
+    return out;
+}
+
+// ||q - k||² computed directly in double: no cancellation, no overflow, no underflow for float input.
+double direct_sq_distance(const float* q, const float* k, std::size_t d) {
+    double acc = 0.0;
+    for (std::size_t t = 0; t < d; ++t) {
+        const double diff = static_cast<double>(q[t]) - static_cast<double>(k[t]);
+        acc += diff * diff;
+    }
+    return acc;
+}
+
+// The score of the Euclidean family from a squared distance known in double, rounded once to float.
+// Scores beyond float's range saturate at -FLT_MAX (never -inf, which means "masked").
+float distance_score(Score score, double d2, const ScoreParams& p) {
+    constexpr double lowest = -static_cast<double>(std::numeric_limits<float>::max());
+    if (std::isnan(d2)) return std::numeric_limits<float>::quiet_NaN();
+    double s;
+    if (score == Score::neg_sq_euclidean) {
+        s = -d2;
+    } else if (score == Score::neg_euclidean) {
+        s = -std::sqrt(d2);
+    } else {
+        s = -kernels::idw_log_term(d2, static_cast<double>(p.p), static_cast<double>(p.eps));
+        if (d2 == 0.0 && p.eps == 0.0f) return static_cast<float>(s);  // eps = 0 at an exact match: +inf
+        if (s > -lowest) s = -lowest;  // huge p with r < 1 and eps = 0: beyond float, saturated
+    }
+    return static_cast<float>(s < lowest ? lowest : s);
+}
+
+// Where the identity ||q||² + ||k||² − 2 q·k cancels, its absolute error (a few units of roundoff of
+// ||q||² + ||k||²) is large next to the distance itself. Below this fraction of ||q||² + ||k||², the
+// distance is recomputed directly (README, "Limits and guarantees", states the measured error).
+constexpr float kCancelFraction = 0.25f;
+
 }  // namespace
 
 Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p, Matrix S, Variant variant) {
     if (S.rows != Q.rows || S.cols != K.rows)
         return Status::error("S: expected " + shape(Q.rows, K.rows) + " (queries x keys), got " + shape(S.rows, S.cols));
     if (Status st = check_params(score, Q, K, p); !st) return st;
+    Budget budget;
+    add_score_cost(budget, score, Q.rows, K.rows, Q.cols, K.cols, p.hidden);
+    if (Status st = budget.check("scores of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) +
+                                     " keys", "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size");
+        !st)
+        return st;
     const std::size_t nq = Q.rows, nk = K.rows, d = Q.cols;
     if (nq == 0 || nk == 0) return {};
     const auto& kt = kernels_for(variant);
@@ -58,6 +145,10 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
             break;
         }
         case Score::cosine: {
+            // Rows outside the safe range are rescaled by a power of two first (cosine ignores it).
+            Tensor qs, ks;
+            if (!all_rows_in_safe_range(Q)) { qs = rescaled_rows(Q); Q = qs.view(); }
+            if (!all_rows_in_safe_range(K)) { ks = rescaled_rows(K); K = ks.view(); }
             std::vector<float> qn(nq), kn(nk);
             kt.row_sumsq(nq, d, Q.data, Q.stride, qn.data());
             kt.row_sumsq(nk, d, K.data, K.stride, kn.data());
@@ -94,17 +185,38 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
         case Score::neg_euclidean:
         case Score::neg_sq_euclidean:
         case Score::idw: {
+            if (!all_rows_in_safe_range(Q) || !all_rows_in_safe_range(K)) {
+                // Out-of-range rows: every distance directly in double (rare input, plain loops).
+                for (std::size_t i = 0; i < nq; ++i)
+                    for (std::size_t j = 0; j < nk; ++j)
+                        S(i, j) = distance_score(score, direct_sq_distance(Q.row(i), K.row(j), d), p);
+                break;
+            }
             // ||q-k||² = ||q||² + ||k||² − 2 q·k: norms once per row, the distance from the blocked Q Kᵀ.
             std::vector<float> qq(nq), kk(nk);
             kt.row_sumsq(nq, d, Q.data, Q.stride, qq.data());
             kt.row_sumsq(nk, d, K.data, K.stride, kk.data());
             kt.gemm_nt(nq, nk, d, Q.data, Q.stride, K.data, K.stride, S.data, S.stride, 1.0f);
-            if (score == Score::neg_sq_euclidean)
-                kt.sq_euclidean_epilogue(nq, nk, S.data, S.stride, qq.data(), kk.data());
-            else if (score == Score::neg_euclidean)
-                kt.euclidean_epilogue(nq, nk, S.data, S.stride, qq.data(), kk.data());
-            else
-                kt.idw_epilogue(nq, nk, S.data, S.stride, qq.data(), kk.data(), p.p, p.eps);
+            // Pairs where the identity cancels get the direct distance instead: row by row, the
+            // direct values are kept aside while the epilogue runs over the row, then written back.
+            std::vector<std::pair<std::size_t, float>> direct;
+            for (std::size_t i = 0; i < nq; ++i) {
+                direct.clear();
+                for (std::size_t j = 0; j < nk; ++j) {
+                    const float norms = qq[i] + kk[j];
+                    const float d2 = norms - 2.0f * S(i, j);
+                    if (!(d2 > kCancelFraction * norms) && std::isfinite(norms))
+                        direct.emplace_back(j, distance_score(score, direct_sq_distance(Q.row(i), K.row(j), d), p));
+                }
+                float* row = S.row(i);
+                if (score == Score::neg_sq_euclidean)
+                    kt.sq_euclidean_epilogue(1, nk, row, S.stride, qq.data() + i, kk.data());
+                else if (score == Score::neg_euclidean)
+                    kt.euclidean_epilogue(1, nk, row, S.stride, qq.data() + i, kk.data());
+                else
+                    kt.idw_epilogue(1, nk, row, S.stride, qq.data() + i, kk.data(), p.p, p.eps);
+                for (const auto& [j, value] : direct) row[j] = value;
+            }
             break;
         }
     }

@@ -23,6 +23,8 @@
 // vocabulary's out-of-vocabulary rule, which sees whole tokens.
 #include "attnscope/tokenizer.hpp"
 
+#include "attnscope/limits.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -827,6 +829,9 @@ private:
 // out-of-vocabulary case: averaging the vectors of its parts reaches the "one or the other" rate.
 Status tokenize(std::string_view text, const TokenizerOptions& options, std::vector<Token>& out) {
     out.clear();
+    if (text.size() > limits::kMaxTextBytes)
+        return Status::error("text: " + std::to_string(text.size()) + " bytes is more than the limit of " +
+                             std::to_string(limits::kMaxTextBytes) + " (1 MiB); split the text into shorter parts");
     std::vector<Cluster> clusters;
     std::size_t bad = 0;
     if (!make_clusters(text, clusters, bad))

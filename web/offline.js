@@ -26,7 +26,12 @@ export function keepForOffline(line) {
       : 'Available offline: this page and its vocabulary are saved in your browser.');
     controlled = true;
   });
-  container.register(new URL('sw.js', import.meta.url)).catch(() => {
-    // No offline copy this time (private mode, storage full, …): nothing the reader must act on.
-  });
+  // updateViaCache 'none': the browser asks the server for sw.js itself on every check, never an
+  // HTTP-cached copy; and every load asks for that check, so a new build (or the kill switch,
+  // web/sw-kill.js deployed as sw.js) is found on the next visit, not within a day.
+  container.register(new URL('sw.js', import.meta.url), { updateViaCache: 'none' })
+    .then((registration) => registration.update())
+    .catch(() => {
+      // No offline copy this time (private mode, storage full, offline, …): nothing the reader must act on.
+    });
 }

@@ -16,6 +16,7 @@ export const VALUE_KINDS = ['weights', 'scores'];
 export const T_MIN = 0.01;
 export const T_MAX = 10;
 export const MAX_TEXT = 2000;      // characters per sentence kept in the state (and the URL)
+export const MAX_PROBLEMS = 4;    // problems of a link listed in the notice (the last says how many more)
 export const MAX_TOKENS = 64;      // tokens per sentence the page computes; longer text is cut, with a notice
 
 export const PRESETS = [
@@ -102,7 +103,11 @@ export function fromHash(hash) {
   }
   // A link says which cell is open; one that does not has none open.
   state.cell = null;
-  const bad = (field, value, why) => problems.push(`${field} “${String(value).slice(0, 40)}” ${why}`);
+  // A link is anyone's text: what is echoed of it is cut short (20 characters of a key, 40 of a
+  // value) and at most MAX_PROBLEMS problems are listed, so a link cannot make the page display a
+  // sentence of its author's choosing, nor a notice of unbounded length.
+  const cut = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
+  const bad = (field, value, why) => problems.push(`${cut(String(field), 20)} “${cut(String(value), 40)}” ${why}`);
   const known = new Set(Object.values(short));
   for (const key of p.keys()) {
     if (!known.has(key)) bad(key, p.get(key), 'is not a setting of this page');
@@ -171,6 +176,10 @@ export function fromHash(hash) {
     const m = /^(\d{1,4}),(\d{1,4})$/.exec(p.get('cell'));
     if (m) state.cell = [Number(m[1]), Number(m[2])];   // checked against the token counts later
     else bad('cell', p.get('cell'), 'is not “row,column”');
+  }
+  if (problems.length > MAX_PROBLEMS) {
+    const more = problems.length - (MAX_PROBLEMS - 1);
+    problems.splice(MAX_PROBLEMS - 1, problems.length, `and ${more} more`);
   }
   return { state, problems, empty: false };
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "attnscope/score.hpp"
@@ -65,6 +66,17 @@ struct MultiHeadResult {
     Tensor output;                               // nq x d_out (= concat when there is no W_o)
     std::vector<std::vector<RowStats>> stats;    // per head, per query row
 };
+
+// The shapes that decide what multi_head_attention allocates and computes, and the check of that
+// cost against the limits of attnscope/limits.hpp (callers that allocate first check it first).
+struct MultiHeadShape {
+    std::uint64_t nq = 0, nk = 0, d_in = 0, heads = 1;
+    bool identity = true;
+    std::uint64_t d_head = 0, d_value = 0, hidden = 0, d_out = 0;
+    Score score = Score::scaled_dot;
+    std::uint64_t extra_floats = 0;  // what the caller allocates besides (e.g. seeded score weights)
+};
+Status check_multi_head_cost(const MultiHeadShape& shape);
 
 // Xq: nq x d_in_q (the query sequence), Xkv: nk x d_in_kv (the key/value sequence; pass Xq again
 // for self-attention).

@@ -32,8 +32,11 @@ struct ScoreParams {
 
 // S (Q.rows x K.rows) = score of every query row against every key row. Q and K must share their
 // column count except for general, additive and location, whose matrices map between them.
-// Conventions: cosine with a zero vector scores 0; the Euclidean family clamps the squared distance
-// computed through ||q||² + ||k||² − 2 q·k at 0.
+// Conventions: cosine with a zero vector scores 0; the Euclidean family computes the squared
+// distance through ||q||² + ||k||² − 2 q·k (clamped at 0), and directly in double where that identity
+// cancels (d2 <= (||q||² + ||k||²)/4) or where a row's largest |component| is outside [2^-40, 2^40].
+// Finite input gives finite scores: cosine rescales such rows by a power of two; idw is computed as
+// a log-sum; a distance score beyond float's range saturates at -FLT_MAX (never -inf = masked).
 Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& params, Matrix S,
                       Variant variant = Variant::automatic);
 

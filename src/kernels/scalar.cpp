@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnscope::kernels {
@@ -82,12 +83,13 @@ void f32_euclidean_epilogue__scalar(std::size_t m, std::size_t n, float* S, std:
 
 void f32_idw_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
                               const float* kk, float p, float eps) {
-    const float half_p = 0.5f * p;
     for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
             const float d2 = sq_distance(qq[i], kk[j], S[i * lds + j]);
-            // ||q-k||^p = (||q-k||^2)^(p/2); pow(0, p/2) = 0 for p > 0.
-            S[i * lds + j] = -std::log(eps + std::pow(d2, half_p));
+            // p = 2 (the default): -log(eps + ||q-k||²), which cannot overflow for the rows the
+            // caller sends here (|components| <= 2^40). Other p: the log-sum form of idw.hpp, since
+            // ||q-k||^p itself overflows float from p log||q-k|| > 88.7; saturated at ±FLT_MAX.
+            S[i * lds + j] = p == 2.0f ? -std::log(eps + d2) : idw_score(d2, p, eps);
         }
     }
 }

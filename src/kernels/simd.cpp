@@ -9,6 +9,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnscope::kernels {
@@ -295,10 +296,27 @@ void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t 
             [&](float d2) { return -std::log(eps + d2); });
         return;
     }
-    // d2^(p/2) = exp(p/2 * log d2); log 0 = -inf and exp(-inf) = 0 give 0^(p/2) = 0 for p > 0.
+    // Other p: log(eps + d2^(p/2)) as a log-sum (idw.hpp), since d2^(p/2) itself overflows float
+    // from (p/2) log d2 > 88.7. With L = (p/2) log d2 and le = log eps:
+    // max(L, le) + log1p(exp(-|L - le|)). log 0 = -inf gives L = -inf, hence -le; eps = 0 gives
+    // le = -inf, hence L; both -inf (an exact match with eps = 0) is +inf, as in the reference.
+    const float le = std::log(eps);
+    const batch le_v(le);
     distance_epilogue(
-        m, n, S, lds, qq, kk, [&](const batch& d2) { return -xsimd::log(eps_v + xsimd::exp(half_p_v * xsimd::log(d2))); },
-        [&](float d2) { return -std::log(eps + std::pow(d2, half_p)); });
+        m, n, S, lds, qq, kk,
+        [&](const batch& d2) {
+            const batch L = half_p_v * xsimd::log(d2);
+            const batch hi = xsimd::select(L > le_v, L, le_v);
+            const batch gap = xsimd::abs(L - le_v);
+            batch r = -(hi + xsimd::log1p(xsimd::exp(-gap)));
+            if (eps == 0.0f) r = -L;
+            // Saturate at ±FLT_MAX (huge p: -p log r leaves float's range), except an exact match.
+            const batch big(std::numeric_limits<float>::max());
+            r = xsimd::select(r < -big, -big, xsimd::select(r > big, big, r));
+            r = xsimd::select(d2 == batch(0.0f), batch(-le), r);
+            return xsimd::select(d2 != d2, d2, r);
+        },
+        [&](float d2) { return idw_score(d2, p, eps); });
 }
 
 void f32_additive__simd(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,

@@ -675,6 +675,12 @@ TEST_CASE("vocabulary: rejects bad content even with a valid checksum", "[vocab]
         check(s, "scale of word #3 is -1.000000 (expected finite and >= 0)");
         s.scales[3] = INFINITY;
         check(s, "scale of word #3 is inf");
+        // Finite but absurd (issue 15): a scale of 3e38 made ±inf vectors; any vector whose norm can
+        // pass 2^64 has a squared norm beyond float.
+        s.scales[3] = 3e38f;
+        check(s, "scale of word #3 is 3e+38: its vector could reach norm 7.62e+40 (expected below 2^64");
+        s.scales[3] = 1e17f;  // 1e17 * 127 * sqrt(4) = 2.5e19 > 2^64
+        check(s, "scale of word #3 is 1e+17: its vector could reach norm 2.54e+19");
         s = base;
         s.codes[9] = -128;
         check(s, "vector of word #2 has the code -128");
@@ -683,6 +689,8 @@ TEST_CASE("vocabulary: rejects bad content even with a valid checksum", "[vocab]
         check(s, "median norm in the header is 0.000000");
         s.median = std::nanf("");
         check(s, "median norm in the header is nan");
+        s.median = 3e38f;
+        check(s, "median norm in the header is 3e+38 (expected below 2^64");
     }
 }
 

@@ -115,6 +115,42 @@ describe('offline', () => {
     }
   });
 
+  test('the kill switch (sw-kill.js deployed as sw.js) removes the saved copy on the next visit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attnscope-web-'));
+    cpSync(web, dir, { recursive: true });
+    const server = await startServer(dir);
+    const context = await h.newContext({}, new URL(server.url).origin);
+    try {
+      const page = await h.open(context, '', server.url);
+      await controlled(page);
+      assert.equal(Object.keys(await cacheContents(page)).length, 1);
+      assert.ok(!offlineFiles(dir).includes('sw-kill.js'), 'the kill switch itself is not saved');
+
+      // The site retires its offline copy: the kill switch replaces sw.js, and one file changes
+      // without a new worker (which the old worker would otherwise keep serving from its cache).
+      cpSync(join(dir, 'sw-kill.js'), join(dir, 'sw.js'));
+      appendFileSync(join(dir, 'style.css'), '\n/* after the kill switch */\n');
+      // A plain reload: the page's own update check (offline.js) finds the new sw.js.
+      await page.reload();
+      await page.waitForFunction(async () => (await caches.keys()).length === 0 &&
+        !(await navigator.serviceWorker.getRegistration()), null, { timeout: 30000, polling: 100 });
+      const responses = [];
+      page.on('response', (r) => responses.push(r));
+      await page.reload();
+      await page.waitForSelector('body.ready', { timeout: 30000 });
+      const fromWorker = responses.filter((r) => r.fromServiceWorker()).map((r) => r.url());
+      assert.deepEqual(fromWorker, [], 'nothing comes from a service worker any more');
+      assert.match(await page.evaluate(async () => (await fetch('style.css')).text()), /after the kill switch/);
+      // The page registers sw.js again on each load; the kill switch keeps unregistering it.
+      await page.waitForTimeout(500);
+      assert.deepEqual(await cacheContents(page), {});
+    } finally {
+      await context.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   const WITHOUT = {
     'has no service workers': () => { delete Navigator.prototype.serviceWorker; },
     'refuses to register one': () => {
