@@ -1,6 +1,11 @@
 // Kernel benchmarks: every scoring function and the softmax tail, in every variant of the manifest,
-// at a few sizes. Prints JSON (one object per case) to stdout. Timings are medians of repeated
-// batches; compare variants as ratios within one run (the machine is small and noisy).
+// at a few sizes; then the attention benchmarks of issue 12: the multiply+add peak of this machine's
+// SIMD (f32_peak_muladd: 12 independent 4-lane mul+add chains, the most the core can retire; wasm has
+// no FMA), the score GEMM (f32_gemm_nt) at n = 512, d = 64 as a share of that peak, the fused
+// output-only attention (attention_output) and the full attention() at n in {512, 2048} x d in
+// {64, 128}, every score through the fused path at n = 512, and long sequences (4,096 and 16,384).
+// Prints JSON (one object per case) to stdout. Timings are medians of repeated batches, after a
+// warm-up of 1.5 s (V8 runs new wasm in a baseline tier first); compare as ratios within one run.
 //   attnscope_bench [--quick]
 #include <algorithm>
 #include <chrono>
@@ -15,6 +20,8 @@
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
+
+#include <xsimd/xsimd.hpp>
 
 using namespace attnscope;
 using Clock = std::chrono::steady_clock;
@@ -50,6 +57,28 @@ double median_seconds(Fn&& fn, int reps) {
 }
 
 volatile float g_sink;
+volatile float g_one = 0.999f, g_small = 1e-3f;
+
+// The multiply+add peak: 12 independent accumulators (mul then add, as wasm SIMD128 has no FMA),
+// enough chains to cover the add latency on every floating-point port. Returns flops per call.
+double peak_muladd(std::size_t iters) {
+    using batch = xsimd::batch<float>;
+    const batch x(g_one), y(g_small);
+    batch a[12];
+    for (int k = 0; k < 12; ++k) a[k] = batch(g_small * static_cast<float>(k));
+    for (std::size_t n = 0; n < iters; ++n)
+        for (int k = 0; k < 12; ++k) a[k] = a[k] * x + y;
+    batch s(0.0f);
+    for (int k = 0; k < 12; ++k) s += a[k];
+    g_sink = xsimd::hadd(s);
+    return static_cast<double>(iters) * 12.0 * batch::size * 2.0;
+}
+
+template <class Fn>
+void warm_up(Fn&& fn, double seconds) {
+    const auto t0 = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - t0).count() < seconds) fn();
+}
 
 }  // namespace
 
@@ -105,6 +134,112 @@ int main(int argc, char** argv) {
                 g_sink = A[0];
             }, reps);
             emit("f32_softmax_rows", sec, 4.0 * sz.nq * sz.nk);
+        }
+    }
+
+    // ---- attention (issue 12) -----------------------------------------------------------------
+    auto emit_case = [&](const char* name, const char* variant, const char* isa, std::size_t nq, std::size_t nk,
+                         std::size_t d, double sec, double flops, const char* extra) {
+        std::printf("%s  {\"case\": \"%s\", \"variant\": \"%s\", \"isa\": \"%s\", \"nq\": %zu, \"nk\": %zu, \"d\": %zu, "
+                    "\"median_us\": %.3f, \"gflops\": %.3f%s}",
+                    first ? "" : ",\n", name, variant, isa, nq, nk, d, sec * 1e6, flops / sec * 1e-9, extra);
+        first = false;
+    };
+    const char* isa = kernels_for(Variant::simd).isa;
+    {
+        const std::size_t n = 512, d = 64;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+        std::vector<float> O(n * d);
+        AttentionOptions o;
+        warm_up([&] {
+            attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                             Matrix(O.data(), n, d));
+        }, quick ? 0.2 : 1.5);
+    }
+    const std::size_t peak_iters = 1 << 16;
+    const double peak_sec = median_seconds([&] { peak_muladd(peak_iters); }, reps);
+    const double peak = peak_muladd(1) * peak_iters / peak_sec * 1e-9;
+    emit_case("f32_peak_muladd", "simd", isa, 12, 0, 0, peak_sec, peak_muladd(1) * peak_iters, "");
+    {
+        const std::size_t n = 512, d = 64;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng);
+        std::vector<float> S(n * n);
+        for (const auto* table : kernels::all_variants()) {
+            const double sec = median_seconds([&] {
+                table->gemm_nt(n, n, d, Q.data(), d, K.data(), d, S.data(), n, 1.0f);
+                g_sink = S[1];
+            }, reps);
+            const double flops = 2.0 * n * n * d;
+            char extra[64];
+            std::snprintf(extra, sizeof extra, ", \"of_peak\": %.3f", flops / sec * 1e-9 / peak);
+            emit_case("f32_gemm_nt", table->name, table->isa, n, n, d, sec, flops, extra);
+        }
+    }
+    struct AttnSize { std::size_t n, d; };
+    const std::vector<AttnSize> attn_sizes = quick ? std::vector<AttnSize>{{512, 64}}
+                                                   : std::vector<AttnSize>{{512, 64}, {512, 128}, {2048, 64}, {2048, 128}};
+    for (const AttnSize& sz : attn_sizes) {
+        const std::size_t n = sz.n, d = sz.d;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+        std::vector<float> O(n * d), S(n * n), A(n * n);
+        const double flops = 4.0 * n * n * d;  // Q Kᵀ and A V, 2 flops per multiply-add
+        for (const auto* table : kernels::all_variants()) {
+            if (std::strcmp(table->name, "scalar") == 0 && n > 512) continue;  // minutes, and says nothing new
+            Variant variant;
+            parse_variant(table->name, variant);
+            AttentionOptions o;
+            o.variant = variant;
+            const ConstMatrix q(Q.data(), n, d), k(K.data(), n, d), v(V.data(), n, d);
+            const int r = n > 512 ? 5 : reps;
+            double sec = median_seconds([&] { attention_output(q, k, v, o, Matrix(O.data(), n, d)); g_sink = O[0]; }, r);
+            emit_case("attention_output", table->name, table->isa, n, n, d, sec, flops, "");
+            sec = median_seconds([&] {
+                attention(q, k, v, o, Matrix(S.data(), n, n), Matrix(A.data(), n, n), Matrix(O.data(), n, d));
+                g_sink = O[0];
+            }, r);
+            emit_case("attention", table->name, table->isa, n, n, d, sec, flops, "");
+        }
+    }
+    {
+        // Every score through attention_output at n = 512, d = 64 (goal: within 1.3x of scaled-dot).
+        const std::size_t n = quick ? 64 : 512, d = 64;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+        const auto W = random_matrix(d * d, rng), Wa = random_matrix(n * d, rng), W1 = random_matrix(d * d, rng),
+                   W2 = random_matrix(d * d, rng), v = random_matrix(d, rng);
+        std::vector<float> O(n * d);
+        AttentionOptions o;
+        o.params.W = W.data();
+        o.params.W1 = W1.data();
+        o.params.W2 = W2.data();
+        o.params.v = v.data();
+        o.params.hidden = d;
+        o.params.Wa = Wa.data();
+        o.params.max_keys = n;
+        for (const auto& info : score_infos()) {
+            o.score = info.id;
+            const double sec = median_seconds([&] {
+                attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                                 Matrix(O.data(), n, d));
+                g_sink = O[0];
+            }, reps);
+            double flops = 4.0 * n * n * d;
+            if (info.id == Score::additive) flops = 2.0 * n * n * d + 2.0 * 2 * n * d * d + 3.0 * n * n * d;
+            emit_case((std::string("attention_output_") + info.name).c_str(), "simd", isa, n, n, d, sec, flops, "");
+        }
+    }
+    if (!quick) {
+        // Long sequences, output only (attention() cannot hold 16,384² floats twice in wasm).
+        for (std::size_t n : {std::size_t{4096}, std::size_t{16384}}) {
+            const std::size_t d = 64;
+            const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+            std::vector<float> O(n * d);
+            AttentionOptions o;
+            const double sec = median_seconds([&] {
+                attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                                 Matrix(O.data(), n, d));
+                g_sink = O[0];
+            }, n > 4096 ? 1 : 3);
+            emit_case("attention_output", "simd", isa, n, n, d, sec, 4.0 * n * n * d, "");
         }
     }
     std::printf("\n]\n");

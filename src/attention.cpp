@@ -1,7 +1,10 @@
 #include "attnscope/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "kernels/kernels.hpp"
 
@@ -44,6 +47,120 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     if (stats) {
         const auto rs = row_stats(A);
         for (std::size_t i = 0; i < nq; ++i) stats[i] = rs[i];
+    }
+    return {};
+}
+
+namespace {
+
+// softmax(mask(additive scores) / tau) V in blocks of query rows: Bahdanau's score is no function of
+// q·k, so it keeps its own kernel; W1 Q and W2 K are projected once, as compute_scores does.
+void additive_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
+                     const AttentionOptions& o, float inv_tau, Matrix O) {
+    constexpr std::size_t kRows = 64;
+    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
+    const std::size_t nq = Q.rows, nk = K.rows, h = o.params.hidden;
+    std::vector<float> aq(nq * h), bk(nk * h), s(std::min(nq, kRows) * nk);
+    kt.gemm_nt(nq, h, Q.cols, Q.data, Q.stride, o.params.W1, Q.cols, aq.data(), h, 1.0f);
+    kt.gemm_nt(nk, h, K.cols, K.data, K.stride, o.params.W2, K.cols, bk.data(), h, 1.0f);
+    for (std::size_t i0 = 0; i0 < nq; i0 += kRows) {
+        const std::size_t rows = std::min(kRows, nq - i0);
+        kt.additive(rows, nk, h, aq.data() + i0 * h, h, bk.data(), h, o.params.v, s.data(), nk);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t j = 0; j < nk; ++j)
+                if ((o.mask == Mask::causal && j > i0 + r) || (o.key_padding && o.key_padding[j])) s[r * nk + j] = neg_inf;
+        kt.softmax_rows(rows, nk, s.data(), nk, inv_tau, s.data(), nk);
+        kt.gemm_nn(rows, V.cols, nk, s.data(), nk, V.data, V.stride, O.row(i0), O.stride);
+    }
+}
+
+}  // namespace
+
+Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o, Matrix O) {
+    if (V.rows != K.rows)
+        return Status::error("V: expected one row per key (" + std::to_string(K.rows) + "), got " + std::to_string(V.rows));
+    if (O.rows != Q.rows || O.cols != V.cols)
+        return Status::error("O: expected " + shape(Q.rows, V.cols) + ", got " + shape(O.rows, O.cols));
+    if (o.experimental_scaled_output && !o.W_extra)
+        return Status::error("W_extra: the experimental scaled output needs a d_v x d_v matrix");
+    if (Status st = check_score_inputs(o.score, Q, K, o.params); !st) return st;
+    float inv_tau = 1.0f;
+    if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
+    const std::size_t nq = Q.rows, nk = K.rows, dv = V.cols;
+    if (nq == 0 || dv == 0) return {};
+    const auto& kt = kernels_for(o.variant);
+
+    // The experimental scaled output multiplies A V by W_extra / √dv afterwards.
+    Tensor av;
+    Matrix out = O;
+    if (o.experimental_scaled_output) {
+        av = Tensor(nq, dv);
+        out = av.view();
+    }
+    if (o.score == Score::additive) {
+        additive_output(kt, Q, K, V, o, inv_tau, out);
+    } else {
+        kernels::FusedAttentionArgs a;
+        a.nq = nq;
+        a.nk = nk;
+        a.d = Q.cols;
+        a.dv = dv;
+        a.Q = Q.data;
+        a.ldq = Q.stride;
+        a.K = K.data;
+        a.ldk = K.stride;
+        a.V = V.data;
+        a.ldv = V.stride;
+        a.O = out.data;
+        a.ldo = out.stride;
+        a.inv_tau = inv_tau;
+        a.causal = o.mask == Mask::causal;
+        a.key_padding = o.key_padding;
+        std::vector<float> qa, kb, qw;
+        const std::size_t d = Q.cols;
+        switch (o.score) {
+            case Score::dot: break;
+            case Score::scaled_dot: a.alpha = d > 0 ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f; break;
+            case Score::general:  // qᵀ W k = (Q W) Kᵀ
+                qw.resize(nq * K.cols);
+                kt.gemm_nn(nq, K.cols, d, Q.data, Q.stride, o.params.W, K.cols, qw.data(), K.cols);
+                a.Q = qw.data();
+                a.ldq = a.d = K.cols;
+                break;
+            case Score::location:  // (Wa q)_j: row j of Wa plays key j
+                a.K = o.params.Wa;
+                a.ldk = d;
+                break;
+            case Score::cosine:
+            case Score::neg_euclidean:
+            case Score::neg_sq_euclidean:
+            case Score::idw:
+                qa.resize(nq);
+                kb.resize(nk);
+                kt.row_sumsq(nq, d, Q.data, Q.stride, qa.data());
+                kt.row_sumsq(nk, d, K.data, K.stride, kb.data());
+                if (o.score == Score::cosine) {
+                    for (auto& x : qa) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
+                    for (auto& x : kb) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
+                }
+                a.score = o.score == Score::cosine           ? kernels::FusedScore::cosine
+                          : o.score == Score::neg_euclidean    ? kernels::FusedScore::euclidean
+                          : o.score == Score::neg_sq_euclidean ? kernels::FusedScore::sq_euclidean
+                                                               : kernels::FusedScore::idw;
+                a.qa = qa.data();
+                a.kb = kb.data();
+                a.p = o.params.p;
+                a.eps = o.params.eps;
+                break;
+            case Score::additive: break;  // handled above
+        }
+        kt.attention_fused(a);
+    }
+    if (o.experimental_scaled_output) {
+        kt.gemm_nn(nq, dv, dv, av.values.data(), dv, o.W_extra, dv, O.data, O.stride);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(dv));
+        for (std::size_t i = 0; i < nq; ++i)
+            for (std::size_t j = 0; j < dv; ++j) O(i, j) *= scale;
     }
     return {};
 }

@@ -33,7 +33,9 @@ namespace {
 
 std::string shape(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
 
-Status check_params(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p) {
+}  // namespace
+
+Status check_score_inputs(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p) {
     const bool same_dim = !score_has_weights(score);
     if (same_dim && Q.cols != K.cols)
         return Status::error("K: expected " + std::to_string(Q.cols) + " columns like Q for score '" +
@@ -61,12 +63,10 @@ Status check_params(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams
     return {};
 }
 
-}  // namespace
-
 Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p, Matrix S, Variant variant) {
     if (S.rows != Q.rows || S.cols != K.rows)
         return Status::error("S: expected " + shape(Q.rows, K.rows) + " (queries x keys), got " + shape(S.rows, S.cols));
-    if (Status st = check_params(score, Q, K, p); !st) return st;
+    if (Status st = check_score_inputs(score, Q, K, p); !st) return st;
     const std::size_t nq = Q.rows, nk = K.rows, d = Q.cols;
     if (nq == 0 || nk == 0) return {};
     const auto& kt = kernels_for(variant);

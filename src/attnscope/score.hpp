@@ -61,6 +61,9 @@ struct ScoreParams {
 // True when the score needs matrices in ScoreParams.
 bool score_has_weights(Score s);
 
+// The checks compute_scores makes on Q, K and the parameters of `score` (shared with attention_output).
+Status check_score_inputs(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& params);
+
 // S (Q.rows x K.rows) = score of every query row against every key row. Q and K must share their
 // column count except for general, additive and location, whose matrices map between them.
 // Conventions: cosine with a zero vector scores 0; the Euclidean family clamps the squared distance

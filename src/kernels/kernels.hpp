@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "kernels/manifest.hpp"
@@ -38,6 +39,43 @@ using additive_fn = void (*)(std::size_t m, std::size_t n, std::size_t h, const 
 using softmax_rows_fn = void (*)(std::size_t rows, std::size_t cols, const float* S, std::size_t lds,
                                  float inv_tau, float* W, std::size_t ldw);
 
+// The output-only fused attention: O = softmax(mask(score(Q, K)) * inv_tau) V, computed in tiles of
+// queries against tiles of keys with an online softmax (a running max and sum per query row, the
+// accumulated output rescaled when the max grows), so no nq x nk matrix is ever held: extra memory
+// is O(nk * d) for the packed keys plus O(tile) scratch. Every score that is a per-pair function of
+// q·k and the row norms goes through it; the callers prepare Q (general: Q W) and K (location: the
+// rows of Wa) so that the kernel only sees these kinds:
+enum class FusedScore : std::uint8_t {
+    dot,           // alpha * q·k                       (dot, scaled-dot, general, location)
+    cosine,        // q·k * qa[i] * kb[j]               (qa, kb: reciprocal norms, 0 for a zero vector)
+    sq_euclidean,  // the sq_euclidean_epilogue of q·k  (qa, kb: squared norms)
+    euclidean,     // the euclidean_epilogue
+    idw,           // the idw_epilogue with p, eps
+};
+struct FusedAttentionArgs {
+    std::size_t nq = 0, nk = 0, d = 0, dv = 0;
+    const float* Q = nullptr;
+    std::size_t ldq = 0;
+    const float* K = nullptr;
+    std::size_t ldk = 0;
+    const float* V = nullptr;
+    std::size_t ldv = 0;
+    float* O = nullptr;  // nq x dv, written (never read)
+    std::size_t ldo = 0;
+    FusedScore score = FusedScore::dot;
+    float alpha = 1.0f;
+    const float* qa = nullptr;  // per query row (cosine, distances)
+    const float* kb = nullptr;  // per key row (cosine, distances)
+    float p = 2.0f, eps = 1e-3f;
+    float inv_tau = 1.0f;
+    bool causal = false;                        // query i sees keys j <= i
+    const std::uint8_t* key_padding = nullptr;  // nonzero = hidden key
+};
+// The softmax conventions are those of softmax_rows, carried through to O: a row whose keys are all
+// hidden (or all -inf) gives a zero output row; +inf scores share the weight equally; a NaN score
+// among the visible keys makes the row NaN.
+using attention_fused_fn = void (*)(const FusedAttentionArgs& args);
+
 #define ATTNSCOPE_KERNEL_FIELD(op) op##_fn op;
 struct KernelTable {
     const char* name;  // "scalar" or "simd"
@@ -64,6 +102,7 @@ struct KernelTable {
                                  const float*, std::size_t, const float*, float*, std::size_t);         \
     void f32_softmax_rows__##variant(std::size_t, std::size_t, const float*, std::size_t, float, float*, \
                                      std::size_t);                                                      \
+    void f32_attention_fused__##variant(const FusedAttentionArgs&);                                    \
     extern const KernelTable table_##variant;
 ATTNSCOPE_KERNEL_VARIANTS(ATTNSCOPE_DECLARE_KERNELS)
 #undef ATTNSCOPE_DECLARE_KERNELS

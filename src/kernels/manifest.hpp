@@ -23,4 +23,5 @@
     X(euclidean_epilogue)       \
     X(idw_epilogue)             \
     X(additive)                 \
-    X(softmax_rows)
+    X(softmax_rows)             \
+    X(attention_fused)

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -262,6 +263,82 @@ void check_f32_softmax_rows(const KernelTable& kt) {
         }
 }
 
+// The fused attention output against the float64 chain (scores, mask, softmax, A·V with the bounds
+// of test_util.hpp) and the scalar reference, for every score kind of the kernel, shapes that cross
+// the SIMD variant's 4-row tiles, 8-column strips, 128-key panels and 64-row query blocks, with and
+// without the causal mask and key padding, at three temperatures. The rows and keys of every kind
+// are prepared as attention_output does (norms from the scalar row_sumsq).
+void check_f32_attention_fused(const KernelTable& kt) {
+    Rng rng(140);
+    const Score kinds[] = {Score::dot, Score::scaled_dot, Score::cosine, Score::neg_sq_euclidean,
+                           Score::neg_euclidean, Score::idw};
+    const float taus[] = {1.0f, 0.25f, 3.0f};
+    std::size_t c = 0;
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (const Score score : kinds) {
+            ++c;
+            const std::size_t nk = kTailSizes[a], d = third_size(a, c) % 70 + 1;
+            const std::size_t nq = kTailSizes[(a + 3 * c) % kTailSizes.size()] % 71 + 1;
+            const std::size_t dv = kTailSizes[(5 * c + a) % kTailSizes.size()] % 41 + 1, pad = c % 3;
+            const bool causal = c % 3 == 0, padding = c % 4 == 1;
+            const float tau = taus[c % 3];
+            const Mat Q = uniform_matrix(nq, d, rng, -1, 1, pad), K = uniform_matrix(nk, d, rng, -1, 1, pad + 1);
+            const Mat V = uniform_matrix(nk, dv, rng, -2, 2, pad);
+            std::vector<std::uint8_t> hidden(nk, 0);
+            for (std::size_t j = 0; j < nk; ++j) hidden[j] = padding && j % 5 == 2;
+            ScoreParams sp;
+            sp.p = 2.0f;
+            sp.eps = 1e-3f;
+            std::vector<float> qa(nq), kb(nk);
+            kernels::FusedAttentionArgs f;
+            f.nq = nq;
+            f.nk = nk;
+            f.d = d;
+            f.dv = dv;
+            f.Q = Q.data();
+            f.ldq = Q.stride;
+            f.K = K.data();
+            f.ldk = K.stride;
+            f.V = V.data();
+            f.ldv = V.stride;
+            f.inv_tau = 1.0f / tau;
+            f.causal = causal;
+            f.key_padding = padding ? hidden.data() : nullptr;
+            f.p = sp.p;
+            f.eps = sp.eps;
+            if (score == Score::scaled_dot) f.alpha = 1.0f / std::sqrt(static_cast<float>(d));
+            if (score != Score::dot && score != Score::scaled_dot) {
+                scalar_table().row_sumsq(nq, d, Q.data(), Q.stride, qa.data());
+                scalar_table().row_sumsq(nk, d, K.data(), K.stride, kb.data());
+                if (score == Score::cosine) {
+                    for (auto& x : qa) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
+                    for (auto& x : kb) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
+                }
+                f.score = score == Score::cosine             ? kernels::FusedScore::cosine
+                          : score == Score::neg_sq_euclidean ? kernels::FusedScore::sq_euclidean
+                          : score == Score::neg_euclidean    ? kernels::FusedScore::euclidean
+                                                             : kernels::FusedScore::idw;
+                f.qa = qa.data();
+                f.kb = kb.data();
+            }
+            Mat O(nq, dv, pad, 7777.0f), Os(nq, dv, pad + 1, 7777.0f);
+            f.O = O.data();
+            f.ldo = O.stride;
+            kt.attention_fused(f);
+            f.O = Os.data();
+            f.ldo = Os.stride;
+            scalar_table().attention_fused(f);
+            RefMatrix s = ref_scores(score, Q.view(), K.view(), sp);
+            apply_mask(s, causal ? Mask::causal : Mask::none, f.key_padding);
+            const RefMatrix ref = ref_weighted_sum(ref_softmax(s, 1.0 / tau), V.view());
+            std::ostringstream where;
+            where << score_info(score).name << " nq=" << nq << " nk=" << nk << " d=" << d << " dv=" << dv
+                  << " pad=" << pad << " tau=" << tau << (causal ? " causal" : "") << (padding ? " padding" : "");
+            check_both(O, Os, ref, where.str());
+            CHECK(Os.padding_intact());
+        }
+}
+
 // A compile-time guard: every op in the manifest needs a check_f32_<op> above, so a kernel op added
 // to manifest.hpp without a test does not build.
 #define ATTNSCOPE_REQUIRE_CHECK(op) \
@@ -285,6 +362,7 @@ TEST_CASE("f32_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(eu
 TEST_CASE("f32_idw_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(idw_epilogue) }
 TEST_CASE("f32_additive", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(additive) }
 TEST_CASE("f32_softmax_rows", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_rows) }
+TEST_CASE("f32_attention_fused", "[kernels][fused]") { ATTNSCOPE_VARIANT_SECTIONS(attention_fused) }
 
 // The conventions of kernels.hpp for rows holding −inf, +inf or NaN, with the special value at every
 // position of rows whose length reaches the vector body and the scalar tail.
