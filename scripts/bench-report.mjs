@@ -35,7 +35,7 @@ for (const r of rows.values()) {
 }
 const env = `Measured ${date} on ${cpu} (${cpus().length} cores, shared and noisy: compare the ratios within a row, which come from one run). ` +
   `Native: ${runs.native.env.compiler}, ${runs.native.env.flags}. Wasm: ${runs['wasm-node'].env.compiler}, node ${process.version}, ${runs['wasm-node'].env.flags}. ` +
-  'Medians of 11 batches; reproduce with `npm run bench` (results in `bench/results/*.json`).\n';
+  'Medians of 11 batches of CPU time (the thread\'s own, so other processes on the shared machine count less); reproduce with `npm run bench` (results in `bench/results/*.json`).\n';
 // attend() in node and the package sizes, when bench.sh recorded them.
 let extra = '';
 if (existsSync('bench/results/attend-node.json')) {
@@ -98,7 +98,8 @@ if (existsSync('bench/results/attention-node.json')) {
   extra += `\n### softmax(QKᵀ/√d)·V in node: attnscope vs TensorFlow.js vs plain JS\n\n` +
     `node ${a.node}, ${a.cpu}; TF.js ${a.tfjs.version} backend \`${a.tfjs.backend}\` (SIMD ${a.tfjs.simd}, multithread ${a.tfjs.threads}, ${a.tfjs.threadsCount} thread), ` +
     'computing `matMul(softmax(matMul(Q, transpose(K)) · 1/√d), V)` on tensors already in its memory, reading the result back with `dataSync()`; ' +
-    'attnscope copies Q, K, V in and the result out on every call. One process, implementations interleaved round by round, medians after ≥ 1.5 s of warm-up ' +
+    'attnscope copies Q, K, V in and the result out on every call. One process, implementations interleaved round by round, medians of CPU time (`process.cpuUsage()`; ' +
+    `load average during the run ${a.loadavg ? a.loadavg.map((v) => v.toFixed(1)).join(', ') : '?'}) after ≥ 1.5 s of warm-up ` +
     '(`node bench/attention-node.mjs`). "× TF.js" = TF.js time / attnscope time (above 1 = attnscope faster).\n\n' +
     '| n | d | attentionOutput() ms | TF.js output ms | × TF.js | attention() weights+output ms | TF.js weights+output ms | × TF.js | plain JS ms | max \\|diff\\| vs TF.js |\n' +
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n';

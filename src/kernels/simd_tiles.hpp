@@ -22,6 +22,14 @@
 namespace attnscope::kernels {
 namespace {
 
+// The micro-kernels are inlined into the kernels that call them, so each f32_*__simd kernel's own
+// body holds its SIMD loop (scripts/check-wasm-simd.mjs checks that, function by function).
+#if defined(__GNUC__)
+#define ATTNSCOPE_TILE_INLINE inline __attribute__((always_inline))
+#else
+#define ATTNSCOPE_TILE_INLINE inline
+#endif
+
 using batch = xsimd::batch<float>;
 using ibatch = xsimd::batch<std::int32_t>;
 constexpr std::size_t W = batch::size;
@@ -129,7 +137,7 @@ inline void pack_kt_panel(const float* K, std::size_t ldk, std::size_t nb, std::
 // Rows q[0..MR) (d floats each) against `strips` strips of a packed panel: out[r][s kNR + c] =
 // alpha * q_r · k_c, written as whole vectors (out has room for strips * kNR columns per row).
 template <std::size_t MR>
-inline void score_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float alpha,
+ATTNSCOPE_TILE_INLINE void score_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float alpha,
                        float* out, std::size_t ldo) {
     for (std::size_t s = 0; s < strips; ++s) {
         const float* p = panel + s * d * kNR;
@@ -153,7 +161,7 @@ inline void score_tile(const float* const* q, std::size_t d, const float* panel,
 }
 
 // Up to kMR rows, dispatched to the matching register tile.
-inline void score_rows(std::size_t mr, const float* const* q, std::size_t d, const float* panel, std::size_t strips,
+ATTNSCOPE_TILE_INLINE void score_rows(std::size_t mr, const float* const* q, std::size_t d, const float* panel, std::size_t strips,
                        float alpha, float* out, std::size_t ldo) {
     switch (mr) {
         case 4: score_tile<4>(q, d, panel, strips, alpha, out, ldo); break;
@@ -167,7 +175,7 @@ inline void score_rows(std::size_t mr, const float* const* q, std::size_t d, con
 // acc[r][0..dv) += Σ_j P[r][j] V[j][0..dv) for MR rows: 2-vector column strips with MR x 2
 // accumulators in registers over the nb keys, then a one-vector strip, then scalar columns.
 template <std::size_t MR>
-inline void av_tile(const float* const* P, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
+ATTNSCOPE_TILE_INLINE void av_tile(const float* const* P, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
                     float* const* acc) {
     std::size_t c = 0;
     for (; c + kNR <= dv; c += kNR) {
@@ -210,7 +218,7 @@ inline void av_tile(const float* const* P, std::size_t nb, const float* V, std::
     }
 }
 
-inline void av_rows(std::size_t mr, const float* const* P, std::size_t nb, const float* V, std::size_t ldv,
+ATTNSCOPE_TILE_INLINE void av_rows(std::size_t mr, const float* const* P, std::size_t nb, const float* V, std::size_t ldv,
                     std::size_t dv, float* const* acc) {
     switch (mr) {
         case 4: av_tile<4>(P, nb, V, ldv, dv, acc); break;
