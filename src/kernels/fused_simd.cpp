@@ -24,8 +24,14 @@
 namespace attnscope::kernels {
 
 namespace {
-constexpr std::size_t kKeys = 128;     // keys per panel (a multiple of kNR)
-constexpr std::size_t kQueries = 64;   // query rows per block
+#ifndef ATTNSCOPE_FUSED_KEYS  // (overridable to measure other tile sizes)
+#define ATTNSCOPE_FUSED_KEYS 128
+#endif
+#ifndef ATTNSCOPE_FUSED_QUERIES
+#define ATTNSCOPE_FUSED_QUERIES 64
+#endif
+constexpr std::size_t kKeys = ATTNSCOPE_FUSED_KEYS;        // keys per panel (a multiple of kNR)
+constexpr std::size_t kQueries = ATTNSCOPE_FUSED_QUERIES;  // query rows per block
 
 // The online update of one row (simd_tiles' exp), same decisions as online_update_scalar.
 inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float inv_tau, float& scale) {
