@@ -18,12 +18,29 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
                  Matrix O, RowStats* stats) {
     if (V.rows != K.rows)
         return Status::error("V: expected one row per key (" + std::to_string(K.rows) + "), got " + std::to_string(V.rows));
-    if (A.rows != Q.rows || A.cols != K.rows)
+    if (A.data && (A.rows != Q.rows || A.cols != K.rows))
         return Status::error("A: expected " + shape(Q.rows, K.rows) + ", got " + shape(A.rows, A.cols));
-    if (O.rows != Q.rows || O.cols != V.cols)
+    if (O.data && (O.rows != Q.rows || O.cols != V.cols))
         return Status::error("O: expected " + shape(Q.rows, V.cols) + ", got " + shape(O.rows, O.cols));
     if (o.experimental_scaled_output && !o.W_extra)
         return Status::error("W_extra: the experimental scaled output needs a d_v x d_v matrix");
+    const std::size_t nq = Q.rows, nk = K.rows, dv = V.cols;
+    // Nothing needs the weights: the output through the fused path, the scores on their own.
+    if (!A.data && !stats) {
+        if (S.data)
+            if (Status st = compute_scores(o.score, Q, K, o.params, S, o.variant); !st) return st;
+        if (O.data) return attention_output(Q, K, V, o, O);
+        return S.data ? Status{} : check_score_inputs(o.score, Q, K, o.params);
+    }
+    Tensor s_tmp, a_tmp;
+    if (!S.data) {
+        s_tmp = Tensor(nq, nk);
+        S = s_tmp.view();
+    }
+    if (!A.data) {
+        a_tmp = Tensor(nq, nk);
+        A = a_tmp.view();
+    }
     if (Status st = compute_scores(o.score, Q, K, o.params, S, o.variant); !st) return st;
     SoftmaxOptions so;
     so.temperature = o.temperature;
@@ -33,15 +50,14 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     if (Status st = masked_softmax(S, so, A); !st) return st;
 
     const auto& kt = kernels_for(o.variant);
-    const std::size_t nq = Q.rows, nk = K.rows, dv = V.cols;
-    if (o.experimental_scaled_output) {
+    if (O.data && o.experimental_scaled_output) {
         std::vector<float> av(nq * dv);
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, av.data(), dv);
         kt.gemm_nn(nq, dv, dv, av.data(), dv, o.W_extra, dv, O.data, O.stride);
         const float scale = dv > 0 ? 1.0f / std::sqrt(static_cast<float>(dv)) : 1.0f;
         for (std::size_t i = 0; i < nq; ++i)
             for (std::size_t j = 0; j < dv; ++j) O(i, j) *= scale;
-    } else {
+    } else if (O.data) {
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, O.data, O.stride);
     }
     if (stats) {

@@ -25,6 +25,9 @@ struct AttentionOptions {
 };
 
 // S (nq x nk) raw scores, A (nq x nk) weights, O (nq x dv) outputs; stats (nq entries) may be null.
+// Only what is asked for is computed: a matrix with null data (or null stats) is left out, and the
+// work only it needs is skipped. Without A and stats, O comes from the fused attention_output (no
+// nq x nk matrix at all unless S is asked for); stats without A use a temporary A.
 Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& options, Matrix S, Matrix A,
                  Matrix O, RowStats* stats = nullptr);
 

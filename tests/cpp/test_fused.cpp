@@ -239,3 +239,49 @@ TEST_CASE("attention_output: 65,536 keys at d = 64", "[fused][large]") {
         ATTNSCOPE_CHECK_ALL(compare(O.view(), ref, "O"));
     }
 }
+
+// attention() computes only what is asked for: null S, A or O (or stats) are left out, and the
+// parts that are given hold exactly what the full call gives (O via the fused path when A is not
+// asked for, so within the float64 chain's bound of it).
+TEST_CASE("attention: null results are neither computed nor written", "[fused][attention]") {
+    Rng rng(990);
+    const std::size_t nq = 13, nk = 21, d = 9, dv = 6;
+    const Mat Q = uniform_matrix(nq, d, rng), K = uniform_matrix(nk, d, rng), V = uniform_matrix(nk, dv, rng);
+    for (const auto& [vname, variant] : public_variants()) {
+        INFO("variant " << vname);
+        AttentionOptions o;
+        o.variant = variant;
+        o.mask = Mask::causal;
+        o.temperature = 0.7f;
+        Mat S(nq, nk), A(nq, nk), O(nq, dv);
+        std::vector<RowStats> st(nq);
+        REQUIRE(attention(Q.view(), K.view(), V.view(), o, S.mview(), A.mview(), O.mview(), st.data()).ok());
+
+        Mat O2(nq, dv, 1, 7777.0f);
+        REQUIRE(attention(Q.view(), K.view(), V.view(), o, Matrix(), Matrix(), O2.mview(), nullptr).ok());
+        const Mat Of = fused(Q, K, V, o);
+        for (std::size_t i = 0; i < nq; ++i)
+            for (std::size_t c = 0; c < dv; ++c) {
+                CHECK(O2(i, c) == Of(i, c));
+                CHECK(O2(i, c) == Approx(O(i, c)).margin(1e-6));
+            }
+        CHECK(O2.padding_intact());
+
+        Mat S3(nq, nk, 0, 7777.0f);
+        std::vector<RowStats> st3(nq);
+        REQUIRE(attention(Q.view(), K.view(), V.view(), o, S3.mview(), Matrix(), Matrix(), st3.data()).ok());
+        for (std::size_t i = 0; i < nq; ++i) {
+            CHECK(st3[i].entropy == st[i].entropy);
+            CHECK(st3[i].argmax == st[i].argmax);
+            for (std::size_t j = 0; j < nk; ++j) CHECK(S3(i, j) == S(i, j));
+        }
+        Mat A4(nq, nk, 0, 7777.0f);
+        REQUIRE(attention(Q.view(), K.view(), V.view(), o, Matrix(), A4.mview(), Matrix(), nullptr).ok());
+        for (std::size_t i = 0; i < nq; ++i)
+            for (std::size_t j = 0; j < nk; ++j) CHECK(A4(i, j) == A(i, j));
+        // Errors still name the argument when nothing is asked for.
+        o.score = Score::general;
+        CHECK_THAT(attention(Q.view(), K.view(), V.view(), o, Matrix(), Matrix(), Matrix(), nullptr).message(),
+                   StartsWith("W: score 'general' needs W"));
+    }
+}
