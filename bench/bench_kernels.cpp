@@ -1,17 +1,20 @@
-// Kernel benchmarks: every scoring function and the softmax tail, in every variant of the manifest,
-// at a few sizes; then the attention benchmarks of issue 12: the multiply+add peak of this machine's
-// SIMD (f32_peak_muladd: 12 independent 4-lane mul+add chains, the most the core can retire; wasm has
-// no FMA), the score GEMM (f32_gemm_nt) at n = 512, d = 64 as a share of that peak, the fused
-// output-only attention (attention_output) and the full attention() at n in {512, 2048} x d in
-// {64, 128}, every score through the fused path at n = 512, and long sequences (4,096 and 16,384).
-// Prints JSON (one object per case) to stdout. Timings are medians of repeated batches, after a
-// warm-up of 1.5 s (V8 runs new wasm in a baseline tier first); compare as ratios within one run.
+// Kernel benchmarks, in every variant of the manifest, at a few sizes: every scoring function through
+// compute_scores (cases "f32_score_<name>"), and every kernel operation of the manifest on its own
+// (cases named like the kernel, "f32_<op>", as in f32_<op>__<variant>: one grep finds the kernel, its
+// tests and its benchmark). Then the attention benchmarks of issue 12: the multiply+add peak of this
+// machine's SIMD (f32_peak_muladd: 12 independent 4-lane mul+add chains, the most the core can
+// retire; wasm has no FMA), the score GEMM (f32_gemm_nt) at n = 512, d = 64 as a share of that peak,
+// timed in alternation with it, the fused output-only attention (attention_output) and the full
+// attention() at n in {512, 2048} x d in {64, 128}, every score through the fused path at n = 512,
+// and long sequences (4,096 and 16,384). Prints JSON (one object per case) to stdout. Timings are
+// medians of repeated batches of CPU time, after a warm-up of 1.5 s; compare as ratios within one run.
 //   attnscope_bench [--quick]
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -23,6 +26,7 @@
 #endif
 
 #include "attnscope/attention.hpp"
+#include "attnscope/registry.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
@@ -82,6 +86,14 @@ double median_seconds(Fn&& fn, int reps) {
 }
 
 volatile float g_sink;
+
+// A benchmark whose call fails measures nothing: stop with the message.
+void must(const Status& st, const char* what) {
+    if (!st.ok()) {
+        std::fprintf(stderr, "bench: %s failed: %s\n", what, st.message().c_str());
+        std::exit(1);
+    }
+}
 volatile float g_one = 0.999f, g_small = 1e-3f;
 
 // The multiply+add peak: 12 independent accumulators (mul then add, as wasm SIMD128 has no FMA),
@@ -143,6 +155,86 @@ void warm_up(Fn&& fn, double seconds) {
     while (elapsed(t0) < seconds) fn();
 }
 
+// The inputs of one size, shared by the cases.
+struct Inputs {
+    std::size_t nq, nk, d;
+    std::vector<float> Q, K, W, Wa, W1, W2, v, qq, kk, S, A, C;
+};
+
+// One call of each kernel operation at size (nq, nk, d), and the work it counts (flops): one function
+// per op of ATTNSCOPE_KERNEL_OPS, so an op without a benchmark case does not compile.
+struct OpCase {
+    void (*run)(const kernels::KernelTable&, Inputs&);
+    double (*flops)(const Inputs&);
+};
+OpCase op_gemm_nt() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_nt(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk, 1.0f); },
+            [](const Inputs& x) { return 2.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_gemm_nn() {  // Q [nq, d] · W [d, d]
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_nn(x.nq, x.d, x.d, x.Q.data(), x.d, x.W.data(), x.d, x.C.data(), x.d); },
+            [](const Inputs& x) { return 2.0 * x.nq * x.d * x.d; }};
+}
+OpCase op_row_sumsq() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.row_sumsq(x.nk, x.d, x.K.data(), x.d, x.kk.data()); },
+            [](const Inputs& x) { return 2.0 * x.nk * x.d; }};
+}
+// The epilogues rewrite S in place: each call starts from the same S (a copy of A) so the values stay
+// in range; the copy is part of the time (nq·nk floats, small next to the epilogue itself).
+OpCase op_cosine_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.cosine_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+            },
+            [](const Inputs& x) { return 2.0 * x.nq * x.nk; }};
+}
+OpCase op_sq_euclidean_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.sq_euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+            },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
+}
+OpCase op_euclidean_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+            },
+            [](const Inputs& x) { return 5.0 * x.nq * x.nk; }};
+}
+OpCase op_idw_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.idw_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data(), 2.0f, 1e-3f);
+            },
+            [](const Inputs& x) { return 6.0 * x.nq * x.nk; }};
+}
+OpCase op_additive() {  // hidden = d, on Q and K as the projected queries and keys
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.additive(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.v.data(), x.S.data(), x.nk);
+            },
+            [](const Inputs& x) { return 3.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_attention_fused() {  // softmax(Q Kᵀ / √d) V with V = K, no mask
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                kernels::FusedAttentionArgs a;
+                a.nq = x.nq;
+                a.nk = x.nk;
+                a.d = a.dv = x.d;
+                a.Q = x.Q.data();
+                a.K = a.V = x.K.data();
+                a.ldq = a.ldk = a.ldv = a.ldo = x.d;
+                a.O = x.C.data();
+                a.alpha = 1.0f / std::sqrt(static_cast<float>(x.d));
+                t.attention_fused(a);
+            },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_softmax_rows() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.softmax_rows(x.nq, x.nk, x.A.data(), x.nk, 1.0f, x.S.data(), x.nk); },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,21 +247,28 @@ int main(int argc, char** argv) {
     std::printf("[\n");
     bool first = true;
     for (const Size& sz : sizes) {
-        const auto Q = random_matrix(sz.nq * sz.d, rng), K = random_matrix(sz.nk * sz.d, rng);
-        const auto W = random_matrix(sz.d * sz.d, rng), Wa = random_matrix(sz.nk * sz.d, rng);
-        const auto W1 = random_matrix(sz.d * sz.d, rng), W2 = random_matrix(sz.d * sz.d, rng), v = random_matrix(sz.d, rng);
-        std::vector<float> S(sz.nq * sz.nk), A(sz.nq * sz.nk);
+        Inputs x{sz.nq, sz.nk, sz.d, random_matrix(sz.nq * sz.d, rng), random_matrix(sz.nk * sz.d, rng),
+                 random_matrix(sz.d * sz.d, rng), random_matrix(sz.nk * sz.d, rng), random_matrix(sz.d * sz.d, rng),
+                 random_matrix(sz.d * sz.d, rng), random_matrix(sz.d, rng), {}, {}, std::vector<float>(sz.nq * sz.nk),
+                 {}, std::vector<float>(sz.nq * sz.d)};
+        // Squared norms and a dot-product matrix consistent with them, for the epilogues.
+        x.qq.resize(sz.nq);
+        x.kk.resize(sz.nk);
+        kernels::table_scalar.row_sumsq(sz.nq, sz.d, x.Q.data(), sz.d, x.qq.data());
+        kernels::table_scalar.row_sumsq(sz.nk, sz.d, x.K.data(), sz.d, x.kk.data());
+        x.A.resize(sz.nq * sz.nk);
+        kernels::table_scalar.gemm_nt(sz.nq, sz.nk, sz.d, x.Q.data(), sz.d, x.K.data(), sz.d, x.A.data(), sz.nk, 1.0f);
         ScoreParams params;
-        params.W = W.data();
-        params.W1 = W1.data();
-        params.W2 = W2.data();
-        params.v = v.data();
+        params.W = x.W.data();
+        params.W1 = x.W1.data();
+        params.W2 = x.W2.data();
+        params.v = x.v.data();
         params.hidden = sz.d;
-        params.Wa = Wa.data();
+        params.Wa = x.Wa.data();
         params.max_keys = sz.nk;
         for (const auto* table : kernels::all_variants()) {
             Variant variant;
-            parse_variant(table->name, variant);
+            if (!parse_variant(table->name, variant)) return 1;
             auto emit = [&](const std::string& name, double sec, double flops) {
                 std::printf("%s  {\"case\": \"%s\", \"variant\": \"%s\", \"isa\": \"%s\", \"nq\": %zu, \"nk\": %zu, \"d\": %zu, "
                             "\"median_us\": %.3f, \"gflops\": %.3f, \"scores_per_s\": %.4g}",
@@ -178,11 +277,16 @@ int main(int argc, char** argv) {
                 first = false;
             };
             for (const auto& info : score_infos()) {
+                bool ok = true;
                 const double sec = median_seconds([&] {
-                    compute_scores(info.id, ConstMatrix(Q.data(), sz.nq, sz.d), ConstMatrix(K.data(), sz.nk, sz.d), params,
-                                   Matrix(S.data(), sz.nq, sz.nk), variant);
-                    g_sink = S[0];
+                    ok = compute_scores(info.id, ConstMatrix(x.Q.data(), sz.nq, sz.d), ConstMatrix(x.K.data(), sz.nk, sz.d),
+                                        params, Matrix(x.S.data(), sz.nq, sz.nk), variant).ok() && ok;
+                    g_sink = x.S[0];
                 }, reps);
+                if (!ok) {
+                    std::fprintf(stderr, "bench: f32_score_%s failed\n", info.name);
+                    return 1;
+                }
                 // Counted work: 2 flops per multiply-add of Q·Kᵀ (additive: its two projections and the
                 // tanh loop as 3 flops per hidden unit).
                 double flops = 2.0 * sz.nq * sz.nk * sz.d;
@@ -190,13 +294,15 @@ int main(int argc, char** argv) {
                 if (info.id == Score::general) flops += 2.0 * sz.nq * sz.d * sz.d;
                 emit(std::string("f32_score_") + info.name, sec, flops);
             }
-            SoftmaxOptions so;
-            so.variant = variant;
-            const double sec = median_seconds([&] {
-                masked_softmax(ConstMatrix(S.data(), sz.nq, sz.nk), so, Matrix(A.data(), sz.nq, sz.nk));
-                g_sink = A[0];
-            }, reps);
-            emit("f32_softmax_rows", sec, 4.0 * sz.nq * sz.nk);
+            // Every kernel operation of the manifest, on its own.
+#define ATTNSCOPE_BENCH_OP(op)                                                                  \
+            {                                                                                   \
+                const OpCase c = op_##op();                                                     \
+                const double sec = median_seconds([&] { c.run(*table, x); g_sink = x.S[0] + x.C[0] + x.kk[0]; }, reps); \
+                emit("f32_" #op, sec, c.flops(x));                                              \
+            }
+            ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_BENCH_OP)
+#undef ATTNSCOPE_BENCH_OP
         }
     }
 
@@ -215,8 +321,8 @@ int main(int argc, char** argv) {
         std::vector<float> O(n * d);
         AttentionOptions o;
         warm_up([&] {
-            attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
-                             Matrix(O.data(), n, d));
+            must(attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                             Matrix(O.data(), n, d)), "attention_output");
         }, quick ? 0.2 : 1.5);
     }
     // The peak and the score GEMM at n = 512, d = 64, timed in alternation (same machine state).
@@ -256,10 +362,10 @@ int main(int argc, char** argv) {
             o.variant = variant;
             const ConstMatrix q(Q.data(), n, d), k(K.data(), n, d), v(V.data(), n, d);
             const int r = n > 512 ? 5 : reps;
-            double sec = median_seconds([&] { attention_output(q, k, v, o, Matrix(O.data(), n, d)); g_sink = O[0]; }, r);
+            double sec = median_seconds([&] { must(attention_output(q, k, v, o, Matrix(O.data(), n, d)), "attention_output"); g_sink = O[0]; }, r);
             emit_case("attention_output", table->name, table->isa, n, n, d, sec, flops, "");
             sec = median_seconds([&] {
-                attention(q, k, v, o, Matrix(S.data(), n, n), Matrix(A.data(), n, n), Matrix(O.data(), n, d));
+                must(attention(q, k, v, o, Matrix(S.data(), n, n), Matrix(A.data(), n, n), Matrix(O.data(), n, d)), "attention");
                 g_sink = O[0];
             }, r);
             emit_case("attention", table->name, table->isa, n, n, d, sec, flops, "");
@@ -283,8 +389,8 @@ int main(int argc, char** argv) {
         for (const auto& info : score_infos()) {
             o.score = info.id;
             const double sec = median_seconds([&] {
-                attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
-                                 Matrix(O.data(), n, d));
+                must(attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                                 Matrix(O.data(), n, d)), "attention_output");
                 g_sink = O[0];
             }, reps);
             double flops = 4.0 * n * n * d;
@@ -300,8 +406,8 @@ int main(int argc, char** argv) {
             std::vector<float> O(n * d);
             AttentionOptions o;
             const double sec = median_seconds([&] {
-                attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
-                                 Matrix(O.data(), n, d));
+                must(attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                                 Matrix(O.data(), n, d)), "attention_output");
                 g_sink = O[0];
             }, n > 4096 ? 1 : 3);
             emit_case("attention_output", "simd", isa, n, n, d, sec, 4.0 * n * n * d, "");

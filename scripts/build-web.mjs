@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
+import { loadDistRegistry } from './registry.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -26,19 +27,13 @@ if (missing.length) {
 }
 
 // --- formulas: every LaTeX string the page shows, typeset as MathML --------------------------------
-// The scoring functions' LaTeX comes from the one manifest in src/attnscope/score.hpp (the same table
-// the module's scoreFunctions is built from); the teaching panels' from web/formulas.js.
+// The scoring functions' LaTeX comes from the module's registry (src/attnscope/registry.hpp, read from
+// the built dist/ module, the same table scope.scoreFunctions comes from); the teaching panels' from
+// web/formula-data.js. The page also gets the registry itself as 'virtual:registry' (web/state.js):
+// its menus and URL checks use the names of the module it ships with.
+const registry = await loadDistRegistry(dist);
 function manifestLatex() {
-  const src = readFileSync(join(root, 'src/attnscope/score.hpp'), 'utf8');
-  const block = src.slice(src.indexOf('#define ATTNSCOPE_SCORES'), src.indexOf('#define ATTNSCOPE_SCORE_ENUM'))
-    .replace(/\\\s*\n/g, ' ');
-  const strings = [];
-  // X(id, "name", "formula", "latex", "source"): the 3rd quoted string of each entry.
-  for (const entry of block.split(/\bX\(/).slice(1)) {
-    const quoted = [...entry.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1].replace(/\\(.)/g, '$1'));
-    if (quoted.length >= 4) strings.push(quoted[2]);
-  }
-  return strings;
+  return registry.scores.map((s) => s.latex);
 }
 const { TEACHING } = await import(join(root, 'web/formula-data.js'));
 const latexList = [...manifestLatex(), ...Object.values(TEACHING).map(([latex]) => latex)];
@@ -57,8 +52,10 @@ for (const [latex, html] of Object.entries(rendered)) {
 const formulasPlugin = {
   name: 'formulas',
   setup(b) {
-    b.onResolve({ filter: /^virtual:formulas$/ }, () => ({ path: 'formulas', namespace: 'virtual' }));
-    b.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: JSON.stringify(rendered), loader: 'json' }));
+    b.onResolve({ filter: /^virtual:(formulas|registry)$/ }, (a) => ({ path: a.path.slice('virtual:'.length), namespace: 'virtual' }));
+    b.onLoad({ filter: /.*/, namespace: 'virtual' }, (a) => ({
+      contents: JSON.stringify(a.path === 'registry' ? registry : rendered), loader: 'json',
+    }));
   },
 };
 

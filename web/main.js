@@ -1,6 +1,8 @@
 // The demo page: reads the controls and the URL into one state, asks the wasm module for the numbers,
 // and hands them to the figures, which are linked through their events (pick a head, a score, a cell).
-// Every number on the page comes from the attnscope module; this file only moves them around.
+// Scores, weights, outputs and vectors come from the attnscope module. This file derives only a few
+// display values from them (the key norms of the cosine panel, the medians of the timings shown),
+// and wires the controls, the URL, the notices and the lazy drawing of figures out of view.
 import { createAttnScope } from 'attnscope';
 import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS,
