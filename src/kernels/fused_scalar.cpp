@@ -34,6 +34,7 @@ inline void apply_score(const FusedAttentionArgs& a, const KernelTable& kt, std:
 void f32_attention_fused__scalar(const FusedAttentionArgs& a) {
     assert(a.ldq >= a.d && a.ldk >= a.d && a.ldv >= a.dv && a.ldo >= a.dv);
     float s[kScalarKeyBlock];
+    std::vector<DirectPatch> patches;
     for (std::size_t i = 0; i < a.nq; ++i) {
         const float* q = a.Q + i * a.ldq;
         float* o = a.O + i * a.ldo;
@@ -49,7 +50,9 @@ void f32_attention_fused__scalar(const FusedAttentionArgs& a) {
                 for (std::size_t t = 0; t < a.d; ++t) acc += q[t] * k[t];
                 s[j] = acc;
             }
+            find_direct(a, 1, nb, s, kScalarKeyBlock, i, j0, patches);
             apply_score(a, table_scalar, 1, nb, s, kScalarKeyBlock, i, j0);
+            patch_direct(patches, s, kScalarKeyBlock);
             fused_mask_row(a, i, j0, nb, s);
             float scale;
             online_update_scalar(st, s, nb, a.inv_tau, scale);

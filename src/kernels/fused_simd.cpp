@@ -101,6 +101,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
     const float alpha = a.score == FusedScore::dot ? a.alpha : 1.0f;
 
     OnlineRow state[kQueries];
+    std::vector<DirectPatch> patches;
     for (std::size_t q0 = 0; q0 < a.nq; q0 += kQueries) {
         const std::size_t qrows = std::min(kQueries, a.nq - q0);
         for (std::size_t r = 0; r < qrows; ++r) state[r] = OnlineRow{};
@@ -122,6 +123,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                     o[r] = a.O + (i0 + r) * a.ldo;
                 }
                 score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
+                find_direct(a, mr, nb, S, kKeys, i0, j0, patches);
                 switch (a.score) {
                     case FusedScore::dot: break;
                     case FusedScore::cosine: f32_cosine_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0); break;
@@ -135,6 +137,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                         f32_idw_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0, a.p, a.eps);
                         break;
                 }
+                patch_direct(patches, S, kKeys);
                 for (std::size_t r = 0; r < mr; ++r) {
                     float* s = S + r * kKeys;
                     fused_mask_row(a, i0 + r, j0, nb, s);

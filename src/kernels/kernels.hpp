@@ -71,6 +71,12 @@ struct FusedAttentionArgs {
     float inv_tau = 1.0f;
     bool causal = false;                        // query i sees keys j <= i
     const std::uint8_t* key_padding = nullptr;  // nonzero = hidden key
+    // Distances only: where the identity qa[i] + kb[j] - 2 q·k cancels, i.e. its d2 is not above
+    // cancel_fraction * (qa[i] + kb[j]) (and the norms are finite), the score is direct(direct_ctx,
+    // i, j) instead (the caller's exact distance). Null = always the identity.
+    float (*direct)(const void* ctx, std::size_t i, std::size_t j) = nullptr;
+    const void* direct_ctx = nullptr;
+    float cancel_fraction = 0.0f;
 };
 // The softmax conventions are those of softmax_rows, carried through to O: a row whose keys are all
 // hidden (or all -inf) gives a zero output row; +inf scores share the weight equally; a NaN score

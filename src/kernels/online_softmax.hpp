@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "kernels/kernels.hpp"
 
@@ -23,6 +24,29 @@ struct OnlineRow {
     float l = 0.0f;        // running sum of exp((s - m) * inv_tau), or the count of +inf entries
     bool nan = false;      // a visible NaN score: the row's output is NaN
 };
+
+// The pairs of a tile of raw dot products (m rows from query i0, n keys from j0, row stride lds)
+// whose distance identity cancels (FusedAttentionArgs::direct): their exact scores are computed
+// before the epilogue overwrites the dot products, and written back after it by patch_direct.
+struct DirectPatch {
+    std::size_t r, j;
+    float value;
+};
+inline void find_direct(const FusedAttentionArgs& a, std::size_t m, std::size_t n, const float* S, std::size_t lds,
+                        std::size_t i0, std::size_t j0, std::vector<DirectPatch>& out) {
+    out.clear();
+    if (!a.direct) return;
+    for (std::size_t r = 0; r < m; ++r)
+        for (std::size_t j = 0; j < n; ++j) {
+            const float norms = a.qa[i0 + r] + a.kb[j0 + j];
+            const float d2 = norms - 2.0f * S[r * lds + j];
+            if (!(d2 > a.cancel_fraction * norms) && std::isfinite(norms))
+                out.push_back({r, j, a.direct(a.direct_ctx, i0 + r, j0 + j)});
+        }
+}
+inline void patch_direct(const std::vector<DirectPatch>& patches, float* S, std::size_t lds) {
+    for (const DirectPatch& p : patches) S[p.r * lds + p.j] = p.value;
+}
 
 // Hides the keys a query may not see: causal (key j > query i) and padding. s holds the scores of
 // query row `i` against keys [j0, j0 + nb).

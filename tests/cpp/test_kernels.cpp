@@ -7,12 +7,14 @@
 // (f32_<op>__<variant>), so one grep finds the kernel, its test and its benchmark.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xsimd/xsimd.hpp>
@@ -522,4 +524,40 @@ TEST_CASE("f32_softmax_rows: exponentials across the float range", "[kernels][so
                 CHECK(Wt[2] == 0.0f);
             }
         }
+}
+
+// The distance kernels' hook for exact distances: where the identity cancels (here an exact match,
+// query 0 = key 2), the score comes from `direct`, in every variant.
+TEST_CASE("f32_attention_fused: direct scores where the distance identity cancels", "[kernels][fused]") {
+    Rng rng(150);
+    const std::size_t nq = 3, nk = 5, d = 4, dv = 2;
+    Mat Q = uniform_matrix(nq, d, rng), K = uniform_matrix(nk, d, rng), V = uniform_matrix(nk, dv, rng);
+    for (std::size_t t = 0; t < d; ++t) Q(0, t) = K(2, t);
+    std::vector<float> qq(nq), kk(nk);
+    scalar_table().row_sumsq(nq, d, Q.data(), Q.stride, qq.data());
+    scalar_table().row_sumsq(nk, d, K.data(), K.stride, kk.data());
+    struct Calls { std::vector<std::pair<std::size_t, std::size_t>> seen; } calls;
+    for (const KernelTable* t : kernels::all_variants()) {
+        INFO("variant " << t->name);
+        calls.seen.clear();
+        kernels::FusedAttentionArgs f;
+        f.nq = nq; f.nk = nk; f.d = d; f.dv = dv;
+        f.Q = Q.data(); f.ldq = Q.stride; f.K = K.data(); f.ldk = K.stride; f.V = V.data(); f.ldv = V.stride;
+        f.score = kernels::FusedScore::sq_euclidean;
+        f.qa = qq.data();
+        f.kb = kk.data();
+        f.cancel_fraction = 0.25f;
+        f.direct_ctx = &calls;
+        f.direct = [](const void* ctx, std::size_t i, std::size_t j) {
+            const_cast<Calls*>(static_cast<const Calls*>(ctx))->seen.emplace_back(i, j);
+            return 30.0f;  // far above every real score (<= 0): key 2 takes all of query 0's weight
+        };
+        Mat O(nq, dv);
+        f.O = O.data();
+        f.ldo = O.stride;
+        t->attention_fused(f);
+        CHECK(std::find(calls.seen.begin(), calls.seen.end(), std::make_pair(std::size_t{0}, std::size_t{2})) !=
+              calls.seen.end());
+        for (std::size_t c = 0; c < dv; ++c) CHECK(O(0, c) == Approx(V(2, c)).margin(1e-6));
+    }
 }
