@@ -246,6 +246,12 @@ export interface RowStats {
 /** The results attention() can compute; `returns` picks some (default: all). */
 export type AttentionPart = 'scores' | 'weights' | 'output' | 'stats';
 
+/** Options of {@link AttnScope.attention}: those of attentionOutput() plus which results to return. */
+export interface AttentionReturnsOptions<R extends AttentionPart = AttentionPart> extends AttentionOptions {
+  /** Which results to compute and copy out (default all four); the others are absent and their work is skipped. */
+  returns?: readonly R[];
+}
+
 /** What {@link AttnScope.attention} returns: copies, yours to keep. */
 export interface AttentionResult {
   /** [nq, nk]: the raw scores. */
@@ -453,8 +459,7 @@ export interface AttnScope {
    * `returns` picks what to compute and copy out (default all four); what is not asked for is absent
    * from the result and its work is skipped (output alone runs the fused path of attentionOutput()).
    */
-  attention<R extends AttentionPart = AttentionPart>(Q: Float32Array, K: Float32Array, V: Float32Array,
-            options: AttentionOptions & { returns?: readonly R[] }): Pick<AttentionResult, R | 'variant'>;
+  attention<R extends AttentionPart = AttentionPart>(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionReturnsOptions<R>): Pick<AttentionResult, R | 'variant'>;
   /**
    * The output only, O = softmax(mask(score(Q, K)) / τ) · V as a Float32Array [nq, dv] (row-major),
    * equal to attention().output within float32 rounding. Fused: tiles of Q against tiles of K with an
