@@ -1,17 +1,29 @@
 // Kernel benchmarks, in every variant of the manifest, at a few sizes: every scoring function through
 // compute_scores (cases "f32_score_<name>"), and every kernel operation of the manifest on its own
 // (cases named like the kernel, "f32_<op>", as in f32_<op>__<variant>: one grep finds the kernel, its
-// tests and its benchmark). Prints JSON (one object per case) to stdout. Timings are medians of
-// repeated batches; compare variants as ratios within one run (the machine is small and noisy).
+// tests and its benchmark). Then the attention benchmarks of issue 12: the multiply+add peak of this
+// machine's SIMD (f32_peak_muladd: 12 independent 4-lane mul+add chains, the most the core can
+// retire; wasm has no FMA), the score GEMM (f32_gemm_nt) at n = 512, d = 64 as a share of that peak,
+// timed in alternation with it, the fused output-only attention (attention_output) and the full
+// attention() at n in {512, 2048} x d in {64, 128}, every score through the fused path at n = 512,
+// and long sequences (4,096 and 16,384). Prints JSON (one object per case) to stdout. Timings are
+// medians of repeated batches of CPU time, after a warm-up of 1.5 s; compare as ratios within one run.
 //   attnscope_bench [--quick]
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 
 #include "attnscope/attention.hpp"
 #include "attnscope/backward.hpp"
@@ -20,8 +32,29 @@
 #include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
 
+#include <xsimd/xsimd.hpp>
+
 using namespace attnscope;
-using Clock = std::chrono::steady_clock;
+// Timings are CPU time of this thread (native: CLOCK_THREAD_CPUTIME_ID; wasm: node's
+// process.cpuUsage()), not wall time: on a shared machine with more runnable threads than cores,
+// wall time mostly measures the other processes. (Cache and core sharing still show.)
+#ifdef __EMSCRIPTEN__
+EM_JS(double, attnscope_cpu_seconds, (), {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+});
+#else
+double attnscope_cpu_seconds() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+#endif
+struct Clock {
+    using time_point = double;
+    static double now() { return attnscope_cpu_seconds(); }
+};
+inline double elapsed(double t0) { return Clock::now() - t0; }
 
 namespace {
 
@@ -39,7 +72,7 @@ double median_seconds(Fn&& fn, int reps) {
     for (;;) {
         const auto t0 = Clock::now();
         for (int i = 0; i < iters; ++i) fn();
-        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+        const double s = elapsed(t0);
         if (s > 0.002 || iters > (1 << 24)) break;
         iters *= 2;
     }
@@ -47,13 +80,81 @@ double median_seconds(Fn&& fn, int reps) {
     for (int r = 0; r < reps; ++r) {
         const auto t0 = Clock::now();
         for (int i = 0; i < iters; ++i) fn();
-        times.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / iters);
+        times.push_back(elapsed(t0) / iters);
     }
     std::nth_element(times.begin(), times.begin() + reps / 2, times.end());
     return times[static_cast<std::size_t>(reps / 2)];
 }
 
 volatile float g_sink;
+
+// A benchmark whose call fails measures nothing: stop with the message.
+void must(const Status& st, const char* what) {
+    if (!st.ok()) {
+        std::fprintf(stderr, "bench: %s failed: %s\n", what, st.message().c_str());
+        std::exit(1);
+    }
+}
+volatile float g_one = 0.999f, g_small = 1e-3f;
+
+// The multiply+add peak: 12 independent accumulators (mul then add, as wasm SIMD128 has no FMA),
+// enough chains to cover the add latency on every floating-point port. Returns flops per call.
+__attribute__((noinline)) double peak_muladd(std::size_t iters) {
+    using batch = xsimd::batch<float>;
+    const batch x(g_one), y(g_small);
+    batch a0(0.0f), a1(g_small), a2(2 * g_small), a3(3 * g_small), a4(4 * g_small), a5(5 * g_small), a6(6 * g_small),
+        a7(7 * g_small), a8(8 * g_small), a9(9 * g_small), a10(10 * g_small), a11(11 * g_small);
+    for (std::size_t n = 0; n < iters; ++n) {
+        a0 = a0 * x + y;
+        a1 = a1 * x + y;
+        a2 = a2 * x + y;
+        a3 = a3 * x + y;
+        a4 = a4 * x + y;
+        a5 = a5 * x + y;
+        a6 = a6 * x + y;
+        a7 = a7 * x + y;
+        a8 = a8 * x + y;
+        a9 = a9 * x + y;
+        a10 = a10 * x + y;
+        a11 = a11 * x + y;
+    }
+    g_sink = xsimd::hadd(((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11)));
+    return static_cast<double>(iters) * 12.0 * batch::size * 2.0;
+}
+
+// Medians of fn_a and fn_b timed in alternation (a, b, a, b, ...), so both see the same machine:
+// on a shared, busy machine a ratio is only meaningful when its two sides were measured together.
+template <class FnA, class FnB>
+std::pair<double, double> interleaved_medians(FnA&& fa, FnB&& fb, int reps) {
+    auto calibrate = [](auto& fn) {
+        int iters = 1;
+        for (;;) {
+            const auto t0 = Clock::now();
+            for (int i = 0; i < iters; ++i) fn();
+            if (elapsed(t0) > 0.005 || iters > (1 << 24)) return iters;
+            iters *= 2;
+        }
+    };
+    const int ia = calibrate(fa), ib = calibrate(fb);
+    std::vector<double> ta, tb;
+    for (int r = 0; r < reps; ++r) {
+        auto t0 = Clock::now();
+        for (int i = 0; i < ia; ++i) fa();
+        ta.push_back(elapsed(t0) / ia);
+        t0 = Clock::now();
+        for (int i = 0; i < ib; ++i) fb();
+        tb.push_back(elapsed(t0) / ib);
+    }
+    std::sort(ta.begin(), ta.end());
+    std::sort(tb.begin(), tb.end());
+    return {ta[ta.size() / 2], tb[tb.size() / 2]};
+}
+
+template <class Fn>
+void warm_up(Fn&& fn, double seconds) {
+    const auto t0 = Clock::now();
+    while (elapsed(t0) < seconds) fn();
+}
 
 // The inputs of one size, shared by the cases.
 struct Inputs {
@@ -121,6 +222,21 @@ OpCase op_additive() {  // hidden = d, on Q and K as the projected queries and k
                 t.additive(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.v.data(), x.S.data(), x.nk);
             },
             [](const Inputs& x) { return 3.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_attention_fused() {  // softmax(Q Kᵀ / √d) V with V = K, no mask
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                kernels::FusedAttentionArgs a;
+                a.nq = x.nq;
+                a.nk = x.nk;
+                a.d = a.dv = x.d;
+                a.Q = x.Q.data();
+                a.K = a.V = x.K.data();
+                a.ldq = a.ldk = a.ldv = a.ldo = x.d;
+                a.O = x.C.data();
+                a.alpha = 1.0f / std::sqrt(static_cast<float>(x.d));
+                t.attention_fused(a);
+            },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk * x.d; }};
 }
 OpCase op_softmax_rows() {
     return {[](const kernels::KernelTable& t, Inputs& x) { t.softmax_rows(x.nq, x.nk, x.A.data(), x.nk, 1.0f, x.S.data(), x.nk); },
@@ -239,6 +355,134 @@ int main(int argc, char** argv) {
             }
             ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_BENCH_OP)
 #undef ATTNSCOPE_BENCH_OP
+        }
+    }
+
+    // ---- attention (issue 12) -----------------------------------------------------------------
+    auto emit_case = [&](const char* name, const char* variant, const char* isa, std::size_t nq, std::size_t nk,
+                         std::size_t d, double sec, double flops, const char* extra) {
+        std::printf("%s  {\"case\": \"%s\", \"variant\": \"%s\", \"isa\": \"%s\", \"nq\": %zu, \"nk\": %zu, \"d\": %zu, "
+                    "\"median_us\": %.3f, \"gflops\": %.3f%s}",
+                    first ? "" : ",\n", name, variant, isa, nq, nk, d, sec * 1e6, flops / sec * 1e-9, extra);
+        first = false;
+    };
+    const char* isa = kernels_for(Variant::simd).isa;
+    {
+        const std::size_t n = 512, d = 64;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+        std::vector<float> O(n * d);
+        AttentionOptions o;
+        warm_up([&] {
+            must(attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                             Matrix(O.data(), n, d)), "attention_output");
+        }, quick ? 0.2 : 1.5);
+    }
+    // The peak and the score GEMM at n = 512, d = 64, timed in alternation (same machine state).
+    const std::size_t peak_iters = 1 << 14;
+    const double peak_flops = peak_muladd(1) * peak_iters;
+    double peak = 0.0;
+    {
+        const std::size_t n = 512, d = 64;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng);
+        std::vector<float> S(n * n);
+        const double flops = 2.0 * n * n * d;
+        for (const auto* table : kernels::all_variants()) {
+            const auto [peak_sec, sec] = interleaved_medians([&] { peak_muladd(peak_iters); }, [&] {
+                table->gemm_nt(n, n, d, Q.data(), d, K.data(), d, S.data(), n, 1.0f);
+                g_sink = S[1];
+            }, std::strcmp(table->name, "scalar") == 0 ? 3 : 4 * reps);
+            peak = peak_flops / peak_sec * 1e-9;
+            if (std::strcmp(table->name, "scalar") != 0) emit_case("f32_peak_muladd", "simd", isa, 12, 0, 0, peak_sec, peak_flops, "");
+            char extra[64];
+            std::snprintf(extra, sizeof extra, ", \"of_peak\": %.3f", flops / sec * 1e-9 / peak);
+            emit_case("f32_gemm_nt", table->name, table->isa, n, n, d, sec, flops, extra);
+        }
+    }
+    struct AttnSize { std::size_t n, d; };
+    const std::vector<AttnSize> attn_sizes = quick ? std::vector<AttnSize>{{512, 64}}
+                                                   : std::vector<AttnSize>{{512, 64}, {512, 128}, {2048, 64}, {2048, 128}};
+    for (const AttnSize& sz : attn_sizes) {
+        const std::size_t n = sz.n, d = sz.d;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+        std::vector<float> O(n * d), S(n * n), A(n * n);
+        const double flops = 4.0 * n * n * d;  // Q Kᵀ and A V, 2 flops per multiply-add
+        for (const auto* table : kernels::all_variants()) {
+            if (std::strcmp(table->name, "scalar") == 0 && n > 512) continue;  // minutes, and says nothing new
+            Variant variant;
+            parse_variant(table->name, variant);
+            AttentionOptions o;
+            o.variant = variant;
+            const ConstMatrix q(Q.data(), n, d), k(K.data(), n, d), v(V.data(), n, d);
+            const int r = n > 512 ? 5 : reps;
+            double sec = median_seconds([&] { must(attention_output(q, k, v, o, Matrix(O.data(), n, d)), "attention_output"); g_sink = O[0]; }, r);
+            emit_case("attention_output", table->name, table->isa, n, n, d, sec, flops, "");
+            sec = median_seconds([&] {
+                must(attention(q, k, v, o, Matrix(S.data(), n, n), Matrix(A.data(), n, n), Matrix(O.data(), n, d)), "attention");
+                g_sink = O[0];
+            }, r);
+            emit_case("attention", table->name, table->isa, n, n, d, sec, flops, "");
+        }
+    }
+    {
+        // Every score through attention_output at n = 512, d = 64 (goal: within 1.3x of scaled-dot).
+        const std::size_t n = quick ? 64 : 512, d = 64;
+        const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+        const auto W = random_matrix(d * d, rng), Wa = random_matrix(n * d, rng), W1 = random_matrix(d * d, rng),
+                   W2 = random_matrix(d * d, rng), v = random_matrix(d, rng);
+        std::vector<float> O(n * d);
+        AttentionOptions o;
+        o.params.W = W.data();
+        o.params.W1 = W1.data();
+        o.params.W2 = W2.data();
+        o.params.v = v.data();
+        o.params.hidden = d;
+        o.params.Wa = Wa.data();
+        o.params.max_keys = n;
+        // Timed in rounds, every score once per round (a batch of >= 5 ms each), so that a change in
+        // the machine's load hits all scores alike and the ratios to scaled-dot mean something.
+        const auto& infos = score_infos();
+        auto run = [&](std::size_t s) {
+            o.score = infos[s].id;
+            must(attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                                  Matrix(O.data(), n, d)), "attention_output");
+            g_sink = O[0];
+        };
+        std::vector<int> batch(infos.size(), 1);
+        for (std::size_t s = 0; s < infos.size(); ++s)
+            for (;;) {
+                const double t0 = Clock::now();
+                for (int i = 0; i < batch[s]; ++i) run(s);
+                if (elapsed(t0) > 0.005) break;
+                batch[s] *= 2;
+            }
+        std::vector<std::vector<double>> times(infos.size());
+        for (int r = 0; r < reps; ++r)
+            for (std::size_t s = 0; s < infos.size(); ++s) {
+                const double t0 = Clock::now();
+                for (int i = 0; i < batch[s]; ++i) run(s);
+                times[s].push_back(elapsed(t0) / batch[s]);
+            }
+        for (std::size_t s = 0; s < infos.size(); ++s) {
+            std::sort(times[s].begin(), times[s].end());
+            const double sec = times[s][times[s].size() / 2];
+            double flops = 4.0 * n * n * d;
+            if (infos[s].id == Score::additive) flops = 2.0 * n * n * d + 2.0 * 2 * n * d * d + 3.0 * n * n * d;
+            emit_case((std::string("attention_output_") + infos[s].name).c_str(), "simd", isa, n, n, d, sec, flops, "");
+        }
+    }
+    if (!quick) {
+        // Long sequences, output only (attention() cannot hold 16,384² floats twice in wasm).
+        for (std::size_t n : {std::size_t{4096}, std::size_t{16384}}) {
+            const std::size_t d = 64;
+            const auto Q = random_matrix(n * d, rng), K = random_matrix(n * d, rng), V = random_matrix(n * d, rng);
+            std::vector<float> O(n * d);
+            AttentionOptions o;
+            const double sec = median_seconds([&] {
+                must(attention_output(ConstMatrix(Q.data(), n, d), ConstMatrix(K.data(), n, d), ConstMatrix(V.data(), n, d), o,
+                                 Matrix(O.data(), n, d)), "attention_output");
+                g_sink = O[0];
+            }, n > 4096 ? 1 : 3);
+            emit_case("attention_output", "simd", isa, n, n, d, sec, 4.0 * n * n * d, "");
         }
     }
     std::printf("\n]\n");

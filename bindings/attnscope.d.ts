@@ -245,6 +245,15 @@ export interface RowStats {
   argmax: Uint32Array;
 }
 
+/** The results attention() can compute; `returns` picks some (default: all). */
+export type AttentionPart = 'scores' | 'weights' | 'output' | 'stats';
+
+/** Options of {@link AttnScope.attention}: those of attentionOutput() plus which results to return. */
+export interface AttentionReturnsOptions<R extends AttentionPart = AttentionPart> extends AttentionOptions {
+  /** Which results to compute and copy out (default all four); the others are absent and their work is skipped. */
+  returns?: readonly R[];
+}
+
 /** What {@link AttnScope.attention} returns: copies, yours to keep. */
 export interface AttentionResult {
   /** [nq, nk]: the raw scores. */
@@ -532,8 +541,19 @@ export interface AttnScope {
   scores(Q: Float32Array, K: Float32Array, options: ScoresOptions): Float32Array;
   /** S [rows, cols] → weights [rows, cols]: mask, temperature, a stable row softmax. */
   softmax(S: Float32Array, options: SoftmaxOptions): Float32Array;
-  /** Q [nq, d], K [nk, dk], V [nk, dv] → scores, weights, output = weights · V. Never needs the vocabulary. */
-  attention(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionOptions): AttentionResult;
+  /**
+   * Q [nq, d], K [nk, dk], V [nk, dv] → scores, weights, output = weights · V. Never needs the vocabulary.
+   * `returns` picks what to compute and copy out (default all four); what is not asked for is absent
+   * from the result and its work is skipped (output alone runs the fused path of attentionOutput()).
+   */
+  attention<R extends AttentionPart = AttentionPart>(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionReturnsOptions<R>): Pick<AttentionResult, R | 'variant'>;
+  /**
+   * The output only, O = softmax(mask(score(Q, K)) / τ) · V as a Float32Array [nq, dv] (row-major),
+   * equal to attention().output within float32 rounding. Fused: tiles of Q against tiles of K with an
+   * online softmax, so memory is O((nq + nk)(d + dv)) — no [nq, nk] matrix — and 65,536 keys fit.
+   * Same options and errors as attention() (additive runs its own loop over blocks of 64 queries).
+   */
+  attentionOutput(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionOptions): Float32Array;
   /** The tokens of a text as attend() sees them, each marked in or out of the vocabulary (needs it loaded). */
   tokenize(text: string, options?: { /** Maximum tokens (default 512). */ maxTokens?: number }): Token[];
   /** The vector of one word, normalised as in attend(): embed('King') is the vector of 'king'. */

@@ -113,13 +113,24 @@ int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
 // What scores() (dv = 0) or attention() (dv > 0) of these shapes will allocate and compute, checked
 // by the JS layer before it allocates the outputs: "" or the message naming the limit. The shapes
 // arrive as doubles (JS numbers, exact to 2^53) and are multiplied in 64 bits: nothing wraps.
-std::string call_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden) {
+std::string call_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden,
+                      bool output_only) {
     Score s;
     if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
     for (double x : {nq, nk, d, dk, dv, hidden})
         if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
     const auto u = [](double x) { return static_cast<std::uint64_t>(x); };
     Budget b;
+    // The inputs are in the heap too (the JS layer copies them in).
+    b.floats(u(nq), u(d));
+    b.floats(u(nk), u(dk) + u(dv));
+    const std::string shape = std::to_string(u(nq)) + " queries x " + std::to_string(u(nk)) + " keys";
+    if (output_only && dv > 0) {
+        add_fused_output_cost(b, s, u(nq), u(nk), u(d), u(dk), u(dv), u(hidden));
+        return b.check("attention output of " + shape, "attend fewer queries per call (chunks of queries)",
+                       limits::kMaxFusedWork)
+            .message();
+    }
     add_score_cost(b, s, u(nq), u(nk), u(d), u(dk), u(hidden));
     std::string what = "scores of ";
     if (dv > 0) {
@@ -129,11 +140,8 @@ std::string call_cost(const std::string& score, double nq, double nk, double d, 
         b.work(u(nq), u(nk), limits::kWeightCost);
         what = "attention of ";
     }
-    // The inputs are in the heap too (the JS layer copies them in).
-    b.floats(u(nq), u(d));
-    b.floats(u(nk), u(dk) + u(dv));
-    return b.check(what + std::to_string(u(nq)) + " queries x " + std::to_string(u(nk)) + " keys",
-                   dv > 0 ? "attend fewer queries per call (chunks of queries), or use fewer value columns"
+    return b.check(what + shape,
+                   dv > 0 ? "ask only for the output (attentionOutput(), which holds no queries x keys matrix), or attend fewer queries per call"
                           : "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size")
         .message();
 }
@@ -172,12 +180,14 @@ std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, i
     o.temperature = static_cast<float>(temperature);
     o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
-    std::vector<RowStats> rs(unq);
+    // A null pointer (0 from JS) = not asked for: attention() then neither computes nor writes it.
+    std::vector<RowStats> rs(stats ? unq : 0);
     Status st = attnscope::attention(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
                                      ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)),
                                      ConstMatrix(fptr(V), unk, udv), o, Matrix(mfptr(S), unq, unk),
-                                     Matrix(mfptr(A), unq, unk), Matrix(mfptr(O), unq, udv), rs.data());
+                                     Matrix(mfptr(A), unq, unk), Matrix(mfptr(O), unq, udv), stats ? rs.data() : nullptr);
     if (!st) return st.message();
+    if (!stats) return "";
     float* out = mfptr(stats);
     for (std::size_t i = 0; i < unq; ++i) {
         out[i] = rs[i].entropy;
@@ -286,6 +296,24 @@ std::string js_head_summaries(std::uintptr_t A, int layers, int heads, int nq, i
         o[2 * lh + i] = s[i].mean_max;
     }
     return "";
+}
+
+// O [nq, dv] only, through the fused kernel (attention_output): no nq x nk matrix is allocated.
+std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk,
+                                int dv, Score score, Variant variant, const ScoreParams& params, double temperature,
+                                Mask mask, std::uintptr_t padding, std::uintptr_t O) {
+    AttentionOptions o;
+    o.score = score;
+    o.variant = variant;
+    o.mask = mask;
+    o.params = params;
+    o.temperature = static_cast<float>(temperature);
+    o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
+    const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
+    return attention_output(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
+                            ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,
+                            Matrix(mfptr(O), unq, udv))
+        .message();
 }
 
 // ---- one scope's state: its vocabulary ------------------------------------------------------------
@@ -506,4 +534,5 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_rollout", &rollout);
     function("_headSummaries", &js_head_summaries);
     function("_callCost", &call_cost);
+    function("_attentionOutput", &js_attention_output);
 }

@@ -264,6 +264,15 @@ function maskOption(name, value, lists) {
   checkEnum(name, mask, lists.masks);
   return mask;
 }
+// attention()'s `returns`: which results to compute and copy out (default: all four).
+const RESULT_PARTS = ['scores', 'weights', 'output', 'stats'];
+function returnsOption(name, value) {
+  if (value === undefined) return new Set(RESULT_PARTS);
+  if (!Array.isArray(value)) throw new TypeError(`${name}: expected an array of ${RESULT_PARTS.map((p) => `'${p}'`).join(', ')}, got ${describe(value)}`);
+  if (value.length === 0) throw new RangeError(`${name}: ask for at least one of ${RESULT_PARTS.map((p) => `'${p}'`).join(', ')}`);
+  for (const v of value) checkEnum(name, v, RESULT_PARTS);
+  return new Set(value);
+}
 function paddingOption(name, value, n) {
   if (value === undefined) return null;
   const typed = typedKind(value) === 'Uint8Array';
@@ -385,8 +394,8 @@ class Scope {
     return ptr;
   }
   // The core's memory and work budget for scores() (dv = 0) or attention(), before any allocation.
-  _checkCost(score, nq, nk, d, dk, dv, hidden) {
-    const err = this._m._callCost(score, nq, nk, d, dk, dv, hidden);
+  _checkCost(score, nq, nk, d, dk, dv, hidden, outputOnly = false) {
+    const err = this._m._callCost(score, nq, nk, d, dk, dv, hidden, outputOnly);
     if (err) throw coreError(err);
   }
   _withArrays(arrays, outputs, fn) {
@@ -472,29 +481,59 @@ class Scope {
     });
   }
 
-  attention(Q, K, V, options) {
-    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS]);
+  // Shapes and options shared by attention() and attentionOutput(): validated once, the same way.
+  _attentionInputs(Q, K, V, options, extraKeys) {
+    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS, ...extraKeys]);
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
     checkMatrix('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);
     const temperature = temperatureOption('options.temperature', options.temperature);
     const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
-    const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
-    this._checkCost(score, nq, nk, d, dk, dv, weights.hidden || 0);
-    return this._withArrays({ Q, K, V, padding, ...weights.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
+    return { nq, nk, d, dk, dv, temperature, mask, padding, ...this._scoreAndVariant(options, d, dk, nk) };
+  }
+
+  attention(Q, K, V, options) {
+    const a = this._attentionInputs(Q, K, V, options, ['returns']);
+    const { nq, nk, dv } = a;
+    const want = returnsOption('options.returns', options.returns);
+    const outputOnly = want.size === 1 && want.has('output');
+    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, outputOnly);
+    // Only what is asked for gets a buffer; the core skips the work of the rest (no buffer = 0).
+    const outputs = {};
+    if (want.has('scores')) outputs.S = nq * nk;
+    if (want.has('weights')) outputs.A = nq * nk;
+    if (want.has('output')) outputs.O = nq * dv;
+    if (want.has('stats')) outputs.stats = 3 * nq;
+    return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
       const e = this._enum;
-      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, e.score[score], e.variant[variant],
-        scoreParams(idw, weights, ptrs), temperature, e.mask[mask], ptrs.padding || 0, ptrs.S, ptrs.A, ptrs.O, ptrs.stats);
+      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
+        ptrs.O || 0, ptrs.stats || 0);
       if (err) throw coreError(err);
-      const stats = this._read(ptrs.stats, 3 * nq);
-      return {
-        scores: this._read(ptrs.S, nq * nk),
-        weights: this._read(ptrs.A, nq * nk),
-        output: this._read(ptrs.O, nq * dv),
-        stats: { entropy: stats.slice(0, nq), maxWeight: stats.slice(nq, 2 * nq), argmax: Uint32Array.from(stats.subarray(2 * nq)) },
-        variant: this._m._resolvedVariant(e.variant[variant]),
-      };
+      const result = {};
+      if (ptrs.S) result.scores = this._read(ptrs.S, nq * nk);
+      if (ptrs.A) result.weights = this._read(ptrs.A, nq * nk);
+      if (ptrs.O) result.output = this._read(ptrs.O, nq * dv);
+      if (ptrs.stats) {
+        const stats = this._read(ptrs.stats, 3 * nq);
+        result.stats = { entropy: stats.slice(0, nq), maxWeight: stats.slice(nq, 2 * nq), argmax: Uint32Array.from(stats.subarray(2 * nq)) };
+      }
+      result.variant = this._m._resolvedVariant(e.variant[a.variant]);
+      return result;
+    });
+  }
+
+  attentionOutput(Q, K, V, options) {
+    const a = this._attentionInputs(Q, K, V, options, []);
+    const { nq, nk, dv } = a;
+    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
+    return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
+      const e = this._enum;
+      const err = this._m._attentionOutput(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O);
+      if (err) throw coreError(err);
+      return this._read(ptrs.O, nq * dv);
     });
   }
 

@@ -10,7 +10,7 @@ const compiler = (cmd) => { try { return execFileSync(cmd, ['--version'], { enco
 const date = new Date().toISOString().slice(0, 10);
 const runs = {
   native: { file: 'bench/results/native.json', raw: nativeFile, env: { cpu, cores: cpus().length, compiler: compiler('g++'), flags: '-O3 (CMake Release), x86-64 baseline: SIMD = SSE2, 4 lanes' } },
-  'wasm-node': { file: 'bench/results/wasm-node.json', raw: wasmFile, env: { cpu, cores: cpus().length, compiler: compiler('em++'), node: process.version, flags: '-O3 -msimd128 -msse4.1 (xsimd sse4.1 lowered to wasm simd128)' } },
+  'wasm-node': { file: 'bench/results/wasm-node.json', raw: wasmFile, env: { cpu, cores: cpus().length, compiler: compiler('em++'), node: process.version, flags: '-O3 -msimd128 -msse4.1 (xsimd sse4.1 lowered to wasm simd128), run with node --no-liftoff' } },
 };
 for (const r of Object.values(runs)) {
   r.cases = JSON.parse(readFileSync(r.raw, 'utf8'));
@@ -35,7 +35,7 @@ for (const r of rows.values()) {
 }
 const env = `Measured ${date} on ${cpu} (${cpus().length} cores, shared and noisy: compare the ratios within a row, which come from one run). ` +
   `Native: ${runs.native.env.compiler}, ${runs.native.env.flags}. Wasm: ${runs['wasm-node'].env.compiler}, node ${process.version}, ${runs['wasm-node'].env.flags}. ` +
-  'Medians of 11 batches; reproduce with `npm run bench` (results in `bench/results/*.json`).\n';
+  'Medians of 11 batches of CPU time (the thread\'s own, so other processes on the shared machine count less); reproduce with `npm run bench` (results in `bench/results/*.json`).\n';
 // attend() in node and the package sizes, when bench.sh recorded them.
 let extra = '';
 if (existsSync('bench/results/attend-node.json')) {
@@ -54,6 +54,90 @@ if (existsSync('bench/results/page.json')) {
   }
   const fr = pg.results.find((x) => x.first_render_ms !== undefined);
   if (fr) extra += `\nFirst render ${Math.round(fr.first_render_ms)} ms after navigation (module, 5.6 MB vocabulary from a local server, plots).\n`;
+}
+// Attention (issue 12): the wasm SIMD peak and the score GEMM's share of it, every score through the
+// fused path, long sequences (from the wasm kernel benchmark), then attnscope against TF.js and
+// plain JS in node (bench/attention-node.mjs), with an SVG plot of GFLOP/s against n.
+const wasmCases = runs['wasm-node'].cases;
+const peakCase = wasmCases.find((c) => c.case === 'f32_peak_muladd');
+const peak = peakCase ? peakCase.gflops : undefined;
+if (peakCase) {
+  const gemm = wasmCases.find((c) => c.case === 'f32_gemm_nt' && c.variant === 'simd' && c.of_peak !== undefined);
+  const nat = runs.native.cases;
+  const natPeak = nat.find((c) => c.case === 'f32_peak_muladd'), natGemm = nat.find((c) => c.case === 'f32_gemm_nt' && c.variant === 'simd' && c.of_peak !== undefined);
+  extra += '\n### Attention: the SIMD peak, the fused path, long sequences\n\n' +
+    'Peak = 12 independent 4-lane multiply+add chains (wasm SIMD128 has no FMA), timed in alternation with the score GEMM ' +
+    '`f32_gemm_nt` (S = Q Kᵀ, n = 512, d = 64) in the same process (`attnscope_bench`):\n\n' +
+    '| | peak GFLOP/s | score GEMM GFLOP/s | share of peak |\n|---|--:|--:|--:|\n' +
+    `| wasm SIMD128 in node | ${peak.toFixed(1)} | ${gemm.gflops.toFixed(1)} | ${(100 * gemm.of_peak).toFixed(0)}% |\n`;
+  if (natPeak && natGemm) extra += `| native SSE2 | ${natPeak.gflops.toFixed(1)} | ${natGemm.gflops.toFixed(1)} | ${(100 * natGemm.of_peak).toFixed(0)}% |\n`;
+  const fusedScores = wasmCases.filter((c) => c.case.startsWith('attention_output_'));
+  const base = fusedScores.find((c) => c.case === 'attention_output_scaled-dot');
+  if (base) {
+    extra += `\nEvery score through \`attention_output\` (wasm, n = ${base.nq}, d = ${base.d}; additive runs its own O(nq·nk·h) loop, h = d):\n\n` +
+      '| score | median ms | × scaled-dot |\n|---|--:|--:|\n';
+    for (const c of fusedScores) extra += `| \`${c.case.slice('attention_output_'.length)}\` | ${(c.median_us / 1000).toFixed(2)} | ${(c.median_us / base.median_us).toFixed(2)} |\n`;
+  }
+  const att = wasmCases.filter((c) => c.case === 'attention_output' || c.case === 'attention');
+  if (att.length) {
+    extra += '\nFused (`attention_output`, O only) against the full chain (`attention`: S, A and O), wasm, simd, self-attention n × n:\n\n' +
+      '| n | d | attention_output ms | GFLOP/s | % of peak | attention ms | GFLOP/s |\n|--:|--:|--:|--:|--:|--:|--:|\n';
+    for (const c of att.filter((x) => x.case === 'attention_output' && x.variant === 'simd')) {
+      const full = att.find((x) => x.case === 'attention' && x.variant === 'simd' && x.nq === c.nq && x.d === c.d);
+      extra += `| ${c.nq} | ${c.d} | ${(c.median_us / 1000).toFixed(2)} | ${c.gflops.toFixed(1)} | ${(100 * c.gflops / peak).toFixed(0)}% | ` +
+        `${full ? (full.median_us / 1000).toFixed(2) : '–'} | ${full ? full.gflops.toFixed(1) : '–'} |\n`;
+    }
+  }
+}
+if (existsSync('bench/results/attention-node.json')) {
+  const a = JSON.parse(readFileSync('bench/results/attention-node.json', 'utf8'));
+  const by = (impl, n, d) => a.results.find((r) => r.impl === impl && r.n === n && r.d === d);
+  const sizes = [...new Set(a.results.map((r) => `${r.n}|${r.d}`))].map((k) => k.split('|').map(Number));
+  const ms = (r) => (r ? r.median_ms.toFixed(2) : '–');
+  const x = (ours, theirs) => (ours && theirs ? `${(theirs.median_ms / ours.median_ms).toFixed(2)}×` : '–');
+  extra += `\n### softmax(QKᵀ/√d)·V in node: attnscope vs TensorFlow.js vs plain JS\n\n` +
+    `node ${a.node}, ${a.cpu}; TF.js ${a.tfjs.version} backend \`${a.tfjs.backend}\` (SIMD ${a.tfjs.simd}, multithread ${a.tfjs.threads}, ${a.tfjs.threadsCount} thread), ` +
+    'computing `matMul(softmax(matMul(Q, transpose(K)) · 1/√d), V)` on tensors already in its memory, reading the result back with `dataSync()`; ' +
+    'attnscope copies Q, K, V in and the result out on every call. One process, implementations interleaved round by round, medians of CPU time (`process.cpuUsage()`; ' +
+    `load average during the run ${a.loadavg ? a.loadavg.map((v) => v.toFixed(1)).join(', ') : '?'}) after ≥ 1.5 s of warm-up ` +
+    '(`node bench/attention-node.mjs`). "× TF.js" = TF.js time / attnscope time (above 1 = attnscope faster).\n\n' +
+    '| n | d | attentionOutput() ms | TF.js output ms | × TF.js | attention() weights+output ms | TF.js weights+output ms | × TF.js | plain JS ms | max \\|diff\\| vs TF.js |\n' +
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n';
+  for (const [n, d] of sizes) {
+    const f = by('attnscope attentionOutput()', n, d), t = by('tfjs-wasm output', n, d);
+    const w = by('attnscope attention() weights+output', n, d), tw = by('tfjs-wasm weights+output', n, d), p = by('plain JS', n, d);
+    const ag = a.agreement.find((g) => g.n === n && g.d === d);
+    const diff = ag ? (ag.attentionOutput_vs_tfjs ?? ag.attention_vs_tfjs) : undefined;
+    extra += `| ${n} | ${d} | ${ms(f)} | ${ms(t)} | ${x(f, t)} | ${ms(w)} | ${ms(tw)} | ${x(w, tw)} | ${ms(p)} | ${diff === undefined ? '–' : diff.toExponential(1)} |\n`;
+  }
+  extra += '\nSmall calls (CPU time per call from batches of 50 after a 1.5 s warm-up, median):\n\n| call | median µs |\n|---|--:|\n';
+  for (const s2 of a.small) extra += `| ${s2.call} | ${s2.median_us.toFixed(1)} |\n`;
+  // The plot: GFLOP/s against n at d = 64, one line per implementation.
+  const impls = [...new Set(a.results.map((r) => r.impl))];
+  const pts = impls.map((im) => ({ im, pts: a.results.filter((r) => r.impl === im && r.d === 64).sort((p, q) => p.n - q.n) }));
+  const ns = [...new Set(a.results.filter((r) => r.d === 64).map((r) => r.n))].sort((p, q) => p - q);
+  const ymax = Math.max(peak || 0, ...a.results.map((r) => r.gflops)) * 1.1;
+  const Wd = 720, Ht = 360, L = 56, R = 250, T = 24, B = 44;
+  const xs = (n) => L + (ns.length > 1 ? (Math.log2(n) - Math.log2(ns[0])) / (Math.log2(ns.at(-1)) - Math.log2(ns[0])) : 0.5) * (Wd - L - R);
+  const ys = (g) => Ht - B - (g / ymax) * (Ht - T - B);
+  const colors = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00'];
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${Wd}" height="${Ht}" viewBox="0 0 ${Wd} ${Ht}" font-family="sans-serif" font-size="12">\n` +
+    `<rect width="${Wd}" height="${Ht}" fill="white"/>\n` +
+    `<text x="${L}" y="16" font-size="13">softmax(QKᵀ/√d)·V in node ${a.node}, d = 64, one thread: GFLOP/s (4n²d flops per call)</text>\n`;
+  for (let g = 0; g <= ymax; g += ymax > 60 ? 20 : 10) svg += `<line x1="${L}" x2="${Wd - R}" y1="${ys(g)}" y2="${ys(g)}" stroke="#ddd"/><text x="${L - 6}" y="${ys(g) + 4}" text-anchor="end">${g}</text>\n`;
+  for (const n of ns) svg += `<text x="${xs(n)}" y="${Ht - B + 16}" text-anchor="middle">${n}</text>\n`;
+  svg += `<text x="${(L + Wd - R) / 2}" y="${Ht - 8}" text-anchor="middle">sequence length n (queries = keys)</text>\n`;
+  if (peak) svg += `<line x1="${L}" x2="${Wd - R}" y1="${ys(peak)}" y2="${ys(peak)}" stroke="#999" stroke-dasharray="4 3"/><text x="${Wd - R + 6}" y="${ys(peak) + 4}" fill="#666">wasm SIMD128 mul+add peak</text>\n`;
+  pts.forEach(({ im, pts: p }, i) => {
+    if (!p.length) return;
+    const c = colors[i % colors.length];
+    svg += `<polyline fill="none" stroke="${c}" stroke-width="2" points="${p.map((r) => `${xs(r.n).toFixed(1)},${ys(r.gflops).toFixed(1)}`).join(' ')}"/>\n`;
+    for (const r of p) svg += `<circle cx="${xs(r.n).toFixed(1)}" cy="${ys(r.gflops).toFixed(1)}" r="3" fill="${c}"/>\n`;
+    svg += `<text x="${Wd - R + 6}" y="${T + 70 + 16 * i}" fill="${c}">${im}</text>\n`;
+  });
+  svg += `<text x="${Wd - R + 6}" y="${T + 80 + 16 * pts.length}" fill="#666" font-size="10">${a.cpu.slice(0, 32)}</text>\n</svg>\n`;
+  writeFileSync('bench/results/attention.svg', svg);
+  extra += '\n![GFLOP/s against n at d = 64: attnscope, TF.js wasm and plain JS](bench/results/attention.svg)\n';
 }
 if (existsSync('bench/results/dist-sizes.json')) {
   const d = JSON.parse(readFileSync('bench/results/dist-sizes.json', 'utf8')).files;

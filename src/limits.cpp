@@ -32,15 +32,15 @@ std::uint64_t Budget::add(std::uint64_t a, std::uint64_t b) {
     return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
 }
 
-Status Budget::check(const std::string& call, const std::string& alternative) const {
+Status Budget::check(const std::string& call, const std::string& alternative, std::uint64_t max_work) const {
     if (floats_ > limits::kMaxFloats)
         return Status::error("memory: " + call + " needs " + approx(floats_) + " floats (" + mib(floats_) +
                              "), more than the limit of " + approx(limits::kMaxFloats) + " (" + mib(limits::kMaxFloats) +
                              " per call, so it fits in the wasm heap); " + alternative);
-    if (work_ > limits::kMaxWork)
+    if (work_ > max_work)
         return Status::error("work: " + call + " needs " + approx(work_) +
-                             " multiply-adds, more than the limit of " + approx(limits::kMaxWork) +
-                             " per call (about 2 s in wasm); " + alternative);
+                             " multiply-adds, more than the limit of " + approx(max_work) + " per call (about " +
+                             (max_work == limits::kMaxWork ? "2 s" : "40 s") + " in wasm); " + alternative);
     // Within the limits, the memory must still be there: a wasm heap grows only as far as the
     // engine allows. malloc reports failure by returning null (Emscripten's ABORTING_MALLOC=0),
     // whereas a std::vector that cannot allocate aborts the instance; so the call's memory is
@@ -82,6 +82,39 @@ void add_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, 
             b.floats(nq + 2 * nk);  // norms and one row of direct distances
             b.work(nq, nk, dq);
             b.work(nq, nk, dq);  // the direct (double) distances, where the identity cancels
+            break;
+        default: b.work(nq, nk, dq); break;
+    }
+}
+
+void add_fused_output_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq,
+                           std::uint64_t dk, std::uint64_t dv, std::uint64_t hidden) {
+    b.floats(nq, dv);                  // O
+    b.floats(nk, dk + 1);              // packed keys and their norms
+    b.floats(nq, 1);                   // query norms
+    b.work(nq, nk, dv);                // P V
+    b.work(nq, nk, 16);                // the online softmax's exponentials and rescaling
+    switch (score) {
+        case Score::general:
+            b.floats(nq, dk);
+            b.work(nq, dk, dq);
+            b.work(nq, nk, dk);
+            break;
+        case Score::additive:
+            b.floats(nq + nk, hidden);
+            b.floats(64, nk);          // one block of scores
+            b.work(nq, hidden, dq);
+            b.work(nk, hidden, dk);
+            b.work(nq, nk, hidden, limits::kTanhCost);
+            break;
+        case Score::cosine:
+        case Score::neg_euclidean:
+        case Score::neg_sq_euclidean:
+        case Score::idw:
+        case Score::neg_manhattan:
+            b.floats(nq + nk, dq);     // rescaled copies of out-of-range rows, or blocks of scores
+            b.floats(64, nk);
+            b.work(nq, nk, dq);
             break;
         default: b.work(nq, nk, dq); break;
     }

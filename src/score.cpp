@@ -16,7 +16,9 @@ namespace {
 
 std::string shape(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
 
-Status check_params(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p) {
+}  // namespace
+
+Status check_score_inputs(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p) {
     const bool same_dim = !score_has_weights(score);
     if (same_dim && Q.cols != K.cols)
         return Status::error("K: expected " + std::to_string(Q.cols) + " columns like Q for score '" +
@@ -43,6 +45,8 @@ Status check_params(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams
     }
     return {};
 }
+
+namespace {
 
 // --- numerics for finite inputs anywhere in the float range ---------------------------------------
 // The fast paths square components in float: a row whose largest |component| lies in
@@ -119,14 +123,22 @@ float distance_score(Score score, double d2, const ScoreParams& p) {
 // Where the identity ||q||² + ||k||² − 2 q·k cancels, its absolute error (a few units of roundoff of
 // ||q||² + ||k||²) is large next to the distance itself. Below this fraction of ||q||² + ||k||², the
 // distance is recomputed directly (README, "Limits and guarantees", states the measured error).
-constexpr float kCancelFraction = 0.25f;
+using score_numerics::kCancelFraction;
 
 }  // namespace
+
+namespace score_numerics {
+bool all_rows_in_safe_range(ConstMatrix X) { return attnscope::all_rows_in_safe_range(X); }
+Tensor rescaled_rows(ConstMatrix X) { return attnscope::rescaled_rows(X); }
+float exact_distance_score(Score score, const float* q, const float* k, std::size_t d, const ScoreParams& p) {
+    return distance_score(score, direct_sq_distance(q, k, d), p);
+}
+}  // namespace score_numerics
 
 Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p, Matrix S, Variant variant) {
     if (S.rows != Q.rows || S.cols != K.rows)
         return Status::error("S: expected " + shape(Q.rows, K.rows) + " (queries x keys), got " + shape(S.rows, S.cols));
-    if (Status st = check_params(score, Q, K, p); !st) return st;
+    if (Status st = check_score_inputs(score, Q, K, p); !st) return st;
     Budget budget;
     add_score_cost(budget, score, Q.rows, K.rows, Q.cols, K.cols, p.hidden);
     if (Status st = budget.check("scores of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) +

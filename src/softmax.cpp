@@ -8,14 +8,20 @@
 
 namespace attnscope {
 
+Status inverse_temperature(float temperature, float& inv_tau) {
+    if (!(temperature > 0.0f) || !std::isfinite(temperature))
+        return Status::error("temperature: expected a finite number > 0, got " + std::to_string(temperature));
+    inv_tau = 1.0f / temperature;
+    if (!std::isfinite(inv_tau))
+        return Status::error("temperature: too small to divide by; use a value >= 1e-30");
+    return {};
+}
+
 Status masked_softmax(ConstMatrix S, const SoftmaxOptions& o, Matrix A) {
     if (A.rows != S.rows || A.cols != S.cols)
         return Status::error("A: expected the shape of S, " + std::to_string(S.rows) + "x" + std::to_string(S.cols));
-    if (!(o.temperature > 0.0f) || !std::isfinite(o.temperature))
-        return Status::error("temperature: expected a finite number > 0, got " + std::to_string(o.temperature));
-    const float inv_tau = 1.0f / o.temperature;
-    if (!std::isfinite(inv_tau))
-        return Status::error("temperature: too small to divide by; use a value >= 1e-30");
+    float inv_tau = 1.0f;
+    if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
     const auto& kt = kernels_for(o.variant);
     const bool masked = o.mask != Mask::none || o.key_padding != nullptr;
     if (!masked) {

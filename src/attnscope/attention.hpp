@@ -26,8 +26,19 @@ struct AttentionOptions {
 };
 
 // S (nq x nk) raw scores, A (nq x nk) weights, O (nq x dv) outputs; stats (nq entries) may be null.
+// Only what is asked for is computed: a matrix with null data (or null stats) is left out, and the
+// work only it needs is skipped. Without A and stats, O comes from the fused attention_output (no
+// nq x nk matrix at all unless S is asked for); stats without A use a temporary A.
 Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& options, Matrix S, Matrix A,
                  Matrix O, RowStats* stats = nullptr);
+
+// O (nq x dv) only: the same result as attention()'s O (same options, same conventions), computed by
+// the fused kernel — tiles of Q against tiles of K with an online softmax — so no nq x nk matrix is
+// ever held. Extra memory is O((nq + nk) (d + dv)): n = 65,536 tokens fit where attention() would
+// need two 16 GB matrices. Every score but additive goes through the fused kernel (general as
+// (Q W) Kᵀ, location with the rows of Wa as keys); additive runs its own loop over blocks of 64
+// query rows (O(64 nk) scratch, O(nq nk h) time).
+Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& options, Matrix O);
 
 // The columns head h of `heads` sees when `d` input dimensions are split without a projection:
 // [begin, end), as even as possible (the first d % heads heads get one more).

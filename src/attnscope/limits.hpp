@@ -21,6 +21,11 @@ constexpr std::uint64_t kMaxFloats = std::uint64_t{1} << 27;
 // Multiply-adds one call may do: 2^32 (4.3e9). The benchmark table's kernel rates put that at
 // about 0.25 s with the wasm SIMD kernels and 2 s with the scalar ones (README, measured calls).
 constexpr std::uint64_t kMaxWork = std::uint64_t{1} << 32;
+// Multiply-adds of one output-only call (attentionOutput, or attention() asked only for the output):
+// 2^40 (1.1e12), about 40 s of the fused wasm SIMD kernel at 65,536 x 65,536, d = 64 on the
+// project's machine. That path exists for long sequences, so its bound is a documented long call
+// rather than the 2 s of the others: run it in a worker.
+constexpr std::uint64_t kMaxFusedWork = std::uint64_t{1} << 40;
 // The additive score evaluates one tanh per query, key and hidden unit: it counts as this many
 // multiply-adds (the benchmark table: the additive kernel per (query, key, hidden unit) costs 25 to
 // 40 times the dot kernel per (query, key, dimension)).
@@ -48,7 +53,8 @@ public:
     std::uint64_t floats() const { return floats_; }
     std::uint64_t work() const { return work_; }
     // OK, or an error naming the limit exceeded, the call's size, and `alternative`.
-    Status check(const std::string& call, const std::string& alternative) const;
+    Status check(const std::string& call, const std::string& alternative,
+                 std::uint64_t max_work = limits::kMaxWork) const;
 
 private:
     std::uint64_t floats_ = 0, work_ = 0;
@@ -58,5 +64,10 @@ private:
 // they allocate S, and what compute_scores checks again.
 void add_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq, std::uint64_t dk,
                     std::uint64_t hidden);
+
+// The cost of attention_output (the fused, output-only path) for these shapes: no nq x nk matrix,
+// only the packed keys, the norms, the output and the additive score's per-block scratch.
+void add_fused_output_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq,
+                           std::uint64_t dk, std::uint64_t dv, std::uint64_t hidden);
 
 }  // namespace attnscope

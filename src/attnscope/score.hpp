@@ -30,6 +30,9 @@ struct ScoreParams {
     float eps = 1e-3f;
 };
 
+// The checks compute_scores makes on Q, K and the parameters of `score` (shared with attention_output).
+Status check_score_inputs(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& params);
+
 // S (Q.rows x K.rows) = score of every query row against every key row. Q and K must share their
 // column count except for general, additive and location, whose matrices map between them.
 // Conventions: cosine with a zero vector scores 0; the Euclidean family computes the squared
@@ -39,5 +42,18 @@ struct ScoreParams {
 // a log-sum; a distance score beyond float's range saturates at -FLT_MAX (never -inf = masked).
 Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& params, Matrix S,
                       Variant variant = Variant::automatic);
+
+// The pieces of those conventions that the fused output path (attention_output) shares, so that its
+// output equals softmax(compute_scores(...)) V on the same input.
+namespace score_numerics {
+// Every row's largest |component| is 0 or in [2^-40, 2^40] (NaN and infinity count as in range).
+bool all_rows_in_safe_range(ConstMatrix X);
+// A copy of X whose out-of-range rows are scaled by a power of two into [0.5, 1) (for cosine).
+Tensor rescaled_rows(ConstMatrix X);
+// The Euclidean-family score of one pair from the direct distance in double, rounded once.
+float exact_distance_score(Score score, const float* q, const float* k, std::size_t d, const ScoreParams& p);
+// Below this fraction of ||q||² + ||k||², the identity's distance is replaced by the direct one.
+constexpr float kCancelFraction = 0.25f;
+}  // namespace score_numerics
 
 }  // namespace attnscope

@@ -25,6 +25,9 @@ struct SoftmaxOptions {
 // A may be the same memory as S.
 Status masked_softmax(ConstMatrix S, const SoftmaxOptions& options, Matrix A);
 
+// 1 / temperature, or an error naming `temperature` (not > 0, not finite, or too small to divide by).
+Status inverse_temperature(float temperature, float& inv_tau);
+
 struct RowStats {
     float entropy = 0.0f;     // -sum a log a, in nats (0 for a one-hot row, log n_k for a uniform one)
     float max_weight = 0.0f;  // the largest weight in the row

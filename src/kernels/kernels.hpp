@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -65,6 +66,48 @@ using additive_backward_fn = void (*)(std::size_t m, std::size_t n, std::size_t 
                                       const float* Bk, std::size_t ldb, const float* v, const float* G,
                                       std::size_t ldg, float* dAq, std::size_t ldda, float* dBk, std::size_t lddb,
                                       float* dv);
+// The output-only fused attention: O = softmax(mask(score(Q, K)) * inv_tau) V, computed in tiles of
+// queries against tiles of keys with an online softmax (a running max and sum per query row, the
+// accumulated output rescaled when the max grows), so no nq x nk matrix is ever held: extra memory
+// is O(nk * d) for the packed keys plus O(tile) scratch. Every score that is a per-pair function of
+// q·k and the row norms goes through it; the callers prepare Q (general: Q W) and K (location: the
+// rows of Wa) so that the kernel only sees these kinds:
+enum class FusedScore : std::uint8_t {
+    dot,           // alpha * q·k                       (dot, scaled-dot, general, location)
+    cosine,        // q·k * qa[i] * kb[j]               (qa, kb: reciprocal norms, 0 for a zero vector)
+    sq_euclidean,  // the sq_euclidean_epilogue of q·k  (qa, kb: squared norms)
+    euclidean,     // the euclidean_epilogue
+    idw,           // the idw_epilogue with p, eps
+};
+struct FusedAttentionArgs {
+    std::size_t nq = 0, nk = 0, d = 0, dv = 0;
+    const float* Q = nullptr;
+    std::size_t ldq = 0;
+    const float* K = nullptr;
+    std::size_t ldk = 0;
+    const float* V = nullptr;
+    std::size_t ldv = 0;
+    float* O = nullptr;  // nq x dv, written (never read)
+    std::size_t ldo = 0;
+    FusedScore score = FusedScore::dot;
+    float alpha = 1.0f;
+    const float* qa = nullptr;  // per query row (cosine, distances)
+    const float* kb = nullptr;  // per key row (cosine, distances)
+    float p = 2.0f, eps = 1e-3f;
+    float inv_tau = 1.0f;
+    bool causal = false;                        // query i sees keys j <= i
+    const std::uint8_t* key_padding = nullptr;  // nonzero = hidden key
+    // Distances only: where the identity qa[i] + kb[j] - 2 q·k cancels, i.e. its d2 is not above
+    // cancel_fraction * (qa[i] + kb[j]) (and the norms are finite), the score is direct(direct_ctx,
+    // i, j) instead (the caller's exact distance). Null = always the identity.
+    float (*direct)(const void* ctx, std::size_t i, std::size_t j) = nullptr;
+    const void* direct_ctx = nullptr;
+    float cancel_fraction = 0.0f;
+};
+// The softmax conventions are those of softmax_rows, carried through to O: a row whose keys are all
+// hidden (or all -inf) gives a zero output row; +inf scores share the weight equally; a NaN score
+// among the visible keys makes the row NaN.
+using attention_fused_fn = void (*)(const FusedAttentionArgs& args);
 
 #define ATTNSCOPE_KERNEL_FIELD(op) op##_fn op;
 struct KernelTable {

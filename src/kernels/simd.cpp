@@ -11,25 +11,14 @@
 
 #include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/simd_tiles.hpp"
 
 namespace attnscope::kernels {
 namespace {
 
-using batch = xsimd::batch<float>;
-constexpr std::size_t W = batch::size;
-// Keys are processed in blocks so a block of K rows (64 x d floats, 25 KB at d = 100) stays in
-// cache while every query block passes over it.
-constexpr std::size_t kKeyBlock = 64;
-
-inline float hsum(const batch& b) { return xsimd::hadd(b); }
-
-inline float hmax(const batch& b) {
-    alignas(16) float lanes[W];
-    b.store_aligned(lanes);
-    float m = lanes[0];
-    for (std::size_t l = 1; l < W; ++l) m = std::max(m, lanes[l]);
-    return m;
-}
+// Keys are processed in blocks so a packed panel of K rows (128 x d floats, 32 KB at d = 64) stays
+// in cache while every query tile passes over it.
+constexpr std::size_t kKeyBlock = 128;
 
 // Dot product of two rows: 4 accumulators over 4 vectors, a one-vector loop, a scalar tail.
 inline float dot_row(const float* a, const float* b, std::size_t k) {
@@ -45,37 +34,6 @@ inline float dot_row(const float* a, const float* b, std::size_t k) {
     float acc = hsum((acc0 + acc1) + (acc2 + acc3));
     for (; t < k; ++t) acc += a[t] * b[t];
     return acc;
-}
-
-// e^x for x in [-87.34, 0] (callers clamp): Cephes' expf, x = n ln2 + r with |r| <= ln2/2, a
-// polynomial for e^r, and 2^n built in the exponent bits. Relative error about 2 ulp.
-inline batch exp_core(const batch& xc) {
-    // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
-    // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
-    // emulates _mm_cvttps_epi32 lane by lane, which cost more than the whole polynomial.)
-    const batch magic(12583039.0f);  // 1.5 * 2^23 + 127
-    const batch t = xsimd::fma(xc, batch(1.44269504088896341f), magic);
-    const batch n = t - magic;
-    const batch r = xsimd::fnma(n, batch(-2.12194440e-4f), xsimd::fnma(n, batch(0.693359375f), xc));
-    batch p = batch(1.9875691500e-4f);
-    p = xsimd::fma(p, r, batch(1.3981999507e-3f));
-    p = xsimd::fma(p, r, batch(8.3334519073e-3f));
-    p = xsimd::fma(p, r, batch(4.1665795894e-2f));
-    p = xsimd::fma(p, r, batch(1.6666665459e-1f));
-    p = xsimd::fma(p, r, batch(5.0000001201e-1f));
-    p = xsimd::fma(p, r * r, r + batch(1.0f));
-    using ibatch = xsimd::batch<std::int32_t>;
-    const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n
-    return p * scale;
-}
-
-// exp(x) for x <= 0, the only arguments the softmax has (scores minus the row max, times 1/tau > 0;
-// -inf for masked keys). Results below FLT_MIN (x < -87.3) are flushed to 0 (the reference gives a
-// denormal there, an absolute difference below 1.2e-38). xsimd::exp covers the whole real line and
-// measured no faster than scalar expf in wasm; this one skips what the softmax never needs.
-inline batch exp_nonpositive(const batch& x) {
-    const batch xc = xsimd::max(x, batch(-87.33654f));  // also turns -inf into a finite value
-    return xsimd::select(x < batch(-87.33654f), batch(0.0f), exp_core(xc));
 }
 
 // tanh in Cephes' tanhf form: an odd polynomial for |x| < 0.625 (where 1 - e^{-2|x|} would cancel),
@@ -157,76 +115,48 @@ void f32_neg_manhattan__simd(std::size_t m, std::size_t n, std::size_t k, const 
 void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                        const float* B, std::size_t ldb, float* C, std::size_t ldc, float alpha) {
     assert(lda >= k && ldb >= k && ldc >= n);
+    if (m == 0 || n == 0) return;
+    // Kᵀ packed once per key block and reused by every 4-row query tile; the micro-kernel writes
+    // whole 8-column strips, so the last (partial) strip goes through a small buffer.
+    AlignedFloats panel_buf, tail_buf;
+    float* panel = panel_buf.get(panel_floats(std::min(n, kKeyBlock), k));
+    float* tail = tail_buf.get(kMR * kNR);
     for (std::size_t j0 = 0; j0 < n; j0 += kKeyBlock) {
-        const std::size_t j1 = std::min(n, j0 + kKeyBlock);
-        std::size_t i = 0;
-        // Register tile: 4 query rows against one key row, so each key vector is loaded once.
-        for (; i + 4 <= m; i += 4) {
-            const float* a0 = A + i * lda;
-            const float* a1 = a0 + lda;
-            const float* a2 = a1 + lda;
-            const float* a3 = a2 + lda;
-            for (std::size_t j = j0; j < j1; ++j) {
-                const float* b = B + j * ldb;
-                batch c0(0.0f), c1(0.0f), c2(0.0f), c3(0.0f);
-                std::size_t t = 0;
-                for (; t + W <= k; t += W) {
-                    const batch bv = batch::load_unaligned(b + t);
-                    c0 = xsimd::fma(batch::load_unaligned(a0 + t), bv, c0);
-                    c1 = xsimd::fma(batch::load_unaligned(a1 + t), bv, c1);
-                    c2 = xsimd::fma(batch::load_unaligned(a2 + t), bv, c2);
-                    c3 = xsimd::fma(batch::load_unaligned(a3 + t), bv, c3);
-                }
-                float s0 = hsum(c0), s1 = hsum(c1), s2 = hsum(c2), s3 = hsum(c3);
-                for (; t < k; ++t) {
-                    s0 += a0[t] * b[t];
-                    s1 += a1[t] * b[t];
-                    s2 += a2[t] * b[t];
-                    s3 += a3[t] * b[t];
-                }
-                C[i * ldc + j] = alpha * s0;
-                C[(i + 1) * ldc + j] = alpha * s1;
-                C[(i + 2) * ldc + j] = alpha * s2;
-                C[(i + 3) * ldc + j] = alpha * s3;
+        const std::size_t nb = std::min(kKeyBlock, n - j0);
+        pack_kt_panel(B + j0 * ldb, ldb, nb, k, panel);
+        const std::size_t full = nb / kNR, rest = nb - full * kNR;
+        for (std::size_t i = 0; i < m; i += kMR) {
+            const std::size_t mr = std::min(kMR, m - i);
+            const float* q[kMR];
+            for (std::size_t r = 0; r < kMR; ++r) q[r] = A + (i + std::min(r, mr - 1)) * lda;
+            if (full) score_rows(mr, q, k, panel, full, alpha, C + i * ldc + j0, ldc);
+            if (rest) {
+                score_rows(mr, q, k, panel + full * k * kNR, 1, alpha, tail, kNR);
+                for (std::size_t r = 0; r < mr; ++r)
+                    for (std::size_t c = 0; c < rest; ++c) C[(i + r) * ldc + j0 + full * kNR + c] = tail[r * kNR + c];
             }
         }
-        for (; i < m; ++i)
-            for (std::size_t j = j0; j < j1; ++j) C[i * ldc + j] = alpha * dot_row(A + i * lda, B + j * ldb, k);
     }
 }
 
 void f32_gemm_nn__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                        const float* B, std::size_t ldb, float* C, std::size_t ldc) {
     assert(lda >= k && ldb >= n && ldc >= n);
-    for (std::size_t i = 0; i < m; ++i) {
-        const float* a = A + i * lda;
-        float* c = C + i * ldc;
-        std::size_t j = 0;
-        // Four output vectors held in registers while t runs over the shared dimension.
-        for (; j + 4 * W <= n; j += 4 * W) {
-            batch c0(0.0f), c1(0.0f), c2(0.0f), c3(0.0f);
-            for (std::size_t t = 0; t < k; ++t) {
-                const batch at(a[t]);
-                const float* b = B + t * ldb + j;
-                c0 = xsimd::fma(at, batch::load_unaligned(b), c0);
-                c1 = xsimd::fma(at, batch::load_unaligned(b + W), c1);
-                c2 = xsimd::fma(at, batch::load_unaligned(b + 2 * W), c2);
-                c3 = xsimd::fma(at, batch::load_unaligned(b + 3 * W), c3);
+    // Register tiles of 4 rows x 8 columns over the shared dimension (simd_tiles.hpp), the k rows of
+    // B taken in blocks so a block stays in cache across the row tiles.
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) C[i * ldc + j] = 0.0f;
+    for (std::size_t t0 = 0; t0 < k; t0 += kKeyBlock) {
+        const std::size_t kb = std::min(kKeyBlock, k - t0);
+        for (std::size_t i = 0; i < m; i += kMR) {
+            const std::size_t mr = std::min(kMR, m - i);
+            const float* a[kMR];
+            float* c[kMR];
+            for (std::size_t r = 0; r < mr; ++r) {
+                a[r] = A + (i + r) * lda + t0;
+                c[r] = C + (i + r) * ldc;
             }
-            c0.store_unaligned(c + j);
-            c1.store_unaligned(c + j + W);
-            c2.store_unaligned(c + j + 2 * W);
-            c3.store_unaligned(c + j + 3 * W);
-        }
-        for (; j + W <= n; j += W) {
-            batch c0(0.0f);
-            for (std::size_t t = 0; t < k; ++t) c0 = xsimd::fma(batch(a[t]), batch::load_unaligned(B + t * ldb + j), c0);
-            c0.store_unaligned(c + j);
-        }
-        for (; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < k; ++t) acc += a[t] * B[t * ldb + j];
-            c[j] = acc;
+            av_rows(mr, a, kb, B + t0 * ldb, ldb, n, c);
         }
     }
 }
@@ -292,7 +222,7 @@ void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t 
     const batch eps_v(eps), half_p_v(half_p);
     if (p == 2.0f) {  // the default: ||q-k||^2 needs no pow
         distance_epilogue(
-            m, n, S, lds, qq, kk, [&](const batch& d2) { return -xsimd::log(eps_v + d2); },
+            m, n, S, lds, qq, kk, [&](const batch& d2) { return -log_nonnegative(eps_v + d2); },
             [&](float d2) { return -std::log(eps + d2); });
         return;
     }

@@ -7,11 +7,14 @@
 // (f32_<op>__<variant>), so one grep finds the kernel, its test and its benchmark.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xsimd/xsimd.hpp>
@@ -438,6 +441,82 @@ void check_f32_additive_backward(const KernelTable& kt) {
     }
 }
 
+// The fused attention output against the float64 chain (scores, mask, softmax, A·V with the bounds
+// of test_util.hpp) and the scalar reference, for every score kind of the kernel, shapes that cross
+// the SIMD variant's 4-row tiles, 8-column strips, 128-key panels and 64-row query blocks, with and
+// without the causal mask and key padding, at three temperatures. The rows and keys of every kind
+// are prepared as attention_output does (norms from the scalar row_sumsq).
+void check_f32_attention_fused(const KernelTable& kt) {
+    Rng rng(140);
+    const Score kinds[] = {Score::dot, Score::scaled_dot, Score::cosine, Score::neg_sq_euclidean,
+                           Score::neg_euclidean, Score::idw};
+    const float taus[] = {1.0f, 0.25f, 3.0f};
+    std::size_t c = 0;
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a)
+        for (const Score score : kinds) {
+            ++c;
+            const std::size_t nk = kTailSizes[a], d = third_size(a, c) % 70 + 1;
+            const std::size_t nq = kTailSizes[(a + 3 * c) % kTailSizes.size()] % 71 + 1;
+            const std::size_t dv = kTailSizes[(5 * c + a) % kTailSizes.size()] % 41 + 1, pad = c % 3;
+            const bool causal = c % 3 == 0, padding = c % 4 == 1;
+            const float tau = taus[c % 3];
+            const Mat Q = uniform_matrix(nq, d, rng, -1, 1, pad), K = uniform_matrix(nk, d, rng, -1, 1, pad + 1);
+            const Mat V = uniform_matrix(nk, dv, rng, -2, 2, pad);
+            std::vector<std::uint8_t> hidden(nk, 0);
+            for (std::size_t j = 0; j < nk; ++j) hidden[j] = padding && j % 5 == 2;
+            ScoreParams sp;
+            sp.p = 2.0f;
+            sp.eps = 1e-3f;
+            std::vector<float> qa(nq), kb(nk);
+            kernels::FusedAttentionArgs f;
+            f.nq = nq;
+            f.nk = nk;
+            f.d = d;
+            f.dv = dv;
+            f.Q = Q.data();
+            f.ldq = Q.stride;
+            f.K = K.data();
+            f.ldk = K.stride;
+            f.V = V.data();
+            f.ldv = V.stride;
+            f.inv_tau = 1.0f / tau;
+            f.causal = causal;
+            f.key_padding = padding ? hidden.data() : nullptr;
+            f.p = sp.p;
+            f.eps = sp.eps;
+            if (score == Score::scaled_dot) f.alpha = 1.0f / std::sqrt(static_cast<float>(d));
+            if (score != Score::dot && score != Score::scaled_dot) {
+                scalar_table().row_sumsq(nq, d, Q.data(), Q.stride, qa.data());
+                scalar_table().row_sumsq(nk, d, K.data(), K.stride, kb.data());
+                if (score == Score::cosine) {
+                    for (auto& x : qa) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
+                    for (auto& x : kb) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
+                }
+                f.score = score == Score::cosine             ? kernels::FusedScore::cosine
+                          : score == Score::neg_sq_euclidean ? kernels::FusedScore::sq_euclidean
+                          : score == Score::neg_euclidean    ? kernels::FusedScore::euclidean
+                                                             : kernels::FusedScore::idw;
+                f.qa = qa.data();
+                f.kb = kb.data();
+            }
+            Mat O(nq, dv, pad, 7777.0f), Os(nq, dv, pad + 1, 7777.0f);
+            f.O = O.data();
+            f.ldo = O.stride;
+            kt.attention_fused(f);
+            f.O = Os.data();
+            f.ldo = Os.stride;
+            scalar_table().attention_fused(f);
+            RefMatrix s = ref_scores(score, Q.view(), K.view(), sp);
+            apply_mask(s, causal ? Mask::causal : Mask::none, f.key_padding);
+            const RefMatrix ref = ref_weighted_sum(ref_softmax(s, 1.0 / tau), V.view());
+            std::ostringstream where;
+            where << score_info(score).name << " nq=" << nq << " nk=" << nk << " d=" << d << " dv=" << dv
+                  << " pad=" << pad << " tau=" << tau << (causal ? " causal" : "") << (padding ? " padding" : "");
+            check_both(O, Os, ref, where.str());
+            CHECK(Os.padding_intact());
+        }
+}
+
 // A compile-time guard: every op in the manifest needs a check_f32_<op> above, so a kernel op added
 // to manifest.hpp without a test does not build.
 #define ATTNSCOPE_REQUIRE_CHECK(op) \
@@ -466,6 +545,7 @@ TEST_CASE("f32_gemm_tn", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(gem
 TEST_CASE("f32_softmax_backward_rows", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_backward_rows) }
 TEST_CASE("f32_sq_distances", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(sq_distances) }
 TEST_CASE("f32_additive_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(additive_backward) }
+TEST_CASE("f32_attention_fused", "[kernels][fused]") { ATTNSCOPE_VARIANT_SECTIONS(attention_fused) }
 
 // The conventions of kernels.hpp for rows holding −inf, +inf or NaN, with the special value at every
 // position of rows whose length reaches the vector body and the scalar tail.
@@ -625,4 +705,40 @@ TEST_CASE("f32_softmax_rows: exponentials across the float range", "[kernels][so
                 CHECK(Wt[2] == 0.0f);
             }
         }
+}
+
+// The distance kernels' hook for exact distances: where the identity cancels (here an exact match,
+// query 0 = key 2), the score comes from `direct`, in every variant.
+TEST_CASE("f32_attention_fused: direct scores where the distance identity cancels", "[kernels][fused]") {
+    Rng rng(150);
+    const std::size_t nq = 3, nk = 5, d = 4, dv = 2;
+    Mat Q = uniform_matrix(nq, d, rng), K = uniform_matrix(nk, d, rng), V = uniform_matrix(nk, dv, rng);
+    for (std::size_t t = 0; t < d; ++t) Q(0, t) = K(2, t);
+    std::vector<float> qq(nq), kk(nk);
+    scalar_table().row_sumsq(nq, d, Q.data(), Q.stride, qq.data());
+    scalar_table().row_sumsq(nk, d, K.data(), K.stride, kk.data());
+    struct Calls { std::vector<std::pair<std::size_t, std::size_t>> seen; } calls;
+    for (const KernelTable* t : kernels::all_variants()) {
+        INFO("variant " << t->name);
+        calls.seen.clear();
+        kernels::FusedAttentionArgs f;
+        f.nq = nq; f.nk = nk; f.d = d; f.dv = dv;
+        f.Q = Q.data(); f.ldq = Q.stride; f.K = K.data(); f.ldk = K.stride; f.V = V.data(); f.ldv = V.stride;
+        f.score = kernels::FusedScore::sq_euclidean;
+        f.qa = qq.data();
+        f.kb = kk.data();
+        f.cancel_fraction = 0.25f;
+        f.direct_ctx = &calls;
+        f.direct = [](const void* ctx, std::size_t i, std::size_t j) {
+            const_cast<Calls*>(static_cast<const Calls*>(ctx))->seen.emplace_back(i, j);
+            return 30.0f;  // far above every real score (<= 0): key 2 takes all of query 0's weight
+        };
+        Mat O(nq, dv);
+        f.O = O.data();
+        f.ldo = O.stride;
+        t->attention_fused(f);
+        CHECK(std::find(calls.seen.begin(), calls.seen.end(), std::make_pair(std::size_t{0}, std::size_t{2})) !=
+              calls.seen.end());
+        for (std::size_t c = 0; c < dv; ++c) CHECK(O(0, c) == Approx(V(2, c)).margin(1e-6));
+    }
 }

@@ -95,6 +95,12 @@ async function main(): Promise<void> {
   const entropy: Float32Array = stats.entropy, maxWeight: Float32Array = stats.maxWeight, argmax: Uint32Array = stats.argmax;
   const ran: 'simd' | 'scalar' = att.variant;
   const arrays: Float32Array[] = [att.scores, att.weights, att.output, att2.output];
+  // The fused output-only path, and attention() asked for less.
+  const out: Float32Array = scope.attentionOutput(Q, K, V, { nq, nk, d, dv, score: 'idw', p: 1.5, mask: 'causal', keyPadding: [false, true, false] });
+  const onlyWeights = scope.attention(Q, K, V, { nq, nk, d, dv, returns: ['weights'] });
+  const w1: Float32Array = onlyWeights.weights;
+  const ran2: 'simd' | 'scalar' = onlyWeights.variant;
+  void [out, w1, ran2];
 
   // Sentences.
   const attendOptions: AttendOptions = {

@@ -14,6 +14,9 @@ async function misuse(): Promise<void> {
   scope.softmax(Q, { rows: 2, cols: 4, mask: 'upper' });  // expect-error: unknown mask
   scope.softmax(Q, { rows: 2, cols: 4, keyPadding: 'none' });  // expect-error: keyPadding is a Uint8Array or boolean[]
   scope.attention(Q, K, Q, { nq: 2, nk: 2, d: 4 });  // expect-error: dv is required
+  scope.attention(Q, K, Q, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['weight'] });  // expect-error: unknown result name
+  const o: Float32Array = scope.attention(Q, K, Q, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['weights'] }).output;  // expect-error: output was not asked for
+  scope.attentionOutput(Q, K, Q, { nq: 2, nk: 2, d: 4 });  // expect-error: dv is required
   scope.attend({ keys: 'no query' });  // expect-error: query is required
   scope.attend({ query: 'x', projection: 'user' });  // expect-error: 'user' is not a projection name
   scope.attend({ query: 'x', temprature: 2 });  // expect-error: unknown option
@@ -31,6 +34,6 @@ async function misuse(): Promise<void> {
   scope.loadAttentions({ tokens: ['a'] });  // expect-error: attentions is required
   scope.rollout(Q, { layers: 1, heads: 1, n: 2, head: 'min' });  // expect-error: head is 'mean', 'max' or an index
   scope.rollout(Q, { layers: 1, n: 2 });  // expect-error: heads is required
-  void [w, t, vw];
+  void [w, t, vw, o];
 }
 void misuse;

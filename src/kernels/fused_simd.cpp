@@ -1,0 +1,155 @@
+// The SIMD fused attention kernel (the scalar reference is fused_scalar.cpp; conventions in
+// kernels.hpp and online_softmax.hpp). Loop structure, FlashAttention-2's on one core:
+//
+//   pack Kᵀ once, in panels of kKeys keys (simd_tiles.hpp)
+//   for each block of kQueries query rows          (their outputs are the accumulators, in O)
+//     for each key panel (skipped where the causal mask hides it from the whole block)
+//       for each tile of 4 query rows
+//         S(4 x kKeys) = Q_tile Kᵀ_panel              register-blocked micro-kernel
+//         score epilogue, mask, online softmax       S becomes the weights P, rows rescaled
+//         O_tile += P V_panel                         register-blocked micro-kernel
+//     O rows /= their running sums
+//
+// The key panel and its V rows (kKeys x d and kKeys x dv floats) stay in cache while the query
+// tiles of a block pass over them. Extra memory: the packed Kᵀ (nk x d) and one 4 x kKeys tile.
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+#include "kernels/online_softmax.hpp"
+#include "kernels/simd_tiles.hpp"
+
+namespace attnscope::kernels {
+
+namespace {
+#ifndef ATTNSCOPE_FUSED_KEYS  // (overridable to measure other tile sizes)
+#define ATTNSCOPE_FUSED_KEYS 128
+#endif
+#ifndef ATTNSCOPE_FUSED_QUERIES
+#define ATTNSCOPE_FUSED_QUERIES 64
+#endif
+constexpr std::size_t kKeys = ATTNSCOPE_FUSED_KEYS;        // keys per panel (a multiple of kNR)
+constexpr std::size_t kQueries = ATTNSCOPE_FUSED_QUERIES;  // query rows per block
+
+// The online update of one row (simd_tiles' exp), same decisions as online_update_scalar.
+inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float inv_tau, float& scale) {
+    batch mx_v(-kFusedInf);
+    auto has_nan = batch(0.0f) != batch(0.0f);
+    std::size_t j = 0;
+    for (; j + W <= nb; j += W) {
+        const batch x = batch::load_aligned(s + j);
+        has_nan = has_nan || (x != x);
+        mx_v = xsimd::max(mx_v, x);
+    }
+    float tmax = hmax(mx_v);
+    bool tnan = xsimd::any(has_nan);
+    for (; j < nb; ++j) {
+        if (std::isnan(s[j])) tnan = true;
+        if (s[j] > tmax) tmax = s[j];
+    }
+    if (online_special(st, s, nb, tmax, tnan, scale)) return;
+    const float m_new = tmax > st.m ? tmax : st.m;
+    scale = std::exp((st.m - m_new) * inv_tau);
+    const batch mb(m_new), itb(inv_tau);
+    batch sum0(0.0f), sum1(0.0f);
+    j = 0;
+    for (; j + 2 * W <= nb; j += 2 * W) {
+        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb);
+        const batch e1 = exp_nonpositive((batch::load_aligned(s + j + W) - mb) * itb);
+        e0.store_aligned(s + j);
+        e1.store_aligned(s + j + W);
+        sum0 += e0;
+        sum1 += e1;
+    }
+    for (; j + W <= nb; j += W) {
+        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb);
+        e0.store_aligned(s + j);
+        sum0 += e0;
+    }
+    float sum = hsum(sum0 + sum1);
+    for (; j < nb; ++j) {
+        s[j] = std::exp((s[j] - m_new) * inv_tau);
+        sum += s[j];
+    }
+    st.l = st.l * scale + sum;
+    st.m = m_new;
+}
+
+inline void scale_row(float* o, std::size_t dv, float scale) {
+    const batch sb(scale);
+    std::size_t c = 0;
+    for (; c + W <= dv; c += W) (batch::load_unaligned(o + c) * sb).store_unaligned(o + c);
+    for (; c < dv; ++c) o[c] *= scale;
+}
+}  // namespace
+
+void f32_attention_fused__simd(const FusedAttentionArgs& a) {
+    assert(a.ldq >= a.d && a.ldk >= a.d && a.ldv >= a.dv && a.ldo >= a.dv);
+    if (a.nq == 0) return;
+    for (std::size_t i = 0; i < a.nq; ++i)
+        for (std::size_t c = 0; c < a.dv; ++c) a.O[i * a.ldo + c] = 0.0f;
+
+    const std::size_t panels = (a.nk + kKeys - 1) / kKeys;
+    const std::size_t per_panel = panel_floats(kKeys, a.d);
+    AlignedFloats kt_buf, s_buf;
+    float* kt = kt_buf.get(panels * per_panel);
+    for (std::size_t b = 0; b < panels; ++b)
+        pack_kt_panel(a.K + b * kKeys * a.ldk, a.ldk, std::min(kKeys, a.nk - b * kKeys), a.d, kt + b * per_panel);
+    float* S = s_buf.get(kMR * kKeys);
+    const float alpha = a.score == FusedScore::dot ? a.alpha : 1.0f;
+
+    OnlineRow state[kQueries];
+    std::vector<DirectPatch> patches;
+    for (std::size_t q0 = 0; q0 < a.nq; q0 += kQueries) {
+        const std::size_t qrows = std::min(kQueries, a.nq - q0);
+        for (std::size_t r = 0; r < qrows; ++r) state[r] = OnlineRow{};
+        // Under the causal mask no row of the block sees keys past its last row.
+        const std::size_t kend = a.causal ? std::min(a.nk, q0 + qrows) : a.nk;
+        for (std::size_t j0 = 0; j0 < kend; j0 += kKeys) {
+            const std::size_t nb = std::min(kKeys, kend - j0);
+            const std::size_t strips = (nb + kNR - 1) / kNR;
+            const float* panel = kt + (j0 / kKeys) * per_panel;
+            for (std::size_t i0 = q0; i0 < q0 + qrows; i0 += kMR) {
+                const std::size_t mr = std::min(kMR, q0 + qrows - i0);
+                if (a.causal && j0 > i0 + mr - 1) continue;  // every key of the panel is hidden
+                const float* q[kMR];
+                const float* p[kMR];
+                float* o[kMR];
+                for (std::size_t r = 0; r < mr; ++r) {
+                    q[r] = a.Q + (i0 + r) * a.ldq;
+                    p[r] = S + r * kKeys;
+                    o[r] = a.O + (i0 + r) * a.ldo;
+                }
+                score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
+                find_direct(a, mr, nb, S, kKeys, i0, j0, patches);
+                switch (a.score) {
+                    case FusedScore::dot: break;
+                    case FusedScore::cosine: f32_cosine_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0); break;
+                    case FusedScore::sq_euclidean:
+                        f32_sq_euclidean_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0);
+                        break;
+                    case FusedScore::euclidean:
+                        f32_euclidean_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0);
+                        break;
+                    case FusedScore::idw:
+                        f32_idw_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0, a.p, a.eps);
+                        break;
+                }
+                patch_direct(patches, S, kKeys);
+                for (std::size_t r = 0; r < mr; ++r) {
+                    float* s = S + r * kKeys;
+                    fused_mask_row(a, i0 + r, j0, nb, s);
+                    float scale;
+                    online_update_simd(state[i0 + r - q0], s, nb, a.inv_tau, scale);
+                    if (scale != 1.0f) scale_row(o[r], a.dv, scale);
+                }
+                av_rows(mr, p, nb, a.V + j0 * a.ldv, a.ldv, a.dv, o);
+            }
+        }
+        for (std::size_t r = 0; r < qrows; ++r) online_finish_row(state[r], a.O + (q0 + r) * a.ldo, a.dv);
+    }
+}
+
+}  // namespace attnscope::kernels

@@ -1,0 +1,245 @@
+// Pieces shared by the SIMD kernels (simd.cpp, fused_simd.cpp): xsimd batches, the exp and log the
+// softmax and idw need, and the register-blocked micro-kernels of the two matrix products of
+// attention, S = Q Kᵀ (against a packed Kᵀ panel) and O += P V.
+//
+// Register blocking (XNNPACK's and BLIS's shape): a micro-kernel keeps an MR x (NV vectors) tile of
+// accumulators in registers while it runs over the shared dimension, so each loaded vector feeds MR
+// multiply-adds and each broadcast scalar NV of them. 4 x 8 floats (8 accumulators, 2 loads and
+// 4 broadcasts per step) fits the 16 vector registers V8 allocates on x86-64 with room to spare;
+// bench/bench_kernels.cpp measures it against the machine's multiply+add peak.
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <xsimd/xsimd.hpp>
+
+namespace attnscope::kernels {
+namespace {
+
+// The micro-kernels are inlined into the kernels that call them, so each f32_*__simd kernel's own
+// body holds its SIMD loop (scripts/check-wasm-simd.mjs checks that, function by function).
+#if defined(__GNUC__)
+#define ATTNSCOPE_TILE_INLINE inline __attribute__((always_inline))
+#else
+#define ATTNSCOPE_TILE_INLINE inline
+#endif
+
+using batch = xsimd::batch<float>;
+using ibatch = xsimd::batch<std::int32_t>;
+constexpr std::size_t W = batch::size;
+// The micro-kernel tile: kMR rows by kNR columns (two vectors).
+constexpr std::size_t kMR = 4;
+constexpr std::size_t kNR = 2 * W;
+
+inline float hsum(const batch& b) { return xsimd::hadd(b); }
+
+inline float hmax(const batch& b) {
+    alignas(16) float lanes[W];
+    b.store_aligned(lanes);
+    float m = lanes[0];
+    for (std::size_t l = 1; l < W; ++l) m = std::max(m, lanes[l]);
+    return m;
+}
+
+// e^x for x in [-87.34, 0] (callers clamp): Cephes' expf, x = n ln2 + r with |r| <= ln2/2, a
+// polynomial for e^r, and 2^n built in the exponent bits. Relative error about 2 ulp.
+inline batch exp_core(const batch& xc) {
+    // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
+    // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
+    // emulates _mm_cvttps_epi32 lane by lane, which cost more than the whole polynomial.)
+    const batch magic(12583039.0f);  // 1.5 * 2^23 + 127
+    const batch t = xsimd::fma(xc, batch(1.44269504088896341f), magic);
+    const batch n = t - magic;
+    const batch r = xsimd::fnma(n, batch(-2.12194440e-4f), xsimd::fnma(n, batch(0.693359375f), xc));
+    batch p = batch(1.9875691500e-4f);
+    p = xsimd::fma(p, r, batch(1.3981999507e-3f));
+    p = xsimd::fma(p, r, batch(8.3334519073e-3f));
+    p = xsimd::fma(p, r, batch(4.1665795894e-2f));
+    p = xsimd::fma(p, r, batch(1.6666665459e-1f));
+    p = xsimd::fma(p, r, batch(5.0000001201e-1f));
+    p = xsimd::fma(p, r * r, r + batch(1.0f));
+    const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n
+    return p * scale;
+}
+
+// exp(x) for x <= 0, the only arguments the softmax has (scores minus the row max, times 1/tau > 0;
+// -inf for masked keys). Results below FLT_MIN (x < -87.3) are flushed to 0 (the reference gives a
+// denormal there, an absolute difference below 1.2e-38). xsimd::exp covers the whole real line and
+// measured no faster than scalar expf in wasm; this one skips what the softmax never needs.
+inline batch exp_nonpositive(const batch& x) {
+    const batch xc = xsimd::max(x, batch(-87.33654f));  // also turns -inf into a finite value
+    return xsimd::select(x < batch(-87.33654f), batch(0.0f), exp_core(xc));
+}
+
+// Natural log for x >= 0 (idw's eps + d2), Cephes' logf: x = 2^e m with m in [√½, √2), a polynomial
+// for log(m), e ln 2 added in two parts. Exponent and mantissa come from the bits with shifts and
+// masks, and e becomes a float through the exponent-bits trick: no float↔int conversion, which
+// Emscripten emulates lane by lane (the reason xsimd::log cost idw 1.4x the time of scaled-dot).
+// log(0) = -inf, log(+inf) = +inf, NaN (and x < 0) give NaN; subnormal x is scaled up first.
+inline batch log_nonnegative(const batch& x0) {
+    const batch tiny(std::numeric_limits<float>::min());
+    const auto sub = x0 < tiny;
+    const batch x = xsimd::select(sub, x0 * batch(8388608.0f), x0);  // 2^23
+    const ibatch bits = xsimd::bitwise_cast<ibatch>(x);
+    // The biased exponent as a float: (bits >> 23) sits in the mantissa of 2^23, then 2^23 is removed.
+    const batch ebias = xsimd::bitwise_cast<batch>((bits >> 23) | ibatch(0x4B000000)) - batch(8388608.0f);
+    batch e = ebias - xsimd::select(sub, batch(126.0f + 23.0f), batch(126.0f));
+    batch m = xsimd::bitwise_cast<batch>((bits & ibatch(0x007fffff)) | ibatch(0x3f000000));  // [0.5, 1)
+    const auto lo = m < batch(0.707106781186547524f);
+    e = e - xsimd::select(lo, batch(1.0f), batch(0.0f));
+    m = xsimd::select(lo, m + m, m) - batch(1.0f);
+    const batch z = m * m;
+    batch y = batch(7.0376836292e-2f);
+    y = xsimd::fma(y, m, batch(-1.1514610310e-1f));
+    y = xsimd::fma(y, m, batch(1.1676998740e-1f));
+    y = xsimd::fma(y, m, batch(-1.2420140846e-1f));
+    y = xsimd::fma(y, m, batch(1.4249322787e-1f));
+    y = xsimd::fma(y, m, batch(-1.6668057665e-1f));
+    y = xsimd::fma(y, m, batch(2.0000714765e-1f));
+    y = xsimd::fma(y, m, batch(-2.4999993993e-1f));
+    y = xsimd::fma(y, m, batch(3.3333331174e-1f));
+    y = y * m * z;
+    y = xsimd::fma(e, batch(-2.12194440e-4f), y);
+    y = xsimd::fnma(batch(0.5f), z, y);
+    batch r = xsimd::fma(e, batch(0.693359375f), m + y);
+    const batch inf(std::numeric_limits<float>::infinity());
+    r = xsimd::select(x0 == batch(0.0f), -inf, r);
+    r = xsimd::select(x0 == inf, inf, r);
+    return xsimd::select(x0 < batch(0.0f) || x0 != x0, batch(std::numeric_limits<float>::quiet_NaN()), r);
+}
+
+// ---- S = Q Kᵀ ------------------------------------------------------------------------------------
+// A packed Kᵀ panel holds keys [j0, j0 + nb) in strips of kNR keys: strip s is d rows of kNR floats,
+// panel[(s d + t) kNR + c] = K[j0 + s kNR + c][t], zero past nb. The micro-kernel then reads one
+// contiguous, aligned run per strip, and the panel is reused by every query tile.
+inline std::size_t panel_floats(std::size_t nb, std::size_t d) { return (nb + kNR - 1) / kNR * kNR * d; }
+
+inline void pack_kt_panel(const float* K, std::size_t ldk, std::size_t nb, std::size_t d, float* panel) {
+    const std::size_t strips = (nb + kNR - 1) / kNR;
+    for (std::size_t s = 0; s < strips; ++s) {
+        float* p = panel + s * d * kNR;
+        const std::size_t c_end = std::min(kNR, nb - s * kNR);
+        for (std::size_t c = 0; c < c_end; ++c) {
+            const float* k = K + (s * kNR + c) * ldk;
+            for (std::size_t t = 0; t < d; ++t) p[t * kNR + c] = k[t];
+        }
+        for (std::size_t c = c_end; c < kNR; ++c)
+            for (std::size_t t = 0; t < d; ++t) p[t * kNR + c] = 0.0f;
+    }
+}
+
+// Rows q[0..MR) (d floats each) against `strips` strips of a packed panel: out[r][s kNR + c] =
+// alpha * q_r · k_c, written as whole vectors (out has room for strips * kNR columns per row).
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void score_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float alpha,
+                       float* out, std::size_t ldo) {
+    for (std::size_t s = 0; s < strips; ++s) {
+        const float* p = panel + s * d * kNR;
+        batch acc0[MR], acc1[MR];
+        for (std::size_t r = 0; r < MR; ++r) acc0[r] = acc1[r] = batch(0.0f);
+        for (std::size_t t = 0; t < d; ++t) {
+            const batch k0 = batch::load_aligned(p + t * kNR);
+            const batch k1 = batch::load_aligned(p + t * kNR + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch qb(q[r][t]);
+                acc0[r] = xsimd::fma(qb, k0, acc0[r]);
+                acc1[r] = xsimd::fma(qb, k1, acc1[r]);
+            }
+        }
+        const batch al(alpha);
+        for (std::size_t r = 0; r < MR; ++r) {
+            (acc0[r] * al).store_unaligned(out + r * ldo + s * kNR);
+            (acc1[r] * al).store_unaligned(out + r * ldo + s * kNR + W);
+        }
+    }
+}
+
+// Up to kMR rows, dispatched to the matching register tile.
+ATTNSCOPE_TILE_INLINE void score_rows(std::size_t mr, const float* const* q, std::size_t d, const float* panel, std::size_t strips,
+                       float alpha, float* out, std::size_t ldo) {
+    switch (mr) {
+        case 4: score_tile<4>(q, d, panel, strips, alpha, out, ldo); break;
+        case 3: score_tile<3>(q, d, panel, strips, alpha, out, ldo); break;
+        case 2: score_tile<2>(q, d, panel, strips, alpha, out, ldo); break;
+        default: score_tile<1>(q, d, panel, strips, alpha, out, ldo); break;
+    }
+}
+
+// ---- O += P V ------------------------------------------------------------------------------------
+// acc[r][0..dv) += Σ_j P[r][j] V[j][0..dv) for MR rows: 2-vector column strips with MR x 2
+// accumulators in registers over the nb keys, then a one-vector strip, then scalar columns.
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void av_tile(const float* const* P, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
+                    float* const* acc) {
+    std::size_t c = 0;
+    for (; c + kNR <= dv; c += kNR) {
+        batch a0[MR], a1[MR];
+        for (std::size_t r = 0; r < MR; ++r) {
+            a0[r] = batch::load_unaligned(acc[r] + c);
+            a1[r] = batch::load_unaligned(acc[r] + c + W);
+        }
+        const float* v = V + c;
+        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
+            const batch v0 = batch::load_unaligned(v);
+            const batch v1 = batch::load_unaligned(v + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch pb(P[r][j]);
+                a0[r] = xsimd::fma(pb, v0, a0[r]);
+                a1[r] = xsimd::fma(pb, v1, a1[r]);
+            }
+        }
+        for (std::size_t r = 0; r < MR; ++r) {
+            a0[r].store_unaligned(acc[r] + c);
+            a1[r].store_unaligned(acc[r] + c + W);
+        }
+    }
+    for (; c + W <= dv; c += W) {
+        batch a0[MR];
+        for (std::size_t r = 0; r < MR; ++r) a0[r] = batch::load_unaligned(acc[r] + c);
+        const float* v = V + c;
+        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
+            const batch v0 = batch::load_unaligned(v);
+            for (std::size_t r = 0; r < MR; ++r) a0[r] = xsimd::fma(batch(P[r][j]), v0, a0[r]);
+        }
+        for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
+    }
+    for (; c < dv; ++c) {
+        for (std::size_t r = 0; r < MR; ++r) {
+            float s = acc[r][c];
+            for (std::size_t j = 0; j < nb; ++j) s += P[r][j] * V[j * ldv + c];
+            acc[r][c] = s;
+        }
+    }
+}
+
+ATTNSCOPE_TILE_INLINE void av_rows(std::size_t mr, const float* const* P, std::size_t nb, const float* V, std::size_t ldv,
+                    std::size_t dv, float* const* acc) {
+    switch (mr) {
+        case 4: av_tile<4>(P, nb, V, ldv, dv, acc); break;
+        case 3: av_tile<3>(P, nb, V, ldv, dv, acc); break;
+        case 2: av_tile<2>(P, nb, V, ldv, dv, acc); break;
+        default: av_tile<1>(P, nb, V, ldv, dv, acc); break;
+    }
+}
+
+// A growable, 16-byte aligned float buffer (std::vector<float> promises only alignof(float)).
+class AlignedFloats {
+public:
+    float* get(std::size_t n) {
+        if (n + 4 > buf_.size()) buf_.assign(n + 4, 0.0f);
+        const auto addr = reinterpret_cast<std::uintptr_t>(buf_.data());
+        return buf_.data() + ((16 - addr % 16) % 16) / sizeof(float);
+    }
+
+private:
+    std::vector<float> buf_;
+};
+
+}  // namespace
+}  // namespace attnscope::kernels
