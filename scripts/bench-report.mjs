@@ -137,7 +137,8 @@ if (existsSync('bench/results/attention-node.json')) {
   });
   svg += `<text x="${Wd - R + 6}" y="${T + 80 + 16 * pts.length}" fill="#666" font-size="10">${a.cpu.slice(0, 32)}</text>\n</svg>\n`;
   writeFileSync('bench/results/attention.svg', svg);
-  extra += '\n![GFLOP/s against n at d = 64: attnscope, TF.js wasm and plain JS](bench/results/attention.svg)\n';
+  // Named, not linked: the README is also the npm package's page, and the tarball holds only dist/.
+  extra += '\nThe same figures as a plot, GFLOP/s against n at d = 64 with the measured peak: `bench/results/attention.svg` in the repository.\n';
 }
 if (existsSync('bench/results/dist-sizes.json')) {
   const d = JSON.parse(readFileSync('bench/results/dist-sizes.json', 'utf8')).files;
