@@ -263,6 +263,13 @@ OpCase op_additive_backward() {  // hidden = d; dAq into C (nq x d), dBk into dK
             },
             [](const Inputs& x) { return 8.0 * x.nq * x.nk * x.d; }};
 }
+OpCase op_manhattan_backward() {  // dQ into C (nq x d), dK into dK (nk x d)
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.manhattan_backward(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.A.data(), x.nk, x.C.data(), x.d,
+                                     x.dK.data(), x.d);
+            },
+            [](const Inputs& x) { return 5.0 * x.nq * x.nk * x.d; }};
+}
 
 }  // namespace
 

@@ -162,6 +162,10 @@ Status compute_scores_backward(Score score, ConstMatrix Q, ConstMatrix K, const 
             kt.gemm_nn(nq, d, nk, dS.data, dS.stride, p.Wa, d, dQ, d);
             kt.gemm_tn(nk, d, nq, dS.data, dS.stride, Q.data, Q.stride, out.dWa.values.data(), d);
             break;
+        case Score::neg_manhattan:
+            // −Σ|q_t − k_t|: sign(q_t − k_t) per coordinate (0 where equal), one kernel over the pairs.
+            kt.manhattan_backward(nq, nk, d, Q.data, Q.stride, K.data, K.stride, dS.data, dS.stride, dQ, d, dK, d);
+            break;
         case Score::neg_euclidean:
         case Score::neg_sq_euclidean:
         case Score::idw: {

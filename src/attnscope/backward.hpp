@@ -37,7 +37,7 @@ struct ScoreGrads {
 // Gradients of L through S = compute_scores(score, Q, K, params), given dS = dL/dS (Q.rows x K.rows).
 // Checks the same things as compute_scores. Conventions: cosine's gradient is 0 for a zero query or
 // key row; neg-euclidean and idw use the subgradient 0 where q = k exactly (idw: for every p; for
-// p >= 2 with ε > 0 that is the true gradient).
+// p >= 2 with ε > 0 that is the true gradient); neg-manhattan uses sign(0) = 0 per equal coordinate.
 Status compute_scores_backward(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& params, ConstMatrix dS,
                                ScoreGrads& out, Variant variant = Variant::automatic);
 

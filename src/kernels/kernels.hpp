@@ -108,6 +108,12 @@ struct FusedAttentionArgs {
 // hidden (or all -inf) gives a zero output row; +inf scores share the weight equally; a NaN score
 // among the visible keys makes the row NaN.
 using attention_fused_fn = void (*)(const FusedAttentionArgs& args);
+// The backward pass of S[i][j] = -sum_t |Q[i][t] - K[j][t]| given G = dL/dS, with sign(0) = 0 (the
+// subgradient 0 where two coordinates are equal). Overwrites
+//   dQ[i][t] = -sum_j G[i][j] sign(Q[i][t] - K[j][t]),   dK[j][t] = sum_i G[i][j] sign(Q[i][t] - K[j][t]).
+using manhattan_backward_fn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
+                                       const float* K, std::size_t ldk, const float* G, std::size_t ldg, float* dQ,
+                                       std::size_t lddq, float* dK, std::size_t lddk);
 
 #define ATTNSCOPE_KERNEL_FIELD(op) op##_fn op;
 struct KernelTable {

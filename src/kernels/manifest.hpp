@@ -39,6 +39,7 @@
     X(softmax_backward_rows, arg)         \
     X(sq_distances, arg)                  \
     X(additive_backward, arg)             \
+    X(manhattan_backward, arg)            \
     X(attention_fused, arg)
 #define ATTNSCOPE_KERNEL_OP_ONLY(op, X) X(op)
 #define ATTNSCOPE_KERNEL_OPS(X) ATTNSCOPE_KERNEL_OPS_WITH(ATTNSCOPE_KERNEL_OP_ONLY, X)

@@ -205,6 +205,26 @@ void f32_additive_backward__scalar(std::size_t m, std::size_t n, std::size_t h, 
     }
 }
 
+void f32_manhattan_backward__scalar(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
+                                    const float* K, std::size_t ldk, const float* G, std::size_t ldg, float* dQ,
+                                    std::size_t lddq, float* dK, std::size_t lddk) {
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t t = 0; t < k; ++t) dQ[i * lddq + t] = 0.0f;
+    for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t t = 0; t < k; ++t) dK[j * lddk + t] = 0.0f;
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            const float g = G[i * ldg + j];
+            for (std::size_t t = 0; t < k; ++t) {
+                const float diff = Q[i * ldq + t] - K[j * ldk + t];
+                const float s = diff > 0.0f ? 1.0f : (diff < 0.0f ? -1.0f : 0.0f);
+                dQ[i * lddq + t] -= g * s;
+                dK[j * lddk + t] += g * s;
+            }
+        }
+    }
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
 const KernelTable table_scalar = {"scalar", "scalar", ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR

@@ -454,6 +454,38 @@ void f32_additive_backward__simd(std::size_t m, std::size_t n, std::size_t h, co
     }
 }
 
+void f32_manhattan_backward__simd(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
+                                  const float* K, std::size_t ldk, const float* G, std::size_t ldg, float* dQ,
+                                  std::size_t lddq, float* dK, std::size_t lddk) {
+    for (std::size_t i = 0; i < m; ++i) std::fill(dQ + i * lddq, dQ + i * lddq + k, 0.0f);
+    for (std::size_t j = 0; j < n; ++j) std::fill(dK + j * lddk, dK + j * lddk + k, 0.0f);
+    const batch zero(0.0f), one(1.0f);
+    for (std::size_t i = 0; i < m; ++i) {
+        const float* q = Q + i * ldq;
+        float* dq = dQ + i * lddq;
+        for (std::size_t j = 0; j < n; ++j) {
+            const float* kr = K + j * ldk;
+            float* dk = dK + j * lddk;
+            const float g = G[i * ldg + j];
+            const batch gb(g);
+            std::size_t t = 0;
+            for (; t + W <= k; t += W) {
+                const batch diff = batch::load_unaligned(q + t) - batch::load_unaligned(kr + t);
+                // sign(diff) with sign(0) = 0, times g
+                const batch gs = gb * (xsimd::select(diff > zero, one, zero) - xsimd::select(diff < zero, one, zero));
+                (batch::load_unaligned(dq + t) - gs).store_unaligned(dq + t);
+                (batch::load_unaligned(dk + t) + gs).store_unaligned(dk + t);
+            }
+            for (; t < k; ++t) {
+                const float diff = q[t] - kr[t];
+                const float s = diff > 0.0f ? 1.0f : (diff < 0.0f ? -1.0f : 0.0f);
+                dq[t] -= g * s;
+                dk[t] += g * s;
+            }
+        }
+    }
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,
 const KernelTable table_simd = {"simd", xsimd::default_arch::name(), ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR

@@ -137,6 +137,11 @@ double score64(const Problem& pr, std::size_t i, std::size_t j) {
         }
         case Score::neg_euclidean: return -std::sqrt(d2());
         case Score::neg_sq_euclidean: return -d2();
+        case Score::neg_manhattan: {
+            double s = 0.0;
+            for (std::size_t t = 0; t < d; ++t) s += std::fabs(q[t] - k[t]);
+            return -s;
+        }
         case Score::idw: return -std::log(static_cast<double>(pr.eps) + std::pow(d2(), 0.5 * static_cast<double>(pr.p)));
     }
     return 0.0;
@@ -275,9 +280,16 @@ Problem make_problem(Score score, const Shape& sh, const Config& cf, std::uint32
         pr.Wa = random_values(pr.max_keys * pr.d, rng);
     }
     // q = k: the last query equals key 0 (visible under the causal mask).
-    const bool distance = score == Score::neg_euclidean || score == Score::neg_sq_euclidean || score == Score::idw;
+    const bool distance = score == Score::neg_euclidean || score == Score::neg_sq_euclidean || score == Score::idw ||
+                          score == Score::neg_manhattan;
     if (distance)
         for (std::size_t t = 0; t < pr.d; ++t) pr.Q[(pr.nq - 1) * pr.d + t] = pr.K[t];
+    // neg-manhattan has a kink in every coordinate: values on a grid of 1/64, so that two coordinates
+    // are either equal (sign 0 and a central difference of 0 alike) or at least 1/64 ≫ h apart.
+    if (score == Score::neg_manhattan) {
+        for (auto& x : pr.Q) x = std::round(x * 64.0) / 64.0;
+        for (auto& x : pr.K) x = std::round(x * 64.0) / 64.0;
+    }
     // Zero vectors: query 1 and the last key (when there is another query and key to keep).
     if (score == Score::cosine || score == Score::idw) {
         if (pr.nq > 2)

@@ -517,6 +517,39 @@ void check_f32_attention_fused(const KernelTable& kt) {
         }
 }
 
+// The neg-manhattan backward: sums of ±G (sign(0) = 0), n (or m) terms: bound (n+1)ε Σ|G|. Some
+// rows of K copy a row of Q (every coordinate equal: sign 0), so those pairs contribute nothing.
+void check_f32_manhattan_backward(const KernelTable& kt) {
+    Rng rng(154);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t k = kTailSizes[a], m = a % 5 + 1, n = third_size(a, 2) % 11 + 1, pad = a % 3;
+        const Mat Q = uniform_matrix(m, k, rng, -1, 1, pad);
+        Mat K = uniform_matrix(n, k, rng, -1, 1, pad + 1);
+        for (std::size_t j = 0; j < n; j += 3)
+            for (std::size_t t = 0; t < k; ++t) K(j, t) = Q(j % m, t);
+        const Mat G = uniform_matrix(m, n, rng, -1, 1, pad);
+        Mat dQ(m, k, pad, 7777.0f), dQs(m, k, pad, 7777.0f), dK(n, k, pad + 1, 7777.0f), dKs(n, k, pad + 1, 7777.0f);
+        kt.manhattan_backward(m, n, k, Q.data(), Q.stride, K.data(), K.stride, G.data(), G.stride, dQ.data(), dQ.stride,
+                              dK.data(), dK.stride);
+        scalar_table().manhattan_backward(m, n, k, Q.data(), Q.stride, K.data(), K.stride, G.data(), G.stride,
+                                          dQs.data(), dQs.stride, dKs.data(), dKs.stride);
+        RefMatrix rQ(m, k), rK(n, k);
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                for (std::size_t t = 0; t < k; ++t) {
+                    const double diff = static_cast<double>(Q(i, t)) - K(j, t);
+                    const double s = diff > 0 ? 1.0 : (diff < 0 ? -1.0 : 0.0), g = G(i, j);
+                    rQ.at(i, t) -= g * s;
+                    rK.at(j, t) += g * s;
+                    rQ.tol_at(i, t) += (static_cast<double>(n) + 1.0) * kEps * std::fabs(g);
+                    rK.tol_at(j, t) += (static_cast<double>(m) + 1.0) * kEps * std::fabs(g);
+                }
+        const std::string where = shape_label(m, n, k, pad);
+        check_both(dQ, dQs, rQ, where + " dQ");
+        check_both(dK, dKs, rK, where + " dK");
+    }
+}
+
 // A compile-time guard: every op in the manifest needs a check_f32_<op> above, so a kernel op added
 // to manifest.hpp without a test does not build.
 #define ATTNSCOPE_REQUIRE_CHECK(op) \
@@ -545,6 +578,7 @@ TEST_CASE("f32_gemm_tn", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(gem
 TEST_CASE("f32_softmax_backward_rows", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_backward_rows) }
 TEST_CASE("f32_sq_distances", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(sq_distances) }
 TEST_CASE("f32_additive_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(additive_backward) }
+TEST_CASE("f32_manhattan_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(manhattan_backward) }
 TEST_CASE("f32_attention_fused", "[kernels][fused]") { ATTNSCOPE_VARIANT_SECTIONS(attention_fused) }
 
 // The conventions of kernels.hpp for rows holding −inf, +inf or NaN, with the special value at every

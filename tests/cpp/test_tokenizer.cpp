@@ -2,7 +2,6 @@
 // independent UTF-16 conversion, invalid UTF-8, the token limit, and linear time on long inputs.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -314,15 +313,14 @@ TEST_CASE("tokenizer: long and adversarial inputs take linear time") {
     };
     TokenizerOptions o;
     o.max_tokens = 10 * n;
-    const auto start = std::chrono::steady_clock::now();
+    // No duration is asserted (the machine is shared and noisy): a quadratic pass over these inputs
+    // would be ~1e11 steps each and run for hours, which the test runner's time limit reports.
     for (const Long& in : inputs) {
         INFO(in.what);
         std::vector<Token> t;
         REQUIRE(attnscope::tokenize(in.text, o, t).ok());
         CHECK(t.size() == in.tokens);
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    CHECK(seconds < 20.0);
 }
 
 TEST_CASE("tokenizer: token kind names") {
