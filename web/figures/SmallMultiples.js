@@ -30,11 +30,10 @@ export class SmallMultiples extends Figure {
     const S = this.panelSize, padX = 22, titleH = 34;
     const cellW = S + padX, cellH = S + titleH + 14;
     const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     const self = this;
-    // Masked cells in the page's "masked" colour (it follows the light/dark theme).
-    const css = getComputedStyle(document.documentElement).getPropertyValue('--masked').trim();
+    // Masked cells in the theme's "masked" colour (it follows the light/dark theme, page or element).
+    const css = getComputedStyle(this.svg.node()).getPropertyValue('--masked').trim();
     const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
     this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
       const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');
