@@ -18,7 +18,7 @@ const errors = [];
 /** The README's two lines, verbatim (checked against the README below). */
 const README_LINES = [
   '<script src="attnscope-element.js"></script>',
-  '<attn-scope query="The cat sat on the mat." keys="A kitten rested on the rug." score="cosine" temperature="0.1"></attn-scope>',
+  '<attn-scope query="The king spoke to the people." keys="The queen addressed the crowd." score="cosine" temperature="0.1"></attn-scope>',
 ];
 
 function page(name, body, head = '') {
@@ -98,7 +98,7 @@ describe('one file for notes', () => {
     }));
     assert.ok(ready, 'attn-ready fired');
     const s = await shown(p, 'attn-scope');
-    const r = single.attend({ query: 'The cat sat on the mat.', keys: 'A kitten rested on the rug.', score: 'cosine', temperature: 0.1, maxTokens: 64 });
+    const r = single.attend({ query: 'The king spoke to the people.', keys: 'The queen addressed the crowd.', score: 'cosine', temperature: 0.1, maxTokens: 64 });
     assert.equal(s.cells, r.nq * r.nk);
     assert.deepEqual(s.rowLabels, r.queryTokenInfo.map((t) => t.text + (t.oov ? '?' : '')));
     assert.deepEqual(s.colLabels, r.keyTokenInfo.map((t) => t.text + (t.oov ? '?' : '')));
@@ -112,7 +112,7 @@ describe('one file for notes', () => {
       return f.join() !== old;
     }, before.join());
     const got = await p.evaluate(() => Array.from(document.querySelector('attn-scope').result.weights));
-    const want = single.attend({ query: 'The cat sat on the mat.', keys: 'A kitten rested on the rug.', score: 'dot', temperature: 0.1, maxTokens: 64 });
+    const want = single.attend({ query: 'The king spoke to the people.', keys: 'The queen addressed the crowd.', score: 'dot', temperature: 0.1, maxTokens: 64 });
     assert.deepEqual(got, Array.from(want.weights));
     await shot(p, '01-readme-blank-file');
     await p.context().close();

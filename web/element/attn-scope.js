@@ -307,7 +307,7 @@ export class AttnScopeElement extends HTMLElement {
         throw new AttributeError('cell', `${cell[0]},${cell[1]}`, `a cell inside the ${r.nq} × ${r.nk} matrix: row 0 to ${r.nq - 1}, column 0 to ${r.nk - 1}`);
       }
       st.cell = cell;
-    } else {
+    } else if (VIEWS[view].includes('why')) {
       const i = Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
       let j = 0;
       const head = Math.min(st.head, r.heads - 1);
@@ -375,6 +375,7 @@ export class AttnScopeElement extends HTMLElement {
         default: throw new Error(`unknown figure ${name}`);
       }
       f.measureName = `element-${name}`;
+      f.fitWidth = true;
       f.addEventListener('export', (ev) => this._download(f, ev.detail.format));
       this._figs.set(name, f);
     }

@@ -14,6 +14,29 @@ export class SmallMultiples extends Figure {
     this.current = null;
     this.panelSize = 128;
     this.columns = 5;
+    this.fitWidth = false;   // true: as many columns as fit the figure's width (and redrawn when it changes)
+    this.fitColumns = 0;
+  }
+
+  /** How many columns fit the figure's body at its current width (this.columns when not fitting). */
+  columnsThatFit(cellW) {
+    if (!this.fitWidth) return this.columns;
+    const avail = this.body.node().clientWidth;
+    if (!(avail > 0)) return this.columns;
+    if (!this.resizeObserver && typeof ResizeObserver === 'function') {
+      // The figure owns its size: when its width changes so that another number of columns fits, redraw.
+      this.resizeObserver = new ResizeObserver(() => {
+        if (this.panels.length && this.columnsThatFit(this.cellW) !== this.fitColumns) this.draw();
+      });
+      this.resizeObserver.observe(this.body.node());
+    }
+    return Math.max(1, Math.min(this.columns, Math.floor((avail - 4) / (cellW * this.scale))));
+  }
+
+  dispose() {
+    if (this.resizeObserver) this.resizeObserver.disconnect();
+    this.resizeObserver = null;
+    super.dispose();
   }
 
   /**
@@ -26,9 +49,11 @@ export class SmallMultiples extends Figure {
 
   draw() {
     const P = this.panels;
-    const cols = Math.min(this.columns, Math.max(1, P.length));
     const S = this.panelSize, padX = 22, titleH = 34;
     const cellW = S + padX, cellH = S + titleH + 14;
+    this.cellW = cellW;
+    this.fitColumns = this.columnsThatFit(cellW);
+    const cols = Math.min(this.fitColumns, Math.max(1, P.length));
     const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
     this.setSize(W, H);
     const self = this;
