@@ -1,9 +1,12 @@
 // Assembles the npm package's dist/ from the wasm build (build/wasm/bindings), the JS layer
 // (bindings/) and the vocabulary (build/vocab), and bundles the single-file build with esbuild.
+// First it regenerates the unions of names in bindings/attnscope.d.ts from the module's registry
+// (src/attnscope/registry.hpp), so a new scoring function reaches the types with no edit by hand.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dtsBlock, loadBuiltRegistry, withBlock } from './registry.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build/wasm/bindings');
@@ -12,6 +15,14 @@ const dist = join(root, 'dist');
 const stage = join(root, 'build/single');
 mkdirSync(dist, { recursive: true });
 mkdirSync(stage, { recursive: true });
+
+const dtsPath = join(root, 'bindings/attnscope.d.ts');
+const dts = readFileSync(dtsPath, 'utf8');
+const generated = withBlock(dts, dtsBlock(await loadBuiltRegistry(root)));
+if (generated !== dts) {
+  writeFileSync(dtsPath, generated);
+  console.log('dist: regenerated the registry unions in bindings/attnscope.d.ts');
+}
 
 const copies = [
   [join(wasmDir, 'attnscope-wasm.mjs'), 'attnscope-wasm.mjs'],
