@@ -32,7 +32,9 @@ const builds = [];
 for (const [name, dir] of Object.entries(dirs)) {
   if (!dir) continue;
   const { createAttnScope } = await import(pathToFileURL(join(resolve(dir), 'attnscope.mjs')).href);
-  builds.push({ name, dir: resolve(dir), scope: await createAttnScope() });
+  // preload: the vocabulary is fetched only when asked for (a build from before that option loaded it anyway).
+  const scope = await createAttnScope({ preload: true }).catch((e) => (/options\.preload: unknown option/.test(e.message) ? createAttnScope() : Promise.reject(e)));
+  builds.push({ name, dir: resolve(dir), scope });
 }
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };

@@ -19,16 +19,52 @@ export function engineHasSimd() {
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node) &&
   typeof window === 'undefined';
 
-async function readUrl(url, onProgress) {
-  if (isNode && (url.protocol === 'file:')) {
-    const fsName = 'node:fs/promises';  // kept out of bundlers' sight: browsers never take this path
-    const fs = await import(/* @vite-ignore */ fsName);
-    const bytes = new Uint8Array(await fs.readFile(url));
+// ---- loading assets: fetch (or read from disk in Node), then check what came back ------------------
+
+// Node's file system, for file: URLs (Node's fetch cannot read them). The specifier is a variable and
+// the import carries webpackIgnore/@vite-ignore, so no bundler follows it or warns about it ("Critical
+// dependency"); browsers and workers never take this path.
+async function nodeModule(name) {
+  const specifier = 'node:' + name;
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+}
+
+/**
+ * The bytes at `url`, checked by `expect` (what the file should start with) before anyone uses them.
+ * `what` names the asset for messages; `onProgress(loaded, total)` follows a download.
+ */
+async function readUrl(url, { what, expect, onProgress, fix = fixHint(what) } = {}) {
+  let bytes, received;
+  if (url.protocol === 'file:' && isNode) {
+    const fs = await nodeModule('fs/promises');
+    try {
+      bytes = new Uint8Array(await fs.readFile(url));
+    } catch (e) {
+      throw new Error(`attnscope: could not read ${what} from ${url.href} (${e.code || e.message}); ${fix}`);
+    }
     if (onProgress) onProgress(bytes.length, bytes.length);
-    return bytes;
+    received = `a file of ${bytes.length} bytes`;
+  } else {
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (e) {
+      throw new Error(`attnscope: could not fetch ${what} from ${url.href} (${e && e.message || e}); ${fix}`);
+    }
+    if (!response.ok) {
+      throw new Error(`attnscope: could not load ${what} from ${url.href}: the server answered ${response.status} ${response.statusText || ''}`.trimEnd() +
+        `; ${fix}`);
+    }
+    bytes = await readBody(response, onProgress);
+    received = describeResponse(response, bytes);
   }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`attnscope: could not load ${url} (HTTP ${response.status}); pass locateFile or the bytes yourself`);
+  if (expect && !startsWith(bytes, expect.bytes)) {
+    throw new Error(`attnscope: ${url.href} should be ${what}, ${expect.kind}, but it is ${received}; ${fix}`);
+  }
+  return bytes;
+}
+
+async function readBody(response, onProgress) {
   const total = Number(response.headers.get('content-length')) || 0;
   if (!onProgress || !response.body) return new Uint8Array(await response.arrayBuffer());
   const reader = response.body.getReader();
@@ -47,8 +83,42 @@ async function readUrl(url, onProgress) {
   return bytes;
 }
 
-function toUrl(path) {
-  try { return new URL(path); } catch { return new URL(path, typeof location !== 'undefined' ? location.href : import.meta.url); }
+function startsWith(bytes, prefix) {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+// "an HTML page (text/html, status 200)": what a misconfigured server or a dev server's fallback sends.
+function describeResponse(response, bytes) {
+  const type = (response.headers.get('content-type') || '').split(';')[0].trim();
+  const head = new TextDecoder().decode(bytes.subarray(0, 256)).trimStart().toLowerCase();
+  const how = `${type || 'no content-type'}, status ${response.status}`;
+  if (bytes.length === 0) return `empty (${how})`;
+  if (head.startsWith('<!doctype html') || head.startsWith('<html') || type === 'text/html') return `an HTML page (${how}, ${bytes.length} bytes)`;
+  if (head.startsWith('{') || head.startsWith('[') || type === 'application/json') return `JSON (${how}, ${bytes.length} bytes)`;
+  const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  return `${bytes.length} bytes starting ${hex} (${how})`;
+}
+
+// What to do about a file that is not where the package looked for it.
+function fixHint(file) {
+  return `${file} is not at that URL: put the package's dist/${file} there, or say where it is with ` +
+    `createAttnScope({ locateFile: (file) => \`https://your.host/path/\${file}\` })`;
+}
+
+const WASM_MAGIC = { bytes: [0x00, 0x61, 0x73, 0x6d], kind: 'a WebAssembly module (starting 00 61 73 6d)' };
+const VOCAB_MAGIC = { bytes: Array.from('ATSVOCAB', (c) => c.charCodeAt(0)), kind: 'an attnscope vocabulary (starting "ATSVOCAB")' };
+
+// A URL given as a string: absolute, or relative to the page (browsers, workers) or to the current
+// directory (Node).
+async function toUrl(value, name) {
+  if (value instanceof URL) return value;
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${name}: expected a URL or a URL string, got ${describe(value)}`);
+  try { return new URL(value); } catch { /* relative */ }
+  if (typeof location !== 'undefined' && location.href) return new URL(value, location.href);
+  if (isNode) return (await nodeModule('url')).pathToFileURL((await nodeModule('path')).resolve(value));
+  throw new TypeError(`${name}: '${value}' is relative and this environment has no page location; give an absolute URL`);
 }
 
 // ---- validation helpers: every message names the argument and what was expected ----------------
@@ -243,9 +313,9 @@ class Scope {
 
   /** Another scope on this scope's wasm instance, with its own vocabulary (default: the same kind). */
   async newScope(options = {}) {
-    checkKnownKeys('options', options, ['vocabulary', 'onProgress']);
+    checkKnownKeys('options', options, ['vocabulary', 'preload', 'onProgress']);
     this._live();
-    return scopeOn(this._instance, options.vocabulary === undefined ? this._instance.defaultVocabulary : options.vocabulary, options.onProgress);
+    return scopeOn(this._instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
   }
 
   /** Frees this scope's vocabulary; the wasm instance stays for the other scopes on it. */
@@ -371,19 +441,24 @@ class Scope {
     checkWellFormed('text', text);
     checkKnownKeys('options', options, ['maxTokens']);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
+    this._requireVocabulary('tokenize');  // each token says whether the vocabulary has it
     const r = JSON.parse(this._live().tokenizeJson(text, maxTokens));
     if (r.error) throw coreError(r.error);
     return r.tokens;
   }
 
-  _requireVocabulary() {
-    if (this._live().vocabularySize() === 0) throw new Error('vocabulary: none loaded; create the scope with a vocabulary option');
+  // Calls that need the word vectors (attend, embed, nearest, tokenize) stay synchronous: a vocabulary
+  // still to be downloaded makes them throw, naming the fix (see scopeOn below).
+  _requireVocabulary(caller) {
+    if (this._live().vocabularySize() === 0) this._vocabLoader.requireNow(caller);
   }
+
+  loadVocabulary() { return this._vocabLoader.load(); }
 
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
     checkWellFormed('word', word);
-    this._requireVocabulary();
+    this._requireVocabulary('embed');
     const state = this._state;
     const dim = state.vocabularyDim();
     return this._withArrays({}, { out: dim }, (ptrs) => {
@@ -393,7 +468,7 @@ class Scope {
   }
 
   nearest(wordOrVector, k = 10) {
-    this._requireVocabulary();
+    this._requireVocabulary('nearest');
     checkInt('k', k, 1, 1000);
     const dim = this._state.vocabularyDim();
     const vector = typeof wordOrVector === 'string' ? this.embed(wordOrVector).vector
@@ -408,7 +483,7 @@ class Scope {
     const query = checkText('query', options.query);
     const cross = options.keys !== undefined && options.keys !== null;
     const keys = cross ? checkText('keys', options.keys) : '';
-    this._requireVocabulary();
+    this._requireVocabulary('attend');
     const state = this._state;
     const d = state.vocabularyDim();
     const temperature = temperatureOption('temperature', options.temperature);
@@ -491,67 +566,129 @@ function unpackAttend(res, d, score, temperature, variant, timeMs) {
 
 function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
 
-/** Reads a vocabulary option: { bytes, name }. */
-async function vocabularyBytes(instance, vocab, onProgress) {
-  if (vocab === 'default' || vocab === 'small') {
-    const name = vocab === 'small' ? 'glove-10k.bin' : 'glove-50k.bin';
-    const bytes = vocab === 'small' && instance.smallVocabulary ? instance.smallVocabulary() : await readUrl(instance.locate(name), onProgress);
-    return { bytes, name };
+/** A new scope (its own ScopeState) on an instance; see createScopeWith for when its vocabulary loads. */
+async function scopeOn(instance, vocab, { preload, onProgress } = {}) {
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`options.onProgress: expected a function, got ${describe(onProgress)}`);
+  const source = vocabularySource(vocab === undefined ? instance.defaultVocabulary : vocab, instance);
+  const scope = new Scope(instance, new instance.module.ScopeState(), source.name);
+  scope._vocabLoader = vocabularyLoader(scope, instance.module, source, onProgress);
+  try {
+    // Bytes at hand (the caller's, or the single-file build's inlined ones) are loaded, and checked, now.
+    if (source.bytes) scope._vocabLoader.requireNow('createAttnScope');
+    if (preload) await scope.loadVocabulary();
+  } catch (e) {
+    scope.dispose();
+    throw e;
   }
-  if (vocab instanceof Uint8Array || vocab instanceof ArrayBuffer) return { bytes: new Uint8Array(vocab), name: 'custom' };
-  if (typeof vocab === 'string' || vocab instanceof URL) return { bytes: await readUrl(toUrl(String(vocab)), onProgress), name: String(vocab) };
-  throw new TypeError(`options.vocabulary: expected 'default', 'small', bytes or a URL, got ${describe(vocab)}`);
+  return scope;
 }
 
-/** A new scope (its own ScopeState and vocabulary) on an instance. */
-async function scopeOn(instance, vocab, onProgress) {
-  const { bytes, name } = await vocabularyBytes(instance, vocab, onProgress);
-  const module = instance.module;
-  const state = new module.ScopeState();
-  const ptr = module._malloc(bytes.length);
-  try {
-    module.HEAPU8.set(bytes, ptr);
-    const err = state.loadVocabulary(ptr, bytes.length);
-    if (err) throw new Error(`options.vocabulary: ${err}`);
-  } catch (e) {
-    state.delete();
-    throw e;
-  } finally {
-    module._free(ptr);
+// Where the vocabulary comes from: { name, bytes?: () => Uint8Array, url?: () => Promise<URL>, file?, fix? }.
+function vocabularySource(v, instance) {
+  if (v === 'default' || v === 'small') {
+    const file = v === 'small' ? 'glove-10k.bin' : 'glove-50k.bin';
+    if (v === 'small' && instance.smallVocabulary) return { name: file, bytes: instance.smallVocabulary };
+    if (!instance.canLocate(file)) {
+      throw new TypeError(`options.vocabulary: the single-file build carries only the 10,000-word vocabulary ('small'); for '${v}' ` +
+        `pass the URL of ${file} as vocabulary, or locateFile, or import 'attnscope' (the split build) instead`);
+    }
+    return { name: file, file, url: () => instance.locate(file) };
   }
-  return new Scope(instance, state, name);
+  if (v instanceof Uint8Array || v instanceof ArrayBuffer) return { name: 'custom', bytes: () => new Uint8Array(v) };
+  if ((typeof v === 'string' && v !== '') || v instanceof URL) {
+    return { name: String(v), file: 'your vocabulary file', fix: 'check the URL given as options.vocabulary', url: () => toUrl(v, 'options.vocabulary') };
+  }
+  throw new TypeError(`options.vocabulary: expected 'default', 'small', a Uint8Array or ArrayBuffer of a vocabulary file, or its URL, got ${describe(v)}`);
+}
+
+function vocabularyLoader(scope, module, source, onProgress) {
+  let pending = null;
+  const install = (bytes, label) => {
+    const ptr = module._malloc(bytes.length);
+    if (!ptr) throw new RangeError(`${label}: out of wasm memory for ${bytes.length} bytes`);
+    try {
+      module.HEAPU8.set(bytes, ptr);
+      const err = scope._live().loadVocabulary(ptr, bytes.length);
+      if (err) throw new Error(`${label}: ${err}`);
+    } finally {
+      module._free(ptr);
+    }
+  };
+  const loaded = () => scope._live().vocabularySize() > 0;
+  return {
+    // For the synchronous calls: load bytes already in memory, or say how to get the vocabulary.
+    requireNow(caller) {
+      if (loaded()) return;
+      if (source.bytes) { install(source.bytes(), 'options.vocabulary'); return; }
+      throw new Error(`${caller}: the vocabulary (${source.name}) is not loaded yet${pending ? ' (its download is under way)' : ''}; ` +
+        `await scope.loadVocabulary() once before calling ${caller}(), or create the scope with createAttnScope({ preload: true })`);
+    },
+    // Fetches (once) and loads the vocabulary; resolves to scope.vocabulary. A failed download can be retried.
+    load() {
+      if (loaded()) return Promise.resolve(scope.vocabulary);
+      pending ??= (async () => {
+        if (source.bytes) {
+          install(source.bytes(), 'options.vocabulary');
+        } else {
+          const url = await source.url();
+          const bytes = await readUrl(url, { what: source.file, expect: VOCAB_MAGIC, onProgress, fix: source.fix });
+          install(bytes, `attnscope: ${url.href}`);
+        }
+        return scope.vocabulary;
+      })().finally(() => { pending = null; });
+      return pending;
+    },
+  };
 }
 
 /**
- * Loads a wasm module through `build` and the vocabulary; the entry points (attnscope.mjs for the
- * split build, single.mjs for the single-file one) say where the module comes from.
- * build: { loadFactory(simd) → Promise<factory>, wasmFile(simd) → file name | null (inlined),
- *          smallVocabulary?: Uint8Array (inlined) }
+ * Creates an AttnScope: locates, fetches and checks the wasm, instantiates it, and prepares the
+ * vocabulary: loaded now only when its bytes are at hand (the caller's, the single-file build's
+ * inlined words) or options.preload asks; otherwise by scope.loadVocabulary(), on which the calls
+ * that need it (attend, embed, nearest, tokenize) insist. The entry points say where everything comes from:
+ *   build.file(name)      → the default URL of a package file (from the entry's literal new URL
+ *                           expressions, which bundlers rewrite), or null when that entry has none
+ *   build.loadFactory(simd) → Promise<the Emscripten module factory>
+ *   build.wasmFile(simd)  → the wasm file's name, or null when the factory has it inlined
+ *   build.smallVocabulary → () => Uint8Array of the inlined 10,000-word vocabulary (single-file build)
  */
 export async function createScopeWith(build, options = {}) {
-  checkKnownKeys('options', options, ['locateFile', 'wasmBinary', 'vocabulary', 'simd', 'onProgress', 'sharing']);
+  checkKnownKeys('options', options, ['locateFile', 'wasmBinary', 'vocabulary', 'preload', 'simd', 'onProgress', 'sharing']);
   if (options.sharing !== undefined) {
     if (!(options.sharing instanceof Scope)) throw new TypeError(`options.sharing: expected an AttnScope to share a wasm instance with, got ${describe(options.sharing)}`);
-    const other = Object.keys(options).filter((k) => !['sharing', 'vocabulary', 'onProgress'].includes(k));
-    if (other.length) throw new TypeError(`options.${other[0]}: not used with options.sharing (the instance is already loaded); give only vocabulary and onProgress`);
-    return options.sharing.newScope({ vocabulary: options.vocabulary, onProgress: options.onProgress });
+    const other = Object.keys(options).filter((k) => !['sharing', 'vocabulary', 'preload', 'onProgress'].includes(k));
+    if (other.length) throw new TypeError(`options.${other[0]}: not used with options.sharing (the instance is already loaded); give only vocabulary, preload and onProgress`);
+    return options.sharing.newScope({ vocabulary: options.vocabulary, preload: options.preload, onProgress: options.onProgress });
+  }
+  for (const key of ['locateFile', 'onProgress']) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`options.${key}: expected a function, got ${describe(options[key])}`);
   }
   const simd = options.simd === undefined ? engineHasSimd() : !!options.simd;
   if (simd && !engineHasSimd()) throw new Error('options.simd: this engine has no WebAssembly SIMD; leave simd unset to fall back to scalar');
-  const here = new URL('./', build.baseUrl);
-  const locate = (path) => (options.locateFile ? toUrl(options.locateFile(path, here.href)) : new URL(path, here));
+  const wasmDefault = build.file(build.wasmFile(simd) || 'attnscope.wasm');
+  const folder = wasmDefault ? new URL('./', wasmDefault).href : '';
+  const locate = async (file) => {
+    if (options.locateFile) return toUrl(options.locateFile(file, folder), `locateFile('${file}')`);
+    const url = build.file(file);
+    if (!url) throw new TypeError(`options.locateFile: this build does not ship ${file}; pass locateFile to say where it is`);
+    return url;
+  };
   const factory = await build.loadFactory(simd);
   const wasmFile = build.wasmFile(simd);
   const moduleArgs = {};
-  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
-  else if (wasmFile && isNode) moduleArgs.wasmBinary = await readUrl(locate(wasmFile));
-  else if (wasmFile) moduleArgs.locateFile = () => locate(wasmFile).href;
+  if (options.wasmBinary !== undefined) {
+    const w = options.wasmBinary;
+    if (!(w instanceof ArrayBuffer || w instanceof Uint8Array)) throw new TypeError(`options.wasmBinary: expected an ArrayBuffer or Uint8Array, got ${describe(w)}`);
+    if (!startsWith(new Uint8Array(w), WASM_MAGIC.bytes)) throw new TypeError(`options.wasmBinary: expected ${WASM_MAGIC.kind}, got ${describe(w)} starting ${Array.from(new Uint8Array(w).subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ')}`);
+    moduleArgs.wasmBinary = w;
+  } else if (wasmFile) {
+    moduleArgs.wasmBinary = await readUrl(await locate(wasmFile), { what: wasmFile, expect: WASM_MAGIC });
+  }
   const module = await factory(moduleArgs);
-  const inlined = 'smallVocabulary' in build;  // (a getter: decoded only when used)
   const instance = {
-    module, registry: registryOf(module), locate, defaultVocabulary: inlined ? 'small' : 'default',
-    smallVocabulary: inlined ? () => build.smallVocabulary : null,
+    module, registry: registryOf(module), locate, defaultVocabulary: build.smallVocabulary ? 'small' : 'default',
+    smallVocabulary: build.smallVocabulary ?? null,
+    canLocate: (file) => !!options.locateFile || !!build.file(file),
   };
-  const vocab = options.vocabulary === undefined ? instance.defaultVocabulary : options.vocabulary;
-  return scopeOn(instance, vocab, options.onProgress);
+  return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }

@@ -20,13 +20,14 @@ export const loadDistRegistry = (dist) => loadRegistry(join(dist, 'attnscope-was
 const START = '// registry:start';
 const END = '// registry:end';
 
+// One union as editors show it: the members' descriptions go in the type's /** */ comment (a hover
+// shows that; a trailing // comment after a member is shown nowhere), the members stay bare literals.
 function union(type, doc, entries) {
-  const width = Math.max(...entries.map(([name]) => name.length)) + 4;
-  const lines = entries.map(([name, comment], i) => {
-    const item = `'${name}'${i === entries.length - 1 ? ';' : ''}`;
-    return `  | ${comment ? item.padEnd(width) + `// ${comment}` : item}`;
-  });
-  return `/** ${doc} */\nexport type ${type} =\n${lines.join('\n')}`;
+  const described = entries.some(([, comment]) => comment);
+  const head = described
+    ? ['/**', ` * ${doc}`, ...entries.map(([name, comment]) => ` * - \`'${name}'\`${comment ? `: ${comment}` : ''}`), ' */'].join('\n')
+    : `/** ${doc} */`;
+  return `${head}\nexport type ${type} =\n${entries.map(([name], i) => `  | '${name}'${i === entries.length - 1 ? ';' : ''}`).join('\n')}`;
 }
 
 /** The generated block of attnscope.d.ts: one union per list of the registry. */

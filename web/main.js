@@ -350,6 +350,7 @@ async function start() {
   const t0 = performance.now();
   try {
     scope = await createAttnScope({
+      preload: true,  // the page shows words from the start
       locateFile: (path) => new URL(path, import.meta.url).href,
       onProgress: (loaded, total) => {
         if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }
