@@ -36,7 +36,7 @@ const scopes = new Map();
 function scopeFor(vocab) {
   const key = vocab ? new URL(vocab, document.baseURI).href : '';
   if (!scopes.has(key)) {
-    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key })) : createAttnScope();
+    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key, preload: true })) : createAttnScope();
     const p = made.then((scope) => ({ scope, nearest: new Map(), key }));
     p.catch(() => { if (scopes.get(key) === p) scopes.delete(key); });
     scopes.set(key, p);
