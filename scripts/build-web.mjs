@@ -5,12 +5,12 @@
 // Formulas are typeset here, once, by KaTeX as MathML (see web/formulas.js).
 //   node scripts/build-web.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
-import katex from 'katex';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
+import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,38 +26,12 @@ if (missing.length) {
   process.exit(1);
 }
 
-// --- formulas: every LaTeX string the page shows, typeset as MathML --------------------------------
-// The scoring functions' LaTeX comes from the module's registry (src/attnscope/registry.hpp, read from
-// the built dist/ module, the same table scope.scoreFunctions comes from); the teaching panels' from
-// web/formula-data.js. The page also gets the registry itself as 'virtual:registry' (web/state.js):
-// its menus and URL checks use the names of the module it ships with.
+// --- formulas and names: typeset once by KaTeX as MathML, and the module's registry ----------------
+// scripts/formulas.mjs: the scoring functions' LaTeX comes from the module's registry (read from the
+// built dist/ module); the page also gets the registry itself as 'virtual:registry' (web/state.js): its
+// menus and URL checks use the names of the module it ships with.
+const { plugin: formulasPlugin, rendered, latexList } = await formulas(dist);
 const registry = await loadDistRegistry(dist);
-function manifestLatex() {
-  return registry.scores.map((s) => s.latex);
-}
-const { TEACHING } = await import(join(root, 'web/formula-data.js'));
-const latexList = [...manifestLatex(), ...Object.values(TEACHING).map(([latex]) => latex)];
-const rendered = {};
-for (const latex of latexList) {
-  try {
-    rendered[latex] = katex.renderToString(latex, { output: 'mathml', throwOnError: true, displayMode: false });
-  } catch (e) {
-    console.warn(`build-web: KaTeX could not typeset ${JSON.stringify(latex)}: ${e.message}; the page shows it as text`);
-  }
-}
-for (const [latex, html] of Object.entries(rendered)) {
-  if (/\sstyle=/.test(html)) throw new Error(`build-web: KaTeX output for ${latex} has an inline style, which the page's CSP blocks`);
-}
-
-const formulasPlugin = {
-  name: 'formulas',
-  setup(b) {
-    b.onResolve({ filter: /^virtual:(formulas|registry)$/ }, (a) => ({ path: a.path.slice('virtual:'.length), namespace: 'virtual' }));
-    b.onLoad({ filter: /.*/, namespace: 'virtual' }, (a) => ({
-      contents: JSON.stringify(a.path === 'registry' ? registry : rendered), loader: 'json',
-    }));
-  },
-};
 
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });
@@ -79,11 +53,20 @@ const result = await build({
 });
 
 // --- static files -----------------------------------------------------------------------------------
-for (const f of ['style.css', 'sw-kill.js']) copyFileSync(join(root, 'web', f), join(out, f));
+copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
 // The page's text says how many scoring functions there are: the registry's count, in words.
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
 writeFileSync(join(out, 'index.html'), readFileSync(join(root, 'web/index.html'), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
+// The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
+await build({
+  entryPoints: [join(root, 'web/style.css')],
+  outfile: join(out, 'style.css'),
+  bundle: true,
+  minify: !dev,
+  target: ['chrome100', 'firefox100', 'safari15'],
+  logLevel: 'warning',
+});
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
 mkdirSync(join(root, 'build'), { recursive: true });

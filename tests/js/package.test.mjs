@@ -116,7 +116,8 @@ describe('npm pack', () => {
       'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
-    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md)$/, `${f} should not be published`);
+    // docs/element.png: the README's picture of the <attn-scope> element (the package page shows it).
+    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md|docs\/element\.png)$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   });
 
@@ -130,13 +131,16 @@ describe('npm pack', () => {
   test('installed: exports resolve the module, the single file, the wasm and the vocabulary subpaths', async () => {
     const script = `
       for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-scalar.wasm',
-                       'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json'])
+                       'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
+                       'attnscope/element', 'attnscope/attnscope-element.js'])
         console.log(s + ' ' + import.meta.resolve(s));`;
     writeFileSync(join(app, 'resolve.mjs'), script);
     const { stdout } = await exec(process.execPath, ['resolve.mjs'], { cwd: app });
     const lines = Object.fromEntries(stdout.trim().split('\n').map((l) => l.split(' ')));
     assert.match(lines['attnscope'], /node_modules\/attnscope\/dist\/attnscope\.mjs$/);
     assert.match(lines['attnscope/single'], /node_modules\/attnscope\/dist\/attnscope\.single\.mjs$/);
+    assert.match(lines['attnscope/element'], /node_modules\/attnscope\/dist\/attnscope-element\.mjs$/);
+    assert.match(lines['attnscope/attnscope-element.js'], /node_modules\/attnscope\/dist\/attnscope-element\.js$/);
     for (const [k, v] of Object.entries(lines)) {
       assert.ok(v.includes('/app/node_modules/attnscope/'), `${k} resolves inside the installed package: ${v}`);
       assert.ok(existsSync(new URL(v)), `${k} → ${v} exists`);
@@ -218,6 +222,20 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
       })();`;
     writeFileSync(join(src, 'page.js'), pageScript('attnscope'));
     writeFileSync(join(src, 'page-single.js'), pageScript('attnscope/single'));
+    // The element, as a bundled site uses it: import 'attnscope/element' defines <attn-scope>.
+    writeFileSync(join(src, 'page-element.js'), `
+      import 'attnscope/element';
+      const CASES = ${JSON.stringify(CASES)};
+      const pick = ${PICK};
+      window.results = new Promise((resolve) => {
+        const el = document.createElement('attn-scope');
+        el.setAttribute('query', CASES.cross.query);
+        el.setAttribute('keys', CASES.cross.keys);
+        el.addEventListener('attn-ready', () => resolve({ main: { cross: pick(el.result) },
+          cells: el.shadowRoot.querySelectorAll('svg.heatmap g.cells rect').length, nq: el.result.nq, nk: el.result.nk }));
+        el.addEventListener('attn-error', (ev) => resolve({ error: ev.detail.message }));
+        document.body.append(el);
+      });`);
     // Bring-your-own-vectors only: scores(), softmax(), attention(); the vocabulary must never be requested.
     writeFileSync(join(src, 'page-scores.js'), `
       import { createAttnScope } from 'attnscope';
@@ -235,7 +253,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
         } catch (e) { return { error: String(e && e.message || e) }; }
       })();`);
     const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2020', absWorkingDir: app, logLevel: 'silent' };
-    for (const name of ['page', 'page-single', 'page-scores']) {
+    for (const name of ['page', 'page-single', 'page-scores', 'page-element']) {
       const r = await esbuild.build({ ...common, entryPoints: [join(src, `${name}.js`)], outfile: join(pub, `${name}.js`) });
       assert.deepEqual(r.errors, []);
       writeFileSync(join(pub, `${name}.html`), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>${name}</title><script type="module" src="${name}.js"></script><body>loading`);
@@ -280,6 +298,14 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
     assert.deepEqual(problems, []);
     assert.deepEqual(got.main, expected.single, 'single-file build in Chromium vs Node');
+  });
+
+  test('import \'attnscope/element\': <attn-scope> draws the single-file build\'s numbers', async () => {
+    const { got, problems } = await runPage(site.origin, 'page-element');
+    assert.ok(!got.error, got.error);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(got.main.cross, expected.single.cross, 'the element\'s result vs the single-file build in Node');
+    assert.equal(got.cells, got.nq * got.nk);
   });
 
   test('scores(), softmax() and attention() alone never request the vocabulary; attend() says how to load it', async () => {

@@ -30,7 +30,7 @@ test('tsc --noEmit rejects exactly the deliberate errors of types-negative.ts', 
 });
 
 test('every exported type, function, option and result field carries a /** */ doc comment (editors show those, not //)', () => {
-  for (const file of ['attnscope.d.ts', 'attnscope.single.d.ts']) {
+  for (const file of ['attnscope.d.ts', 'attnscope.single.d.ts', 'element.d.ts']) {
     const lines = readFileSync(join(ROOT, 'bindings', file), 'utf8').split('\n');
     let previous = '', checked = 0;
     const bare = [];

@@ -1,0 +1,163 @@
+// Types of the <attn-scope> element: import 'attnscope/element' defines it.
+import type { AttendResult, AttnScope, MaskName, ProjectionName, ScoreName, VariantName } from './attnscope.js';
+
+/** A view of <attn-scope>: which of the demo's figures it shows. */
+export type AttnScopeView = 'heatmap' | 'lines' | 'both' | 'heads' | 'compare' | 'why' | 'scaling' | 'cosine-dot'
+  | 'distance' | 'hull';
+/** A control <attn-scope> can show above its figure (the `controls` attribute lists them). */
+export type AttnScopeControl = 'query' | 'keys' | 'score' | 'temperature' | 'heads' | 'projection' | 'seed' | 'positional'
+  | 'mask' | 'p' | 'eps' | 'variant' | 'view';
+/** The element's colours: light, dark, or the system's (auto). */
+export type AttnScopeTheme = 'light' | 'dark' | 'auto';
+
+/** The attributes of <attn-scope>, each with its default (the attribute's text when it is absent). */
+export interface AttnScopeAttributes {
+  /** The query sentence (rows). Default 'The cat sat on the mat.' At most 64 tokens. */
+  query: string;
+  /** The key sentence (columns), for cross-attention; '' (default) = self-attention. */
+  keys: string;
+  /** A scoring function of scope.registry.scores. Default 'scaled-dot'. */
+  score: ScoreName;
+  /** Softmax temperature τ > 0. Default 1. */
+  temperature: number;
+  /** Number of heads, 1 to the vector dimension (100). Default 1. */
+  heads: number;
+  /** 'identity' (default) or 'random' (seeded W_q, W_k, W_v). */
+  projection: Exclude<ProjectionName, 'user'>;
+  /** Seed of the random projection and score weights, 0 to 4294967295. Default 1. */
+  seed: number;
+  /** Adds sinusoidal positional encodings (boolean attribute). Default false. */
+  positional: boolean;
+  /** 'none' (default) or 'causal'. */
+  mask: MaskName;
+  /** idw exponent p > 0. Default 2. */
+  p: number;
+  /** idw ε >= 0. Default 0.001. */
+  eps: number;
+  /** Kernels: 'auto' (default), 'simd' or 'scalar' (scope.variants.available). */
+  variant: VariantName;
+  /** Which figure(s). Default 'heatmap'. */
+  view: AttnScopeView;
+  /** Space-separated controls shown above the figure, or 'none'. Default 'score temperature'. */
+  controls: string;
+  /** The cell "why" explains, "row,column" from 0; '' (default): the first word's strongest key. */
+  cell: string;
+  /** Default 'auto' (follows the system). */
+  theme: AttnScopeTheme;
+  /** A caption under the figure, also its accessible name. Default ''. */
+  caption: string;
+  /** URL of a vocabulary file (docs/vocab-format.md); '' (default): the inlined 10,000 words. */
+  vocab: string;
+}
+
+/** detail of `attn-ready`: the first result drawn. */
+export interface AttnReadyDetail {
+  /** The result drawn. */
+  result: AttendResult;
+}
+/** detail of `attn-change`: which attributes changed, and the result drawn now. */
+export interface AttnChangeDetail {
+  /** The attributes (or element-held settings) that changed. */
+  changed: string[];
+  /** The result drawn now. */
+  result: AttendResult;
+}
+/** detail of `attn-error`: what was wrong and what is allowed, and the attribute at fault. */
+export interface AttnErrorDetail {
+  /** What was wrong and what is allowed. */
+  message: string;
+  /** The attribute at fault, when one is. */
+  attribute?: string;
+}
+
+/** The element's events, for typed addEventListener. */
+export interface AttnScopeEventMap extends HTMLElementEventMap {
+  /** The first figure is drawn. */
+  'attn-ready': CustomEvent<AttnReadyDetail>;
+  /** A change (attribute, property or control) was redrawn. */
+  'attn-change': CustomEvent<AttnChangeDetail>;
+  /** The figure cannot be drawn; the message is shown inside the element too. */
+  'attn-error': CustomEvent<AttnErrorDetail>;
+}
+
+/** <attn-scope>: a live attention figure; attributes (and the same-named properties) set its state. */
+export declare class AttnScopeElement extends HTMLElement implements AttnScopeAttributes {
+  /** The attributes the element watches (every attribute of AttnScopeAttributes). */
+  static readonly observedAttributes: string[];
+  /** Wasm memory in use (bytes) of the instance shared by every element with this vocabulary ('' = inlined). */
+  static memoryInUse(vocab?: string): Promise<number>;
+  /** The attnscope API object shared by every element with this vocabulary ('' = inlined). */
+  static scope(vocab?: string): Promise<AttnScope>;
+
+  /** The query sentence. Mirrors the attribute. */
+  query: string;
+  /** The key sentence ('' = self-attention). Mirrors the attribute. */
+  keys: string;
+  /** The scoring function. Mirrors the attribute. */
+  score: ScoreName;
+  /** Softmax temperature τ > 0. Mirrors the attribute. */
+  temperature: number;
+  /** Number of heads. Mirrors the attribute. */
+  heads: number;
+  /** identity or random projections. Mirrors the attribute. */
+  projection: Exclude<ProjectionName, 'user'>;
+  /** Seed of the random matrices. Mirrors the attribute. */
+  seed: number;
+  /** Positional encodings on or off. Mirrors the attribute. */
+  positional: boolean;
+  /** none or causal. Mirrors the attribute. */
+  mask: MaskName;
+  /** idw exponent. Mirrors the attribute. */
+  p: number;
+  /** idw ε. Mirrors the attribute. */
+  eps: number;
+  /** Kernels. Mirrors the attribute. */
+  variant: VariantName;
+  /** Which figure(s). Mirrors the attribute. */
+  view: AttnScopeView;
+  /** Controls shown, or 'none'. Mirrors the attribute. */
+  controls: string;
+  /** The cell 'why' explains, 'row,column'. Mirrors the attribute. */
+  cell: string;
+  /** light, dark or auto. Mirrors the attribute. */
+  theme: AttnScopeTheme;
+  /** Caption and accessible name. Mirrors the attribute. */
+  caption: string;
+  /** Vocabulary URL. Mirrors the attribute. */
+  vocab: string;
+
+  /** The last result drawn (null before attn-ready and while an attribute is invalid). */
+  readonly result: AttendResult | null;
+  /** The figure (the first of the view) as a PNG file, at 2× its size on screen. */
+  exportPNG(): Promise<Blob>;
+  /** The figure (the first of the view) as a standalone SVG file. */
+  exportSVG(): Promise<Blob>;
+  /** Draws every figure now (figures out of view otherwise wait for a scroll or an idle moment). */
+  flush(): void;
+
+  /** Typed for the element's own events; any other event as usual. */
+  addEventListener<K extends keyof AttnScopeEventMap>(type: K, listener: (this: AttnScopeElement, ev: AttnScopeEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  /** Any other event. */
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  /** Typed for the element's own events; any other event as usual. */
+  removeEventListener<K extends keyof AttnScopeEventMap>(type: K, listener: (this: AttnScopeElement, ev: AttnScopeEventMap[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  /** Any other event. */
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+/** Each view's figures, in order. */
+export declare const VIEWS: Readonly<Record<AttnScopeView, readonly string[]>>;
+/** Every control name, in the order shown. */
+export declare const CONTROLS: readonly AttnScopeControl[];
+/** Every attribute's default, as the attribute's text (null: a boolean attribute, absent). */
+export declare const DEFAULTS: Readonly<Record<keyof AttnScopeAttributes, string | null>>;
+/** The element class (import 'attnscope/element' also defines <attn-scope>). */
+export default AttnScopeElement;
+
+declare global {
+  /** document.createElement('attn-scope') and querySelector('attn-scope') are typed. */
+  interface HTMLElementTagNameMap {
+    /** The <attn-scope> element. */
+    'attn-scope': AttnScopeElement;
+  }
+}
