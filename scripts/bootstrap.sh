@@ -11,6 +11,8 @@ command -v em++ >/dev/null || need+=(emscripten)
 [ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
 command -v wasm-objdump >/dev/null || need+=(wabt)
 command -v chromium >/dev/null || need+=(chromium)
+# The notebook example (examples/notebook.ipynb) is rendered to HTML by nbconvert in the browser tests.
+command -v jupyter-nbconvert >/dev/null || need+=(jupyter-nbconvert)
 command -v node >/dev/null || need+=(nodejs npm)
 
 if [ ${#need[@]} -gt 0 ]; then
