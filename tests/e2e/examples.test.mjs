@@ -43,7 +43,7 @@ function pageProbe() {
     out.svgs = all('svg').length;
     if (view !== 'scaling') {
       if (!r) { out.why = 'no el.result'; return out; }
-      out.nq = r.nq; out.nk = r.nk; out.heads = r.heads;
+      out.nq = r.nq; out.nk = r.nk; out.heads = r.heads; out.dHead = Array.from(r.dHead || []);
       out.queryTokens = Array.from(r.queryTokens); out.keyTokens = Array.from(r.keyTokens);
       out.temperature = r.temperature; out.score = r.score;
       // Rows of the first head sum to 1 (the figure draws what attention computed).
@@ -191,6 +191,7 @@ describe('lecture note (file://)', () => {
     for (const v of ['heatmap', 'scaling', 'cosine-dot', 'distance', 'heads', 'both']) assert.ok(views.includes(v), `a ${v} figure (views: ${views})`);
     const heads = reports.find((r) => r.view === 'heads');
     assert.equal(heads.heads, 4);
+    assert.deepEqual(heads.dHead, [25, 25, 25, 25], 'four heads of 100/4 dimensions, as the caption says');
     const cross = await page.evaluate(() => document.getElementById('fig-cross').result);
     assert.deepEqual(cross.keyTokens, ['A', 'kitten', 'rested', 'on', 'the', 'rug', '.']);
     assert.equal((await page.evaluate(() => document.getElementById('fig-distance').result)).score, 'idw');
