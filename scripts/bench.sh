@@ -11,5 +11,6 @@ node --no-experimental-fetch build/wasm/bench/attnscope_bench.js "$@" > build/be
 node bench/attend-node.mjs > bench/results/attend-node.json
 node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node bench/page.mjs "$@" > bench/results/page.json
+node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"

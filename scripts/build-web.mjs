@@ -5,12 +5,12 @@
 // Formulas are typeset here, once, by KaTeX as MathML (see web/formulas.js).
 //   node scripts/build-web.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
-import katex from 'katex';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
+import { formulas } from './formulas.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -25,42 +25,8 @@ if (missing.length) {
   process.exit(1);
 }
 
-// --- formulas: every LaTeX string the page shows, typeset as MathML --------------------------------
-// The scoring functions' LaTeX comes from the one manifest in src/attnscope/score.hpp (the same table
-// the module's scoreFunctions is built from); the teaching panels' from web/formulas.js.
-function manifestLatex() {
-  const src = readFileSync(join(root, 'src/attnscope/score.hpp'), 'utf8');
-  const block = src.slice(src.indexOf('#define ATTNSCOPE_SCORES'), src.indexOf('#define ATTNSCOPE_SCORE_ENUM'))
-    .replace(/\\\s*\n/g, ' ');
-  const strings = [];
-  // X(id, "name", "formula", "latex", "source"): the 3rd quoted string of each entry.
-  for (const entry of block.split(/\bX\(/).slice(1)) {
-    const quoted = [...entry.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((q) => q[1].replace(/\\(.)/g, '$1'));
-    if (quoted.length >= 4) strings.push(quoted[2]);
-  }
-  return strings;
-}
-const { TEACHING } = await import(join(root, 'web/formula-data.js'));
-const latexList = [...manifestLatex(), ...Object.values(TEACHING).map(([latex]) => latex)];
-const rendered = {};
-for (const latex of latexList) {
-  try {
-    rendered[latex] = katex.renderToString(latex, { output: 'mathml', throwOnError: true, displayMode: false });
-  } catch (e) {
-    console.warn(`build-web: KaTeX could not typeset ${JSON.stringify(latex)}: ${e.message}; the page shows it as text`);
-  }
-}
-for (const [latex, html] of Object.entries(rendered)) {
-  if (/\sstyle=/.test(html)) throw new Error(`build-web: KaTeX output for ${latex} has an inline style, which the page's CSP blocks`);
-}
-
-const formulasPlugin = {
-  name: 'formulas',
-  setup(b) {
-    b.onResolve({ filter: /^virtual:formulas$/ }, () => ({ path: 'formulas', namespace: 'virtual' }));
-    b.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: JSON.stringify(rendered), loader: 'json' }));
-  },
-};
+// --- formulas: typeset once by KaTeX as MathML (scripts/formulas.mjs) ------------------------------
+const { plugin: formulasPlugin, rendered, latexList } = await formulas();
 
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });
@@ -82,7 +48,16 @@ const result = await build({
 });
 
 // --- static files -----------------------------------------------------------------------------------
-for (const f of ['index.html', 'style.css']) copyFileSync(join(root, 'web', f), join(out, f));
+copyFileSync(join(root, 'web/index.html'), join(out, 'index.html'));
+// The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
+await build({
+  entryPoints: [join(root, 'web/style.css')],
+  outfile: join(out, 'style.css'),
+  bundle: true,
+  minify: !dev,
+  target: ['chrome100', 'firefox100', 'safari15'],
+  logLevel: 'warning',
+});
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
 mkdirSync(join(root, 'build'), { recursive: true });

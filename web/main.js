@@ -1,5 +1,6 @@
-// The demo page: reads the controls and the URL into one state, asks the wasm module for the numbers,
-// and hands them to the figures, which are linked through their events (pick a head, a score, a cell).
+// The demo page: wires its controls and the URL to one state and the figures' events back to it. The
+// computation and what each figure is given live in figures/views.js (shared with the <attn-scope>
+// element); each figure owns its size, its redraw scheduling and its export (figures/base.js).
 // Every number on the page comes from the attnscope module; this file only moves them around.
 import { createAttnScope } from 'attnscope';
 import {
@@ -10,12 +11,13 @@ import { LineView } from './figures/LineView.js';
 import { HeadGrid } from './figures/HeadGrid.js';
 import { ScoreComparison } from './figures/ScoreComparison.js';
 import { WhyPanel } from './figures/WhyPanel.js';
-import { ScalingPanel, scalingExperiment } from './figures/ScalingPanel.js';
+import { ScalingPanel } from './figures/ScalingPanel.js';
 import { CosineDotPanel } from './figures/CosineDotPanel.js';
 import { DistancePanel } from './figures/DistancePanel.js';
 import { HullPanel } from './figures/HullPanel.js';
 import { fmt } from './figures/base.js';
-import { exportSVG, exportPNG, weightsCSV, weightsJSON, download } from './export.js';
+import { compute as computeViews, context, FEED, nearestWords } from './figures/views.js';
+import { weightsCSV, weightsJSON, download } from './export.js';
 import { renderLatex, renderTeaching } from './formulas.js';
 import { keepForOffline } from './offline.js';
 
@@ -58,7 +60,7 @@ ui.noticeClose.addEventListener('click', () => clearNotice());
 // ---------------------------------------------------------------------------------- figures ----
 const formula = (el, key) => renderTeaching(el, key);
 const fig = {
-  heatmap: new Heatmap($('fig-heatmap')),
+  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip') }),
   why: new WhyPanel($('fig-why')),
   lines: new LineView($('fig-lines')),
   heads: new HeadGrid($('fig-heads')),
@@ -72,14 +74,13 @@ const fig = {
   }),
   hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => setState({ exp: on }) }),
 };
-for (const f of Object.values(fig)) {
+for (const [name, f] of Object.entries(fig)) {
+  f.measureName = name;
   f.addEventListener('export', async (ev) => {
     flushJobs();
-    const node = f.exportNode();
-    if (!node) return;
+    if (!f.exportNode()) return;
     try {
-      if (ev.detail.format === 'svg') exportSVG(node, f.fileStem());
-      else await exportPNG(node, f.fileStem());
+      download(await f.toBlob(ev.detail.format), `${f.fileStem()}.${ev.detail.format}`);
     } catch (e) {
       notice(`The download failed: ${e.message}.`);
     }
@@ -211,36 +212,11 @@ function setState(patch, ev) {
 }
 
 // ---------------------------------------------------------------------------------- compute ----
-/** Cuts a text to MAX_TOKENS tokens; returns { text, total } where total is the uncut count. */
-function clip(text) {
-  let toks;
-  try { toks = scope.tokenize(text, { maxTokens: 65536 }); } catch { return { text, total: -1 }; }
-  if (toks.length > MAX_TOKENS) return { text: text.slice(0, toks[MAX_TOKENS - 1].end), total: toks.length };
-  return { text, total: toks.length };
-}
-
 function compute() {
-  const q = clip(state.q);
-  const k = state.k.trim() ? clip(state.k) : null;
+  const c = computeViews(scope, state, { limit: MAX_TOKENS });
   const cutNotice = `Sentences are cut at ${MAX_TOKENS} tokens to keep the plots readable.`;
-  if (q.total > MAX_TOKENS || (k && k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
-  if (q.total === 0 || (k && k.total === 0)) return { empty: true, q, k };
-  const base = {
-    query: q.text, temperature: state.t, heads: state.heads, projection: state.proj, seed: state.seed,
-    positional: state.pos, mask: state.mask, variant: state.variant, maxTokens: MAX_TOKENS,
-  };
-  if (k) base.keys = k.text;
-  const main = scope.attend({ ...base, score: state.score });
-  // The other scoring functions are computed when a figure asks for them (the comparison grid, the
-  // "Why" table, panel 2), so a keystroke with those out of view costs one attention call, not nine.
-  const cache = new Map([[state.score, main]]);
-  const all = {
-    get(name) {
-      if (!cache.has(name)) cache.set(name, scope.attend({ ...base, score: name }));
-      return cache.get(name);
-    },
-  };
-  return { main, all, base, q, k };
+  if (c.q.total > MAX_TOKENS || (c.k && c.k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
+  return c;
 }
 
 // ---------------------------------------------------------------------------------- render ----
@@ -274,39 +250,9 @@ function timed(name, fn) {
   return out;
 }
 
-// Figures out of view are not redrawn on every keystroke: each render leaves them a job, run when
-// they scroll into view or when the page is idle (so an export or a scroll never shows stale plots).
-const jobs = new Map();              // figure name → () => void, still to run
-const visible = new Set();           // figure names whose slot intersects the viewport
-let idleHandle = 0;
-const observer = new IntersectionObserver((entries) => {
-  for (const e of entries) {
-    const name = e.target.dataset.figure;
-    if (e.isIntersecting) { visible.add(name); runJob(name); } else visible.delete(name);
-  }
-}, { rootMargin: '200px 0px' });
-for (const [name, f] of Object.entries(fig)) {
-  const slot = f.root.node().parentNode;
-  slot.dataset.figure = name;
-  observer.observe(slot);
-}
-function runJob(name) {
-  const job = jobs.get(name);
-  if (!job) return;
-  jobs.delete(name);
-  timed(name, job);
-}
-function schedule(name, job, now) {
-  jobs.set(name, job);
-  if (now || visible.has(name)) runJob(name);
-  else if (!idleHandle) {
-    const flush = () => { idleHandle = 0; for (const n of [...jobs.keys()]) runJob(n); };
-    idleHandle = typeof requestIdleCallback === 'function' ? requestIdleCallback(flush, { timeout: 300 }) : setTimeout(flush, 50);
-  }
-}
-/** Runs every pending drawing job now (before an export, and in tests via the "flush" event). */
+/** Runs every figure's pending drawing job now (before an export). */
 function flushJobs() {
-  for (const n of [...jobs.keys()]) runJob(n);
+  for (const f of Object.values(fig)) f.runJob();
 }
 
 let firstRender = true;
@@ -317,7 +263,7 @@ function render(c) {
   ui.views.classList.toggle('is-empty', empty);
   document.body.classList.toggle('no-result', empty);
   if (empty) {
-    jobs.clear();
+    for (const f of Object.values(fig)) if (f !== fig.scaling) f.cancel();
     ui.queryTokens.textContent = '';
     ui.keyTokens.textContent = '';
     ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
@@ -326,122 +272,20 @@ function render(c) {
   const now = firstRender;
   firstRender = false;
   const r = c.main;
-  const { nq, nk, heads } = r;
-  const head = Math.min(state.head, heads - 1);
-  const causal = state.mask === 'causal';
-  const masked = (i, j) => causal && j > i;
-  const slice = (a) => a.subarray(head * nq * nk, (head + 1) * nq * nk);
-  const cell = state.cell && state.cell[0] < nq && state.cell[1] < nk ? state.cell : null;
-  // The query word of panels 2 and 3: the chosen one, else the open cell's row, else the first word.
-  const row = state.row !== null && state.row < nq ? state.row
-    : cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
-  const st = { ...state };
+  const x = context(scope, c, { ...state }, { scoreNames: SCORE_NAMES, scoreInfo, nearest: (tok) => nearestWords(scope, nearestCache, tok) });
 
   tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total);
   if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total); else ui.keyTokens.textContent = '';
   ui.ranVariant.textContent = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
 
-  schedule('heatmap', () => {
-    fig.heatmap.setValueKind(st.values);
-    fig.heatmap.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, head,
-      weights: slice(r.weights), scores: slice(r.scores), masked, selfIdentity: !c.k && st.proj === 'identity' });
-    fig.heatmap.setSelected(cell);
-    fig.heatmap.draw();
-  }, now);
-  schedule('lines', () => {
-    fig.lines.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq, nk, heads, weights: r.weights });
-    fig.lines.draw();
-  }, now);
-  schedule('heads', () => {
-    fig.heads.setData({ ...r, masked });
-    fig.heads.setCurrent(head);
-    fig.heads.draw();
-  }, now);
-  schedule('compare', () => {
-    fig.compare.setData({
-      results: SCORE_NAMES.map((name) => ({ info: scoreInfo.get(name) || { name, formula: '' }, result: c.all.get(name) })),
-      head, masked, temperature: st.t,
-    });
-    fig.compare.setCurrent(st.score);
-    fig.compare.draw();
-  }, now);
-  schedule('why', () => {
-    fig.why.setModel(cell ? whyModel(c, head, cell[0], cell[1], masked, st) : null);
-    fig.why.draw();
-  }, now);
-
+  for (const name of ['heatmap', 'lines', 'heads', 'compare', 'why']) fig[name].schedule(() => FEED[name](fig[name], x), now);
   // Teaching panels: their extra attention calls run only when the panel is drawn.
   // Panel 1 does not depend on the sentence, only on the kernels chosen.
-  if (st.variant !== scalingVariant) {
-    scalingVariant = st.variant;
-    schedule('scaling', () => {
-      fig.scaling.setRows(scalingExperiment(scope, 7, st.variant));
-      fig.scaling.draw();
-    }, false);
+  if (x.st.variant !== scalingVariant) {
+    scalingVariant = x.st.variant;
+    fig.scaling.schedule(() => FEED.scaling(fig.scaling, x), false);
   }
-  schedule('cosine', () => {
-    const dh = r.dHead[head];
-    const K = r.k[head];
-    const keyNorms = Array.from({ length: nk }, (_, j) => {
-      let s2 = 0;
-      for (let t = 0; t < dh; t++) s2 += K[j * dh + t] ** 2;
-      return Math.sqrt(s2);
-    });
-    fig.cosine.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row, head, keyNorms,
-      dot: c.all.get('dot'), cosine: c.all.get('cosine'), temperature: st.t, maskedKey: masked });
-    fig.cosine.draw();
-  }, now);
-  schedule('distance', () => {
-    const atOne = { ...c.base, temperature: 1 };
-    fig.distance.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row, head, p: st.p, eps: 1e-3,
-      negEuclid: scope.attend({ ...atOne, score: 'neg-euclidean' }), idw: scope.attend({ ...atOne, score: 'idw', p: st.p }),
-      maskedKey: masked });
-    fig.distance.draw();
-  }, now);
-  schedule('hull', () => {
-    // One head of raw word vectors: the values are the key words' vectors themselves.
-    const hullBase = { ...c.base, score: st.score, heads: 1, projection: 'identity' };
-    const hv = scope.attend(hullBase);
-    const ex = st.exp ? scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
-    fig.hull.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
-      outputs: hv.output, experimental: ex ? ex.output : null, showExperimental: st.exp });
-    fig.hull.draw();
-  }, now);
-}
-
-function whyModel(c, head, i, j, masked, st) {
-  const r = c.main;
-  const { nq, nk } = r;
-  const dh = r.dHead[head];
-  const rowOff = head * nq * nk + i * nk;
-  const rowScores = r.scores.slice(rowOff, rowOff + nk);
-  const keyPadding = new Uint8Array(nk);
-  for (let t = 0; t < nk; t++) keyPadding[t] = masked(i, t) ? 1 : 0;
-  // The softmax over the row, recomputed by the wasm softmax kernel from the row's raw scores.
-  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: st.t, keyPadding, variant: st.variant });
-  const table = SCORE_NAMES.map((name) => {
-    const x = c.all.get(name);
-    const info = scoreInfo.get(name);
-    return { name, formula: info ? info.formula : '', score: x.scores[rowOff + j], weight: x.weights[rowOff + j] };
-  });
-  const qTok = r.queryTokenInfo[i], kTok = r.keyTokenInfo[j];
-  return {
-    i, j, head, heads: r.heads, qToken: qTok, kToken: kTok,
-    q: r.q[head].subarray(i * dh, (i + 1) * dh), k: r.k[head].subarray(j * dh, (j + 1) * dh),
-    rowScores, rowWeights, kTokens: r.keyTokenInfo, masked: masked(i, j), maskedKey: (t) => masked(i, t),
-    weight: r.weights[rowOff + j], temperature: st.t, scoreName: st.score, table,
-    nearest: { q: nearest(qTok), k: nearest(kTok) },
-  };
-}
-
-function nearest(tok) {
-  if (tok.oov) return [];
-  if (!nearestCache.has(tok.lookup)) {
-    let list = [];
-    try { list = scope.nearest(tok.lookup, 7).filter((x) => x.word !== tok.lookup).slice(0, 5); } catch { /* no neighbours */ }
-    nearestCache.set(tok.lookup, list);
-  }
-  return nearestCache.get(tok.lookup);
+  for (const name of ['cosine', 'distance', 'hull']) fig[name].schedule(() => FEED[name](fig[name], x), now);
 }
 
 // ---------------------------------------------------------------------------------- update ----

@@ -97,8 +97,7 @@ export class CosineDotPanel extends Figure {
       kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });
     const W = Math.max(440, nk * bw + 40), H = bottom + 8;
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     // A pair of keys that the two scores rank in opposite orders, where the longer key wins under dot.
     const off = h * nq * nk + i * nk;
     const sd = d.dot.scores, sc = d.cosine.scores;

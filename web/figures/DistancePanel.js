@@ -51,8 +51,7 @@ export class DistancePanel extends Figure {
       kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });
     const W = Math.max(440, nk * bw + 40), H = bottom + 8;
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     let err = 0;
     for (let j = 0; j < nk; j++) err = Math.max(err, Math.abs(shepard[j] - wI[j]));
     this.stat.text(`Largest difference between the idw weights and normalised 1/(ε + distance^p): ${fmt(err, 2)}.`);

@@ -10,7 +10,12 @@ const VIRIDIS = Array.from({ length: 256 }, (_, i) => interpolateViridis(i / 255
 const CIVIDIS = Array.from({ length: 256 }, (_, i) => interpolateCividis(i / 255));
 
 export class Heatmap extends Figure {
-  constructor(slot) {
+  /**
+   * @param {HTMLElement} slot
+   * @param {{tooltip?: HTMLElement}} [opts] the page's shared tooltip (positioned absolutely in the
+   *   document); without one the figure makes its own, fixed to the viewport (works in a Shadow DOM).
+   */
+  constructor(slot, { tooltip } = {}) {
     super(slot, {
       id: 'heatmap',
       title: 'Attention weights',
@@ -41,7 +46,14 @@ export class Heatmap extends Figure {
     this.data = null;
     this.selected = null;
     this.focusCell = [0, 0];
-    this.tooltip = document.getElementById('tooltip');
+    if (tooltip) {
+      this.tooltip = tooltip;
+      this.tooltipFixed = false;
+    } else {
+      this.tooltip = this.root.append('div').attr('class', 'tooltip fixed').attr('role', 'tooltip')
+        .attr('hidden', '').node();
+      this.tooltipFixed = true;
+    }
 
     const self = this;
     this.gCells.on('mousemove', (ev) => {
@@ -52,7 +64,7 @@ export class Heatmap extends Figure {
         const cell = self.cellAt(ev);
         if (cell) {
           self.focusCell = cell;
-          if (document.activeElement === self.svg.node()) self.showCursor();
+          if (self.svg.node().getRootNode().activeElement === self.svg.node()) self.showCursor();
           self.emit('select', { i: cell[0], j: cell[1] });
         }
       });
@@ -83,8 +95,7 @@ export class Heatmap extends Figure {
     const left = rowLab + 18, top = colLab + 18;
     const W = left + nk * size + 90, H = top + nq * size + 12;
     this.layout = { left, top, size, nq, nk };
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     this.xTitle.attr('x', left).attr('y', 11);
     this.yTitle.attr('x', 4).attr('y', top - 8);
 
@@ -216,10 +227,11 @@ export class Heatmap extends Figure {
     const info = this.describe(i, j);
     const tip = this.tooltip;
     tip.textContent = '';
-    const head = document.createElement('div');
+    const doc = tip.ownerDocument;
+    const head = doc.createElement('div');
     head.className = 'tip-head';
     head.textContent = `${info.q.text}${info.q.oov ? '?' : ''} → ${info.k.text}${info.k.oov ? '?' : ''}`;
-    const body = document.createElement('div');
+    const body = doc.createElement('div');
     body.className = 'tip-body';
     body.textContent = info.text;
     tip.append(head, body);
@@ -231,9 +243,10 @@ export class Heatmap extends Figure {
       x = box.left + L.left + (j + 1) * L.size + 6; y = box.top + L.top + (i + 1) * L.size + 6;
     }
     const tw = tip.offsetWidth;
-    if (x + tw > window.innerWidth - 8) x = Math.max(8, x - tw - 28);
-    tip.style.left = `${x + window.scrollX}px`;
-    tip.style.top = `${y + window.scrollY}px`;
+    const win = doc.defaultView;
+    if (x + tw > win.innerWidth - 8) x = Math.max(8, x - tw - 28);
+    tip.style.left = `${x + (this.tooltipFixed ? 0 : win.scrollX)}px`;
+    tip.style.top = `${y + (this.tooltipFixed ? 0 : win.scrollY)}px`;
     this.emit('hover', { i, j });
   }
 

@@ -139,8 +139,7 @@ export class HullPanel extends Figure {
     const nk = d.kTokens.length, nq = d.qTokens.length, dv = d.dv;
     this.toggle.property('checked', !!d.showExperimental);
     const W = 860, H = 400, m = 34;
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     if (nk < 2) {
       this.gHull.attr('d', null);
       for (const g of [this.gValues, this.gOut, this.gExp, this.gLinks]) g.selectAll('*').remove();

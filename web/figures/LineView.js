@@ -72,8 +72,7 @@ export class LineView extends Figure {
     entries.select('line').attr('class', (h) => `key-line ${headClass(h)}`);
     entries.select('text').text((h) => `head ${h + 1}`);
     this.geom = { x1, x2, top };
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     this.colTitles.select('.q-title').attr('x', x1 - 4).attr('y', 12).attr('text-anchor', 'end');
     this.colTitles.select('.k-title').attr('x', x2 + 4).attr('y', 12).attr('text-anchor', 'start');
 

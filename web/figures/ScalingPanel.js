@@ -89,8 +89,7 @@ export class ScalingPanel extends Figure {
   draw() {
     if (!this.rows) return;
     const W = 840, H = 250, pw = 300, ph = 170, m = { l: 56, t: 24 };
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     const x = scaleLog().base(2).domain([DIMS[0], DIMS[DIMS.length - 1]]).range([0, pw]);
     const vmax = Math.max(...this.rows.map((r) => r.varDot));
     const yv = scaleLog().domain([0.25, vmax * 2]).range([ph, 0]);

@@ -14,6 +14,29 @@ export class SmallMultiples extends Figure {
     this.current = null;
     this.panelSize = 128;
     this.columns = 5;
+    this.fitWidth = false;   // true: as many columns as fit the figure's width (and redrawn when it changes)
+    this.fitColumns = 0;
+  }
+
+  /** How many columns fit the figure's body at its current width (this.columns when not fitting). */
+  columnsThatFit(cellW) {
+    if (!this.fitWidth) return this.columns;
+    const avail = this.body.node().clientWidth;
+    if (!(avail > 0)) return this.columns;
+    if (!this.resizeObserver && typeof ResizeObserver === 'function') {
+      // The figure owns its size: when its width changes so that another number of columns fits, redraw.
+      this.resizeObserver = new ResizeObserver(() => {
+        if (this.panels.length && this.columnsThatFit(this.cellW) !== this.fitColumns) this.draw();
+      });
+      this.resizeObserver.observe(this.body.node());
+    }
+    return Math.max(1, Math.min(this.columns, Math.floor((avail - 4) / (cellW * this.scale))));
+  }
+
+  dispose() {
+    if (this.resizeObserver) this.resizeObserver.disconnect();
+    this.resizeObserver = null;
+    super.dispose();
   }
 
   /**
@@ -26,15 +49,16 @@ export class SmallMultiples extends Figure {
 
   draw() {
     const P = this.panels;
-    const cols = Math.min(this.columns, Math.max(1, P.length));
     const S = this.panelSize, padX = 22, titleH = 34;
     const cellW = S + padX, cellH = S + titleH + 14;
+    this.cellW = cellW;
+    this.fitColumns = this.columnsThatFit(cellW);
+    const cols = Math.min(this.fitColumns, Math.max(1, P.length));
     const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
     const self = this;
-    // Masked cells in the page's "masked" colour (it follows the light/dark theme).
-    const css = getComputedStyle(document.documentElement).getPropertyValue('--masked').trim();
+    // Masked cells in the theme's "masked" colour (it follows the light/dark theme, page or element).
+    const css = getComputedStyle(this.svg.node()).getPropertyValue('--masked').trim();
     const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
     this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
       const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');

@@ -127,8 +127,7 @@ export class WhyPanel extends Figure {
       .attr('x', (t) => t * bw + bw / 2).attr('y', (t) => barsH - (barsH * m.rowWeights[t]) / (wmax || 1) - 4)
       .attr('text-anchor', 'middle').text((t) => fmt(m.rowWeights[t], 3));
     const W = LABEL_W + STRIP_W + 120, H = barsTop + barsH + 80;
-    this.svg.attr('width', W).attr('height', H).attr('viewBox', `0 0 ${W} ${H}`);
-    this.bg.attr('width', W).attr('height', H);
+    this.setSize(W, H);
 
     const s = m.rowScores[m.j];
     let best = -1;

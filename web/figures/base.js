@@ -1,8 +1,44 @@
-// What every figure shares: the frame (title, caption, export buttons), events, token labels,
-// and a tiny raster of a matrix for small multiples.
+// What every figure shares: the frame (title, caption, export buttons), events, token labels, its
+// size, its own redraw scheduling, its export, and a tiny raster of a matrix for small multiples.
+// A figure works the same in a page and inside a Shadow DOM (the <attn-scope> element): it never looks
+// anything up in the document, and its styles (figures.css) are plain selectors under its root.
 import { select } from 'd3-selection';
+import { svgBlob, pngBlob } from './export.js';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// ---- redraw scheduling, shared by every figure of the page --------------------------------------
+// A figure out of view is not redrawn on every change: it keeps the job and runs it when it scrolls
+// into view (one IntersectionObserver for all figures) or when the page is idle, so an export or a
+// scroll never shows a stale plot.
+const byTarget = new WeakMap();      // observed element → figure
+let observer = null;
+function viewObserver() {
+  if (!observer && typeof IntersectionObserver === 'function') {
+    observer = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        const f = byTarget.get(e.target);
+        if (!f) continue;
+        f.visible = e.isIntersecting;
+        if (f.visible) f.runJob();
+      }
+    }, { rootMargin: '200px 0px' });
+  }
+  return observer;
+}
+const idleQueue = new Set();
+let idleHandle = 0;
+function whenIdle(figure) {
+  idleQueue.add(figure);
+  if (idleHandle) return;
+  const flush = () => {
+    idleHandle = 0;
+    const list = [...idleQueue];
+    idleQueue.clear();
+    for (const f of list) f.runJob();
+  };
+  idleHandle = typeof requestIdleCallback === 'function' ? requestIdleCallback(flush, { timeout: 300 }) : setTimeout(flush, 50);
+}
 
 /**
  * A figure: builds its fixed DOM once in the constructor, takes state through setters, binds data in
@@ -10,12 +46,17 @@ export const SVG_NS = 'http://www.w3.org/2000/svg';
  */
 export class Figure extends EventTarget {
   /**
-   * @param {HTMLElement} slot   where the figure lives
+   * @param {HTMLElement} slot   where the figure lives (observed for visibility)
    * @param {{id: string, title: string, caption?: string, exportable?: boolean}} opts
    */
   constructor(slot, { id, title, caption = '', exportable = true }) {
     super();
     this.id = id;
+    this.measureName = id;   // the performance measure of a redraw: "attnscope:<measureName>"
+    this.scale = 1;          // plots are drawn at scale × their natural size (projectors: larger)
+    this.slot = slot;
+    this.job = null;
+    this.visible = false;
     this.root = select(slot).append('figure').attr('class', `fig fig-${id}`).attr('id', `figure-${id}`);
     const head = this.root.append('div').attr('class', 'fig-head');
     this.titleEl = head.append('h3').attr('class', 'fig-title').attr('id', `figure-${id}-title`).text(title);
@@ -34,12 +75,46 @@ export class Figure extends EventTarget {
     this.body = this.root.append('div').attr('class', 'fig-body');
     this.captionEl = this.root.append('figcaption').attr('class', 'fig-caption');
     if (caption) this.captionEl.text(caption);
+    const io = viewObserver();
+    if (io) { byTarget.set(slot, this); io.observe(slot); } else this.visible = true;
   }
 
   emit(type, detail) {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
 
+  // ---- scheduling ----
+  /** Leaves `job` (set data, draw) to run now (`now`, or when in view) or once in view / idle. */
+  schedule(job, now = false) {
+    this.job = job;
+    if (now || this.visible) this.runJob();
+    else whenIdle(this);
+  }
+
+  /** Runs the pending job, if any, and records its duration as "attnscope:<measureName>". */
+  runJob() {
+    const job = this.job;
+    if (!job) return;
+    this.job = null;
+    const t0 = performance.now();
+    job();
+    performance.measure(`attnscope:${this.measureName}`, { start: t0, end: performance.now() });
+  }
+
+  /** Drops a pending job (nothing to draw any more). */
+  cancel() {
+    this.job = null;
+    idleQueue.delete(this);
+  }
+
+  /** Stops watching the figure's slot and drops its pending job (the figure is being thrown away). */
+  dispose() {
+    this.cancel();
+    if (observer) observer.unobserve(this.slot);
+    byTarget.delete(this.slot);
+  }
+
+  // ---- size ----
   /**
    * The figure's drawing surface: an <svg class="cls"> in the body with its background rect (so
    * exports keep the theme's background). Sets this.svg and this.bg and returns the svg.
@@ -50,9 +125,36 @@ export class Figure extends EventTarget {
     return this.svg;
   }
 
+  /** Sets the plot's coordinate system to W × H and its size on screen to scale × that. */
+  setSize(W, H) {
+    const k = this.scale;
+    this.svg.attr('width', Math.round(W * k * 100) / 100).attr('height', Math.round(H * k * 100) / 100)
+      .attr('viewBox', `0 0 ${W} ${H}`);
+    this.bg.attr('width', W).attr('height', H);
+  }
+
+  // ---- export ----
   /** The SVG element exported as PNG/SVG (figures with several return the main one). */
   exportNode() {
     return this.root.select('svg').node();
+  }
+
+  /** The colour behind an exported picture: the page's, or the element's inside a Shadow DOM. */
+  exportBackground() {
+    const node = this.root.node();
+    const top = node.getRootNode();
+    const from = typeof ShadowRoot === 'function' && top instanceof ShadowRoot ? node.closest('.attn') || node : node.ownerDocument.body;
+    return getComputedStyle(from).backgroundColor;
+  }
+
+  /** The figure as a file: a Blob of type image/svg+xml or image/png (PNG at 2× its size). */
+  async toBlob(format = 'png') {
+    this.runJob();
+    const node = this.exportNode();
+    if (!node) throw new Error(`the figure “${this.id}” has nothing drawn to export yet`);
+    if (format === 'svg') return svgBlob(node, this.exportBackground());
+    if (format === 'png') return pngBlob(node, 2, this.exportBackground());
+    throw new TypeError(`format: expected 'png' or 'svg', got '${format}'`);
   }
 
   /** A file-name-safe stem for downloads. */

@@ -1,0 +1,390 @@
+// The <attn-scope> element (dist/attnscope-element.js, a classic script) in headless Chromium, opened
+// from file:// with no server, as a teacher would double-click a note. Expected numbers come from the
+// single-file module in node (dist/attnscope.single.mjs: the same wasm and vocabulary).
+// Screenshots go to test-output/element-*.png (look at them).
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, root, outDir } from './harness.mjs';
+
+const script = join(root, 'dist/attnscope-element.js');
+let browser, dir, single;
+const errors = [];
+
+/** The README's two lines, verbatim (checked against the README below). */
+const README_LINES = [
+  '<script src="attnscope-element.js"></script>',
+  '<attn-scope query="The king spoke to the people." keys="The queen addressed the crowd." score="cosine" temperature="0.1"></attn-scope>',
+];
+
+function page(name, body, head = '') {
+  const file = join(dir, `${name}.html`);
+  writeFileSync(file, `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${name}</title>${head}\n`
+    + `<script src="attnscope-element.js"></script></head>\n<body>\n${body}\n</body></html>\n`);
+  return pathToFileURL(file).href;
+}
+
+async function open(url, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const p = await context.newPage();
+  p.on('console', (m) => { if (m.type() === 'error') errors.push(`${url}: ${m.text()}`); });
+  p.on('pageerror', (e) => errors.push(`${url}: page error ${e}`));
+  // Count wasm instantiations: every element on a page must share one.
+  await p.addInitScript(() => {
+    window.__wasmInstances = 0;
+    for (const name of ['instantiate', 'instantiateStreaming']) {
+      const orig = WebAssembly[name];
+      WebAssembly[name] = function (...args) { window.__wasmInstances++; return orig.apply(this, args); };
+    }
+  });
+  await p.goto(url);
+  return p;
+}
+
+/** Waits until every <attn-scope> on the page has drawn (or failed), drawing those out of view too. */
+async function settled(p) {
+  await p.waitForFunction(() => [...document.querySelectorAll('attn-scope')].every((el) => {
+    el.flush();
+    return el.result || !el.shadowRoot.querySelector('.attn-error').hidden;
+  }), null, { timeout: 30000 });
+}
+
+/** What an element shows: cells, token labels, the error text. */
+function shown(p, selector) {
+  return p.$eval(selector, (el) => {
+    const s = el.shadowRoot;
+    return {
+      cells: s.querySelectorAll('svg.heatmap g.cells rect').length,
+      rowLabels: [...s.querySelectorAll('svg.heatmap .row-labels text')].map((t) => t.textContent),
+      colLabels: [...s.querySelectorAll('svg.heatmap .col-labels text')].map((t) => t.textContent),
+      fills: [...s.querySelectorAll('svg.heatmap g.cells rect')].map((r) => r.getAttribute('fill')),
+      error: s.querySelector('.attn-error').hidden ? '' : s.querySelector('.attn-error').textContent,
+      nq: el.result ? el.result.nq : 0,
+      nk: el.result ? el.result.nk : 0,
+    };
+  });
+}
+
+const shot = (p, name) => p.screenshot({ path: join(outDir, `element-${name}.png`), fullPage: true });
+
+before(async () => {
+  mkdirSync(outDir, { recursive: true });
+  dir = mkdtempSync(join(tmpdir(), 'attnscope-element-'));
+  copyFileSync(script, join(dir, 'attnscope-element.js'));
+  const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.single.mjs')).href);
+  single = await createAttnScope();
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('one file for notes', () => {
+  test('the README\'s two lines, in a blank HTML file opened from file://, draw a working figure', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    for (const line of README_LINES) assert.ok(readme.includes(line), `README shows: ${line}`);
+    const file = join(dir, 'blank.html');
+    writeFileSync(file, README_LINES.join('\n') + '\n');
+    const p = await open(pathToFileURL(file).href);
+    const ready = await p.evaluate(() => new Promise((resolve) => {
+      const el = document.querySelector('attn-scope');
+      if (el.result) resolve('already');
+      el.addEventListener('attn-ready', (ev) => resolve(ev.detail.result.nq), { once: true });
+    }));
+    assert.ok(ready, 'attn-ready fired');
+    const s = await shown(p, 'attn-scope');
+    const r = single.attend({ query: 'The king spoke to the people.', keys: 'The queen addressed the crowd.', score: 'cosine', temperature: 0.1, maxTokens: 64 });
+    assert.equal(s.cells, r.nq * r.nk);
+    assert.deepEqual(s.rowLabels, r.queryTokenInfo.map((t) => t.text + (t.oov ? '?' : '')));
+    assert.deepEqual(s.colLabels, r.keyTokenInfo.map((t) => t.text + (t.oov ? '?' : '')));
+    assert.equal(s.error, '');
+    // Interactive: the controls (score, temperature) change the figure.
+    const before = s.fills;
+    await p.locator('attn-scope').locator('select').first().selectOption('dot');
+    await p.waitForFunction(() => document.querySelector('attn-scope').getAttribute('score') === 'dot');
+    await p.waitForFunction((old) => {
+      const f = [...document.querySelector('attn-scope').shadowRoot.querySelectorAll('svg.heatmap g.cells rect')].map((x) => x.getAttribute('fill'));
+      return f.join() !== old;
+    }, before.join());
+    const got = await p.evaluate(() => Array.from(document.querySelector('attn-scope').result.weights));
+    const want = single.attend({ query: 'The king spoke to the people.', keys: 'The queen addressed the crowd.', score: 'dot', temperature: 0.1, maxTokens: 64 });
+    assert.deepEqual(got, Array.from(want.weights));
+    await shot(p, '01-readme-blank-file');
+    await p.context().close();
+  });
+
+  test('every view draws (cells, token labels), from one shared wasm instance', async () => {
+    const views = ['heatmap', 'lines', 'both', 'heads', 'compare', 'why', 'scaling', 'cosine-dot', 'distance', 'hull'];
+    const q = 'The animal didn\'t cross the street because it was too tired.';
+    const body = views.map((v) => `<h2>${v}</h2>\n<attn-scope id="v-${v}" view="${v}" query="${q}" keys="The dog stopped at the road." heads="${v === 'heads' ? 4 : 1}" projection="${v === 'heads' ? 'random' : 'identity'}" controls="none"></attn-scope>`).join('\n');
+    const p = await open(page('views', body));
+    await settled(p);
+    const counts = await p.evaluate(() => {
+      const out = {};
+      for (const el of document.querySelectorAll('attn-scope')) {
+        const s = el.shadowRoot;
+        const n = (sel) => s.querySelectorAll(sel).length;
+        out[el.getAttribute('view')] = {
+          error: s.querySelector('.attn-error').hidden ? '' : s.querySelector('.attn-error').textContent,
+          cells: n('svg.heatmap g.cells rect'), lines: n('svg.lineview g.lines line'), lineTokens: n('svg.lineview g.tok text'),
+          panels: n('svg.multiples g.panel'), images: n('svg.multiples image[href^="data:image/png"]'),
+          whyRows: n('.why-scores tbody tr'), scaling: n('svg.scaling path.series'), bars: n('svg.cosine-dot rect.bar'),
+          distBars: n('svg.distance rect.bar'), hullPoints: n('svg.hull g.v circle'), tokenLabels: n('.token-label'),
+          nq: el.result.nq, nk: el.result.nk,
+        };
+      }
+      return out;
+    });
+    const { nq, nk } = counts.heatmap;
+    for (const v of views) assert.equal(counts[v].error, '', `${v}: no error`);
+    assert.equal(counts.heatmap.cells, nq * nk);
+    assert.equal(counts.heatmap.tokenLabels, nq + nk);
+    assert.equal(counts.lines.lines, nq * nk);
+    assert.equal(counts.lines.lineTokens, nq + nk);
+    assert.equal(counts.both.cells, nq * nk);
+    assert.equal(counts.both.lines, nq * nk);
+    assert.equal(counts.heads.panels, 4);
+    assert.equal(counts.heads.images, 4);
+    assert.equal(counts.compare.panels, single.scoreFunctions.length);
+    assert.equal(counts.why.cells, nq * nk);
+    assert.equal(counts.why.whyRows, single.scoreFunctions.length);
+    assert.ok(counts.scaling.scaling >= 2, 'scaling: two curves per chart');
+    assert.equal(counts['cosine-dot'].bars, 3 * nk);
+    assert.equal(counts.distance.distBars, 3 * nk);
+    assert.equal(counts.hull.hullPoints, nk);
+    for (const v of ['cosine-dot', 'distance', 'hull']) assert.ok(counts[v].tokenLabels >= nk, `${v}: key labels`);
+    assert.equal(await p.evaluate(() => window.__wasmInstances), 1, 'ten elements, one wasm instance');
+    for (const [w, h, name] of [[1366, 900, 'views-1366'], [820, 1100, 'views-820']]) {
+      await p.setViewportSize({ width: w, height: h });
+      await p.waitForTimeout(200);
+      await shot(p, name);
+    }
+    await p.context().close();
+  });
+});
+
+describe('attributes, properties, events', () => {
+  test('changing an attribute or a property redraws with the module\'s numbers and fires attn-change', async () => {
+    const p = await open(page('change', '<attn-scope id="a" query="The cat sat on the mat." controls="none"></attn-scope>'));
+    await settled(p);
+    const cases = [
+      ['score', 'cosine', { score: 'cosine' }],
+      ['temperature', '0.1', { score: 'cosine', temperature: 0.1 }],
+      ['keys', 'A kitten rested on the rug.', { score: 'cosine', temperature: 0.1, keys: 'A kitten rested on the rug.' }],
+      ['mask', 'causal', { score: 'cosine', temperature: 0.1, keys: 'A kitten rested on the rug.', mask: 'causal' }],
+      ['heads', '2', { score: 'cosine', temperature: 0.1, keys: 'A kitten rested on the rug.', mask: 'causal', heads: 2 }],
+      ['projection', 'random', { score: 'cosine', temperature: 0.1, keys: 'A kitten rested on the rug.', mask: 'causal', heads: 2, projection: 'random' }],
+      ['seed', '7', { score: 'cosine', temperature: 0.1, keys: 'A kitten rested on the rug.', mask: 'causal', heads: 2, projection: 'random', seed: 7 }],
+    ];
+    for (const [attr, value, opts] of cases) {
+      const detail = await p.evaluate(([a, v]) => new Promise((resolve) => {
+        const el = document.getElementById('a');
+        el.addEventListener('attn-change', (ev) => resolve(ev.detail.changed), { once: true });
+        el.setAttribute(a, v);
+      }), [attr, value]);
+      assert.deepEqual(detail, [attr], `attn-change names ${attr}`);
+      const got = await p.evaluate(() => Array.from(document.getElementById('a').result.weights));
+      const want = single.attend({ query: 'The cat sat on the mat.', maxTokens: 64, p: 2, eps: 1e-3, ...opts });
+      assert.deepEqual(got, Array.from(want.weights), `${attr}=${value}: the API's weights`);
+      const s = await shown(p, '#a');
+      assert.equal(s.cells, want.nq * want.nk, `${attr}=${value}: cells redrawn`);
+    }
+    // Properties mirror attributes, both ways.
+    const props = await p.evaluate(async () => {
+      const el = document.getElementById('a');
+      const changed = new Promise((resolve) => el.addEventListener('attn-change', resolve, { once: true }));
+      el.temperature = 0.5;
+      el.positional = true;
+      await changed;
+      return { attr: el.getAttribute('temperature'), pos: el.hasAttribute('positional'), t: el.temperature, score: el.score,
+        heads: el.heads, view: el.view, resultT: el.result.temperature };
+    });
+    assert.deepEqual(props, { attr: '0.5', pos: true, t: 0.5, score: 'cosine', heads: 2, view: 'heatmap', resultT: 0.5 });
+    // exportPNG / exportSVG give files.
+    const files = await p.evaluate(async () => {
+      const el = document.getElementById('a');
+      const png = await el.exportPNG();
+      const svg = await el.exportSVG();
+      const head = new Uint8Array(await png.slice(0, 8).arrayBuffer());
+      return { pngType: png.type, pngSize: png.size, magic: Array.from(head.slice(1, 4)), svgType: svg.type, svg: await svg.text() };
+    });
+    assert.equal(files.pngType, 'image/png');
+    assert.ok(files.pngSize > 1000);
+    assert.deepEqual(files.magic, [80, 78, 71]);   // "PNG"
+    assert.equal(files.svgType, 'image/svg+xml');
+    assert.match(files.svg, /<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.match(files.svg, /<rect[^>]*fill="rgb/);
+    await p.context().close();
+  });
+
+  test('keyboard: the controls and the heatmap are operable without a mouse, and labelled', async () => {
+    const p = await open(page('keys', '<attn-scope id="k" query="The cat sat on the mat." controls="score temperature mask" view="why" caption="Cat and mat"></attn-scope>'));
+    await settled(p);
+    const labels = await p.$eval('#k', (el) => [...el.shadowRoot.querySelectorAll('.attn-controls label')].map((l) => {
+      const target = el.shadowRoot.getElementById(l.htmlFor);
+      return `${l.textContent.split('=')[0].trim()}→${target ? target.tagName : 'none'}`;
+    }));
+    assert.deepEqual(labels, ['Scoring function→SELECT', 'Temperature τ→INPUT', 'Mask→SELECT']);
+    assert.equal(await p.$eval('#k', (el) => el.shadowRoot.querySelector('.attn').getAttribute('aria-label')), 'Cat and mat');
+    await p.focus('#k');
+    await p.keyboard.press('Tab');            // the score select
+    await p.keyboard.press('ArrowDown');      // the next scoring function
+    await p.waitForFunction(() => document.getElementById('k').getAttribute('score') !== null);
+    const score = await p.$eval('#k', (el) => el.getAttribute('score'));
+    assert.notEqual(score, 'scaled-dot');
+    // The heatmap: focus, arrows, Enter explains the cell in "Why this weight?".
+    await p.$eval('#k', (el) => el.shadowRoot.querySelector('svg.heatmap').focus());
+    await p.keyboard.press('ArrowDown');
+    await p.keyboard.press('ArrowRight');
+    await p.keyboard.press('Enter');
+    await p.waitForFunction(() => document.getElementById('k').getAttribute('cell') === '1,1');
+    const live = await p.$eval('#k', (el) => el.shadowRoot.querySelector('[aria-live]').textContent);
+    assert.match(live, /^Row 2, cat; column 2, cat: weight/);
+    await p.waitForFunction(() => /‘cat’ \(row 2\) gives ‘cat’/.test(document.getElementById('k').shadowRoot.querySelector('.why-intro').textContent));
+    await p.context().close();
+  });
+});
+
+describe('failure is visible and local', () => {
+  const bad = [
+    ['score', 'score="softest"', /score="softest" is not valid: expected one of dot, scaled-dot, cosine/],
+    ['temperature', 'temperature="0"', /temperature="0" is not valid: expected a number > 0/],
+    ['heads', 'heads="101"', /heads="101" is not valid: expected a whole number of heads from 1 to 100/],
+    ['vocab', 'vocab="no-such-file.bin"', /vocab="no-such-file\.bin" is not valid: expected the URL of a vocabulary file/],
+    ['query', `query="${Array.from({ length: 70 }, () => 'word').join(' ')}"`, /query=".*" is not valid: expected at most 64 tokens; this text has 70/],
+    ['view', 'view="pie"', /view="pie" is not valid: expected one of heatmap, lines, both/],
+    ['cell', 'cell="9,9"', /cell="9,9" is not valid: expected a cell inside the 7 × 7 matrix/],
+  ];
+  test('an invalid attribute shows what was wrong and what is allowed, fires attn-error; the neighbours keep working', async () => {
+    const body = ['<attn-scope id="good1" query="The cat sat on the mat." controls="none"></attn-scope>',
+      ...bad.map(([name, attr]) => `<attn-scope id="bad-${name}" ${name === 'query' ? '' : 'query="The cat sat on the mat."'} controls="none" ${attr}></attn-scope>`),
+      '<attn-scope id="good2" query="A kitten rested on the rug." view="lines" controls="none"></attn-scope>'].join('\n');
+    const url = page('errors', body, '<script>window.__errors = []; document.addEventListener("attn-error", (e) => window.__errors.push([e.target.id, e.detail.message]));</script>');
+    const p = await open(url);
+    await settled(p);
+    await p.waitForFunction((n) => new Set(window.__errors.map((e) => e[0])).size >= n, bad.length);
+    const events = new Map(await p.evaluate(() => window.__errors));
+    for (const [name, , message] of bad) {
+      const s = await shown(p, `#bad-${name}`);
+      assert.match(s.error, message, `${name}: message in the element`);
+      assert.match(s.error, /^This figure cannot be drawn: /);
+      assert.equal(s.cells, 0, `${name}: no stale figure`);
+      assert.match(events.get(`bad-${name}`), message, `${name}: attn-error detail.message`);
+    }
+    assert.equal((await shown(p, "#good1")).cells, 49);
+    assert.equal(await p.$eval('#good2', (el) => el.shadowRoot.querySelectorAll('svg.lineview g.lines line').length), 49);
+    await shot(p, '03-errors');
+    // Fixing the attribute brings the figure back; breaking a good one leaves the others alone.
+    await p.$eval('#bad-score', (el) => el.setAttribute('score', 'cosine'));
+    await p.waitForFunction(() => document.getElementById('bad-score').result !== null);
+    assert.equal((await shown(p, '#bad-score')).error, '');
+    assert.equal((await shown(p, "#bad-score")).cells, 49);
+    await p.$eval('#good1', (el) => { el.temperature = -1; });
+    await p.waitForFunction(() => !document.getElementById('good1').shadowRoot.querySelector('.attn-error').hidden);
+    await p.$eval('#good2', (el) => { el.score = 'dot'; });
+    await p.waitForFunction(() => document.getElementById('good2').result.score === 'dot');
+    assert.deepEqual(errors.filter((e) => e.includes('errors.html') && !/no-such-file|Failed to load resource|Failed to fetch/.test(e)), [], 'no page error');
+    await p.context().close();
+  });
+
+  test('adding and removing 500 elements returns wasm memory to where it was', async () => {
+    const p = await open(page('many', '<attn-scope id="first" query="The cat sat on the mat." controls="none"></attn-scope><div id="box"></div>'));
+    await settled(p);
+    const result = await p.evaluate(async () => {
+      const Element = customElements.get('attn-scope');
+      const before = await Element.memoryInUse();
+      const box = document.getElementById('box');
+      const words = ['cat', 'dog', 'mat', 'rug', 'street', 'animal', 'tired', 'sat', 'road', 'kitten'];
+      const views = ['heatmap', 'lines', 'heads', 'why', 'compare'];
+      let drawn = 0;
+      for (let round = 0; round < 5; round++) {
+        const els = [];
+        for (let i = 0; i < 100; i++) {
+          const el = document.createElement('attn-scope');
+          el.setAttribute('query', `The ${words[i % 10]} saw the ${words[(i * 3 + round) % 10]}.`);
+          el.setAttribute('view', views[i % 5]);
+          el.setAttribute('controls', i % 2 ? 'none' : 'score temperature');
+          el.setAttribute('heads', String(1 + (i % 4)));
+          box.append(el);
+          els.push(el);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        await Promise.all(els.map((el) => new Promise((resolve) => {
+          if (el.result) { resolve(); return; }
+          el.addEventListener('attn-ready', resolve, { once: true });
+          el.flush();
+        })));
+        drawn += els.filter((el) => el.result).length;
+        for (const el of els) el.remove();
+      }
+      const after = await Element.memoryInUse();
+      return { before, after, drawn, left: document.querySelectorAll('attn-scope').length };
+    });
+    assert.equal(result.drawn, 500);
+    assert.equal(result.left, 1);
+    assert.equal(result.after, result.before, `wasm memory in use: ${result.before} before, ${result.after} after`);
+    assert.equal(await p.evaluate(() => window.__wasmInstances), 1, '501 elements, one wasm instance');
+    await p.context().close();
+  });
+});
+
+describe('themes, projectors, print, small screens', () => {
+  test('theme, --attn-font-size and --attn-* colours apply inside the element and nowhere else', async () => {
+    const css = '<style>#big { --attn-font-size: 24px; } #red { --attn-bg: rgb(255, 240, 240); } p { color: rgb(255, 0, 0); } .fig { border: 9px solid blue; }</style>';
+    const body = '<attn-scope id="light" theme="light" controls="none"></attn-scope><attn-scope id="dark" theme="dark" controls="none"></attn-scope>'
+      + '<attn-scope id="big" controls="none"></attn-scope><attn-scope id="red" controls="none"></attn-scope><p id="outside">page text</p>';
+    const p = await open(page('themes', body, css));
+    await settled(p);
+    const look = await p.evaluate(() => Object.fromEntries([...document.querySelectorAll('attn-scope')].map((el) => {
+      const box = el.shadowRoot.querySelector('.attn');
+      const fig = el.shadowRoot.querySelector('.fig');
+      const svg = el.shadowRoot.querySelector('svg.heatmap');
+      return [el.id, { bg: getComputedStyle(box).backgroundColor, font: getComputedStyle(box).fontSize,
+        width: Number(svg.getAttribute('width')), vb: svg.viewBox.baseVal.width, caption: getComputedStyle(el.shadowRoot.querySelector('.fig-caption')).color,
+        figBorder: getComputedStyle(fig).borderTopWidth }];
+    })));
+    assert.equal(look.light.bg, 'rgb(255, 255, 255)');
+    assert.equal(look.dark.bg, 'rgb(29, 32, 38)');
+    assert.equal(look.red.bg, 'rgb(255, 240, 240)');
+    assert.equal(look.big.font, '24px');
+    assert.ok(Math.abs(look.big.width - look.big.vb * 24 / 14) < 1, `24px: the plot scales with the font (${look.big.width} vs ${look.big.vb})`);
+    assert.equal(look.light.width, look.light.vb);
+    assert.notEqual(look.light.caption, 'rgb(255, 0, 0)', 'page CSS does not leak in');
+    assert.equal(look.light.figBorder, '0px', 'page CSS does not reach the figures');
+    assert.equal(await p.$eval('#outside', (el) => getComputedStyle(el).color), 'rgb(255, 0, 0)');
+    await shot(p, '04-themes');
+    // Print: no controls or buttons, the picture and its caption.
+    await p.emulateMedia({ media: 'print' });
+    const printed = await p.$eval('#light', (el) => ({
+      tools: getComputedStyle(el.shadowRoot.querySelector('.fig-tools')).display,
+      svg: getComputedStyle(el.shadowRoot.querySelector('svg.heatmap')).display,
+      caption: getComputedStyle(el.shadowRoot.querySelector('.fig-caption')).display,
+    }));
+    assert.deepEqual(printed, { tools: 'none', svg: 'block', caption: 'block' });
+    await shot(p, '05-print');
+    await p.pdf({ path: join(outDir, 'element-05-print.pdf') });
+    await p.context().close();
+  });
+
+  test('on a phone the figure fits the screen (no page-wide horizontal scroll)', async () => {
+    const body = '<h1>Lecture 3</h1><p>Attention of each word on the others.</p>'
+      + '<attn-scope query="The animal didn\'t cross the street because it was too tired." view="both" controls="score temperature"></attn-scope>'
+      + '<attn-scope view="compare" controls="none"></attn-scope>';
+    const p = await open(page('phone', body, '<meta name="viewport" content="width=device-width, initial-scale=1">'),
+      { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await settled(p);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px`);
+    await shot(p, '06-phone');
+    await p.context().close();
+  });
+
+  test('no console error and no page error on any page', () => {
+    assert.deepEqual(errors.filter((e) => !(e.includes('errors.html') && /no-such-file|Failed to load resource|Failed to fetch/.test(e))), []);
+  });
+});

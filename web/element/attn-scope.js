@@ -1,0 +1,654 @@
+// <attn-scope>: one attention figure for a lecture note, slides or a notebook. Attributes set the state
+// (query, keys, score, temperature, …, view); changing one redraws. It is built from the demo's figure
+// classes (web/figures/) and the demo's computation (figures/views.js): one implementation of every plot.
+//
+// Every element on a page shares one wasm instance and one load of the inlined vocabulary (a promise
+// held by this module); an element with its own `vocab` URL gets its own vocabulary, on a wasm instance
+// of its own (one per URL, shared by every element that names it).
+//
+// Failure is visible and local: an invalid attribute, a vocabulary that cannot be loaded or a text over
+// the token limit shows a message in that element (what was wrong, what is allowed) and fires
+// `attn-error`; nothing throws out of the element, and the other elements keep working.
+import { createAttnScope } from 'attnscope';
+import { Heatmap } from '../figures/Heatmap.js';
+import { LineView } from '../figures/LineView.js';
+import { HeadGrid } from '../figures/HeadGrid.js';
+import { ScoreComparison } from '../figures/ScoreComparison.js';
+import { WhyPanel } from '../figures/WhyPanel.js';
+import { ScalingPanel } from '../figures/ScalingPanel.js';
+import { CosineDotPanel } from '../figures/CosineDotPanel.js';
+import { DistancePanel } from '../figures/DistancePanel.js';
+import { HullPanel } from '../figures/HullPanel.js';
+import { fmt } from '../figures/base.js';
+import { compute, context, FEED, nearestWords } from '../figures/views.js';
+import { renderTeaching } from '../formulas.js';
+import { download } from '../export.js';
+import { MAX_TOKENS } from '../state.js';
+import themeCss from '../figures/theme.css';
+import figuresCss from '../figures/figures.css';
+import elementCss from './element.css';
+
+// ---------------------------------------------------------------------------- the vocabulary ----
+// One promise per vocabulary: '' is the inlined 10,000-word one, shared by every element without a
+// `vocab` attribute; a URL gets its own (resolved against the page). A failed load is forgotten, so a
+// later element (or a corrected attribute) tries again.
+const scopes = new Map();
+function scopeFor(vocab) {
+  const key = vocab ? new URL(vocab, document.baseURI).href : '';
+  if (!scopes.has(key)) {
+    const p = createAttnScope(key ? { vocabulary: key } : {}).then((scope) => ({ scope, nearest: new Map(), key }));
+    p.catch(() => { if (scopes.get(key) === p) scopes.delete(key); });
+    scopes.set(key, p);
+  }
+  return scopes.get(key);
+}
+
+// ------------------------------------------------------------------------------- attributes ----
+/** The views: which figures each shows, in order. */
+export const VIEWS = {
+  heatmap: ['heatmap'],
+  lines: ['lines'],
+  both: ['heatmap', 'lines'],
+  heads: ['heads'],
+  compare: ['compare'],
+  why: ['heatmap', 'why'],
+  scaling: ['scaling'],
+  'cosine-dot': ['cosine'],
+  distance: ['distance'],
+  hull: ['hull'],
+};
+// Projections and masks: the kinds attend() takes by name. (The module does not list them yet; scores
+// and variants come from the module: scope.scoreFunctions, scope.variants.available.)
+const PROJECTIONS = ['identity', 'random'];
+const MASKS = ['none', 'causal'];
+const THEMES = ['light', 'dark', 'auto'];
+/** The controls an element can show, in the order they appear. */
+export const CONTROLS = ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional', 'mask',
+  'p', 'eps', 'variant', 'view'];
+const DEFAULT_CONTROLS = 'score temperature';
+
+/** Every attribute with its default (as the attribute's text). */
+export const DEFAULTS = {
+  query: 'The animal didn\'t cross the street because it was too tired.',
+  keys: '',
+  score: 'scaled-dot',
+  temperature: '1',
+  heads: '1',
+  projection: 'identity',
+  seed: '1',
+  positional: null,       // boolean attribute: present (and not "false") = on
+  mask: 'none',
+  p: '2',
+  eps: '0.001',
+  variant: 'auto',
+  view: 'heatmap',
+  controls: DEFAULT_CONTROLS,
+  cell: '',               // "row,column" (0-based); empty: the first word's strongest key
+  theme: 'auto',
+  caption: '',
+  vocab: '',              // URL of a vocabulary file; empty: the inlined 10,000 words
+};
+const ATTRS = Object.keys(DEFAULTS);
+
+/** An invalid attribute: the message says what was wrong and what is allowed. */
+class AttributeError extends Error {
+  constructor(attribute, value, allowed) {
+    super(`${attribute}="${String(value).slice(0, 60)}" is not valid: expected ${allowed}.`);
+    this.attribute = attribute;
+  }
+}
+
+const NUMBER = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+function number(attr, text, { min, exclusive = false, integer = false, max = Infinity }, allowed) {
+  if (!NUMBER.test(text)) throw new AttributeError(attr, text, allowed);
+  const v = Number(text);
+  if (!Number.isFinite(v) || (exclusive ? !(v > min) : !(v >= min)) || v > max || (integer && !Number.isInteger(v))) {
+    throw new AttributeError(attr, text, allowed);
+  }
+  return v;
+}
+function choice(attr, text, list) {
+  if (!list.includes(text)) throw new AttributeError(attr, text, `one of ${list.join(', ')}`);
+  return text;
+}
+
+let sheet = null;
+function styles() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(`${themeCss}\n${figuresCss}\n${elementCss}`);
+  }
+  return sheet;
+}
+
+let uid = 0;
+const live = new Set();   // connected elements (to draw everything before printing)
+
+export class AttnScopeElement extends HTMLElement {
+  static get observedAttributes() { return ATTRS; }
+
+  /** Wasm memory in use (bytes) of the shared instance (the inlined vocabulary's), once loaded. */
+  static async memoryInUse(vocab = '') {
+    const { scope } = await scopeFor(vocab);
+    return scope.memoryInUse();
+  }
+
+  /** The shared scope (the attnscope JS API) of a vocabulary ('' = the inlined one). */
+  static scope(vocab = '') {
+    return scopeFor(vocab).then((s) => s.scope);
+  }
+
+  constructor() {
+    super();
+    this._id = ++uid;
+    const root = this.attachShadow({ mode: 'open' });
+    root.adoptedStyleSheets = [styles()];
+    this._box = document.createElement('div');
+    this._box.className = 'attn';
+    this._box.setAttribute('role', 'group');
+    this._controls = document.createElement('div');
+    this._controls.className = 'attn-controls';
+    this._status = document.createElement('div');
+    this._status.className = 'attn-status';
+    this._status.setAttribute('role', 'status');
+    this._error = document.createElement('div');
+    this._error.className = 'attn-error';
+    this._error.setAttribute('role', 'alert');
+    this._error.hidden = true;
+    this._figuresEl = document.createElement('div');
+    this._figuresEl.className = 'attn-figures';
+    this._caption = document.createElement('p');
+    this._caption.className = 'attn-caption';
+    this._box.append(this._controls, this._status, this._error, this._figuresEl, this._caption);
+    root.append(this._box);
+    this._figs = null;          // name → figure, for the current view
+    this._viewName = null;
+    this._controlsKey = null;
+    this._inputs = {};
+    this._scope = null;          // { scope, nearest, key } once loaded
+    this._scopeKey = undefined;
+    this._result = null;
+    this._local = { head: 0, values: 'weights', row: null, exp: false, cellClosed: false };
+    this._changed = new Set();
+    this._queued = false;
+    this._ready = false;
+    this._generation = 0;
+  }
+
+  // ---- properties mirror attributes ----
+  get result() { return this._result; }
+
+  connectedCallback() {
+    live.add(this);
+    this._box.setAttribute('aria-label', 'Attention figure');
+    this._status.textContent = 'Loading the attention module…';
+    this._invalidate();
+  }
+
+  disconnectedCallback() {
+    live.delete(this);
+    this._dropFigures();
+  }
+
+  attributeChangedCallback(name, oldValue, newValue) {
+    if (oldValue === newValue) return;
+    this._changed.add(name);
+    if (name === 'cell') this._local.cellClosed = false;
+    this._invalidate();
+  }
+
+  _invalidate() {
+    if (this._queued) return;
+    this._queued = true;
+    queueMicrotask(() => {
+      this._queued = false;
+      if (this.isConnected) this._update();
+    });
+  }
+
+  _attr(name) {
+    const v = this.getAttribute(name);
+    return v === null ? DEFAULTS[name] : v;
+  }
+
+  // ---- the update: read the attributes, check them, compute, hand the figures their jobs ----
+  async _update() {
+    const changed = [...this._changed];
+    this._changed.clear();
+    try {
+      this._caption.textContent = this._attr('caption');
+      choice('theme', this._attr('theme').trim() || 'auto', THEMES);
+      const vocab = this._attr('vocab').trim();
+      if (!this._scope || this._scopeKey !== vocab) {
+        this._scopeKey = vocab;
+        this._scope = null;
+        this._status.textContent = vocab ? `Loading the vocabulary ${vocab}…` : 'Loading the attention module…';
+        let loaded;
+        try {
+          loaded = await scopeFor(vocab);
+        } catch (e) {
+          throw new AttributeError('vocab', vocab, `the URL of a vocabulary file that this page can load (${e.message.replace(/^options\.vocabulary: /, '')}); leave it out for the inlined 10,000 words`);
+        }
+        if (this._scopeKey !== vocab) return;   // changed while loading: a newer update follows
+        this._scope = loaded;
+        if (!this.isConnected) return;
+      }
+      this._render(changed);
+    } catch (e) {
+      this._fail(e);
+    }
+  }
+
+  /** Reads and checks every attribute; returns the state figures/views.js takes. */
+  _state(scope) {
+    const names = scope.scoreFunctions.map((s) => s.name);
+    const d = scope.vocabulary.dim;
+    const st = {
+      q: this._attr('query'),
+      k: this._attr('keys'),
+      score: choice('score', this._attr('score').trim(), names),
+      t: number('temperature', this._attr('temperature'), { min: 0, exclusive: true }, 'a number > 0 (the softmax temperature τ; 1 leaves the scores as they are)'),
+      heads: number('heads', this._attr('heads'), { min: 1, max: d, integer: true }, `a whole number of heads from 1 to ${d} (the vectors have ${d} dimensions)`),
+      proj: choice('projection', this._attr('projection').trim(), PROJECTIONS),
+      seed: number('seed', this._attr('seed'), { min: 0, max: 0xffffffff, integer: true }, 'a whole number from 0 to 4294967295'),
+      pos: this.hasAttribute('positional') && this.getAttribute('positional') !== 'false',
+      mask: choice('mask', this._attr('mask').trim(), MASKS),
+      p: number('p', this._attr('p'), { min: 0, exclusive: true }, 'a number > 0 (the idw exponent)'),
+      eps: number('eps', this._attr('eps'), { min: 0 }, 'a number >= 0 (the idw ε)'),
+      variant: this._attr('variant').trim(),
+      head: this._local.head,
+      values: this._local.values,
+      row: this._local.row,
+      exp: this._local.exp,
+      cell: null,
+    };
+    if (!scope.variants.available.includes(st.variant)) {
+      const all = ['auto', 'simd', 'scalar'];
+      throw new AttributeError('variant', st.variant, all.includes(st.variant)
+        ? `one of ${scope.variants.available.join(', ')} (this browser has no wasm SIMD)` : `one of ${scope.variants.available.join(', ')}`);
+    }
+    const view = choice('view', this._attr('view').trim(), Object.keys(VIEWS));
+    const controls = this._attr('controls').trim().split(/\s+/).filter(Boolean);
+    if (!(controls.length === 1 && controls[0] === 'none')) {
+      for (const c of controls) {
+        if (!CONTROLS.includes(c)) throw new AttributeError('controls', this._attr('controls'), `a list of ${CONTROLS.join(', ')} (separated by spaces), or none`);
+      }
+    }
+    const cellText = this._attr('cell').trim();
+    let cell = null;
+    if (cellText) {
+      const m = /^(\d{1,4})\s*,\s*(\d{1,4})$/.exec(cellText);
+      if (!m) throw new AttributeError('cell', cellText, '“row,column”, two whole numbers counted from 0 (e.g. cell="1,2")');
+      cell = [Number(m[1]), Number(m[2])];
+    }
+    // Texts: at least one token each, at most MAX_TOKENS (the plots stay readable).
+    for (const [attr, text] of [['query', st.q], ['keys', st.k]]) {
+      if (attr === 'keys' && !text.trim()) continue;
+      let n;
+      try { n = scope.tokenize(text, { maxTokens: 65536 }).length; } catch (e) { throw new AttributeError(attr, text, `well-formed text (${e.message})`); }
+      if (n === 0) throw new AttributeError(attr, text, attr === 'query' ? 'text with at least one word' : 'text with at least one word, or no keys attribute for self-attention');
+      if (n > MAX_TOKENS) {
+        const e = new AttributeError(attr, text.slice(0, 40) + '…', `at most ${MAX_TOKENS} tokens; this text has ${n}. Shorten it, or split it over several figures`);
+        throw e;
+      }
+    }
+    return { st, view, controls: controls[0] === 'none' ? [] : controls, cell, names };
+  }
+
+  _render(changed) {
+    const { scope, nearest } = this._scope;
+    const { st, view, controls, cell, names } = this._state(scope);
+    const c = compute(scope, st, { limit: MAX_TOKENS, scoreParams: true });
+    const r = c.main;
+    // The cell "why" explains: the attribute's (checked against the matrix), else the first word's
+    // strongest key.
+    if (cell) {
+      if (cell[0] >= r.nq || cell[1] >= r.nk) {
+        throw new AttributeError('cell', `${cell[0]},${cell[1]}`, `a cell inside the ${r.nq} × ${r.nk} matrix: row 0 to ${r.nq - 1}, column 0 to ${r.nk - 1}`);
+      }
+      st.cell = cell;
+    } else if (VIEWS[view].includes('why')) {
+      const i = Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
+      let j = 0;
+      const head = Math.min(st.head, r.heads - 1);
+      for (let t = 1; t < r.nk; t++) if (r.weights[head * r.nq * r.nk + i * r.nk + t] > r.weights[head * r.nq * r.nk + i * r.nk + j]) j = t;
+      st.cell = [i, j];
+    }
+    if (this._local.cellClosed) st.cell = null;
+    this._result = r;
+    this._clearError();
+    this._status.textContent = '';
+    this._box.setAttribute('aria-label', this._attr('caption') || `Attention figure (${view}): ${r.nq} query tokens, ${r.nk} key tokens`);
+    this._buildControls(controls, scope, names);
+    this._syncControls(st, view);
+    this._buildFigures(view);
+    const scaleSize = parseFloat(getComputedStyle(this._box).fontSize) || 14;
+    const scoreInfo = new Map(scope.scoreFunctions.map((s) => [s.name, s]));
+    const x = context(scope, c, st, { scoreNames: names, scoreInfo, nearest: (tok) => nearestWords(scope, nearest, tok) });
+    const gen = ++this._generation;
+    let pending = this._figs.size;
+    const done = () => {
+      if (--pending > 0 || gen !== this._generation) return;
+      if (!this._ready) {
+        this._ready = true;
+        this._emit('attn-ready', { result: r });
+      } else {
+        this._emit('attn-change', { changed, result: r });
+      }
+    };
+    for (const [name, f] of this._figs) {
+      f.scale = scaleSize / 14;
+      f.schedule(() => {
+        try {
+          FEED[name](f, x);
+        } catch (e) {
+          this._fail(e);
+          return;
+        }
+        done();
+      }, false);
+    }
+  }
+
+  // ---- figures ----
+  _buildFigures(view) {
+    if (this._figs && this._viewName === view) return;
+    this._dropFigures();
+    this._viewName = view;
+    this._figs = new Map();
+    const formula = (el, key) => renderTeaching(el, key);
+    for (const name of VIEWS[view]) {
+      const slot = document.createElement('div');
+      slot.className = name === 'heatmap' ? 'slot fit' : 'slot';
+      this._figuresEl.append(slot);
+      let f;
+      switch (name) {
+        case 'heatmap': f = new Heatmap(slot); break;
+        case 'lines': f = new LineView(slot); break;
+        case 'heads': f = new HeadGrid(slot); break;
+        case 'compare': f = new ScoreComparison(slot); break;
+        case 'why': f = new WhyPanel(slot); break;
+        case 'scaling': f = new ScalingPanel(slot, { formula }); break;
+        case 'cosine': f = new CosineDotPanel(slot, { formula, onRow: (i) => this._setLocal({ row: i }) }); break;
+        case 'distance': f = new DistancePanel(slot, { formula, onRow: (i) => this._setLocal({ row: i }), onP: (p) => this._set('p', String(p)) }); break;
+        case 'hull': f = new HullPanel(slot, { formula, onToggle: (on) => this._setLocal({ exp: on }) }); break;
+        default: throw new Error(`unknown figure ${name}`);
+      }
+      f.measureName = `element-${name}`;
+      f.fitWidth = true;
+      f.addEventListener('export', (ev) => this._download(f, ev.detail.format));
+      this._figs.set(name, f);
+    }
+    const fig = Object.fromEntries(this._figs);
+    if (fig.heatmap) {
+      fig.heatmap.addEventListener('select', (ev) => this._set('cell', `${ev.detail.i},${ev.detail.j}`));
+      fig.heatmap.addEventListener('values', (ev) => this._setLocal({ values: ev.detail.kind }));
+    }
+    if (fig.why) fig.why.addEventListener('close', () => this._setLocal({ cellClosed: true }));
+    if (fig.heads) fig.heads.addEventListener('pick', (ev) => this._setLocal({ head: ev.detail.key }));
+    if (fig.compare) fig.compare.addEventListener('pick', (ev) => this._set('score', ev.detail.key));
+  }
+
+  _dropFigures() {
+    if (this._figs) for (const f of this._figs.values()) f.dispose();
+    this._figs = null;
+    this._viewName = null;
+    this._figuresEl.textContent = '';
+  }
+
+  async _download(f, format) {
+    try {
+      download(await f.toBlob(format), `${f.fileStem()}.${format}`);
+    } catch (e) {
+      this._fail(e);
+    }
+  }
+
+  /** A change made inside the element (a figure or a control) that an attribute holds. */
+  _set(name, value) {
+    if (this.getAttribute(name) !== value) this.setAttribute(name, value);
+  }
+
+  /** A change that only the element holds (the head shown, weights or scores, a panel's row…). */
+  _setLocal(patch) {
+    Object.assign(this._local, patch);
+    this._changed.add(Object.keys(patch)[0]);
+    this._invalidate();
+  }
+
+  // ---- controls ----
+  _buildControls(list, scope, names) {
+    const key = list.join(' ') + '|' + names.join(',') + '|' + scope.variants.available.join(',');
+    if (key === this._controlsKey) return;
+    this._controlsKey = key;
+    this._controls.textContent = '';
+    this._inputs = {};
+    const id = (n) => `attn-${this._id}-${n}`;
+    const add = (name, labelText, input, cls = '') => {
+      const wrap = document.createElement('div');
+      wrap.className = `attn-control ${cls}`.trim();
+      const label = document.createElement('label');
+      label.htmlFor = id(name);
+      label.textContent = labelText;
+      input.id = id(name);
+      if (cls === 'check') wrap.append(input, label); else wrap.append(label, input);
+      this._controls.append(wrap);
+      this._inputs[name] = input;
+      return wrap;
+    };
+    const select = (options) => {
+      const s = document.createElement('select');
+      for (const [value, text] of options) {
+        const o = document.createElement('option');
+        o.value = value;
+        o.textContent = text;
+        s.append(o);
+      }
+      return s;
+    };
+    const inputOf = (type, attrs = {}) => {
+      const i = document.createElement('input');
+      i.type = type;
+      for (const [k, v] of Object.entries(attrs)) i.setAttribute(k, v);
+      return i;
+    };
+    for (const name of CONTROLS.filter((c) => list.includes(c))) {
+      let input;
+      switch (name) {
+        case 'query':
+        case 'keys':
+          input = document.createElement('textarea');
+          input.rows = 2;
+          input.spellcheck = false;
+          if (name === 'keys') input.placeholder = 'empty: the query attends to itself';
+          add(name, name === 'query' ? 'Query sentence' : 'Key sentence', input, 'wide');
+          input.addEventListener('input', () => {
+            if (name === 'keys' && !input.value.trim()) this.removeAttribute('keys');
+            else this._set(name, input.value);
+          });
+          break;
+        case 'score': {
+          const info = new Map(scope.scoreFunctions.map((s) => [s.name, s]));
+          input = select(names.map((n) => [n, info.get(n) ? `${n}   ${info.get(n).formula}` : n]));
+          add(name, 'Scoring function', input);
+          input.addEventListener('change', () => this._set('score', input.value));
+          break;
+        }
+        case 'temperature': {
+          input = inputOf('range', { min: '-2', max: '1', step: '0.01' });
+          const wrap = add(name, 'Temperature τ', input);
+          const out = document.createElement('output');
+          out.htmlFor = id(name);
+          wrap.querySelector('label').append(' ', out);
+          this._inputs.temperatureOut = out;
+          input.addEventListener('input', () => this._set('temperature', String(Number((10 ** Number(input.value)).toPrecision(3)))));
+          break;
+        }
+        case 'p': {
+          input = inputOf('range', { min: '0.5', max: '8', step: '0.5' });
+          const wrap = add(name, 'idw exponent p', input);
+          const out = document.createElement('output');
+          out.htmlFor = id(name);
+          wrap.querySelector('label').append(' ', out);
+          this._inputs.pOut = out;
+          input.addEventListener('input', () => this._set('p', input.value));
+          break;
+        }
+        case 'heads':
+          input = inputOf('number', { min: '1', max: String(scope.vocabulary.dim), step: '1', inputmode: 'numeric' });
+          add(name, 'Heads', input);
+          input.addEventListener('change', () => this._set('heads', input.value));
+          break;
+        case 'seed':
+          input = inputOf('number', { min: '0', max: '4294967295', step: '1', inputmode: 'numeric' });
+          add(name, 'Seed', input);
+          input.addEventListener('change', () => this._set('seed', input.value));
+          break;
+        case 'eps':
+          input = inputOf('number', { min: '0', step: 'any' });
+          add(name, 'idw ε', input);
+          input.addEventListener('change', () => this._set('eps', input.value));
+          break;
+        case 'projection':
+          input = select([['identity', 'identity (raw word vectors)'], ['random', 'seeded random W_q, W_k, W_v']]);
+          add(name, 'Projection', input);
+          input.addEventListener('change', () => this._set('projection', input.value));
+          break;
+        case 'mask':
+          input = select([['none', 'none'], ['causal', 'causal (only earlier words)']]);
+          add(name, 'Mask', input);
+          input.addEventListener('change', () => this._set('mask', input.value));
+          break;
+        case 'variant':
+          input = select(scope.variants.available.map((v) => [v, v]));
+          add(name, 'Kernels', input);
+          input.addEventListener('change', () => this._set('variant', input.value));
+          break;
+        case 'view':
+          input = select(Object.keys(VIEWS).map((v) => [v, v]));
+          add(name, 'View', input);
+          input.addEventListener('change', () => this._set('view', input.value));
+          break;
+        case 'positional':
+          input = inputOf('checkbox');
+          add(name, 'Positional encoding', input, 'check');
+          input.addEventListener('change', () => {
+            if (input.checked) this._set('positional', ''); else this.removeAttribute('positional');
+          });
+          break;
+        default: break;
+      }
+    }
+  }
+
+  _syncControls(st, view) {
+    const i = this._inputs;
+    const focused = this.shadowRoot.activeElement;
+    const put = (name, value) => { if (i[name] && i[name] !== focused && i[name].value !== value) i[name].value = value; };
+    put('query', st.q);
+    put('keys', st.k);
+    put('score', st.score);
+    if (i.temperature) {
+      if (i.temperature !== focused) i.temperature.value = String(Math.log10(st.t));
+      i.temperatureOut.textContent = `= ${fmt(st.t)}`;
+    }
+    if (i.p) {
+      if (i.p !== focused) i.p.value = String(st.p);
+      i.pOut.textContent = `= ${fmt(st.p)}`;
+    }
+    put('heads', String(st.heads));
+    put('seed', String(st.seed));
+    put('eps', String(st.eps));
+    put('projection', st.proj);
+    put('mask', st.mask);
+    put('variant', st.variant);
+    put('view', view);
+    if (i.positional) i.positional.checked = st.pos;
+  }
+
+  // ---- errors and events ----
+  _fail(e) {
+    const message = e && e.message ? e.message : String(e);
+    this._result = null;
+    this._status.textContent = '';
+    this._error.textContent = '';
+    const head = document.createElement('strong');
+    head.textContent = 'This figure cannot be drawn: ';
+    this._error.append(head, message);
+    this._error.hidden = false;
+    this._box.classList.add('failed');
+    if (this._figs) for (const f of this._figs.values()) f.cancel();
+    this._generation++;
+    this._emit('attn-error', { message, attribute: e && e.attribute });
+  }
+
+  _clearError() {
+    this._error.hidden = true;
+    this._error.textContent = '';
+    this._box.classList.remove('failed');
+  }
+
+  _emit(type, detail) {
+    // A listener that throws must not stop the element (dispatchEvent reports it, it does not rethrow).
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  // ---- exports ----
+  _mainFigure() {
+    if (!this._figs || !this._result) throw new Error('the figure is not drawn yet (wait for attn-ready)');
+    return this._figs.values().next().value;
+  }
+
+  /** The figure (the first of the view) as a PNG file, 2× its size on screen. */
+  exportPNG() {
+    try { return this._mainFigure().toBlob('png'); } catch (e) { return Promise.reject(e); }
+  }
+
+  /** The figure (the first of the view) as a standalone SVG file. */
+  exportSVG() {
+    try { return this._mainFigure().toBlob('svg'); } catch (e) { return Promise.reject(e); }
+  }
+
+  /** Draws every figure now (those out of view are otherwise drawn when scrolled to, or when idle). */
+  flush() {
+    if (this._figs) for (const f of this._figs.values()) f.runJob();
+  }
+}
+
+// Properties mirror attributes: el.score = 'cosine' is el.setAttribute('score', 'cosine').
+const CAMEL = { positional: 'positional' };
+for (const name of ATTRS) {
+  const prop = CAMEL[name] || name;
+  if (name === 'positional') {
+    Object.defineProperty(AttnScopeElement.prototype, prop, {
+      get() { return this.hasAttribute('positional') && this.getAttribute('positional') !== 'false'; },
+      set(v) { if (v) this.setAttribute('positional', ''); else this.removeAttribute('positional'); },
+      configurable: true, enumerable: true,
+    });
+    continue;
+  }
+  const numeric = ['temperature', 'heads', 'seed', 'p', 'eps'].includes(name);
+  Object.defineProperty(AttnScopeElement.prototype, prop, {
+    get() {
+      const v = this.getAttribute(name);
+      const text = v === null ? DEFAULTS[name] : v;
+      return numeric && NUMBER.test(text) ? Number(text) : text;
+    },
+    set(v) {
+      if (v === null || v === undefined) this.removeAttribute(name);
+      else this.setAttribute(name, String(v));
+    },
+    configurable: true, enumerable: true,
+  });
+}
+
+// Before printing, every figure is drawn (figures out of view wait for a scroll otherwise).
+if (typeof window !== 'undefined') {
+  window.addEventListener('beforeprint', () => { for (const el of live) el.flush(); });
+}
+
+/** Defines <attn-scope> (once: a second copy of the script on a page leaves the first in place). */
+export function define(name = 'attn-scope') {
+  if (!customElements.get(name)) customElements.define(name, name === 'attn-scope' ? AttnScopeElement : class extends AttnScopeElement {});
+  return customElements.get(name);
+}

@@ -1,0 +1,8 @@
+// The <attn-scope> element: importing this module defines it (import 'attnscope/element'), and the
+// classic-script build (dist/attnscope-element.js) is this module wrapped in a function.
+import { AttnScopeElement, define, VIEWS, CONTROLS, DEFAULTS } from './attn-scope.js';
+
+define();
+
+export { AttnScopeElement, VIEWS, CONTROLS, DEFAULTS };
+export default AttnScopeElement;
