@@ -262,9 +262,16 @@ describe('reveal.js slides (file://)', () => {
         await page.waitForFunction((i) => window.__attnCheck(document.querySelectorAll('attn-scope')[i]).ok, k, { timeout: 20000 }).catch(() => {});
         const r = await page.evaluate((i) => window.__attnCheck(document.querySelectorAll('attn-scope')[i]), k);
         assert.ok(r.ok, `slide ${s}: its figure drew (${r.why} ${JSON.stringify(r).slice(0, 400)})`);
-        // Projector size: the figure's text follows --attn-font-size (22px on the slides).
-        const size = await page.evaluate((i) => getComputedStyle(document.querySelectorAll('attn-scope')[i]).getPropertyValue('--attn-font-size').trim(), k);
-        assert.equal(size, '22px');
+        // Projector size: the figure's text follows --attn-font-size, at least 17 px once reveal.js has
+        // scaled the slide to this 1280×720 screen; and the whole figure is on the slide, none cut off.
+        const fit = await page.evaluate((i) => {
+          const el = document.querySelectorAll('attn-scope')[i];
+          const b = el.getBoundingClientRect();
+          return { px: parseFloat(getComputedStyle(el).getPropertyValue('--attn-font-size')) * window.Reveal.getScale(),
+            top: b.top, bottom: b.bottom, left: b.left, right: b.right, w: window.innerWidth, h: window.innerHeight };
+        }, k);
+        assert.ok(fit.px >= 17, `slide ${s}: figure text ${fit.px.toFixed(1)} px on screen`);
+        assert.ok(fit.top >= 0 && fit.left >= 0 && fit.bottom <= fit.h && fit.right <= fit.w, `slide ${s}: the figure fits on the slide ${JSON.stringify(fit)}`);
       }
       await page.screenshot({ path: join(outDir, `examples-slides-${s}.png`) });
     }
