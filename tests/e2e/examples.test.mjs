@@ -223,8 +223,24 @@ describe('lecture note (file://)', () => {
       assert.deepEqual(r.queryTokens, ['Students', 'read', 'the', 'note', 'before', 'the', 'lecture', '.'], `figure ${k} took the typed sentence`);
     }
     await figShot(page, selfFigures[0], 'lecture-own-sentence');
+    // Too long a sentence: each figure shows why inside itself, the status line says so, the other
+    // figures keep working, and Reset brings the note's sentences back.
+    const errorsBefore = (await events(page, 'attn-error')).length;
+    await page.fill('#own-sentence', Array.from({ length: 80 }, () => 'word').join(' '));
+    await page.click('#own-apply');
+    await page.waitForFunction((n) => window.__attnEvents.filter((e) => e.type === 'attn-error').length >= n + 1, errorsBefore, { timeout: 15000 });
+    assert.match(await page.textContent('#own-status'), /could not draw that sentence: .*64/);
+    const message = await page.evaluate(() => {
+      const el = document.getElementById('fig-weights');
+      return el.shadowRoot.querySelector('.attn-error').textContent;
+    });
+    assert.match(message, /64/, 'the figure says what the limit is');
+    await drawn(page, await page.evaluate(() => Array.prototype.indexOf.call(document.querySelectorAll('attn-scope'), document.getElementById('fig-cross'))));
+    await figShot(page, selfFigures[0], 'lecture-own-sentence-too-long');
     await page.click('#own-reset');
-    await page.waitForFunction(() => document.getElementById('fig-weights').result.queryTokens[0] === 'The', null, { timeout: 15000 });
+    await page.waitForFunction(() => { const r = document.getElementById('fig-weights').result; return r && r.queryTokens[0] === 'The'; }, null, { timeout: 15000 });
+    await drawn(page, selfFigures[0]);
+    log.expectedErrors = (await events(page, 'attn-error')).length - errorsBefore;
   });
 
   test('attributes changed from the page redraw the figures (temperature, score, p, seed, keys)', async () => {
@@ -237,8 +253,28 @@ describe('lecture note (file://)', () => {
     await redraw(page, await idx('fig-heads'), { seed: '2' });
     const kx = await redraw(page, await idx('fig-cross'), { keys: 'A dog slept under the table.' }, 'keyTokens');
     assert.deepEqual(kx.after.keyTokens, ['A', 'dog', 'slept', 'under', 'the', 'table', '.']);
-    assert.deepEqual(await events(page, 'attn-error'), []);
+    assert.equal((await events(page, 'attn-error')).length, log.expectedErrors ?? 0, 'no error but the too-long sentence\'s');
     assert.ok((await events(page, 'attn-change')).length > 0, 'attn-change fired');
+  });
+
+  test('printed, the note keeps every figure as a picture and drops the sentence box and the controls', async () => {
+    await page.emulateMedia({ media: 'print' });
+    const printed = await page.evaluate(() => ({
+      form: getComputedStyle(document.getElementById('own')).display,
+      figures: Array.from(document.querySelectorAll('attn-scope'), (el) => ({
+        height: el.getBoundingClientRect().height,
+        svgs: el.shadowRoot.querySelectorAll('svg').length,
+        controls: getComputedStyle(el.shadowRoot.querySelector('.attn-controls')).display,
+      })),
+    }));
+    assert.equal(printed.form, 'none');
+    for (const [k, f] of printed.figures.entries()) {
+      assert.ok(f.height > 100 && f.svgs > 0, `figure ${k} is printed (${JSON.stringify(f)})`);
+      assert.equal(f.controls, 'none', `figure ${k}: no controls on paper`);
+    }
+    await shot(page, 'lecture-note-print');
+    await page.pdf({ path: join(outDir, 'examples-lecture-note.pdf'), format: 'A4', printBackground: true });
+    await page.emulateMedia({ media: 'screen' });
     await page.close();
   });
 });
