@@ -51,8 +51,13 @@ await build({
       + 'var __attnscopeBase = (typeof document !== "undefined" && document.currentScript && document.currentScript.src) || (typeof location !== "undefined" ? location.href : "file:///");',
   },
 });
+// The module is bundled again by the site's bundler: no syntax minification, which would fold the node-only
+// import in scope.mjs (kept out of bundlers' sight behind a variable) into a literal they try to resolve.
 await build({
   ...common,
+  minify: false,
+  minifyWhitespace: !dev,
+  minifyIdentifiers: !dev,
   outfile: join(dist, 'attnscope-element.mjs'),
   format: 'esm',
   banner: { js: '/* attnscope <attn-scope> element (ES module): wasm (SIMD) and a 10,000-word GloVe vocabulary (PDDL) inlined. */' },

@@ -149,6 +149,7 @@ describe('one file for notes', () => {
     assert.equal(counts.both.cells, nq * nk);
     assert.equal(counts.both.lines, nq * nk);
     assert.equal(counts.heads.panels, 4);
+    assert.equal(counts.heads.cells, nq * nk, 'heads: the chosen head as a heatmap');
     assert.equal(counts.heads.images, 4);
     assert.equal(counts.compare.panels, single.scoreFunctions.length);
     assert.equal(counts.why.cells, nq * nk);
@@ -246,6 +247,18 @@ describe('attributes, properties, events', () => {
     const live = await p.$eval('#k', (el) => el.shadowRoot.querySelector('[aria-live]').textContent);
     assert.match(live, /^Row 2, cat; column 2, cat: weight/);
     await p.waitForFunction(() => /‘cat’ \(row 2\) gives ‘cat’/.test(document.getElementById('k').shadowRoot.querySelector('.why-intro').textContent));
+    // The mouse: hovering a cell shows its weight in the element's own tooltip, at the pointer.
+    const cell = p.locator('#k').locator('svg.heatmap g.cells rect').nth(2);
+    await cell.hover();
+    const tip = await p.$eval('#k', (el) => {
+      const t = el.shadowRoot.querySelector('.tooltip');
+      const box = t.getBoundingClientRect();
+      return { hidden: t.hidden, text: t.textContent, inView: box.width > 0 && box.top >= 0 && box.left >= 0 && box.right <= innerWidth };
+    });
+    assert.equal(tip.hidden, false);
+    assert.match(tip.text, /^The → sat/);
+    assert.match(tip.text, /weight \d/);
+    assert.ok(tip.inView, 'the tooltip is on screen');
     await p.context().close();
   });
 });

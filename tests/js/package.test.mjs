@@ -74,13 +74,16 @@ describe('npm pack', () => {
   test('installed: exports resolve the module, the single file, the wasm and the vocabulary subpaths', async () => {
     const script = `
       for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-scalar.wasm',
-                       'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json'])
+                       'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
+                       'attnscope/element', 'attnscope/attnscope-element.js'])
         console.log(s + ' ' + import.meta.resolve(s));`;
     writeFileSync(join(app, 'resolve.mjs'), script);
     const { stdout } = await exec(process.execPath, ['resolve.mjs'], { cwd: app });
     const lines = Object.fromEntries(stdout.trim().split('\n').map((l) => l.split(' ')));
     assert.match(lines['attnscope'], /node_modules\/attnscope\/dist\/attnscope\.mjs$/);
     assert.match(lines['attnscope/single'], /node_modules\/attnscope\/dist\/attnscope\.single\.mjs$/);
+    assert.match(lines['attnscope/element'], /node_modules\/attnscope\/dist\/attnscope-element\.mjs$/);
+    assert.match(lines['attnscope/attnscope-element.js'], /node_modules\/attnscope\/dist\/attnscope-element\.js$/);
     for (const [k, v] of Object.entries(lines)) {
       assert.ok(v.includes('/app/node_modules/attnscope/'), `${k} resolves inside the installed package: ${v}`);
       assert.ok(existsSync(new URL(v)), `${k} → ${v} exists`);
@@ -165,8 +168,22 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
       })();`;
     writeFileSync(join(src, 'page.js'), pageScript('attnscope'));
     writeFileSync(join(src, 'page-single.js'), pageScript('attnscope/single'));
+    // The element, as a bundled site uses it: import 'attnscope/element' defines <attn-scope>.
+    writeFileSync(join(src, 'page-element.js'), `
+      import 'attnscope/element';
+      const CASES = ${JSON.stringify(CASES)};
+      const pick = ${PICK};
+      window.results = new Promise((resolve) => {
+        const el = document.createElement('attn-scope');
+        el.setAttribute('query', CASES.cross.query);
+        el.setAttribute('keys', CASES.cross.keys);
+        el.addEventListener('attn-ready', () => resolve({ main: { cross: pick(el.result) },
+          cells: el.shadowRoot.querySelectorAll('svg.heatmap g.cells rect').length, nq: el.result.nq, nk: el.result.nk }));
+        el.addEventListener('attn-error', (ev) => resolve({ error: ev.detail.message }));
+        document.body.append(el);
+      });`);
     const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2020', absWorkingDir: app, logLevel: 'silent' };
-    for (const name of ['page', 'page-single']) {
+    for (const name of ['page', 'page-single', 'page-element']) {
       const r = await esbuild.build({ ...common, entryPoints: [join(src, `${name}.js`)], outfile: join(pub, `${name}.js`) });
       assert.deepEqual(r.errors, []);
       writeFileSync(join(pub, `${name}.html`), `<!doctype html><meta charset="utf-8"><title>${name}</title><script type="module" src="${name}.js"></script><body>loading`);
@@ -226,5 +243,11 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
   test('import { createAttnScope } from \'attnscope/single\': the single file alone, same numbers', async () => {
     const got = await runPage('page-single');
     assert.deepEqual(got.main, expected.single, 'single-file build in Chromium vs Node');
+  });
+
+  test('import \'attnscope/element\': <attn-scope> draws the single-file build\'s numbers', async () => {
+    const got = await runPage('page-element');
+    assert.deepEqual(got.main.cross, expected.single.cross, 'the element\'s result vs the single-file build in Node');
+    assert.equal(got.cells, got.nq * got.nk);
   });
 });

@@ -49,7 +49,7 @@ export const VIEWS = {
   heatmap: ['heatmap'],
   lines: ['lines'],
   both: ['heatmap', 'lines'],
-  heads: ['heads'],
+  heads: ['heads', 'heatmap'],
   compare: ['compare'],
   why: ['heatmap', 'why'],
   scaling: ['scaling'],

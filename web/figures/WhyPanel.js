@@ -124,7 +124,8 @@ export class WhyPanel extends Figure {
       .attr('text-anchor', 'start').attr('dominant-baseline', 'central')
       .call(setTokenText, (t) => m.kTokens[t], 10);
     gb.selectAll('text.bar-value').data([m.j]).join('text').attr('class', 'bar-value')
-      .attr('x', (t) => t * bw + bw / 2).attr('y', (t) => barsH - (barsH * m.rowWeights[t]) / (wmax || 1) - 4)
+      // Centred over its bar, but never cut at the picture's left edge (a first bar narrower than its number).
+      .attr('x', (t) => Math.max(t * bw + bw / 2, 18)).attr('y', (t) => barsH - (barsH * m.rowWeights[t]) / (wmax || 1) - 4)
       .attr('text-anchor', 'middle').text((t) => fmt(m.rowWeights[t], 3));
     const W = LABEL_W + STRIP_W + 120, H = barsTop + barsH + 80;
     this.setSize(W, H);
