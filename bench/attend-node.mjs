@@ -43,7 +43,7 @@ function measure(scope, name, options) {
   };
 }
 
-const scope = await createAttnScope();
+const scope = await createAttnScope({ preload: true });
 const tokens = [scope.tokenize(QUERY).length, scope.tokenize(KEYS).length];
 const results = [
   measure(scope, 'default (scaled-dot, 1 head, identity)', {}),

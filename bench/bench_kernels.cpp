@@ -1,6 +1,8 @@
-// Kernel benchmarks: every scoring function and the softmax tail, in every variant of the manifest,
-// at a few sizes. Prints JSON (one object per case) to stdout. Timings are medians of repeated
-// batches; compare variants as ratios within one run (the machine is small and noisy).
+// Kernel benchmarks, in every variant of the manifest, at a few sizes: every scoring function through
+// compute_scores (cases "f32_score_<name>"), and every kernel operation of the manifest on its own
+// (cases named like the kernel, "f32_<op>", as in f32_<op>__<variant>: one grep finds the kernel, its
+// tests and its benchmark). Prints JSON (one object per case) to stdout. Timings are medians of
+// repeated batches; compare variants as ratios within one run (the machine is small and noisy).
 //   attnscope_bench [--quick]
 #include <algorithm>
 #include <chrono>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "attnscope/attention.hpp"
+#include "attnscope/registry.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
@@ -51,6 +54,71 @@ double median_seconds(Fn&& fn, int reps) {
 
 volatile float g_sink;
 
+// The inputs of one size, shared by the cases.
+struct Inputs {
+    std::size_t nq, nk, d;
+    std::vector<float> Q, K, W, Wa, W1, W2, v, qq, kk, S, A, C;
+};
+
+// One call of each kernel operation at size (nq, nk, d), and the work it counts (flops): one function
+// per op of ATTNSCOPE_KERNEL_OPS, so an op without a benchmark case does not compile.
+struct OpCase {
+    void (*run)(const kernels::KernelTable&, Inputs&);
+    double (*flops)(const Inputs&);
+};
+OpCase op_gemm_nt() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_nt(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk, 1.0f); },
+            [](const Inputs& x) { return 2.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_gemm_nn() {  // Q [nq, d] · W [d, d]
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_nn(x.nq, x.d, x.d, x.Q.data(), x.d, x.W.data(), x.d, x.C.data(), x.d); },
+            [](const Inputs& x) { return 2.0 * x.nq * x.d * x.d; }};
+}
+OpCase op_row_sumsq() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.row_sumsq(x.nk, x.d, x.K.data(), x.d, x.kk.data()); },
+            [](const Inputs& x) { return 2.0 * x.nk * x.d; }};
+}
+// The epilogues rewrite S in place: each call starts from the same S (a copy of A) so the values stay
+// in range; the copy is part of the time (nq·nk floats, small next to the epilogue itself).
+OpCase op_cosine_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.cosine_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+            },
+            [](const Inputs& x) { return 2.0 * x.nq * x.nk; }};
+}
+OpCase op_sq_euclidean_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.sq_euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+            },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
+}
+OpCase op_euclidean_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+            },
+            [](const Inputs& x) { return 5.0 * x.nq * x.nk; }};
+}
+OpCase op_idw_epilogue() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                t.idw_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data(), 2.0f, 1e-3f);
+            },
+            [](const Inputs& x) { return 6.0 * x.nq * x.nk; }};
+}
+OpCase op_additive() {  // hidden = d, on Q and K as the projected queries and keys
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.additive(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.v.data(), x.S.data(), x.nk);
+            },
+            [](const Inputs& x) { return 3.0 * x.nq * x.nk * x.d; }};
+}
+OpCase op_softmax_rows() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.softmax_rows(x.nq, x.nk, x.A.data(), x.nk, 1.0f, x.S.data(), x.nk); },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,21 +131,28 @@ int main(int argc, char** argv) {
     std::printf("[\n");
     bool first = true;
     for (const Size& sz : sizes) {
-        const auto Q = random_matrix(sz.nq * sz.d, rng), K = random_matrix(sz.nk * sz.d, rng);
-        const auto W = random_matrix(sz.d * sz.d, rng), Wa = random_matrix(sz.nk * sz.d, rng);
-        const auto W1 = random_matrix(sz.d * sz.d, rng), W2 = random_matrix(sz.d * sz.d, rng), v = random_matrix(sz.d, rng);
-        std::vector<float> S(sz.nq * sz.nk), A(sz.nq * sz.nk);
+        Inputs x{sz.nq, sz.nk, sz.d, random_matrix(sz.nq * sz.d, rng), random_matrix(sz.nk * sz.d, rng),
+                 random_matrix(sz.d * sz.d, rng), random_matrix(sz.nk * sz.d, rng), random_matrix(sz.d * sz.d, rng),
+                 random_matrix(sz.d * sz.d, rng), random_matrix(sz.d, rng), {}, {}, std::vector<float>(sz.nq * sz.nk),
+                 {}, std::vector<float>(sz.nq * sz.d)};
+        // Squared norms and a dot-product matrix consistent with them, for the epilogues.
+        x.qq.resize(sz.nq);
+        x.kk.resize(sz.nk);
+        kernels::table_scalar.row_sumsq(sz.nq, sz.d, x.Q.data(), sz.d, x.qq.data());
+        kernels::table_scalar.row_sumsq(sz.nk, sz.d, x.K.data(), sz.d, x.kk.data());
+        x.A.resize(sz.nq * sz.nk);
+        kernels::table_scalar.gemm_nt(sz.nq, sz.nk, sz.d, x.Q.data(), sz.d, x.K.data(), sz.d, x.A.data(), sz.nk, 1.0f);
         ScoreParams params;
-        params.W = W.data();
-        params.W1 = W1.data();
-        params.W2 = W2.data();
-        params.v = v.data();
+        params.W = x.W.data();
+        params.W1 = x.W1.data();
+        params.W2 = x.W2.data();
+        params.v = x.v.data();
         params.hidden = sz.d;
-        params.Wa = Wa.data();
+        params.Wa = x.Wa.data();
         params.max_keys = sz.nk;
         for (const auto* table : kernels::all_variants()) {
             Variant variant;
-            parse_variant(table->name, variant);
+            if (!parse_variant(table->name, variant)) return 1;
             auto emit = [&](const std::string& name, double sec, double flops) {
                 std::printf("%s  {\"case\": \"%s\", \"variant\": \"%s\", \"isa\": \"%s\", \"nq\": %zu, \"nk\": %zu, \"d\": %zu, "
                             "\"median_us\": %.3f, \"gflops\": %.3f, \"scores_per_s\": %.4g}",
@@ -86,11 +161,16 @@ int main(int argc, char** argv) {
                 first = false;
             };
             for (const auto& info : score_infos()) {
+                bool ok = true;
                 const double sec = median_seconds([&] {
-                    compute_scores(info.id, ConstMatrix(Q.data(), sz.nq, sz.d), ConstMatrix(K.data(), sz.nk, sz.d), params,
-                                   Matrix(S.data(), sz.nq, sz.nk), variant);
-                    g_sink = S[0];
+                    ok = compute_scores(info.id, ConstMatrix(x.Q.data(), sz.nq, sz.d), ConstMatrix(x.K.data(), sz.nk, sz.d),
+                                        params, Matrix(x.S.data(), sz.nq, sz.nk), variant).ok() && ok;
+                    g_sink = x.S[0];
                 }, reps);
+                if (!ok) {
+                    std::fprintf(stderr, "bench: f32_score_%s failed\n", info.name);
+                    return 1;
+                }
                 // Counted work: 2 flops per multiply-add of Q·Kᵀ (additive: its two projections and the
                 // tanh loop as 3 flops per hidden unit).
                 double flops = 2.0 * sz.nq * sz.nk * sz.d;
@@ -98,13 +178,15 @@ int main(int argc, char** argv) {
                 if (info.id == Score::general) flops += 2.0 * sz.nq * sz.d * sz.d;
                 emit(std::string("f32_score_") + info.name, sec, flops);
             }
-            SoftmaxOptions so;
-            so.variant = variant;
-            const double sec = median_seconds([&] {
-                masked_softmax(ConstMatrix(S.data(), sz.nq, sz.nk), so, Matrix(A.data(), sz.nq, sz.nk));
-                g_sink = A[0];
-            }, reps);
-            emit("f32_softmax_rows", sec, 4.0 * sz.nq * sz.nk);
+            // Every kernel operation of the manifest, on its own.
+#define ATTNSCOPE_BENCH_OP(op)                                                                  \
+            {                                                                                   \
+                const OpCase c = op_##op();                                                     \
+                const double sec = median_seconds([&] { c.run(*table, x); g_sink = x.S[0] + x.C[0] + x.kk[0]; }, reps); \
+                emit("f32_" #op, sec, c.flops(x));                                              \
+            }
+            ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_BENCH_OP)
+#undef ATTNSCOPE_BENCH_OP
         }
     }
     std::printf("\n]\n");

@@ -1,5 +1,5 @@
 // Types of the <attn-scope> element: import 'attnscope/element' defines it.
-import type { AttendResult, AttnScope } from './attnscope.js';
+import type { AttendResult, AttnScope, MaskName, ProjectionName, ScoreName, VariantName } from './attnscope.js';
 
 export type AttnScopeView = 'heatmap' | 'lines' | 'both' | 'heads' | 'compare' | 'why' | 'scaling' | 'cosine-dot'
   | 'distance' | 'hull';
@@ -13,26 +13,26 @@ export interface AttnScopeAttributes {
   query: string;
   /** The key sentence (columns), for cross-attention; '' (default) = self-attention. */
   keys: string;
-  /** A scoring function of scope.scoreFunctions. Default 'scaled-dot'. */
-  score: string;
+  /** A scoring function of scope.registry.scores. Default 'scaled-dot'. */
+  score: ScoreName;
   /** Softmax temperature τ > 0. Default 1. */
   temperature: number;
   /** Number of heads, 1 to the vector dimension (100). Default 1. */
   heads: number;
   /** 'identity' (default) or 'random' (seeded W_q, W_k, W_v). */
-  projection: 'identity' | 'random';
+  projection: Exclude<ProjectionName, 'user'>;
   /** Seed of the random projection and score weights, 0 to 4294967295. Default 1. */
   seed: number;
   /** Adds sinusoidal positional encodings (boolean attribute). Default false. */
   positional: boolean;
   /** 'none' (default) or 'causal'. */
-  mask: 'none' | 'causal';
+  mask: MaskName;
   /** idw exponent p > 0. Default 2. */
   p: number;
   /** idw ε >= 0. Default 0.001. */
   eps: number;
   /** Kernels: 'auto' (default), 'simd' or 'scalar' (scope.variants.available). */
-  variant: 'auto' | 'simd' | 'scalar';
+  variant: VariantName;
   /** Which figure(s). Default 'heatmap'. */
   view: AttnScopeView;
   /** Space-separated controls shown above the figure, or 'none'. Default 'score temperature'. */
@@ -66,16 +66,16 @@ export declare class AttnScopeElement extends HTMLElement implements AttnScopeAt
 
   query: string;
   keys: string;
-  score: string;
+  score: ScoreName;
   temperature: number;
   heads: number;
-  projection: 'identity' | 'random';
+  projection: Exclude<ProjectionName, 'user'>;
   seed: number;
   positional: boolean;
-  mask: 'none' | 'causal';
+  mask: MaskName;
   p: number;
   eps: number;
-  variant: 'auto' | 'simd' | 'scalar';
+  variant: VariantName;
   view: AttnScopeView;
   controls: string;
   cell: string;

@@ -1,40 +1,89 @@
-// Embind glue: low-level functions (prefixed `_`) over the C++ core, called only by the JS layer in
-// bindings/attnscope.mjs, which validates arguments, owns the memory (_malloc/_free) and copies
-// results out. Matrices cross the boundary as addresses into the wasm heap. Every function reports
-// failure by returning an error message (empty string = success): the core never throws, so a bad
-// input can never abort the instance.
+// Embind glue: low-level names (prefixed `_`) over the C++ core, called only by the JS layer in
+// bindings/scope.mjs, which validates arguments, owns the memory of the inputs (_malloc/_free) and
+// hands copies to its callers. Matrices cross the boundary as addresses into the wasm heap; names
+// (scores, variants, masks, projections) cross as the registry's strings (attnscope/registry.hpp).
+// Every call reports failure as an error message (empty string = success), never by throwing: the
+// core never throws, so a bad input can never abort the instance.
+//
+// There is no global mutable state here. A vocabulary belongs to a ScopeState, an Embind class that
+// one JS AttnScope owns (several can live in one wasm instance); attend() hands its whole result back
+// in one call, copied into one JS Float32Array before the C++ arrays are freed, so nothing stays
+// staged between calls.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <malloc.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "attnscope/attention.hpp"
 #include "attnscope/embeddings.hpp"
 #include "attnscope/pipeline.hpp"
+#include "attnscope/registry.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "attnscope/tokenizer.hpp"
 #include "attnscope/variant.hpp"
 
 using namespace attnscope;
+using emscripten::val;
 
 namespace {
-
-// One module instance = one scope: its vocabulary and the arrays of its last attend() call, which JS
-// copies out before the next call.
-Vocabulary g_vocab;
-AttendResult g_last;
 
 const float* fptr(std::uintptr_t p) { return reinterpret_cast<const float*>(p); }
 float* mfptr(std::uintptr_t p) { return reinterpret_cast<float*>(p); }
 
-// Enum values are the indices of the JS name lists (scoreFunctions order, ['auto','scalar','simd'], ...).
-Variant to_variant(int v) { return v == 1 ? Variant::scalar : v == 2 ? Variant::simd : Variant::automatic; }
-Mask to_mask(int m) { return m == 1 ? Mask::causal : Mask::none; }
+// Pointer fields of the option structs, read from and written as wasm addresses.
+template <class T, const float* T::*M>
+std::uintptr_t get_address(const T& o) { return reinterpret_cast<std::uintptr_t>(o.*M); }
+template <class T, const float* T::*M>
+void set_address(T& o, std::uintptr_t a) { o.*M = fptr(a); }
+
+// Names as fields. JS checks every name against the same registry before the call; a name that still
+// does not parse leaves an out-of-range value, which check_names() reports.
+template <class Enum, bool (*parse)(const std::string&, Enum&), std::size_t Count>
+void set_name(Enum& field, const std::string& name) {
+    if (!parse(name, field)) field = static_cast<Enum>(Count);
+}
+// How many names each list has (one "+1" per row).
+#define ATTNSCOPE_COUNT(...) +1
+constexpr std::size_t kScores = 0 ATTNSCOPE_SCORES(ATTNSCOPE_COUNT);
+constexpr std::size_t kMasks = 0 ATTNSCOPE_MASKS(ATTNSCOPE_COUNT);
+constexpr std::size_t kProjections = 0 ATTNSCOPE_PROJECTIONS(ATTNSCOPE_COUNT);
+constexpr std::size_t kVariants = 1 ATTNSCOPE_ALL_KERNEL_VARIANTS(ATTNSCOPE_COUNT);
+#undef ATTNSCOPE_COUNT
+
+std::string get_score(const AttendOptions& o) { return static_cast<std::size_t>(o.score) < kScores ? score_info(o.score).name : ""; }
+void set_score(AttendOptions& o, std::string n) { set_name<Score, parse_score, kScores>(o.score, n); }
+std::string get_variant(const AttendOptions& o) { return static_cast<std::size_t>(o.variant) < kVariants ? variant_name(o.variant) : ""; }
+void set_variant(AttendOptions& o, std::string n) { set_name<Variant, parse_variant, kVariants>(o.variant, n); }
+std::string get_mask(const AttendOptions& o) { return static_cast<std::size_t>(o.mask) < kMasks ? mask_name(o.mask) : ""; }
+void set_mask(AttendOptions& o, std::string n) { set_name<Mask, parse_mask, kMasks>(o.mask, n); }
+std::string get_projection(const AttendOptions& o) {
+    return static_cast<std::size_t>(o.projection) < kProjections ? projection_name(o.projection) : "";
+}
+void set_projection(AttendOptions& o, std::string n) { set_name<Projection, parse_projection, kProjections>(o.projection, n); }
+// The seed is a uint32 that JS holds as a number.
+double get_seed(const AttendOptions& o) { return o.seed; }
+void set_seed(AttendOptions& o, double s) { o.seed = static_cast<std::uint32_t>(s); }
+
+std::string check_names(const AttendOptions& o) {
+    if (static_cast<std::size_t>(o.score) >= kScores) return "score: unknown name";
+    if (static_cast<std::size_t>(o.variant) >= kVariants) return "variant: unknown name";
+    if (static_cast<std::size_t>(o.mask) >= kMasks) return "mask: unknown name";
+    if (static_cast<std::size_t>(o.projection) >= kProjections) return "projection: unknown name";
+    return "";
+}
+// For the calls that take names as arguments.
+bool parse_or(const std::string& name, Score& s, Variant& v, const std::string& variant, std::string& err) {
+    if (!parse_score(name, s)) { err = "score: unknown name '" + name + "'"; return false; }
+    if (!parse_variant(variant, v)) { err = "variant: unknown name '" + variant + "'"; return false; }
+    return true;
+}
 
 void json_string(std::string& out, const std::string& s) {
     out += '"';
@@ -59,8 +108,9 @@ void json_string(std::string& out, const std::string& s) {
 }
 
 // entries: the vocabulary entry each token's vector came from (-1 = out of vocabulary).
-std::string tokens_json(const std::vector<Token>& tokens, const std::vector<std::int64_t>& entries) {
-    std::string out = "[";
+void tokens_json(std::string& out, const Vocabulary& vocab, const std::vector<Token>& tokens,
+                 const std::vector<std::int64_t>& entries) {
+    out += '[';
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const Token& t = tokens[i];
         if (i) out += ',';
@@ -75,150 +125,59 @@ std::string tokens_json(const std::vector<Token>& tokens, const std::vector<std:
         out += entries[i] < 0 ? "true" : "false";
         out += ",\"vocabWord\":";
         if (entries[i] < 0) out += "null";
-        else json_string(out, g_vocab.word(static_cast<std::size_t>(entries[i])));
+        else json_string(out, vocab.word(static_cast<std::size_t>(entries[i])));
         out += '}';
     }
     out += ']';
-    return out;
 }
 
-// ---- information --------------------------------------------------------------------------------
+// ---- information (no state) ---------------------------------------------------------------------
 
-std::string score_list_json() {
-    std::string out = "[";
-    for (const auto& info : score_infos()) {
-        if (out.size() > 1) out += ',';
-        out += "{\"name\":";
-        json_string(out, info.name);
-        out += ",\"formula\":";
-        json_string(out, info.formula);
-        out += ",\"latex\":";
-        json_string(out, info.latex);
-        out += ",\"source\":";
-        json_string(out, info.source);
-        out += ",\"needsWeights\":";
-        out += score_has_weights(info.id) ? "true" : "false";
-        out += '}';
-    }
-    return out + "]";
-}
-
+std::string registry_json_() { return registry_json(); }
 std::string simd_isa_name() { return simd_isa(); }
-std::string resolved_variant(int v) { return resolved_variant_name(to_variant(v)); }
+std::string resolved_variant(const std::string& name) {
+    Variant v;
+    return parse_variant(name, v) ? resolved_variant_name(v) : "";
+}
 int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
 
-// ---- vocabulary -----------------------------------------------------------------------------------
+// ---- bring your own vectors (no state: every array is the caller's) -----------------------------
 
-std::string load_vocabulary(std::uintptr_t bytes, int size) {
-    Vocabulary v;
-    Status st = Vocabulary::from_bytes(reinterpret_cast<const std::uint8_t*>(bytes), static_cast<std::size_t>(size), v);
-    if (!st) return st.message();
-    g_vocab = std::move(v);
-    return "";
-}
-int vocabulary_size() { return static_cast<int>(g_vocab.size()); }
-int vocabulary_dim() { return static_cast<int>(g_vocab.dim()); }
-
-// Writes the vector of `word` to out (dim floats). The word is normalised as the sentence pipeline
-// would (a single token's lookup form: lower-cased, curly apostrophes straightened), then resolved
-// with the documented stand-ins. Returns the vocabulary entry used, -1 when out of vocabulary,
-// -2 with no vocabulary.
-int embed(const std::string& word, std::uintptr_t out) {
-    if (g_vocab.empty()) return -2;
-    std::vector<Token> tokens;
-    const std::string lookup = tokenize(word, TokenizerOptions{}, tokens).ok() && tokens.size() == 1 ? tokens[0].lookup : word;
-    const std::int64_t entry = g_vocab.resolve(lookup);
-    if (entry >= 0) g_vocab.vector(static_cast<std::size_t>(entry), mfptr(out));
-    else g_vocab.oov_vector(lookup, mfptr(out));
-    return static_cast<int>(entry);
-}
-std::string vocabulary_word(int index) { return g_vocab.word(static_cast<std::size_t>(index)); }
-
-std::string nearest_json(std::uintptr_t vec, int k) {
-    std::string out = "[";
-    for (const auto& [index, cosine] : g_vocab.nearest(fptr(vec), static_cast<std::size_t>(k))) {
-        if (out.size() > 1) out += ',';
-        out += "{\"word\":";
-        json_string(out, g_vocab.word(index));
-        out += ",\"cosine\":" + std::to_string(cosine) + "}";
-    }
-    return out + "]";
-}
-
-// ---- text -----------------------------------------------------------------------------------------
-
-// {"tokens":[...]} or {"error":"..."}
-std::string tokenize_json(const std::string& text, int max_tokens) {
-    TokenizerOptions o;
-    o.max_tokens = static_cast<std::size_t>(max_tokens);
-    std::vector<Token> tokens;
-    Status st = tokenize(text, o, tokens);
-    std::string out;
-    if (!st) {
-        out = "{\"error\":";
-        json_string(out, st.message());
-        return out + "}";
-    }
-    std::vector<std::int64_t> entries(tokens.size(), -1);
-    for (std::size_t i = 0; i < tokens.size(); ++i) entries[i] = g_vocab.resolve(tokens[i].lookup);
-    return "{\"tokens\":" + tokens_json(tokens, entries) + "}";
-}
-
-// ---- bring your own vectors ---------------------------------------------------------------------
-
-struct JsScoreParams {
-    int score = 1;
-    int variant = 0;
-    double p = 2, eps = 1e-3;
-    std::uintptr_t W = 0, W1 = 0, W2 = 0, v = 0, Wa = 0;
-    int hidden = 0, max_keys = 0;
-};
-
-ScoreParams to_params(const JsScoreParams& j) {
-    ScoreParams p;
-    p.W = fptr(j.W);
-    p.W1 = fptr(j.W1);
-    p.W2 = fptr(j.W2);
-    p.v = fptr(j.v);
-    p.hidden = static_cast<std::size_t>(j.hidden);
-    p.Wa = fptr(j.Wa);
-    p.max_keys = static_cast<std::size_t>(j.max_keys);
-    p.p = static_cast<float>(j.p);
-    p.eps = static_cast<float>(j.eps);
-    return p;
-}
-
-std::string scores(std::uintptr_t Q, std::uintptr_t K, int nq, int nk, int d, int dk, const JsScoreParams& jp,
-                   std::uintptr_t S) {
+std::string scores(std::uintptr_t Q, std::uintptr_t K, int nq, int nk, int d, int dk, const std::string& score,
+                   const std::string& variant, const ScoreParams& params, std::uintptr_t S) {
+    Score s;
+    Variant v;
+    std::string err;
+    if (!parse_or(score, s, v, variant, err)) return err;
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk);
-    return compute_scores(static_cast<Score>(jp.score), ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
-                          ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), to_params(jp),
-                          Matrix(mfptr(S), unq, unk), to_variant(jp.variant))
+    return compute_scores(s, ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
+                          ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), params, Matrix(mfptr(S), unq, unk), v)
         .message();
 }
 
-std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, int mask, std::uintptr_t padding,
-                    int variant, std::uintptr_t A) {
+std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, const std::string& mask,
+                    std::uintptr_t padding, const std::string& variant, std::uintptr_t A) {
     SoftmaxOptions o;
     o.temperature = static_cast<float>(temperature);
-    o.mask = to_mask(mask);
+    if (!parse_mask(mask, o.mask)) return "mask: unknown name '" + mask + "'";
+    if (!parse_variant(variant, o.variant)) return "variant: unknown name '" + variant + "'";
     o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
-    o.variant = to_variant(variant);
     const auto r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(cols);
     return masked_softmax(ConstMatrix(fptr(S), r, c), o, Matrix(mfptr(A), r, c)).message();
 }
 
 // stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
 std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
-                      const JsScoreParams& jp, double temperature, int mask, std::uintptr_t padding,
-                      std::uintptr_t S, std::uintptr_t A, std::uintptr_t O, std::uintptr_t stats) {
+                         const std::string& score, const std::string& variant, const ScoreParams& params,
+                         double temperature, const std::string& mask, std::uintptr_t padding, std::uintptr_t S,
+                         std::uintptr_t A, std::uintptr_t O, std::uintptr_t stats) {
     AttentionOptions o;
-    o.score = static_cast<Score>(jp.score);
-    o.params = to_params(jp);
+    std::string err;
+    if (!parse_or(score, o.score, o.variant, variant, err)) return err;
+    if (!parse_mask(mask, o.mask)) return "mask: unknown name '" + mask + "'";
+    o.params = params;
     o.temperature = static_cast<float>(temperature);
-    o.mask = to_mask(mask);
     o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
-    o.variant = to_variant(jp.variant);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     std::vector<RowStats> rs(unq);
     Status st = attnscope::attention(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
@@ -235,155 +194,177 @@ std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, i
     return "";
 }
 
-// ---- the sentence pipeline ----------------------------------------------------------------------
+// ---- one scope's state: its vocabulary ------------------------------------------------------------
 
-struct JsAttendOptions {
-    JsScoreParams params;
-    double temperature = 1;
-    int heads = 1;
-    int projection = 0;  // 0 identity, 1 random, 2 user
-    double seed = 1;     // a uint32 (a JS number)
-    bool positional = false;
-    int mask = 0;
-    int max_tokens = 512;
-    bool experimental = false;
-    std::uintptr_t Wq = 0, Wk = 0, Wv = 0, Wo = 0;
-    int d_head = 0, d_value = 0, d_out = 0;
-};
-
-// Runs the pipeline; the JS layer then copies arrays out with last_* below. Returns "" or an error.
-std::string js_attend(const std::string& query, const std::string& keys, bool cross, const JsAttendOptions& j) {
-    if (g_vocab.empty()) return "vocabulary: none loaded";
-    AttendOptions o;
-    o.score = static_cast<Score>(j.params.score);
-    o.variant = to_variant(j.params.variant);
-    o.p = static_cast<float>(j.params.p);
-    o.eps = static_cast<float>(j.params.eps);
-    o.W = fptr(j.params.W);
-    o.W1 = fptr(j.params.W1);
-    o.W2 = fptr(j.params.W2);
-    o.v = fptr(j.params.v);
-    o.hidden = static_cast<std::size_t>(j.params.hidden);
-    o.Wa = fptr(j.params.Wa);
-    o.max_keys = static_cast<std::size_t>(j.params.max_keys);
-    o.temperature = static_cast<float>(j.temperature);
-    o.heads = static_cast<std::size_t>(j.heads);
-    o.projection = j.projection == 1 ? Projection::random : j.projection == 2 ? Projection::user : Projection::identity;
-    o.seed = static_cast<std::uint32_t>(j.seed);
-    o.positional = j.positional;
-    o.mask = to_mask(j.mask);
-    o.max_tokens = static_cast<std::size_t>(j.max_tokens);
-    o.experimental_scaled_output = j.experimental;
-    o.Wq = fptr(j.Wq);
-    o.Wk = fptr(j.Wk);
-    o.Wv = fptr(j.Wv);
-    o.Wo = fptr(j.Wo);
-    o.d_head = static_cast<std::size_t>(j.d_head);
-    o.d_value = static_cast<std::size_t>(j.d_value);
-    o.d_out = static_cast<std::size_t>(j.d_out);
-    Status st = attnscope::attend(g_vocab, query, keys, cross, o, g_last);
-    if (!st) g_last = AttendResult{};
-    return st.message();
-}
-
-std::string last_tokens_json(bool keys) {
-    return keys ? tokens_json(g_last.key_tokens, g_last.key_vocab) : tokens_json(g_last.query_tokens, g_last.query_vocab);
-}
-
-const Tensor* last_tensor(const std::string& name, int head) {
-    const auto& a = g_last.attention;
-    const auto h = static_cast<std::size_t>(head);
-    if (name == "queryEmbeddings") return &g_last.query_embeddings;
-    if (name == "keyEmbeddings") return &g_last.key_embeddings;
-    if (name == "output") return &a.output;
-    if (h >= a.heads) return nullptr;
-    if (name == "q") return &a.q[h];
-    if (name == "k") return &a.k[h];
-    if (name == "v") return &a.v[h];
-    if (name == "scores") return &a.scores[h];
-    if (name == "weights") return &a.weights[h];
-    return nullptr;
-}
-// Address and shape of one array of the last attend() result (0 when there is none).
-std::uintptr_t last_ptr(const std::string& name, int head) {
-    const Tensor* t = last_tensor(name, head);
-    return t ? reinterpret_cast<std::uintptr_t>(t->values.data()) : 0;
-}
-int last_rows(const std::string& name, int head) {
-    const Tensor* t = last_tensor(name, head);
-    return t ? static_cast<int>(t->rows) : 0;
-}
-int last_cols(const std::string& name, int head) {
-    const Tensor* t = last_tensor(name, head);
-    return t ? static_cast<int>(t->cols) : 0;
-}
-// stats of head h into out: nq entropies, nq max weights, nq argmaxes (as floats).
-void last_stats(int head, std::uintptr_t out) {
-    const auto& rows = g_last.attention.stats[static_cast<std::size_t>(head)];
-    float* o = mfptr(out);
-    const std::size_t n = rows.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        o[i] = rows[i].entropy;
-        o[n + i] = rows[i].max_weight;
-        o[2 * n + i] = static_cast<float>(rows[i].argmax);
+class ScopeState {
+public:
+    std::string load_vocabulary(std::uintptr_t bytes, int size) {
+        Vocabulary v;
+        Status st = Vocabulary::from_bytes(reinterpret_cast<const std::uint8_t*>(bytes), static_cast<std::size_t>(size), v);
+        if (!st) return st.message();
+        vocab_ = std::move(v);
+        return "";
     }
-}
-// Frees the last result's arrays once JS has copied them.
-void release_last() { g_last = AttendResult{}; }
+    int vocabulary_size() const { return static_cast<int>(vocab_.size()); }
+    int vocabulary_dim() const { return static_cast<int>(vocab_.dim()); }
+
+    // Writes the vector of `word` to out (dim floats). The word is normalised as the sentence pipeline
+    // would (a single token's lookup form: lower-cased, curly apostrophes straightened), then resolved
+    // with the documented stand-ins. Returns the vocabulary entry used, -1 when out of vocabulary,
+    // -2 with no vocabulary.
+    int embed(const std::string& word, std::uintptr_t out) const {
+        if (vocab_.empty()) return -2;
+        std::vector<Token> tokens;
+        const std::string lookup =
+            tokenize(word, TokenizerOptions{}, tokens).ok() && tokens.size() == 1 ? tokens[0].lookup : word;
+        const std::int64_t entry = vocab_.resolve(lookup);
+        if (entry >= 0) vocab_.vector(static_cast<std::size_t>(entry), mfptr(out));
+        else vocab_.oov_vector(lookup, mfptr(out));
+        return static_cast<int>(entry);
+    }
+    std::string vocabulary_word(int index) const { return vocab_.word(static_cast<std::size_t>(index)); }
+
+    std::string nearest_json(std::uintptr_t vec, int k) const {
+        std::string out = "[";
+        for (const auto& [index, cosine] : vocab_.nearest(fptr(vec), static_cast<std::size_t>(k))) {
+            if (out.size() > 1) out += ',';
+            out += "{\"word\":";
+            json_string(out, vocab_.word(index));
+            out += ",\"cosine\":" + std::to_string(cosine) + "}";
+        }
+        return out + "]";
+    }
+
+    // {"tokens":[...]} or {"error":"..."}
+    std::string tokenize_json(const std::string& text, int max_tokens) const {
+        TokenizerOptions o;
+        o.max_tokens = static_cast<std::size_t>(max_tokens);
+        std::vector<Token> tokens;
+        Status st = tokenize(text, o, tokens);
+        std::string out;
+        if (!st) {
+            out = "{\"error\":";
+            json_string(out, st.message());
+            return out + "}";
+        }
+        std::vector<std::int64_t> entries(tokens.size(), -1);
+        for (std::size_t i = 0; i < tokens.size(); ++i) entries[i] = vocab_.resolve(tokens[i].lookup);
+        out = "{\"tokens\":";
+        tokens_json(out, vocab_, tokens, entries);
+        return out + "}";
+    }
+
+    // The whole sentence pipeline in one call. Returns {error: string} or {data, tokens}:
+    //   data: one Float32Array (a copy; the C++ arrays are freed on return) holding, in order,
+    //     a header [nq, nk, heads, dOut, dHead[0..heads), dValue[0..heads)],
+    //     queryEmbeddings [nq, d], keyEmbeddings [nk, d], scores [heads, nq, nk], weights [heads, nq, nk],
+    //     entropy [heads, nq], maxWeight [heads, nq], argmax [heads, nq], output [nq, dOut],
+    //     then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]];
+    //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
+    val attend(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) const {
+        val out = val::object();
+        std::string err = check_names(o);
+        AttendResult r;
+        if (err.empty()) err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
+        if (!err.empty()) {
+            out.set("error", err);
+            return out;
+        }
+        const MultiHeadResult& a = r.attention;
+        const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
+        std::size_t total = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
+                            2 * H * nq * nk + 3 * H * nq + a.output.values.size();
+        for (std::size_t h = 0; h < H; ++h) total += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
+        std::vector<float> data;
+        data.reserve(total);
+        auto put = [&data](const std::vector<float>& v) { data.insert(data.end(), v.begin(), v.end()); };
+        data.push_back(static_cast<float>(nq));
+        data.push_back(static_cast<float>(nk));
+        data.push_back(static_cast<float>(H));
+        data.push_back(static_cast<float>(a.output.cols));
+        for (std::size_t h = 0; h < H; ++h) data.push_back(static_cast<float>(a.q[h].cols));
+        for (std::size_t h = 0; h < H; ++h) data.push_back(static_cast<float>(a.v[h].cols));
+        put(r.query_embeddings.values);
+        put(r.key_embeddings.values);
+        for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
+        for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+        for (std::size_t h = 0; h < H; ++h)
+            for (const RowStats& s : a.stats[h]) data.push_back(s.entropy);
+        for (std::size_t h = 0; h < H; ++h)
+            for (const RowStats& s : a.stats[h]) data.push_back(s.max_weight);
+        for (std::size_t h = 0; h < H; ++h)
+            for (const RowStats& s : a.stats[h]) data.push_back(static_cast<float>(s.argmax));
+        put(a.output.values);
+        for (std::size_t h = 0; h < H; ++h) {
+            put(a.q[h].values);
+            put(a.k[h].values);
+            put(a.v[h].values);
+        }
+        std::string tokens = "{\"query\":";
+        tokens_json(tokens, vocab_, r.query_tokens, r.query_vocab);
+        tokens += ",\"keys\":";
+        tokens_json(tokens, vocab_, r.key_tokens, r.key_vocab);
+        tokens += '}';
+        // new Float32Array(view) copies the floats into JS memory before `data` is freed.
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(data.size(), data.data())));
+        out.set("tokens", tokens);
+        return out;
+    }
+
+private:
+    Vocabulary vocab_;
+};
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnscope) {
     using namespace emscripten;
-    value_object<JsScoreParams>("ScoreParams")
-        .field("score", &JsScoreParams::score)
-        .field("variant", &JsScoreParams::variant)
-        .field("p", &JsScoreParams::p)
-        .field("eps", &JsScoreParams::eps)
-        .field("W", &JsScoreParams::W)
-        .field("W1", &JsScoreParams::W1)
-        .field("W2", &JsScoreParams::W2)
-        .field("v", &JsScoreParams::v)
-        .field("Wa", &JsScoreParams::Wa)
-        .field("hidden", &JsScoreParams::hidden)
-        .field("maxKeys", &JsScoreParams::max_keys);
-    value_object<JsAttendOptions>("AttendOptions")
-        .field("params", &JsAttendOptions::params)
-        .field("temperature", &JsAttendOptions::temperature)
-        .field("heads", &JsAttendOptions::heads)
-        .field("projection", &JsAttendOptions::projection)
-        .field("seed", &JsAttendOptions::seed)
-        .field("positional", &JsAttendOptions::positional)
-        .field("mask", &JsAttendOptions::mask)
-        .field("maxTokens", &JsAttendOptions::max_tokens)
-        .field("experimental", &JsAttendOptions::experimental)
-        .field("Wq", &JsAttendOptions::Wq)
-        .field("Wk", &JsAttendOptions::Wk)
-        .field("Wv", &JsAttendOptions::Wv)
-        .field("Wo", &JsAttendOptions::Wo)
-        .field("dHead", &JsAttendOptions::d_head)
-        .field("dValue", &JsAttendOptions::d_value)
-        .field("dOut", &JsAttendOptions::d_out);
+    value_object<ScoreParams>("ScoreParams")
+        .field("W", &get_address<ScoreParams, &ScoreParams::W>, &set_address<ScoreParams, &ScoreParams::W>)
+        .field("W1", &get_address<ScoreParams, &ScoreParams::W1>, &set_address<ScoreParams, &ScoreParams::W1>)
+        .field("W2", &get_address<ScoreParams, &ScoreParams::W2>, &set_address<ScoreParams, &ScoreParams::W2>)
+        .field("v", &get_address<ScoreParams, &ScoreParams::v>, &set_address<ScoreParams, &ScoreParams::v>)
+        .field("hidden", &ScoreParams::hidden)
+        .field("Wa", &get_address<ScoreParams, &ScoreParams::Wa>, &set_address<ScoreParams, &ScoreParams::Wa>)
+        .field("maxKeys", &ScoreParams::max_keys)
+        .field("p", &ScoreParams::p)
+        .field("eps", &ScoreParams::eps);
+    value_object<AttendOptions>("AttendOptions")
+        .field("score", &get_score, &set_score)
+        .field("params", &AttendOptions::params)
+        .field("temperature", &AttendOptions::temperature)
+        .field("heads", &AttendOptions::heads)
+        .field("projection", &get_projection, &set_projection)
+        .field("seed", &get_seed, &set_seed)
+        .field("positional", &AttendOptions::positional)
+        .field("mask", &get_mask, &set_mask)
+        .field("variant", &get_variant, &set_variant)
+        .field("maxTokens", &AttendOptions::max_tokens)
+        .field("experimentalScaledOutput", &AttendOptions::experimental_scaled_output)
+        .field("Wq", &get_address<AttendOptions, &AttendOptions::Wq>, &set_address<AttendOptions, &AttendOptions::Wq>)
+        .field("Wk", &get_address<AttendOptions, &AttendOptions::Wk>, &set_address<AttendOptions, &AttendOptions::Wk>)
+        .field("Wv", &get_address<AttendOptions, &AttendOptions::Wv>, &set_address<AttendOptions, &AttendOptions::Wv>)
+        .field("Wo", &get_address<AttendOptions, &AttendOptions::Wo>, &set_address<AttendOptions, &AttendOptions::Wo>)
+        .field("dHead", &AttendOptions::d_head)
+        .field("dValue", &AttendOptions::d_value)
+        .field("dOut", &AttendOptions::d_out);
 
-    function("_scoreListJson", &score_list_json);
+    class_<ScopeState>("ScopeState")
+        .smart_ptr_constructor("ScopeState", &std::make_shared<ScopeState>)
+        .function("loadVocabulary", &ScopeState::load_vocabulary)
+        .function("vocabularySize", &ScopeState::vocabulary_size)
+        .function("vocabularyDim", &ScopeState::vocabulary_dim)
+        .function("embed", &ScopeState::embed)
+        .function("vocabularyWord", &ScopeState::vocabulary_word)
+        .function("nearestJson", &ScopeState::nearest_json)
+        .function("tokenizeJson", &ScopeState::tokenize_json)
+        .function("attend", &ScopeState::attend);
+
+    function("_registryJson", &registry_json_);
     function("_simdIsa", &simd_isa_name);
     function("_resolvedVariant", &resolved_variant);
     function("_memoryInUse", &memory_in_use);
-    function("_loadVocabulary", &load_vocabulary);
-    function("_vocabularySize", &vocabulary_size);
-    function("_vocabularyDim", &vocabulary_dim);
-    function("_embed", &embed);
-    function("_vocabularyWord", &vocabulary_word);
-    function("_nearestJson", &nearest_json);
-    function("_tokenizeJson", &tokenize_json);
     function("_scores", &scores);
     function("_softmax", &softmax);
     function("_attention", &js_attention);
-    function("_attend", &js_attend);
-    function("_lastTokensJson", &last_tokens_json);
-    function("_lastPtr", &last_ptr);
-    function("_lastRows", &last_rows);
-    function("_lastCols", &last_cols);
-    function("_lastStats", &last_stats);
-    function("_releaseLast", &release_last);
 }

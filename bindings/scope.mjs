@@ -1,21 +1,12 @@
 // attnscope: the public JS API over the wasm module, shared by the split and single-file builds (see attnscope.d.ts for every shape).
 // This layer validates arguments (errors name the argument and the fix), copies typed arrays into
 // wasm memory and frees them in `finally`, and hands back copies, never views of the wasm heap.
+//
+// Names (scoring functions, variants, masks, projections, token kinds) come from the registry the
+// wasm module carries (src/attnscope/registry.hpp), read once per instance: nothing here lists them.
+// One wasm instance can hold many scopes: each AttnScope owns a ScopeState (its vocabulary) in the
+// instance; scope.newScope() makes another on the same instance.
 
-const SCORE_DESCRIPTIONS = {
-  'dot': 'Raw dot product: grows with the lengths of both vectors, so long keys win.',
-  'scaled-dot': 'Dot product divided by √d, keeping scores near unit variance so softmax does not saturate as d grows.',
-  'cosine': 'Angle only: the dot product of unit vectors, blind to vector length; scores lie in [−1, 1].',
-  'general': 'A learned bilinear form qᵀWk: W decides which query directions match which key directions.',
-  'additive': 'A one-hidden-layer network on q and k (Bahdanau): v · tanh(W₁q + W₂k).',
-  'location': 'Scores depend only on the query and the key position, never on the key content.',
-  'neg-euclidean': 'Closer keys score higher: minus the straight-line distance between q and k.',
-  'neg-sq-euclidean': 'Minus the squared distance: an RBF kernel after softmax; equals 2q·k − ‖q‖² − ‖k‖².',
-  'idw': 'Softmax of −log(ε + distance^p) gives weights ∝ 1/(ε + ‖q−k‖^p): inverse distance weighting.',
-};
-const VARIANTS = ['auto', 'scalar', 'simd'];
-const MASKS = ['none', 'causal'];
-const PROJECTIONS = ['identity', 'random', 'user'];
 const MAX_TOKENS_LIMIT = 4096;
 
 // A tiny module that uses one SIMD instruction: WebAssembly.validate() says whether the engine has SIMD.
@@ -28,16 +19,52 @@ export function engineHasSimd() {
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node) &&
   typeof window === 'undefined';
 
-async function readUrl(url, onProgress) {
-  if (isNode && (url.protocol === 'file:')) {
-    const fsName = 'node:fs/promises';  // kept out of bundlers' sight: browsers never take this path
-    const fs = await import(/* @vite-ignore */ fsName);
-    const bytes = new Uint8Array(await fs.readFile(url));
+// ---- loading assets: fetch (or read from disk in Node), then check what came back ------------------
+
+// Node's file system, for file: URLs (Node's fetch cannot read them). The specifier is a variable and
+// the import carries webpackIgnore/@vite-ignore, so no bundler follows it or warns about it ("Critical
+// dependency"); browsers and workers never take this path.
+async function nodeModule(name) {
+  const specifier = 'node:' + name;
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+}
+
+/**
+ * The bytes at `url`, checked by `expect` (what the file should start with) before anyone uses them.
+ * `what` names the asset for messages; `onProgress(loaded, total)` follows a download.
+ */
+async function readUrl(url, { what, expect, onProgress, fix = fixHint(what) } = {}) {
+  let bytes, received;
+  if (url.protocol === 'file:' && isNode) {
+    const fs = await nodeModule('fs/promises');
+    try {
+      bytes = new Uint8Array(await fs.readFile(url));
+    } catch (e) {
+      throw new Error(`attnscope: could not read ${what} from ${url.href} (${e.code || e.message}); ${fix}`);
+    }
     if (onProgress) onProgress(bytes.length, bytes.length);
-    return bytes;
+    received = `a file of ${bytes.length} bytes`;
+  } else {
+    let response;
+    try {
+      response = await fetch(url);
+    } catch (e) {
+      throw new Error(`attnscope: could not fetch ${what} from ${url.href} (${e && e.message || e}); ${fix}`);
+    }
+    if (!response.ok) {
+      throw new Error(`attnscope: could not load ${what} from ${url.href}: the server answered ${response.status} ${response.statusText || ''}`.trimEnd() +
+        `; ${fix}`);
+    }
+    bytes = await readBody(response, onProgress);
+    received = describeResponse(response, bytes);
   }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`attnscope: could not load ${url} (HTTP ${response.status}); pass locateFile or the bytes yourself`);
+  if (expect && !startsWith(bytes, expect.bytes)) {
+    throw new Error(`attnscope: ${url.href} should be ${what}, ${expect.kind}, but it is ${received}; ${fix}`);
+  }
+  return bytes;
+}
+
+async function readBody(response, onProgress) {
   const total = Number(response.headers.get('content-length')) || 0;
   if (!onProgress || !response.body) return new Uint8Array(await response.arrayBuffer());
   const reader = response.body.getReader();
@@ -56,8 +83,42 @@ async function readUrl(url, onProgress) {
   return bytes;
 }
 
-function toUrl(path) {
-  try { return new URL(path); } catch { return new URL(path, typeof location !== 'undefined' ? location.href : import.meta.url); }
+function startsWith(bytes, prefix) {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+// "an HTML page (text/html, status 200)": what a misconfigured server or a dev server's fallback sends.
+function describeResponse(response, bytes) {
+  const type = (response.headers.get('content-type') || '').split(';')[0].trim();
+  const head = new TextDecoder().decode(bytes.subarray(0, 256)).trimStart().toLowerCase();
+  const how = `${type || 'no content-type'}, status ${response.status}`;
+  if (bytes.length === 0) return `empty (${how})`;
+  if (head.startsWith('<!doctype html') || head.startsWith('<html') || type === 'text/html') return `an HTML page (${how}, ${bytes.length} bytes)`;
+  if (head.startsWith('{') || head.startsWith('[') || type === 'application/json') return `JSON (${how}, ${bytes.length} bytes)`;
+  const hex = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  return `${bytes.length} bytes starting ${hex} (${how})`;
+}
+
+// What to do about a file that is not where the package looked for it.
+function fixHint(file) {
+  return `${file} is not at that URL: put the package's dist/${file} there, or say where it is with ` +
+    `createAttnScope({ locateFile: (file) => \`https://your.host/path/\${file}\` })`;
+}
+
+const WASM_MAGIC = { bytes: [0x00, 0x61, 0x73, 0x6d], kind: 'a WebAssembly module (starting 00 61 73 6d)' };
+const VOCAB_MAGIC = { bytes: Array.from('ATSVOCAB', (c) => c.charCodeAt(0)), kind: 'an attnscope vocabulary (starting "ATSVOCAB")' };
+
+// A URL given as a string: absolute, or relative to the page (browsers, workers) or to the current
+// directory (Node).
+async function toUrl(value, name) {
+  if (value instanceof URL) return value;
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${name}: expected a URL or a URL string, got ${describe(value)}`);
+  try { return new URL(value); } catch { /* relative */ }
+  if (typeof location !== 'undefined' && location.href) return new URL(value, location.href);
+  if (isNode) return (await nodeModule('url')).pathToFileURL((await nodeModule('path')).resolve(value));
+  throw new TypeError(`${name}: '${value}' is relative and this environment has no page location; give an absolute URL`);
 }
 
 // ---- validation helpers: every message names the argument and what was expected ----------------
@@ -113,9 +174,13 @@ function describe(v) {
 }
 // The core fails only on the values it is handed (too many tokens, a matrix too small for the keys,
 // invalid text), after this layer has checked the types: always a RangeError. Its messages name the
-// argument first ("K: expected ..."); C++ option names are given their JS spelling.
+// argument first ("K: expected ..."); the C++ spellings of options are given their JS names.
+const CPP_NAMES = [[/\bmax_tokens\b/g, 'maxTokens'], [/\bmax_keys\b/g, 'maxKeys'], [/\bd_q\b/g, 'd'], [/\bd_k\b/g, 'dk'],
+  [/\bd_head\b/g, 'dHead'], [/\bd_value\b/g, 'dValue'], [/\bd_out\b/g, 'dOut']];
 function coreError(message) {
-  return new RangeError(message.replace(/\bmax_tokens\b/g, 'maxTokens'));
+  let m = message;
+  for (const [cpp, js] of CPP_NAMES) m = m.replace(cpp, js);
+  return new RangeError(m);
 }
 function checkKnownKeys(name, options, allowed) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
@@ -124,28 +189,144 @@ function checkKnownKeys(name, options, allowed) {
   }
 }
 
+// ---- the registry: every list of names, from the wasm module ------------------------------------
+
+const registries = new WeakMap();
+/** The module's registry (parsed once per instance), frozen all the way down. */
+function registryOf(module) {
+  let r = registries.get(module);
+  if (!r) {
+    r = deepFreeze(JSON.parse(module._registryJson()));
+    registries.set(module, r);
+  }
+  return r;
+}
+function deepFreeze(x) {
+  if (x && typeof x === 'object') { for (const v of Object.values(x)) deepFreeze(v); Object.freeze(x); }
+  return x;
+}
+const names = (list) => list.map((x) => (typeof x === 'string' ? x : x.name));
+
+// ---- one validation function per option kind, shared by scores(), attention() and attend() ------
+// `name` is the option's name as the caller wrote it ('options.score' for scores(), 'score' for attend()).
+
 const SCORE_KEYS = ['score', 'p', 'eps', 'variant', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys'];
+function scoreOption(name, value, registry) {
+  const score = value === undefined ? 'scaled-dot' : value;
+  checkEnum(name, score, names(registry.scores));
+  return score;
+}
+function temperatureOption(name, value) {
+  return value === undefined ? 1 : checkNumber(name, value, { min: 0, exclusiveMin: true });
+}
+function maskOption(name, value, registry) {
+  const mask = value === undefined ? 'none' : value;
+  checkEnum(name, mask, names(registry.masks));
+  return mask;
+}
+function paddingOption(name, value, n) {
+  if (value === undefined) return null;
+  if (!(value instanceof Uint8Array) && !Array.isArray(value)) throw new TypeError(`${name}: expected a Uint8Array or boolean[] with one entry per key`);
+  if (value.length !== n) throw new RangeError(`${name}: expected ${n} entries (one per key), got ${value.length}`);
+  return Uint8Array.from(value, (x) => (x ? 1 : 0));
+}
+/** idw's p > 0 and eps >= 0 (read for every score: they are ScoreParams fields). */
+function idwOptions(prefix, o) {
+  return {
+    p: o.p === undefined ? 2 : checkNumber(`${prefix}p`, o.p, { min: 0, exclusiveMin: true }),
+    eps: o.eps === undefined ? 1e-3 : checkNumber(`${prefix}eps`, o.eps, { min: 0 }),
+  };
+}
+/**
+ * The score's matrices (ScoreParams' W; W1, W2, v, hidden; Wa, maxKeys), checked against their shapes.
+ * dims: { dq, dk, nk } for scores()/attention(), where the matrices the registry lists for the score
+ * are required; or { head: dh } for attend(), where any given matrix is checked against the head
+ * dimension and missing ones are seeded in C++.
+ * Returns { arrays: {W, W1, W2, v, Wa}, hidden, maxKeys }.
+ */
+function scoreWeights(prefix, o, score, info, dims) {
+  const arrays = { W: null, W1: null, W2: null, v: null, Wa: null };
+  let hidden = 0, maxKeys = 0;
+  const seeded = dims.head !== undefined;
+  const needs = (m) => (seeded ? o[m] !== undefined : info.matrices.includes(m));
+  const dq = seeded ? dims.head : dims.dq, dk = seeded ? dims.head : dims.dk;
+  const shape = seeded ? ' (head dimension)' : '';
+  if (needs('W')) {
+    if (!o.W) throw new TypeError(`${prefix}W: score '${score}' needs W, a Float32Array [${dq}, ${dk}]`);
+    arrays.W = checkMatrix(`${prefix}W`, o.W, dq * dk, `[${dq}, ${dk}]${shape}`);
+  }
+  if (needs('W1') || needs('W2') || needs('v')) {
+    if (!o.W1 || !o.W2 || !o.v) {
+      throw new TypeError(seeded ? `${prefix}W1, W2, v: give all three additive weights, or none for seeded ones`
+        : `${prefix}W1, W2, v: score '${score}' needs W1 [hidden, ${dq}], W2 [hidden, ${dk}] and v [hidden]`);
+    }
+    hidden = o.hidden === undefined ? o.v.length : checkInt(`${prefix}hidden`, o.hidden, 1, seeded ? 1 << 12 : 1 << 16);
+    arrays.v = checkMatrix(`${prefix}v`, o.v, hidden, `[${hidden}]`);
+    arrays.W1 = checkMatrix(`${prefix}W1`, o.W1, hidden * dq, `[${hidden}, ${dq}]`);
+    arrays.W2 = checkMatrix(`${prefix}W2`, o.W2, hidden * dk, `[${hidden}, ${dk}]`);
+  }
+  if (needs('Wa')) {
+    if (!o.Wa) throw new TypeError(`${prefix}Wa: score '${score}' needs Wa, a Float32Array [maxKeys >= ${dims.nk}, ${dq}]`);
+    maxKeys = o.maxKeys === undefined ? Math.floor(o.Wa.length / Math.max(1, dq)) : checkInt(`${prefix}maxKeys`, o.maxKeys, 1, seeded ? 1 << 16 : 1 << 20);
+    if (!seeded && maxKeys < dims.nk) throw new RangeError(`${prefix}Wa: has rows for ${maxKeys} key positions but there are ${dims.nk} keys; give at least ${dims.nk} rows of ${dq}`);
+    arrays.Wa = checkMatrix(`${prefix}Wa`, o.Wa, maxKeys * dq, `[${maxKeys}, ${dq}]${shape}`);
+  }
+  return { arrays, hidden, maxKeys };
+}
+/** The ScoreParams value object Embind hands to C++ (addresses of the matrices copied into wasm memory). */
+function scoreParams(idw, weights, ptrs) {
+  return { p: idw.p, eps: idw.eps, W: ptrs.W || 0, W1: ptrs.W1 || 0, W2: ptrs.W2 || 0, v: ptrs.v || 0,
+    hidden: weights.hidden, Wa: ptrs.Wa || 0, maxKeys: weights.maxKeys };
+}
+
+const NO_SCOPE = 'scope: this AttnScope was disposed; create a new one (createAttnScope or scope.newScope)';
 
 class Scope {
-  constructor(module, names) {
+  /**
+   * instance: what the scopes of one wasm instance share: { module, registry, locate, smallVocabulary }.
+   * state: this scope's ScopeState (its vocabulary), owned by this object.
+   */
+  constructor(instance, state, vocabName) {
+    const module = instance.module;
+    this._instance = instance;
     this._m = module;
-    this._scoreNames = names;
-    const list = JSON.parse(module._scoreListJson());
-    this.scoreFunctions = Object.freeze(list.map((s) => Object.freeze({ ...s, description: SCORE_DESCRIPTIONS[s.name] })));
+    this._state = state;
+    this.registry = instance.registry;
+    this.scoreFunctions = this.registry.scores;
     const simd = module._simdIsa() !== 'none';
-    this.variants = Object.freeze({ available: simd ? ['auto', 'simd', 'scalar'] : ['auto', 'scalar'], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
+    const compiled = this.registry.variants.filter((v) => v.compiled && v.name !== 'auto').map((v) => v.name);
+    // 'auto' first, then the fastest variant first (the manifest lists the scalar reference first).
+    this.variants = Object.freeze({ available: ['auto', ...compiled.reverse()], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
     this._variant = 'auto';
-    this._vocabName = '';
+    this._vocabName = vocabName;
   }
 
   get variant() { return this._variant; }
   set variant(v) { checkEnum('variant', v, this.variants.available); this._variant = v; }
 
   get vocabulary() {
-    return { size: this._m._vocabularySize(), dim: this._m._vocabularyDim(), name: this._vocabName };
+    const s = this._live();
+    return { size: s.vocabularySize(), dim: s.vocabularyDim(), name: this._vocabName };
   }
 
   memoryInUse() { return this._m._memoryInUse(); }
+
+  /** Another scope on this scope's wasm instance, with its own vocabulary (default: the same kind). */
+  async newScope(options = {}) {
+    checkKnownKeys('options', options, ['vocabulary', 'preload', 'onProgress']);
+    this._live();
+    return scopeOn(this._instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
+  }
+
+  /** Frees this scope's vocabulary; the wasm instance stays for the other scopes on it. */
+  dispose() {
+    if (this._state) { this._state.delete(); this._state = null; }
+  }
+
+  _live() {
+    if (!this._state) throw new Error(NO_SCOPE);
+    return this._state;
+  }
 
   // ---- memory helpers ----
   _alloc(bytes) {
@@ -171,42 +352,10 @@ class Scope {
     }
   }
   _read(ptr, n) { return this._m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n); }
-  _variantIndex(v) {
+  _variantOption(v) {
     const name = v === undefined ? this._variant : v;
     checkEnum('variant', name, this.variants.available);
-    return VARIANTS.indexOf(name);
-  }
-
-  _scoreParams(o, d, dk, nk, prefix) {
-    const score = o.score === undefined ? 'scaled-dot' : o.score;
-    const scoreIndex = checkEnum(`${prefix}score`, score, this._scoreNames);
-    const p = o.p === undefined ? 2 : checkNumber(`${prefix}p`, o.p, { min: 0, exclusiveMin: true });
-    const eps = o.eps === undefined ? 1e-3 : checkNumber(`${prefix}eps`, o.eps, { min: 0 });
-    const arrays = { W: null, W1: null, W2: null, v: null, Wa: null };
-    let hidden = 0, maxKeys = 0;
-    if (score === 'general') {
-      if (!o.W) throw new TypeError(`${prefix}W: score 'general' needs W, a Float32Array [${d}, ${dk}]`);
-      arrays.W = checkMatrix(`${prefix}W`, o.W, d * dk, `[${d}, ${dk}]`);
-    } else if (score === 'additive') {
-      if (!o.W1 || !o.W2 || !o.v) throw new TypeError(`${prefix}W1, W2, v: score 'additive' needs W1 [hidden, ${d}], W2 [hidden, ${dk}] and v [hidden]`);
-      hidden = o.hidden === undefined ? o.v.length : checkInt(`${prefix}hidden`, o.hidden, 1, 1 << 16);
-      arrays.v = checkMatrix(`${prefix}v`, o.v, hidden, `[${hidden}]`);
-      arrays.W1 = checkMatrix(`${prefix}W1`, o.W1, hidden * d, `[${hidden}, ${d}]`);
-      arrays.W2 = checkMatrix(`${prefix}W2`, o.W2, hidden * dk, `[${hidden}, ${dk}]`);
-    } else if (score === 'location') {
-      if (!o.Wa) throw new TypeError(`${prefix}Wa: score 'location' needs Wa, a Float32Array [maxKeys >= ${nk}, ${d}]`);
-      maxKeys = o.maxKeys === undefined ? Math.floor(o.Wa.length / Math.max(1, d)) : checkInt(`${prefix}maxKeys`, o.maxKeys, 1, 1 << 20);
-      if (maxKeys < nk) throw new RangeError(`${prefix}Wa: has rows for ${maxKeys} key positions but there are ${nk} keys; give at least ${nk} rows of ${d}`);
-      arrays.Wa = checkMatrix(`${prefix}Wa`, o.Wa, maxKeys * d, `[${maxKeys}, ${d}]`);
-    }
-    return { scoreIndex, p, eps, hidden, maxKeys, arrays };
-  }
-  _paramsObject(sp, ptrs, variant) {
-    return { score: sp.scoreIndex, variant, p: sp.p, eps: sp.eps, W: ptrs.W || 0, W1: ptrs.W1 || 0, W2: ptrs.W2 || 0,
-      v: ptrs.v || 0, Wa: ptrs.Wa || 0, hidden: sp.hidden, maxKeys: sp.maxKeys };
-  }
-  _fail(message) {
-    throw coreError(message);
+    return name;
   }
 
   // ---- bring your own vectors ----
@@ -221,22 +370,25 @@ class Scope {
     return { nq, nk, d, dk };
   }
   // The variant and the score with its parameters; keys narrower or wider than queries only where a
-  // score's matrices map between them.
-  _variantAndScore(options, d, dk, nk) {
-    const variant = this._variantIndex(options.variant);
-    const sp = this._scoreParams(options, d, dk, nk, 'options.');
-    if (dk !== d && !['general', 'additive', 'location'].includes(this._scoreNames[sp.scoreIndex]))
-      throw new RangeError(`options.dk: score '${this._scoreNames[sp.scoreIndex]}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
-    return { variant, sp };
+  // score's matrices map between them (the registry's needsWeights).
+  _scoreAndVariant(options, d, dk, nk) {
+    const variant = this._variantOption(options.variant);
+    const score = scoreOption('options.score', options.score, this.registry);
+    const idw = idwOptions('options.', options);
+    const info = this.registry.scores.find((s) => s.name === score);
+    const weights = scoreWeights('options.', options, score, info, { dq: d, dk, nk });
+    if (dk !== d && !info.needsWeights)
+      throw new RangeError(`options.dk: score '${score}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
+    return { variant, score, idw, weights };
   }
 
   scores(Q, K, options) {
     checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
-    const { variant, sp } = this._variantAndScore(options, d, dk, nk);
-    return this._withArrays({ Q, K, ...sp.arrays }, { S: nq * nk }, (ptrs) => {
-      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, this._paramsObject(sp, ptrs, variant), ptrs.S);
-      if (err) this._fail(err);
+    const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
+    return this._withArrays({ Q, K, ...weights.arrays }, { S: nq * nk }, (ptrs) => {
+      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, score, variant, scoreParams(idw, weights, ptrs), ptrs.S);
+      if (err) throw coreError(err);
       return this._read(ptrs.S, nq * nk);
     });
   }
@@ -248,22 +400,15 @@ class Scope {
     if (!(S instanceof Float32Array)) throw new TypeError(`S: expected a Float32Array [rows, cols], got ${describe(S)}`);
     if (S.length !== rows * cols) throw new RangeError(`S: expected ${rows * cols} numbers [rows=${rows}, cols=${cols}], got ${S.length}`);
     for (let i = 0; i < S.length; i++) if (Number.isNaN(S[i])) throw new RangeError(`S: element ${i} is NaN; scores may be ±Infinity (masked) but not NaN`);
-    const temperature = options.temperature === undefined ? 1 : checkNumber('options.temperature', options.temperature, { min: 0, exclusiveMin: true });
-    const mask = options.mask === undefined ? 0 : checkEnum('options.mask', options.mask, MASKS);
-    const padding = this._padding(options.keyPadding, cols, 'options.keyPadding');
-    const variant = this._variantIndex(options.variant);
+    const temperature = temperatureOption('options.temperature', options.temperature);
+    const mask = maskOption('options.mask', options.mask, this.registry);
+    const padding = paddingOption('options.keyPadding', options.keyPadding, cols);
+    const variant = this._variantOption(options.variant);
     return this._withArrays({ S, padding }, { A: rows * cols }, (ptrs) => {
       const err = this._m._softmax(ptrs.S, rows, cols, temperature, mask, ptrs.padding, variant, ptrs.A);
-      if (err) this._fail(err);
+      if (err) throw coreError(err);
       return this._read(ptrs.A, rows * cols);
     });
-  }
-
-  _padding(value, n, name) {
-    if (value === undefined) return null;
-    if (!(value instanceof Uint8Array) && !Array.isArray(value)) throw new TypeError(`${name}: expected a Uint8Array or boolean[] with one entry per key`);
-    if (value.length !== n) throw new RangeError(`${name}: expected ${n} entries (one per key), got ${value.length}`);
-    return Uint8Array.from(value, (x) => (x ? 1 : 0));
   }
 
   attention(Q, K, V, options) {
@@ -271,14 +416,14 @@ class Scope {
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
     checkMatrix('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);
-    const temperature = options.temperature === undefined ? 1 : checkNumber('options.temperature', options.temperature, { min: 0, exclusiveMin: true });
-    const mask = options.mask === undefined ? 0 : checkEnum('options.mask', options.mask, MASKS);
-    const padding = this._padding(options.keyPadding, nk, 'options.keyPadding');
-    const { variant, sp } = this._variantAndScore(options, d, dk, nk);
-    return this._withArrays({ Q, K, V, padding, ...sp.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
-      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, this._paramsObject(sp, ptrs, variant),
+    const temperature = temperatureOption('options.temperature', options.temperature);
+    const mask = maskOption('options.mask', options.mask, this.registry);
+    const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
+    const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
+    return this._withArrays({ Q, K, V, padding, ...weights.arrays }, { S: nq * nk, A: nq * nk, O: nq * dv, stats: 3 * nq }, (ptrs) => {
+      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, score, variant, scoreParams(idw, weights, ptrs),
         temperature, mask, ptrs.padding || 0, ptrs.S, ptrs.A, ptrs.O, ptrs.stats);
-      if (err) this._fail(err);
+      if (err) throw coreError(err);
       const stats = this._read(ptrs.stats, 3 * nq);
       return {
         scores: this._read(ptrs.S, nq * nk),
@@ -296,33 +441,39 @@ class Scope {
     checkWellFormed('text', text);
     checkKnownKeys('options', options, ['maxTokens']);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
-    const r = JSON.parse(this._m._tokenizeJson(text, maxTokens));
+    this._requireVocabulary('tokenize');  // each token says whether the vocabulary has it
+    const r = JSON.parse(this._live().tokenizeJson(text, maxTokens));
     if (r.error) throw coreError(r.error);
     return r.tokens;
   }
 
-  _requireVocabulary() {
-    if (this._m._vocabularySize() === 0) throw new Error('vocabulary: none loaded; create the scope with a vocabulary option');
+  // Calls that need the word vectors (attend, embed, nearest, tokenize) stay synchronous: a vocabulary
+  // still to be downloaded makes them throw, naming the fix (see scopeOn below).
+  _requireVocabulary(caller) {
+    if (this._live().vocabularySize() === 0) this._vocabLoader.requireNow(caller);
   }
+
+  loadVocabulary() { return this._vocabLoader.load(); }
 
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
     checkWellFormed('word', word);
-    this._requireVocabulary();
-    const dim = this._m._vocabularyDim();
+    this._requireVocabulary('embed');
+    const state = this._state;
+    const dim = state.vocabularyDim();
     return this._withArrays({}, { out: dim }, (ptrs) => {
-      const entry = this._m._embed(word, ptrs.out);
-      return { vector: this._read(ptrs.out, dim), oov: entry < 0, vocabWord: entry < 0 ? null : this._m._vocabularyWord(entry) };
+      const entry = state.embed(word, ptrs.out);
+      return { vector: this._read(ptrs.out, dim), oov: entry < 0, vocabWord: entry < 0 ? null : state.vocabularyWord(entry) };
     });
   }
 
   nearest(wordOrVector, k = 10) {
-    this._requireVocabulary();
+    this._requireVocabulary('nearest');
     checkInt('k', k, 1, 1000);
-    const dim = this._m._vocabularyDim();
+    const dim = this._state.vocabularyDim();
     const vector = typeof wordOrVector === 'string' ? this.embed(wordOrVector).vector
       : checkMatrix('wordOrVector', wordOrVector, dim, `[${dim}]`);
-    return this._withArrays({ vector }, {}, (ptrs) => JSON.parse(this._m._nearestJson(ptrs.vector, k)));
+    return this._withArrays({ vector }, {}, (ptrs) => JSON.parse(this._state.nearestJson(ptrs.vector, k)));
   }
 
   // ---- the sentence pipeline ----
@@ -332,24 +483,27 @@ class Scope {
     const query = checkText('query', options.query);
     const cross = options.keys !== undefined && options.keys !== null;
     const keys = cross ? checkText('keys', options.keys) : '';
-    this._requireVocabulary();
-    const d = this._m._vocabularyDim();
-    const temperature = options.temperature === undefined ? 1 : checkNumber('temperature', options.temperature, { min: 0, exclusiveMin: true });
+    this._requireVocabulary('attend');
+    const state = this._state;
+    const d = state.vocabularyDim();
+    const temperature = temperatureOption('temperature', options.temperature);
     const heads = options.heads === undefined ? 1 : checkInt('heads', options.heads, 1, d);
     const seed = options.seed === undefined ? 1 : checkInt('seed', options.seed, 0, 0xffffffff);
     const maxTokens = options.maxTokens === undefined ? 512 : checkInt('maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT);
-    const mask = options.mask === undefined ? 0 : checkEnum('mask', options.mask, MASKS);
-    const variant = this._variantIndex(options.variant);
+    const mask = maskOption('mask', options.mask, this.registry);
+    const variant = this._variantOption(options.variant);
     const positional = !!options.positional;
-    const experimental = !!options.experimentalScaledOutput;
+    const experimentalScaledOutput = !!options.experimentalScaledOutput;
 
-    let projection = 0;
+    // Projections: a name from the registry (except 'user', which is the object form), or matrices.
+    let projection = 'identity';
     const proj = { Wq: null, Wk: null, Wv: null, Wo: null };
     let dHead = 0, dValue = 0, dOut = 0;
+    const named = names(this.registry.projections).filter((n) => n !== 'user');
     if (options.projection === undefined || typeof options.projection === 'string') {
-      projection = options.projection === undefined ? 0 : checkEnum('projection', options.projection, PROJECTIONS.slice(0, 2));
+      if (options.projection !== undefined) { checkEnum('projection', options.projection, named); projection = options.projection; }
     } else if (options.projection && typeof options.projection === 'object') {
-      projection = 2;
+      projection = 'user';
       const u = options.projection;
       dHead = checkInt('projection.dHead', u.dHead, 1, 1 << 12);
       dValue = checkInt('projection.dValue', u.dValue, 1, 1 << 12);
@@ -361,130 +515,180 @@ class Scope {
         proj.Wo = checkMatrix('projection.Wo', u.Wo, heads * dValue * dOut, `[heads*dValue=${heads * dValue}, dOut=${dOut}]`);
       }
     } else {
-      throw new TypeError(`projection: expected 'identity', 'random' or an object {Wq, Wk, Wv, dHead, dValue}, got ${describe(options.projection)}`);
+      throw new TypeError(`projection: expected ${named.map((n) => `'${n}'`).join(', ')} or an object {Wq, Wk, Wv, dHead, dValue}, got ${describe(options.projection)}`);
     }
 
     // Score weights given by the caller apply to every head; their size follows the head dimension.
-    const score = options.score === undefined ? 'scaled-dot' : options.score;
-    const scoreIndex = checkEnum('score', score, this._scoreNames);
-    const p = options.p === undefined ? 2 : checkNumber('p', options.p, { min: 0, exclusiveMin: true });
-    const eps = options.eps === undefined ? 1e-3 : checkNumber('eps', options.eps, { min: 0 });
-    const sw = { W: null, W1: null, W2: null, v: null, Wa: null };
-    let hidden = 0, maxKeys = 0;
-    const given = ['W', 'W1', 'W2', 'v', 'Wa'].filter((k) => options[k] !== undefined);
-    if (given.length) {
-      const dh = projection === 2 ? dHead : projection === 1 ? Math.max(1, Math.floor(d / heads)) : (d % heads === 0 ? d / heads : 0);
+    const score = scoreOption('score', options.score, this.registry);
+    const idw = idwOptions('', options);
+    let weights = { arrays: {}, hidden: 0, maxKeys: 0 };
+    if (['W', 'W1', 'W2', 'v', 'Wa'].some((k) => options[k] !== undefined)) {
+      const dh = projection === 'user' ? dHead : projection === 'random' ? Math.max(1, Math.floor(d / heads)) : (d % heads === 0 ? d / heads : 0);
       if (!dh) throw new RangeError(`heads: with your own score weights and the identity projection, heads must divide ${d}`);
-      if (options.W !== undefined) sw.W = checkMatrix('W', options.W, dh * dh, `[${dh}, ${dh}] (head dimension)`);
-      if (options.v !== undefined || options.W1 !== undefined || options.W2 !== undefined) {
-        if (!options.v || !options.W1 || !options.W2) throw new TypeError('W1, W2, v: give all three additive weights, or none for seeded ones');
-        hidden = options.hidden === undefined ? options.v.length : checkInt('hidden', options.hidden, 1, 1 << 12);
-        sw.v = checkMatrix('v', options.v, hidden, `[${hidden}]`);
-        sw.W1 = checkMatrix('W1', options.W1, hidden * dh, `[${hidden}, ${dh}]`);
-        sw.W2 = checkMatrix('W2', options.W2, hidden * dh, `[${hidden}, ${dh}]`);
-      }
-      if (options.Wa !== undefined) {
-        maxKeys = options.maxKeys === undefined ? Math.floor(options.Wa.length / dh) : checkInt('maxKeys', options.maxKeys, 1, 1 << 16);
-        sw.Wa = checkMatrix('Wa', options.Wa, maxKeys * dh, `[${maxKeys}, ${dh}]`);
-      }
+      weights = scoreWeights('', options, score, null, { head: dh });
     }
 
     const t0 = now();
-    return this._withArrays({ ...proj, ...sw }, {}, (ptrs) => {
-      const m = this._m;
-      const err = m._attend(query, keys, cross, {
-        params: { score: scoreIndex, variant, p, eps, W: ptrs.W, W1: ptrs.W1, W2: ptrs.W2, v: ptrs.v, Wa: ptrs.Wa, hidden, maxKeys },
-        temperature, heads, projection, seed, positional, mask, maxTokens, experimental,
-        Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
+    return this._withArrays({ ...proj, ...weights.arrays }, {}, (ptrs) => {
+      const res = state.attend(query, keys, cross, {
+        score, params: scoreParams(idw, weights, ptrs), temperature, heads, projection, seed, positional, mask, variant,
+        maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
       });
-      try {
-        if (err) this._fail(err);
-        const timeMs = now() - t0;
-        const take = (name, h = 0) => {
-          const rows = m._lastRows(name, h), cols = m._lastCols(name, h);
-          return { rows, cols, data: this._read(m._lastPtr(name, h), rows * cols) };
-        };
-        const queryTokenInfo = JSON.parse(m._lastTokensJson(false));
-        const keyTokenInfo = JSON.parse(m._lastTokensJson(true));
-        const nq = queryTokenInfo.length, nk = keyTokenInfo.length;
-        const scores = new Float32Array(heads * nq * nk), weights = new Float32Array(heads * nq * nk);
-        const entropy = new Float32Array(heads * nq), maxWeight = new Float32Array(heads * nq), argmax = new Uint32Array(heads * nq);
-        const q = [], k = [], v = [], dHeads = [], dValues = [];
-        this._withArrays({}, { stats: 3 * nq }, (sp) => {
-          for (let h = 0; h < heads; h++) {
-            scores.set(take('scores', h).data, h * nq * nk);
-            weights.set(take('weights', h).data, h * nq * nk);
-            const qh = take('q', h), vh = take('v', h);
-            q.push(qh.data); k.push(take('k', h).data); v.push(vh.data);
-            dHeads.push(qh.cols); dValues.push(vh.cols);
-            m._lastStats(h, sp.stats);
-            const st = this._read(sp.stats, 3 * nq);
-            entropy.set(st.subarray(0, nq), h * nq);
-            maxWeight.set(st.subarray(nq, 2 * nq), h * nq);
-            for (let i = 0; i < nq; i++) argmax[h * nq + i] = st[2 * nq + i];
-          }
-        });
-        const output = take('output');
-        return {
-          queryTokens: queryTokenInfo.map((t) => t.text), keyTokens: keyTokenInfo.map((t) => t.text),
-          queryTokenInfo, keyTokenInfo, nq, nk, heads, d, dHead: dHeads, dValue: dValues, dOut: output.cols,
-          queryEmbeddings: take('queryEmbeddings').data, keyEmbeddings: take('keyEmbeddings').data,
-          q, k, v, scores, weights, output: output.data, stats: { entropy, maxWeight, argmax },
-          score, temperature, variant: m._resolvedVariant(variant), timeMs,
-        };
-      } finally {
-        m._releaseLast();
-      }
+      if (res.error) throw coreError(res.error);
+      const timeMs = now() - t0;
+      return unpackAttend(res, d, score, temperature, this._m._resolvedVariant(variant), timeMs);
     });
   }
 }
 
+// Splits the one Float32Array attend() hands back (layout in bindings/embind.cpp, ScopeState::attend)
+// into the result's arrays: views of that one copy, no second copy.
+function unpackAttend(res, d, score, temperature, variant, timeMs) {
+  const data = res.data;
+  const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
+  const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
+  let at = 4 + 2 * heads;
+  const take = (n) => data.subarray(at, (at += n));
+  const queryEmbeddings = take(nq * d), keyEmbeddings = take(nk * d);
+  const scores = take(heads * nq * nk), weights = take(heads * nq * nk);
+  const entropy = take(heads * nq), maxWeight = take(heads * nq), argmax = Uint32Array.from(take(heads * nq));
+  const output = take(nq * dOut);
+  const q = [], k = [], v = [];
+  for (let h = 0; h < heads; h++) { q.push(take(nq * dHead[h])); k.push(take(nk * dHead[h])); v.push(take(nk * dValue[h])); }
+  const tokens = JSON.parse(res.tokens);
+  return {
+    queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
+    queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys, nq, nk, heads, d, dHead, dValue, dOut,
+    queryEmbeddings, keyEmbeddings, q, k, v, scores, weights, output, stats: { entropy, maxWeight, argmax },
+    score, temperature, variant, timeMs,
+  };
+}
+
 function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
 
+/** A new scope (its own ScopeState) on an instance; see createScopeWith for when its vocabulary loads. */
+async function scopeOn(instance, vocab, { preload, onProgress } = {}) {
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`options.onProgress: expected a function, got ${describe(onProgress)}`);
+  const source = vocabularySource(vocab === undefined ? instance.defaultVocabulary : vocab, instance);
+  const scope = new Scope(instance, new instance.module.ScopeState(), source.name);
+  scope._vocabLoader = vocabularyLoader(scope, instance.module, source, onProgress);
+  try {
+    // Bytes at hand (the caller's, or the single-file build's inlined ones) are loaded, and checked, now.
+    if (source.bytes) scope._vocabLoader.requireNow('createAttnScope');
+    if (preload) await scope.loadVocabulary();
+  } catch (e) {
+    scope.dispose();
+    throw e;
+  }
+  return scope;
+}
+
+// Where the vocabulary comes from: { name, bytes?: () => Uint8Array, url?: () => Promise<URL>, file?, fix? }.
+function vocabularySource(v, instance) {
+  if (v === 'default' || v === 'small') {
+    const file = v === 'small' ? 'glove-10k.bin' : 'glove-50k.bin';
+    if (v === 'small' && instance.smallVocabulary) return { name: file, bytes: instance.smallVocabulary };
+    if (!instance.canLocate(file)) {
+      throw new TypeError(`options.vocabulary: the single-file build carries only the 10,000-word vocabulary ('small'); for '${v}' ` +
+        `pass the URL of ${file} as vocabulary, or locateFile, or import 'attnscope' (the split build) instead`);
+    }
+    return { name: file, file, url: () => instance.locate(file) };
+  }
+  if (v instanceof Uint8Array || v instanceof ArrayBuffer) return { name: 'custom', bytes: () => new Uint8Array(v) };
+  if ((typeof v === 'string' && v !== '') || v instanceof URL) {
+    return { name: String(v), file: 'your vocabulary file', fix: 'check the URL given as options.vocabulary', url: () => toUrl(v, 'options.vocabulary') };
+  }
+  throw new TypeError(`options.vocabulary: expected 'default', 'small', a Uint8Array or ArrayBuffer of a vocabulary file, or its URL, got ${describe(v)}`);
+}
+
+function vocabularyLoader(scope, module, source, onProgress) {
+  let pending = null;
+  const install = (bytes, label) => {
+    const ptr = module._malloc(bytes.length);
+    if (!ptr) throw new RangeError(`${label}: out of wasm memory for ${bytes.length} bytes`);
+    try {
+      module.HEAPU8.set(bytes, ptr);
+      const err = scope._live().loadVocabulary(ptr, bytes.length);
+      if (err) throw new Error(`${label}: ${err}`);
+    } finally {
+      module._free(ptr);
+    }
+  };
+  const loaded = () => scope._live().vocabularySize() > 0;
+  return {
+    // For the synchronous calls: load bytes already in memory, or say how to get the vocabulary.
+    requireNow(caller) {
+      if (loaded()) return;
+      if (source.bytes) { install(source.bytes(), 'options.vocabulary'); return; }
+      throw new Error(`${caller}: the vocabulary (${source.name}) is not loaded yet${pending ? ' (its download is under way)' : ''}; ` +
+        `await scope.loadVocabulary() once before calling ${caller}(), or create the scope with createAttnScope({ preload: true })`);
+    },
+    // Fetches (once) and loads the vocabulary; resolves to scope.vocabulary. A failed download can be retried.
+    load() {
+      if (loaded()) return Promise.resolve(scope.vocabulary);
+      pending ??= (async () => {
+        if (source.bytes) {
+          install(source.bytes(), 'options.vocabulary');
+        } else {
+          const url = await source.url();
+          const bytes = await readUrl(url, { what: source.file, expect: VOCAB_MAGIC, onProgress, fix: source.fix });
+          install(bytes, `attnscope: ${url.href}`);
+        }
+        return scope.vocabulary;
+      })().finally(() => { pending = null; });
+      return pending;
+    },
+  };
+}
+
 /**
- * Loads a wasm module through `build` and the vocabulary; the entry points (attnscope.mjs for the
- * split build, single.mjs for the single-file one) say where the module comes from.
- * build: { loadFactory(simd) → Promise<factory>, wasmFile(simd) → file name | null (inlined),
- *          smallVocabulary?: Uint8Array (inlined) }
+ * Creates an AttnScope: locates, fetches and checks the wasm, instantiates it, and prepares the
+ * vocabulary: loaded now only when its bytes are at hand (the caller's, the single-file build's
+ * inlined words) or options.preload asks; otherwise by scope.loadVocabulary(), on which the calls
+ * that need it (attend, embed, nearest, tokenize) insist. The entry points say where everything comes from:
+ *   build.file(name)      → the default URL of a package file (from the entry's literal new URL
+ *                           expressions, which bundlers rewrite), or null when that entry has none
+ *   build.loadFactory(simd) → Promise<the Emscripten module factory>
+ *   build.wasmFile(simd)  → the wasm file's name, or null when the factory has it inlined
+ *   build.smallVocabulary → () => Uint8Array of the inlined 10,000-word vocabulary (single-file build)
  */
 export async function createScopeWith(build, options = {}) {
-  checkKnownKeys('options', options, ['locateFile', 'wasmBinary', 'vocabulary', 'simd', 'onProgress']);
+  checkKnownKeys('options', options, ['locateFile', 'wasmBinary', 'vocabulary', 'preload', 'simd', 'onProgress', 'sharing']);
+  if (options.sharing !== undefined) {
+    if (!(options.sharing instanceof Scope)) throw new TypeError(`options.sharing: expected an AttnScope to share a wasm instance with, got ${describe(options.sharing)}`);
+    const other = Object.keys(options).filter((k) => !['sharing', 'vocabulary', 'preload', 'onProgress'].includes(k));
+    if (other.length) throw new TypeError(`options.${other[0]}: not used with options.sharing (the instance is already loaded); give only vocabulary, preload and onProgress`);
+    return options.sharing.newScope({ vocabulary: options.vocabulary, preload: options.preload, onProgress: options.onProgress });
+  }
+  for (const key of ['locateFile', 'onProgress']) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`options.${key}: expected a function, got ${describe(options[key])}`);
+  }
   const simd = options.simd === undefined ? engineHasSimd() : !!options.simd;
   if (simd && !engineHasSimd()) throw new Error('options.simd: this engine has no WebAssembly SIMD; leave simd unset to fall back to scalar');
-  const here = new URL('./', build.baseUrl);
-  const locate = (path) => (options.locateFile ? toUrl(options.locateFile(path, here.href)) : new URL(path, here));
+  const wasmDefault = build.file(build.wasmFile(simd) || 'attnscope.wasm');
+  const folder = wasmDefault ? new URL('./', wasmDefault).href : '';
+  const locate = async (file) => {
+    if (options.locateFile) return toUrl(options.locateFile(file, folder), `locateFile('${file}')`);
+    const url = build.file(file);
+    if (!url) throw new TypeError(`options.locateFile: this build does not ship ${file}; pass locateFile to say where it is`);
+    return url;
+  };
   const factory = await build.loadFactory(simd);
   const wasmFile = build.wasmFile(simd);
   const moduleArgs = {};
-  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
-  else if (wasmFile && isNode) moduleArgs.wasmBinary = await readUrl(locate(wasmFile));
-  else if (wasmFile) moduleArgs.locateFile = () => locate(wasmFile).href;
+  if (options.wasmBinary !== undefined) {
+    const w = options.wasmBinary;
+    if (!(w instanceof ArrayBuffer || w instanceof Uint8Array)) throw new TypeError(`options.wasmBinary: expected an ArrayBuffer or Uint8Array, got ${describe(w)}`);
+    if (!startsWith(new Uint8Array(w), WASM_MAGIC.bytes)) throw new TypeError(`options.wasmBinary: expected ${WASM_MAGIC.kind}, got ${describe(w)} starting ${Array.from(new Uint8Array(w).subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ')}`);
+    moduleArgs.wasmBinary = w;
+  } else if (wasmFile) {
+    moduleArgs.wasmBinary = await readUrl(await locate(wasmFile), { what: wasmFile, expect: WASM_MAGIC });
+  }
   const module = await factory(moduleArgs);
-  const names = JSON.parse(module._scoreListJson()).map((s) => s.name);
-  const scope = new Scope(module, names);
-
-  const vocab = options.vocabulary === undefined ? (build.smallVocabulary ? 'small' : 'default') : options.vocabulary;
-  let bytes, name;
-  if (vocab === 'default' || vocab === 'small') {
-    name = vocab === 'small' ? 'glove-10k.bin' : 'glove-50k.bin';
-    bytes = vocab === 'small' && build.smallVocabulary ? build.smallVocabulary : await readUrl(locate(name), options.onProgress);
-  } else if (vocab instanceof Uint8Array || vocab instanceof ArrayBuffer) {
-    bytes = new Uint8Array(vocab);
-    name = 'custom';
-  } else if (typeof vocab === 'string' || vocab instanceof URL) {
-    bytes = await readUrl(toUrl(String(vocab)), options.onProgress);
-    name = String(vocab);
-  } else {
-    throw new TypeError(`options.vocabulary: expected 'default', 'small', bytes or a URL, got ${describe(vocab)}`);
-  }
-  const ptr = module._malloc(bytes.length);
-  try {
-    module.HEAPU8.set(bytes, ptr);
-    const err = module._loadVocabulary(ptr, bytes.length);
-    if (err) throw new Error(`options.vocabulary: ${err}`);
-  } finally {
-    module._free(ptr);
-  }
-  scope._vocabName = name;
-  return scope;
+  const instance = {
+    module, registry: registryOf(module), locate, defaultVocabulary: build.smallVocabulary ? 'small' : 'default',
+    smallVocabulary: build.smallVocabulary ?? null,
+    canLocate: (file) => !!options.locateFile || !!build.file(file),
+  };
+  return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }

@@ -1,5 +1,6 @@
 // attnscope, single-file build: the SIMD wasm and the small (10,000-word) vocabulary are inlined, so
-// this one file works from a CDN or a page opened from disk. Engines without wasm SIMD need the split build.
+// this one file works from a CDN or a page opened from disk, and a bundler has nothing to copy.
+// Engines without wasm SIMD need the split build.
 import factory from './attnscope-single-wasm.mjs';
 import { vocabularyBase64 } from './glove-10k.base64.mjs';
 import { createScopeWith, engineHasSimd } from './scope.mjs';
@@ -18,16 +19,17 @@ function decodeBase64(b64) {
 
 let smallVocabulary;
 const build = {
-  baseUrl: import.meta.url,
+  // No file of its own to locate: other vocabularies come as bytes, a URL, or through locateFile.
+  file: () => null,
   loadFactory: async (simd) => {
     if (!simd) throw new Error('attnscope.single.mjs needs WebAssembly SIMD; use the split build (attnscope.mjs) on this engine');
     return factory;
   },
   wasmFile: () => null,
-  get smallVocabulary() { return (smallVocabulary ??= decodeBase64(vocabularyBase64)); },
+  smallVocabulary: () => (smallVocabulary ??= decodeBase64(vocabularyBase64)),
 };
 
-/** @type {typeof import('./attnscope.js').createAttnScope} */
+/** @type {typeof import('./attnscope.single.js').createAttnScope} */
 export function createAttnScope(options) {
   return createScopeWith(build, options);
 }

@@ -1,9 +1,12 @@
 // Assembles the npm package's dist/ from the wasm build (build/wasm/bindings), the JS layer
 // (bindings/) and the vocabulary (build/vocab), and bundles the single-file build with esbuild.
+// First it regenerates the unions of names in bindings/attnscope.d.ts from the module's registry
+// (src/attnscope/registry.hpp), so a new scoring function reaches the types with no edit by hand.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dtsBlock, loadBuiltRegistry, withBlock } from './registry.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build/wasm/bindings');
@@ -13,15 +16,47 @@ const stage = join(root, 'build/single');
 mkdirSync(dist, { recursive: true });
 mkdirSync(stage, { recursive: true });
 
+const dtsPath = join(root, 'bindings/attnscope.d.ts');
+const dts = readFileSync(dtsPath, 'utf8');
+const generated = withBlock(dts, dtsBlock(await loadBuiltRegistry(root)));
+if (generated !== dts) {
+  writeFileSync(dtsPath, generated);
+  console.log('dist: regenerated the registry unions in bindings/attnscope.d.ts');
+}
+
+// The Emscripten glue names its wasm after its own output (attnscope-wasm.wasm); the package ships it
+// as attnscope.wasm. The JS layer always hands the glue the bytes (wasmBinary), so the name is never
+// fetched, but it is rewritten to the shipped one so that nothing in an app's bundle names a file
+// the package does not have.
+const glues = [
+  ['attnscope-wasm.mjs', 'attnscope-wasm.wasm', 'attnscope.wasm'],
+  ['attnscope-scalar-wasm.mjs', 'attnscope-scalar-wasm.wasm', 'attnscope-scalar.wasm'],
+];
+for (const [file, built, shipped] of glues) {
+  const from = join(wasmDir, file);
+  if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
+  const text = readFileSync(from, 'utf8');
+  const named = text.split(`"${built}"`).length - 1;
+  if (named !== 1) throw new Error(`build-dist: expected ${file} to name "${built}" once, found ${named}: has the Emscripten glue changed?`);
+  writeFileSync(join(dist, file), checkPortable(file, text.replace(`"${built}"`, `"${shipped}"`)));
+}
+
+// A shipped module must not hold import.meta (webpack turns import.meta.url into a path of the build
+// machine) except in the entry's literal new URL('./file', import.meta.url), nor a path of this machine.
+function checkPortable(file, text, allowLiteralUrls = false) {
+  const rest = allowLiteralUrls ? text.replace(/new URL\('\.\/[\w.-]+', import\.meta\.url\)/g, '') : text;
+  if (/import\.meta\b/.test(rest.replace(/^\s*\/\/.*$/gm, ''))) throw new Error(`build-dist: ${file} uses import.meta outside new URL('./file', import.meta.url)`);
+  if (text.includes(root)) throw new Error(`build-dist: ${file} contains the build folder's path ${root}`);
+  return text;
+}
+
 const copies = [
-  [join(wasmDir, 'attnscope-wasm.mjs'), 'attnscope-wasm.mjs'],
   [join(wasmDir, 'attnscope-wasm.wasm'), 'attnscope.wasm'],
-  [join(wasmDir, 'attnscope-scalar-wasm.mjs'), 'attnscope-scalar-wasm.mjs'],
   [join(wasmDir, 'attnscope-scalar-wasm.wasm'), 'attnscope-scalar.wasm'],
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   [join(root, 'bindings/scope.mjs'), 'scope.mjs'],
   [join(root, 'bindings/attnscope.d.ts'), 'attnscope.d.ts'],
-  [join(root, 'bindings/attnscope.d.ts'), 'attnscope.single.d.ts'],
+  [join(root, 'bindings/attnscope.single.d.ts'), 'attnscope.single.d.ts'],
   [join(vocabDir, 'glove-50k.bin'), 'glove-50k.bin'],
   [join(vocabDir, 'glove-10k.bin'), 'glove-10k.bin'],
 ];
@@ -29,6 +64,7 @@ for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
 }
+for (const file of ['attnscope.mjs', 'scope.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 
 // Single file: the SIMD glue with the wasm inlined, the small vocabulary as base64, one ES module.
 const b64 = join(stage, 'glove-10k.base64.mjs');
@@ -51,4 +87,5 @@ await build({
   logLevel: 'warning',
   banner: { js: '// attnscope single-file build: wasm (SIMD) and a 10,000-word GloVe vocabulary inlined.' },
 });
-console.log('dist: ' + copies.map(([, to]) => to).concat('attnscope.single.mjs').join(', '));
+checkPortable('attnscope.single.mjs', readFileSync(join(dist, 'attnscope.single.mjs'), 'utf8'));
+console.log('dist: ' + glues.map(([file]) => file).concat(copies.map(([, to]) => to), 'attnscope.single.mjs').join(', '));

@@ -25,8 +25,11 @@ if (missing.length) {
   process.exit(1);
 }
 
-// --- formulas: typeset once by KaTeX as MathML (scripts/formulas.mjs) ------------------------------
-const { plugin: formulasPlugin, rendered, latexList } = await formulas();
+// --- formulas and names: typeset once by KaTeX as MathML, and the module's registry ----------------
+// scripts/formulas.mjs: the scoring functions' LaTeX comes from the module's registry (read from the
+// built dist/ module); the page also gets the registry itself as 'virtual:registry' (web/state.js): its
+// menus and URL checks use the names of the module it ships with.
+const { plugin: formulasPlugin, rendered, latexList } = await formulas(dist);
 
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });

@@ -27,13 +27,6 @@ const char* simd_isa() {
 #endif
 }
 
-bool parse_variant(const std::string& name, Variant& out) {
-    if (name == "auto") { out = Variant::automatic; return true; }
-    if (name == "scalar") { out = Variant::scalar; return true; }
-    if (name == "simd") { out = Variant::simd; return true; }
-    return false;
-}
-
 std::vector<std::string> variant_names() {
     std::vector<std::string> names;
     for (const auto* t : kernels::all_variants()) names.emplace_back(t->name);

@@ -99,8 +99,8 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
     ao.temperature = o.temperature;
     ao.mask = o.mask;
     ao.variant = o.variant;
-    ao.params.p = o.p;
-    ao.params.eps = o.eps;
+    ao.params.p = o.params.p;
+    ao.params.eps = o.params.eps;
     ao.experimental_scaled_output = o.experimental_scaled_output;
 
     // Per-head score weights (and the experimental W_x), seeded unless given.
@@ -115,18 +115,18 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
             ScoreParams& sp = mo.head_params[h];
             sp = ao.params;
             switch (o.score) {
-                case Score::general: sp.W = weights_or_seeded(o.W, dh, dh, MatrixKind::W_general, h, o.seed, store); break;
+                case Score::general: sp.W = weights_or_seeded(o.params.W, dh, dh, MatrixKind::W_general, h, o.seed, store); break;
                 case Score::additive: {
-                    const std::size_t hid = o.hidden ? o.hidden : dh;
+                    const std::size_t hid = o.params.hidden ? o.params.hidden : dh;
                     sp.hidden = hid;
-                    sp.W1 = weights_or_seeded(o.W1, hid, dh, MatrixKind::W1_additive, h, o.seed, store);
-                    sp.W2 = weights_or_seeded(o.W2, hid, dh, MatrixKind::W2_additive, h, o.seed, store);
-                    sp.v = weights_or_seeded(o.v, hid, 1, MatrixKind::v_additive, h, o.seed, store);
+                    sp.W1 = weights_or_seeded(o.params.W1, hid, dh, MatrixKind::W1_additive, h, o.seed, store);
+                    sp.W2 = weights_or_seeded(o.params.W2, hid, dh, MatrixKind::W2_additive, h, o.seed, store);
+                    sp.v = weights_or_seeded(o.params.v, hid, 1, MatrixKind::v_additive, h, o.seed, store);
                     break;
                 }
                 case Score::location:
-                    sp.max_keys = o.Wa ? o.max_keys : nk;
-                    sp.Wa = weights_or_seeded(o.Wa, sp.max_keys, dh, MatrixKind::Wa_location, h, o.seed, store);
+                    sp.max_keys = o.params.Wa ? o.params.max_keys : nk;
+                    sp.Wa = weights_or_seeded(o.params.Wa, sp.max_keys, dh, MatrixKind::Wa_location, h, o.seed, store);
                     break;
                 default: break;
             }

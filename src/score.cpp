@@ -8,27 +8,6 @@
 
 namespace attnscope {
 
-const std::vector<ScoreInfo>& score_infos() {
-#define ATTNSCOPE_SCORE_INFO(id, name, formula, latex, source) {Score::id, name, formula, latex, source},
-    static const std::vector<ScoreInfo> infos = {ATTNSCOPE_SCORES(ATTNSCOPE_SCORE_INFO)};
-#undef ATTNSCOPE_SCORE_INFO
-    return infos;
-}
-
-const ScoreInfo& score_info(Score s) { return score_infos()[static_cast<std::size_t>(s)]; }
-
-bool parse_score(const std::string& name, Score& out) {
-    for (const auto& info : score_infos()) {
-        if (name == info.name) {
-            out = info.id;
-            return true;
-        }
-    }
-    return false;
-}
-
-bool score_has_weights(Score s) { return s == Score::general || s == Score::additive || s == Score::location; }
-
 namespace {
 
 std::string shape(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }

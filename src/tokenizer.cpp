@@ -841,15 +841,4 @@ Status tokenize(std::string_view text, const TokenizerOptions& options, std::vec
     return {};
 }
 
-const char* token_kind_name(TokenKind k) {
-    switch (k) {
-        case TokenKind::word: return "word";
-        case TokenKind::number: return "number";
-        case TokenKind::punctuation: return "punctuation";
-        case TokenKind::symbol: return "symbol";
-        case TokenKind::cjk: return "cjk";
-    }
-    return "unknown";
-}
-
 }  // namespace attnscope

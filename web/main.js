@@ -1,7 +1,8 @@
-// The demo page: wires its controls and the URL to one state and the figures' events back to it. The
-// computation and what each figure is given live in figures/views.js (shared with the <attn-scope>
-// element); each figure owns its size, its redraw scheduling and its export (figures/base.js).
-// Every number on the page comes from the attnscope module; this file only moves them around.
+// The demo page: wires its controls, the URL and the notices to one state, and the figures' events back
+// to it. The computation and what each figure is given live in figures/views.js (shared with the
+// <attn-scope> element); each figure owns its size, its redraw scheduling and its export
+// (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
+// derives only a few display values from them (the cosine panel's key norms, the medians of the timings).
 import { createAttnScope } from 'attnscope';
 import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS,
@@ -349,6 +350,7 @@ async function start() {
   const t0 = performance.now();
   try {
     scope = await createAttnScope({
+      preload: true,  // the page shows words from the start
       locateFile: (path) => new URL(path, import.meta.url).href,
       onProgress: (loaded, total) => {
         if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }

@@ -2,12 +2,16 @@
 // Every field read from a URL is validated; anything not understood falls back to its default and is
 // reported, so a mangled link still opens a working page and says what it ignored.
 
-export const SCORE_NAMES = ['dot', 'scaled-dot', 'cosine', 'general', 'additive', 'location',
-  'neg-euclidean', 'neg-sq-euclidean', 'idw'];
+// The names come from the module's registry (src/attnscope/registry.hpp), which the build hands to the
+// page as 'virtual:registry' (scripts/build-web.mjs): no list of names is kept here.
+import registry from 'virtual:registry';
+
+const names = (list) => list.map((x) => x.name);
+export const SCORE_NAMES = names(registry.scores);
 export const HEAD_CHOICES = [1, 2, 4, 5, 10];
-export const PROJECTIONS = ['identity', 'random'];
-export const MASKS = ['none', 'causal'];
-export const VARIANTS = ['auto', 'simd', 'scalar'];
+export const PROJECTIONS = names(registry.projections).filter((p) => p !== 'user');  // 'user' needs matrices
+export const MASKS = names(registry.masks);
+export const VARIANTS = names(registry.variants);
 export const VALUE_KINDS = ['weights', 'scores'];
 export const T_MIN = 0.01;
 export const T_MAX = 10;

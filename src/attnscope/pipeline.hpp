@@ -13,12 +13,6 @@
 
 namespace attnscope {
 
-enum class Projection {
-    identity,  // raw embeddings; heads split the dimensions (head_columns)
-    random,    // seeded Xavier W_q, W_k, W_v (d x heads*d_head) and W_o (heads*d_head x d)
-    user,      // the caller's matrices
-};
-
 struct AttendOptions {
     Score score = Score::scaled_dot;
     float temperature = 1.0f;
@@ -28,7 +22,6 @@ struct AttendOptions {
     bool positional = false;     // add sinusoidal positions to the embeddings
     Mask mask = Mask::none;
     Variant variant = Variant::automatic;
-    float p = 2.0f, eps = 1e-3f; // idw
     std::size_t max_tokens = 512;
     bool experimental_scaled_output = false;
 
@@ -39,11 +32,10 @@ struct AttendOptions {
     const float* Wo = nullptr;
     std::size_t d_head = 0, d_value = 0, d_out = 0;
 
-    // Score weights for every head (sized for the head dimension); null ones are seeded random.
-    const float* W = nullptr;                                              // general [dh x dh]
-    const float* W1 = nullptr; const float* W2 = nullptr; const float* v = nullptr;  // additive
-    std::size_t hidden = 0;                                                // additive hidden size (default dh)
-    const float* Wa = nullptr; std::size_t max_keys = 0;                   // location [max_keys x dh]
+    // The score's parameters (idw's p and eps) and weights, the same for every head (sized for the
+    // head dimension: general W [dh x dh], additive W1, W2 [hidden x dh] and v [hidden] with
+    // hidden 0 = dh, location Wa [max_keys x dh]); null matrices are seeded random per head.
+    ScoreParams params;
 };
 
 struct AttendResult {

@@ -1,44 +1,16 @@
-// Scoring functions: the score of query q against key k, for every pair of rows of Q and K.
+// Scoring functions: the score of query q against key k, for every pair of rows of Q and K. Their
+// names, formulas and the matrices each needs are listed once, in attnscope/registry.hpp.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "attnscope/registry.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/variant.hpp"
 
 namespace attnscope {
-
-// The manifest of scoring functions: X(identifier, "js-name", "plain formula", "LaTeX formula", "source")
-#define ATTNSCOPE_SCORES(X)                                                                                     \
-    X(dot, "dot", "q·k", "q^\\top k", "Luong et al. 2015, dot")                                                  \
-    X(scaled_dot, "scaled-dot", "q·k / √d", "\\frac{q^\\top k}{\\sqrt{d}}", "Vaswani et al. 2017")                 \
-    X(cosine, "cosine", "q·k / (‖q‖ ‖k‖)", "\\frac{q^\\top k}{\\lVert q\\rVert\\,\\lVert k\\rVert}",                \
-      "Graves et al. 2014, content-based")                                                                       \
-    X(general, "general", "qᵀ W k", "q^\\top W k", "Luong et al. 2015, general (bilinear)")                       \
-    X(additive, "additive", "vᵀ tanh(W₁q + W₂k)", "v^\\top \\tanh(W_1 q + W_2 k)", "Bahdanau et al. 2015 (concat)") \
-    X(location, "location", "(W_a q)_j", "(W_a q)_j", "Luong et al. 2015, location-based")                        \
-    X(neg_euclidean, "neg-euclidean", "−‖q − k‖", "-\\lVert q - k\\rVert", "distance as similarity")             \
-    X(neg_sq_euclidean, "neg-sq-euclidean", "−‖q − k‖²", "-\\lVert q - k\\rVert^2",                               \
-      "RBF-like; equals 2q·k − ‖q‖² − ‖k‖²")                                                                      \
-    X(idw, "idw", "−log(ε + ‖q − k‖^p)", "-\\log\\left(\\varepsilon + \\lVert q - k\\rVert^p\\right)",             \
-      "McCarter 2023 (neglog-dist): inverse distance weighting")
-
-#define ATTNSCOPE_SCORE_ENUM(id, name, formula, latex, source) id,
-enum class Score { ATTNSCOPE_SCORES(ATTNSCOPE_SCORE_ENUM) };
-#undef ATTNSCOPE_SCORE_ENUM
-
-struct ScoreInfo {
-    Score id;
-    const char* name;     // the name JS uses, e.g. "scaled-dot"
-    const char* formula;  // plain-text formula
-    const char* latex;    // the same formula in LaTeX
-    const char* source;   // where it comes from
-};
-const std::vector<ScoreInfo>& score_infos();
-const ScoreInfo& score_info(Score s);
-bool parse_score(const std::string& name, Score& out);
 
 // Parameters of the scores that have them. Matrices are row-major.
 struct ScoreParams {
@@ -57,9 +29,6 @@ struct ScoreParams {
     float p = 2.0f;
     float eps = 1e-3f;
 };
-
-// True when the score needs matrices in ScoreParams.
-bool score_has_weights(Score s);
 
 // S (Q.rows x K.rows) = score of every query row against every key row. Q and K must share their
 // column count except for general, additive and location, whose matrices map between them.

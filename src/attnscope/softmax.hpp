@@ -5,15 +5,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "attnscope/registry.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/variant.hpp"
 
 namespace attnscope {
-
-enum class Mask {
-    none,
-    causal,  // query i sees keys j <= i (decoder self-attention)
-};
 
 struct SoftmaxOptions {
     float temperature = 1.0f;  // tau > 0: weights = softmax(S / tau)

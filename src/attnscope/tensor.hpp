@@ -47,8 +47,9 @@ struct Tensor {
     float operator()(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
 };
 
-// Empty message = success. Messages name the argument and what was expected.
-class Status {
+// Empty message = success. Messages name the argument and what was expected. [[nodiscard]]: a
+// Status nobody looks at is a bug (an error silently dropped).
+class [[nodiscard]] Status {
 public:
     Status() = default;
     static Status error(std::string message) { Status s; s.message_ = std::move(message); return s; }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attnscope/registry.hpp"
 #include "attnscope/tensor.hpp"
 
 namespace attnscope {
@@ -17,7 +18,7 @@ namespace attnscope {
 // punctuation: one mark each, except runs of "." or "-" ("...", "--"). "50%" is "50" "%".
 // symbol: emoji (a ZWJ sequence, flag, keycap or skin-toned emoji is one token), currency, math.
 // cjk: one CJK ideograph (kana and hangul are words).
-enum class TokenKind { word, number, punctuation, symbol, cjk };
+// (TokenKind: word, number, punctuation, symbol, cjk, listed in attnscope/registry.hpp.)
 
 struct Token {
     std::string text;    // the surface form exactly as typed (UTF-8)
@@ -38,6 +39,5 @@ struct TokenizerOptions {
 // Empty or whitespace-only text gives zero tokens and OK (callers that need text say so).
 Status tokenize(std::string_view text, const TokenizerOptions& options, std::vector<Token>& out);
 
-const char* token_kind_name(TokenKind k);
 
 }  // namespace attnscope

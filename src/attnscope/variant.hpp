@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/registry.hpp"
+
 namespace attnscope {
 
 namespace kernels { struct KernelTable; }
-
-enum class Variant { automatic, scalar, simd };
 
 // The kernel table a call with this variant uses (automatic resolves to simd).
 const kernels::KernelTable& kernels_for(Variant v);
@@ -17,8 +17,6 @@ const char* resolved_variant_name(Variant v);
 // The instruction set the SIMD variant was compiled for, e.g. "sse2" natively, "sse4.1" in wasm
 // (lowered to wasm simd128).
 const char* simd_isa();
-// Parses "auto" | "scalar" | "simd"; false for anything else.
-bool parse_variant(const std::string& name, Variant& out);
 // Names of every compiled variant, in manifest order.
 std::vector<std::string> variant_names();
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/manifest.hpp"
@@ -46,26 +47,14 @@ struct KernelTable {
 };
 #undef ATTNSCOPE_KERNEL_FIELD
 
-#define ATTNSCOPE_DECLARE_KERNELS(variant, label)                                                    \
-    void f32_gemm_nt__##variant(std::size_t, std::size_t, std::size_t, const float*, std::size_t,      \
-                                const float*, std::size_t, float*, std::size_t, float);                \
-    void f32_gemm_nn__##variant(std::size_t, std::size_t, std::size_t, const float*, std::size_t,      \
-                                const float*, std::size_t, float*, std::size_t);                       \
-    void f32_row_sumsq__##variant(std::size_t, std::size_t, const float*, std::size_t, float*);        \
-    void f32_cosine_epilogue__##variant(std::size_t, std::size_t, float*, std::size_t, const float*,   \
-                                        const float*);                                                  \
-    void f32_sq_euclidean_epilogue__##variant(std::size_t, std::size_t, float*, std::size_t,           \
-                                              const float*, const float*);                              \
-    void f32_euclidean_epilogue__##variant(std::size_t, std::size_t, float*, std::size_t, const float*, \
-                                           const float*);                                               \
-    void f32_idw_epilogue__##variant(std::size_t, std::size_t, float*, std::size_t, const float*,      \
-                                     const float*, float, float);                                       \
-    void f32_additive__##variant(std::size_t, std::size_t, std::size_t, const float*, std::size_t,     \
-                                 const float*, std::size_t, const float*, float*, std::size_t);         \
-    void f32_softmax_rows__##variant(std::size_t, std::size_t, const float*, std::size_t, float, float*, \
-                                     std::size_t);                                                      \
+// f32_<op>__<variant> for every op and variant of the manifest, declared from the <op>_fn types above
+// (a function type declares a function): one signature per op, written once.
+#define ATTNSCOPE_DECLARE_KERNEL(op, variant) std::remove_pointer_t<op##_fn> f32_##op##__##variant;
+#define ATTNSCOPE_DECLARE_KERNELS(variant, label)                       \
+    ATTNSCOPE_KERNEL_OPS_WITH(ATTNSCOPE_DECLARE_KERNEL, variant)        \
     extern const KernelTable table_##variant;
 ATTNSCOPE_KERNEL_VARIANTS(ATTNSCOPE_DECLARE_KERNELS)
+#undef ATTNSCOPE_DECLARE_KERNEL
 #undef ATTNSCOPE_DECLARE_KERNELS
 
 // Every compiled variant, in manifest order (tests and benchmarks loop over this).

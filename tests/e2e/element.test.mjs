@@ -28,8 +28,11 @@ function page(name, body, head = '') {
   return pathToFileURL(file).href;
 }
 
-async function open(url, options = {}) {
+async function open(url, options = {}, prepare = null) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  // Nothing leaves the machine: a page may only reach what a test answers itself (prepare's routes).
+  await context.route(/^(https?|wss?):/, (route) => route.abort());
+  if (prepare) await prepare(context);
   const p = await context.newPage();
   p.on('console', (m) => { if (m.type() === 'error') errors.push(`${url}: ${m.text()}`); });
   p.on('pageerror', (e) => errors.push(`${url}: page error ${e}`));
@@ -302,6 +305,32 @@ describe('failure is visible and local', () => {
     await p.$eval('#good2', (el) => { el.score = 'dot'; });
     await p.waitForFunction(() => document.getElementById('good2').result.score === 'dot');
     assert.deepEqual(errors.filter((e) => e.includes('errors.html') && !/no-such-file|Failed to load resource|Failed to fetch/.test(e)), [], 'no page error');
+    await p.context().close();
+  });
+
+  test('an element with its own vocabulary gets it, on the same wasm instance as the others', async () => {
+    // The page is on disk; its vocab URL is answered here (a stand-in for a course's web server),
+    // with the CORS header a server would send to a page opened from file:// (origin null).
+    const url = page('vocab', '<attn-scope id="small" query="The kitten slept." controls="none"></attn-scope>'
+      + '<attn-scope id="big" query="The kitten slept." vocab="http://vocab.attnscope.test/glove-50k.bin" controls="none"></attn-scope>'
+      + '<attn-scope id="big2" query="A kitten." vocab="http://vocab.attnscope.test/glove-50k.bin" controls="none"></attn-scope>');
+    let served = 0;
+    const p = await open(url, {}, (context) => context.route('http://vocab.attnscope.test/**', (route) => {
+      served++;
+      return route.fulfill({ status: 200, body: readFileSync(join(root, 'dist/glove-50k.bin')),
+        headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } });
+    }));
+    await settled(p);
+    const got = await p.evaluate(() => Object.fromEntries(['small', 'big', 'big2'].map((id) => {
+      const el = document.getElementById(id);
+      return [id, { error: el.shadowRoot.querySelector('.attn-error').hidden ? '' : el.shadowRoot.querySelector('.attn-error').textContent,
+        oov: el.result ? el.result.queryTokenInfo.map((t) => t.oov) : null }];
+    })));
+    assert.deepEqual(got.small, { error: '', oov: [false, true, true, false] }, '10,000 words: kitten and slept are not in it');
+    assert.deepEqual(got.big, { error: '', oov: [false, false, false, false] }, '50,000 words: they are');
+    assert.deepEqual(got.big2, { error: '', oov: [false, false, false] });
+    assert.equal(served, 1, 'two elements with the same vocab URL: one download');
+    assert.equal(await p.evaluate(() => window.__wasmInstances), 1, 'one wasm instance for both vocabularies');
     await p.context().close();
   });
 

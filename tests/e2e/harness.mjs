@@ -48,7 +48,7 @@ export async function setup() {
   if (!existsSync(index)) throw new Error('dist/web/ is missing: run `npm run build` first');
   mkdirSync(outDir, { recursive: true });
   const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
-  const scope = await createAttnScope();
+  const scope = await createAttnScope({ preload: true });
   const server = await startServer();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const origin = new URL(server.url).origin;

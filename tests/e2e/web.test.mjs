@@ -364,7 +364,9 @@ describe('export and share', () => {
     await page.check('#hull-experimental');
     await clickCell(2, 1);
     await page.selectOption('#cosine-row', '3');   // after the click, which picks the clicked row
-    await page.waitForFunction(() => location.hash.includes('cell=2%2C1') || location.hash.includes('cell=2,1'));
+    // The URL is written 150 ms after the last change: wait for the row chosen after the click too
+    // (the click alone writes cell=2,1 with row=2 when the select comes later than that).
+    await page.waitForFunction(() => (location.hash.includes('cell=2%2C1') || location.hash.includes('cell=2,1')) && location.hash.includes('row=3'));
     const url = page.url();
     const csv1 = (await downloadText('#export-csv')).text;
     const page2 = await h.open(context, new URL(url).hash);

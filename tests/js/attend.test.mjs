@@ -445,7 +445,7 @@ describe('text and vocabulary', () => {
     assert.deepEqual(scope.nearest(new Float32Array(100)), [], 'a zero vector has no direction: no neighbours');
   });
 
-  test('scoreFunctions lists the nine scores with their formulas, for generating a UI', () => {
+  test('scoreFunctions lists every score of the registry with its formulas, for generating a UI', () => {
     const list = scope.scoreFunctions;
     assert.deepEqual(list.map((s) => s.name), SCORE_NAMES);
     const formulas = { 'dot': 'q·k', 'scaled-dot': '√d', 'cosine': '‖q‖', 'general': 'W', 'additive': 'tanh', 'location': 'W_a',

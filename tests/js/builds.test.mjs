@@ -124,3 +124,70 @@ describe('vocabulary options', () => {
     assert.deepEqual(progress.at(-1), [size, size]);
   });
 });
+
+describe('when the vocabulary downloads (createAttnScope() loads only the wasm)', () => {
+  const distUrl = (file) => pathToFileURL(join(DIST, file)).href;
+
+  test('scores(), softmax() and attention() never ask for it; attend, embed, nearest and tokenize say how to load it', async () => {
+    const asked = [];
+    const scope = await loadScope({ preload: false, locateFile: (file) => { asked.push(file); return distUrl(file); } });
+    const Q = new Float32Array([1, 0, 0, 1]), K = new Float32Array([1, 0, 0, 1, 1, 1]), V = new Float32Array([1, 2, 3]);
+    assert.deepEqual(Array.from(scope.scores(Q, K, { nq: 2, nk: 3, d: 2, score: 'dot' })), [1, 0, 1, 0, 1, 1]);
+    scope.softmax(new Float32Array([1, 2]), { rows: 1, cols: 2 });
+    scope.attention(Q, K, V, { nq: 2, nk: 3, d: 2, dv: 1 });
+    assert.deepEqual(asked, ['attnscope.wasm']);
+    assert.deepEqual(scope.vocabulary, { size: 0, dim: 0, name: 'glove-50k.bin' });
+    const calls = { attend: () => scope.attend({ query: S2 }), embed: () => scope.embed('cat'), nearest: () => scope.nearest('cat'),
+      tokenize: () => scope.tokenize(S2) };
+    for (const [name, call] of Object.entries(calls)) {
+      assert.throws(call, (e) => e instanceof Error && e.message.startsWith(`${name}: the vocabulary (glove-50k.bin) is not loaded yet; `) &&
+        e.message.includes('await scope.loadVocabulary()') && e.message.includes('createAttnScope({ preload: true })'), name);
+    }
+    assert.deepEqual(asked, ['attnscope.wasm'], 'a refused call does not start a download');
+  });
+
+  test('loadVocabulary() loads it once (concurrent calls share one download); then every call works, with preload\'s numbers', async () => {
+    const asked = [], progress = [];
+    const scope = await loadScope({ preload: false, locateFile: (file) => { asked.push(file); return distUrl(file); },
+      onProgress: (loaded, total) => progress.push([loaded, total]) });
+    const [a, b] = await Promise.all([scope.loadVocabulary(), scope.loadVocabulary()]);
+    assert.deepEqual(a, { size: 50000, dim: 100, name: 'glove-50k.bin' });
+    assert.deepEqual(b, a);
+    assert.deepEqual(await scope.loadVocabulary(), a, 'later calls resolve at once');
+    assert.deepEqual(asked, ['attnscope.wasm', 'glove-50k.bin']);
+    const size = readFileSync(join(DIST, 'glove-50k.bin')).length;
+    assert.deepEqual(progress.at(-1), [size, size]);
+    assertSameBytes(scope.attend({ query: S1, keys: S2 }).weights, simdScope.attend({ query: S1, keys: S2 }).weights, 'same weights as preload');
+    assert.equal(scope.embed('cat').oov, false);
+  });
+
+  test('a failed download rejects with the URL and the fix, and can be retried', async () => {
+    let attempt = 0;
+    const scope = await loadScope({ preload: false,
+      locateFile: (file) => (file.endsWith('.bin') && attempt++ === 0 ? 'file:///nonexistent/glove-50k.bin' : distUrl(file)) });
+    await assert.rejects(scope.loadVocabulary(), (e) => /could not read glove-50k\.bin from file:\/\/\/nonexistent\/glove-50k\.bin \(ENOENT\)/.test(e.message) &&
+      /locateFile/.test(e.message));
+    assert.equal((await scope.loadVocabulary()).size, 50000);
+  });
+
+  test('preload: true rejects when the vocabulary is missing; a wrong file is named as such before the core sees it', async () => {
+    await assert.rejects(loadScope({ preload: true, vocabulary: 'file:///nonexistent/words.bin' }), /could not read your vocabulary file from file:\/\/\/nonexistent\/words\.bin/);
+    await assert.rejects(loadScope({ preload: true, vocabulary: distUrl('attnscope.wasm') }),
+      (e) => e.message.includes(`${distUrl('attnscope.wasm')} should be your vocabulary file, an attnscope vocabulary (starting "ATSVOCAB")`) && /check the URL given as options\.vocabulary/.test(e.message) && /but it is a file of \d+ bytes/.test(e.message));
+    await assert.rejects(loadScope({ locateFile: (file) => distUrl(file === 'attnscope.wasm' ? 'glove-10k.bin' : file) }),
+      (e) => e.message.includes(`${distUrl('glove-10k.bin')} should be attnscope.wasm, a WebAssembly module (starting 00 61 73 6d), but it is a file of`) && /locateFile/.test(e.message));
+    await assert.rejects(loadScope({ wasmBinary: new Uint8Array([60, 33, 100, 111]) }), (e) => e instanceof TypeError && /options\.wasmBinary: expected a WebAssembly module/.test(e.message));
+    await assert.rejects(loadScope({ locateFile: 'dist/' }), (e) => e instanceof TypeError && /options\.locateFile: expected a function/.test(e.message));
+  });
+
+  test('bytes at hand load at creation: your own bytes, and the single-file build\'s inlined words', async () => {
+    const own = await loadScope({ preload: false, vocabulary: readFileSync(join(DIST, 'glove-10k.bin')) });
+    assert.deepEqual(own.vocabulary, { size: 10000, dim: 100, name: 'custom' });
+    const single = await loadSingleScope();
+    assert.deepEqual(single.vocabulary, { size: 10000, dim: 100, name: 'glove-10k.bin' });
+    assert.equal(single.attend({ query: S2 }).nq, 7);
+    await assert.rejects(loadSingleScope({ vocabulary: 'default' }), (e) => e instanceof TypeError && /only the 10,000-word vocabulary/.test(e.message) && /locateFile/.test(e.message));
+    const located = await loadSingleScope({ vocabulary: 'default', preload: true, locateFile: distUrl });
+    assert.deepEqual(located.vocabulary, { size: 50000, dim: 100, name: 'glove-50k.bin' });
+  });
+});

@@ -163,6 +163,26 @@ run('tokenize(), embed(), nearest(), variant', [
   ['variant setter', () => { scope.variant = 'gpu'; }, TypeError, [/variant/, /'gpu'/]],
 ]);
 
+// Errors found by the core (after this layer's checks) reach JS in JS spelling: no C++ identifier
+// (max_tokens, max_keys, d_q, ...) in any message.
+describe('core errors speak JS', () => {
+  const core = [
+    ['attend: too many tokens', () => scope.attend({ query: S1, maxTokens: 5 })],
+    ['attend: location Wa with fewer rows than tokens', () => scope.attend({ query: S1, score: 'location', Wa: new Float32Array(3 * 100) })],
+    ['tokenize: too many tokens', () => scope.tokenize(S1, { maxTokens: 3 })],
+  ];
+  for (const [label, fn] of core) {
+    test(label, () => {
+      assert.throws(fn, (e) => {
+        assert.ok(e instanceof RangeError, `${label}: ${e}`);
+        assert.doesNotMatch(e.message, /\b[a-z]+_[a-z_]+\b/, `${label}: "${e.message}" names a C++ identifier`);
+        return true;
+      });
+      stillWorks(label);
+    });
+  }
+});
+
 describe('createAttnScope()', () => {
   test('unknown option key', async () => {
     await assert.rejects(loadScope({ vocab: 'small' }), (e) => e instanceof TypeError && /vocab/.test(e.message) && /unknown option/.test(e.message));

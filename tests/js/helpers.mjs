@@ -19,10 +19,13 @@ function requireDist(file) {
   return pathToFileURL(path).href;
 }
 
-/** The split build from the source tree's dist/ (SIMD wasm, or scalar with { simd: false }). */
+/**
+ * The split build from the source tree's dist/ (SIMD wasm, or scalar with { simd: false }), with its
+ * vocabulary loaded as the README's example does ({ preload: true }) unless the options say otherwise.
+ */
 export async function loadScope(options) {
   const { createAttnScope } = await import(requireDist('attnscope.mjs'));
-  return createAttnScope(options);
+  return createAttnScope({ preload: true, ...options });
 }
 
 /** The single-file build from the source tree's dist/. */

@@ -27,11 +27,11 @@ test(`${CALLS} mixed calls: memoryInUse() returns to its start and the heap does
   const expectThrow = (fn) => { try { fn(); } catch { failures++; return; } assert.fail('expected an error'); };
 
   const calls = [
-    (i) => scope.scores(Q, K, { nq, nk, d, score: SCORE_NAMES[i % 9], ...(w[SCORE_NAMES[i % 9]] ?? {}), variant: i % 2 ? 'scalar' : 'auto' }),
+    (i) => scope.scores(Q, K, { nq, nk, d, score: SCORE_NAMES[i % SCORE_NAMES.length], ...(w[SCORE_NAMES[i % SCORE_NAMES.length]] ?? {}), variant: i % 2 ? 'scalar' : 'auto' }),
     (i) => scope.softmax(S, { rows: nq, cols: nk, temperature: 0.5, mask: i % 2 ? 'causal' : 'none', keyPadding: i % 3 ? undefined : [1, 0, 0, 0, 0, 0, 0, 0, 1] }),
-    (i) => scope.attention(Q, K, V, { nq, nk, d, dv, score: SCORE_NAMES[i % 9], ...(w[SCORE_NAMES[i % 9]] ?? {}) }),
+    (i) => scope.attention(Q, K, V, { nq, nk, d, dv, score: SCORE_NAMES[i % SCORE_NAMES.length], ...(w[SCORE_NAMES[i % SCORE_NAMES.length]] ?? {}) }),
     (i) => scope.attend({ query: sentences[i % 4], heads: 1 + (i % 4), projection: i % 2 ? 'random' : 'identity', seed: i }),
-    (i) => scope.attend({ query: sentences[i % 4], keys: sentences[(i + 1) % 4], score: SCORE_NAMES[i % 9], positional: true, mask: 'causal' }),
+    (i) => scope.attend({ query: sentences[i % 4], keys: sentences[(i + 1) % 4], score: SCORE_NAMES[i % SCORE_NAMES.length], positional: true, mask: 'causal' }),
     () => expectThrow(() => scope.scores(bad, K, { nq, nk, d })),                                   // fails in JS validation
     () => expectThrow(() => scope.attend({ query: sentences[0], maxTokens: 4 })),                   // fails in the wasm tokenizer
     () => expectThrow(() => scope.attend({ query: sentences[0], score: 'location', Wa: new Float32Array(300) })),  // fails in the wasm core

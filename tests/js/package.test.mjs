@@ -4,16 +4,23 @@
 //   - bundle a tiny page with esbuild (`import { createAttnScope } from 'attnscope'`), serve it on
 //     127.0.0.1 and run it in Debian's Chromium through playwright-core, and the same for 'attnscope/single',
 //   - type-check the example against the installed declarations (package.json "exports" → "types"),
-// comparing every number with the same calls made on the source tree's dist/ in this process.
+// comparing every number with the same calls made on the source tree's dist/ in this process;
+//   - build the README's example with Vite and webpack, with no configuration for the package, run it
+//     from the main thread and from a module worker, and in Vite's dev server and from a plain page
+//     importing the package's files as a CDN serves them: the README's lines appear, no request fails;
+//   - serve an HTML page where the wasm should be and read the error; call scores() and check that the
+//     vocabulary is never requested.
+// One tarball, one install and one Chromium serve every test here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DIST, ROOT, loadScope, loadSingleScope, tsc } from './helpers.mjs';
+import { CHROMIUM_ARGS } from '../e2e/harness.mjs';
 
 const exec = promisify(execFile);
 const KEEP = !!process.env.ATTNSCOPE_KEEP_TMP;  // set to keep the temporary project for a look
@@ -35,7 +42,7 @@ const PICK = pick.toString();
 
 const runAll = (scope) => Object.fromEntries(Object.entries(CASES).map(([name, o]) => [name, pick(scope.attend(o))]));
 
-let tmp, app, tarball, packed, expected;
+let tmp, app, tarball, packed, expected, browser;
 
 before(async () => {
   for (const f of ['attnscope.mjs', 'attnscope.wasm', 'attnscope-scalar.wasm', 'attnscope.single.mjs', 'glove-50k.bin'])
@@ -52,12 +59,54 @@ before(async () => {
 
   const split = await loadScope(), scalar = await loadScope({ simd: false }), single = await loadSingleScope();
   expected = { split: runAll(split), scalar: runAll(scalar), single: runAll(single) };
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
 
-after(() => {
+after(async () => {
+  if (browser) await browser.close();
   if (tmp && !KEEP) rmSync(tmp, { recursive: true, force: true });
   else if (tmp) console.log(`kept ${tmp}`);
 });
+
+const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.json': 'application/json' };
+
+/**
+ * A static server on 127.0.0.1 (free port) for `folder`; `fallback` answers every unknown path with that
+ * file and status 200, as single-page-app hosts and dev servers do. Resolves { origin, requests, close }.
+ */
+async function serve(folder, { fallback } = {}) {
+  const requests = [];
+  const server = createServer((req, res) => {
+    const pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    requests.push(pathname);
+    let path = join(folder, pathname.endsWith('/') ? pathname + 'index.html' : pathname);
+    if (!path.startsWith(folder) || !existsSync(path) || !statSync(path).isFile()) {
+      if (!fallback) { res.writeHead(404); res.end('not found'); return; }
+      path = join(folder, fallback);
+    }
+    const body = readFileSync(path);
+    res.writeHead(200, { 'content-type': MIME[extname(path)] ?? 'application/octet-stream', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Opens `url` in a fresh page; resolves the page and a log of failed requests, HTTP errors and page errors. */
+async function openPage(url) {
+  const page = await browser.newPage();
+  const problems = [], console_ = [];
+  page.on('console', (m) => console_.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  // Workers' requests and errors too (a module worker's fetches do not reach page.on('request')).
+  page.on('worker', (w) => w.on('console', (m) => console_.push(`[worker] ${m.type()}: ${m.text()}`)));
+  await page.goto(url);
+  return { page, problems, console: console_ };
+}
 
 describe('npm pack', () => {
   test('the tarball holds the package files and nothing else', () => {
@@ -69,6 +118,13 @@ describe('npm pack', () => {
     }
     for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md)$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+  });
+
+  test('the README links only files the tarball holds (it is the package page users read)', () => {
+    const files = new Set(packed.files.map((f) => f.path));
+    const readmeText = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const links = [...readmeText.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((l) => !/^(#|[a-z]+:)/.test(l));
+    for (const link of links) assert.ok(files.has(link.split('#')[0].replace(/^\.\//, '')), `README links ${link}, which the tarball does not contain`);
   });
 
   test('installed: exports resolve the module, the single file, the wasm and the vocabulary subpaths', async () => {
@@ -100,14 +156,14 @@ describe('the installed package in Node', () => {
       const CASES = ${JSON.stringify(CASES)};
       const pick = ${PICK};
       const runAll = (scope) => Object.fromEntries(Object.entries(CASES).map(([name, o]) => [name, pick(scope.attend(o))]));
-      const split = await createAttnScope();
+      const split = await createAttnScope({ preload: true });
       const out = { simd: engineHasSimd(), vocabulary: split.vocabulary, variants: split.variants, split: runAll(split),
-                    scalar: runAll(await createAttnScope({ simd: false })), single: runAll(await createSingle()) };
+                    scalar: runAll(await createAttnScope({ simd: false, preload: true })), single: runAll(await createSingle()) };
       // locateFile: the wasm and the vocabulary moved to a folder of the app's choosing.
       fs.mkdirSync('assets', { recursive: true });
       for (const f of ['attnscope.wasm', 'glove-50k.bin']) fs.copyFileSync(new URL(import.meta.resolve('attnscope/' + f)), 'assets/' + f);
       const asked = [];
-      const located = await createAttnScope({ locateFile: (p) => { asked.push(p); return new URL(p, new URL('./assets/', import.meta.url)).href; } });
+      const located = await createAttnScope({ preload: true, locateFile: (p) => { asked.push(p); return new URL(p, new URL('./assets/', import.meta.url)).href; } });
       out.located = runAll(located); out.asked = asked.sort();
       // wasmBinary + vocabulary bytes.
       const bytes = await createAttnScope({ wasmBinary: fs.readFileSync(new URL(import.meta.resolve('attnscope/attnscope.wasm'))),
@@ -144,15 +200,12 @@ describe('the installed package in Node', () => {
 });
 
 describe('the installed package in a bundled page (esbuild) in Chromium', () => {
-  let server, browser, origin;
-  const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm',
-    '.bin': 'application/octet-stream', '.json': 'application/json' };
+  let site, fallbackSite;
 
   before(async () => {
     const esbuild = await import('esbuild');
-    const src = join(app, 'src'), pub = join(app, 'public');
-    mkdirSync(src, { recursive: true });
-    mkdirSync(pub, { recursive: true });
+    const src = join(app, 'src'), pub = join(app, 'esbuild-out'), bare = join(app, 'esbuild-out-no-assets');
+    for (const dir of [src, pub, bare]) mkdirSync(dir, { recursive: true });
     const pageScript = (from) => `
       import { createAttnScope, engineHasSimd } from '${from}';
       const CASES = ${JSON.stringify(CASES)};
@@ -160,11 +213,11 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
       const runAll = (scope) => Object.fromEntries(Object.entries(CASES).map(([name, o]) => [name, pick(scope.attend(o))]));
       window.results = (async () => {
         try {
-          const out = { simd: engineHasSimd(), main: runAll(await createAttnScope()) };
-          ${from === 'attnscope' ? 'out.scalar = runAll(await createAttnScope({ simd: false }));' : ''}
+          const out = { simd: engineHasSimd(), main: runAll(await createAttnScope(${from === 'attnscope' ? '{ preload: true }' : ''})) };
+          ${from === 'attnscope' ? 'out.scalar = runAll(await createAttnScope({ simd: false, preload: true }));' : ''}
           document.body.textContent = 'done';
           return out;
-        } catch (e) { return { error: String(e && e.stack || e) }; }
+        } catch (e) { return { error: String(e && e.message || e) }; }
       })();`;
     writeFileSync(join(src, 'page.js'), pageScript('attnscope'));
     writeFileSync(join(src, 'page-single.js'), pageScript('attnscope/single'));
@@ -182,72 +235,274 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
         el.addEventListener('attn-error', (ev) => resolve({ error: ev.detail.message }));
         document.body.append(el);
       });`);
+    // Bring-your-own-vectors only: scores(), softmax(), attention(); the vocabulary must never be requested.
+    writeFileSync(join(src, 'page-scores.js'), `
+      import { createAttnScope } from 'attnscope';
+      window.results = (async () => {
+        try {
+          const scope = await createAttnScope();
+          const Q = new Float32Array([1, 0, 0, 1]), K = new Float32Array([1, 0, 0, 1, 1, 1]), V = new Float32Array([1, 2, 3]);
+          const S = scope.scores(Q, K, { nq: 2, nk: 3, d: 2, score: 'dot' });
+          const A = scope.softmax(S, { rows: 2, cols: 3 });
+          const att = scope.attention(Q, K, V, { nq: 2, nk: 3, d: 2, dv: 1 });
+          let attendError = null;
+          try { scope.attend({ query: 'The cat.' }); } catch (e) { attendError = e.message; }
+          await new Promise((r) => setTimeout(r, 300));  // a stray download would have started by now
+          return { S: Array.from(S), A: Array.from(A), output: Array.from(att.output), vocabulary: scope.vocabulary, attendError };
+        } catch (e) { return { error: String(e && e.message || e) }; }
+      })();`);
     const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2020', absWorkingDir: app, logLevel: 'silent' };
-    for (const name of ['page', 'page-single', 'page-element']) {
+    for (const name of ['page', 'page-single', 'page-scores', 'page-element']) {
       const r = await esbuild.build({ ...common, entryPoints: [join(src, `${name}.js`)], outfile: join(pub, `${name}.js`) });
       assert.deepEqual(r.errors, []);
-      writeFileSync(join(pub, `${name}.html`), `<!doctype html><meta charset="utf-8"><title>${name}</title><script type="module" src="${name}.js"></script><body>loading`);
+      writeFileSync(join(pub, `${name}.html`), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>${name}</title><script type="module" src="${name}.js"></script><body>loading`);
     }
-    // How a user ships the split build: the bundle looks for the wasm files and the vocabulary next to
-    // itself (the package resolves them from import.meta.url, which is now the bundle's URL), so copy them
-    // from node_modules/attnscope/dist/ into the folder the bundle is served from (or pass locateFile).
+    // How a user ships the split build with esbuild: esbuild leaves new URL('./attnscope.wasm',
+    // import.meta.url) as it is, so the bundle looks for the files next to itself: copy them from
+    // node_modules/attnscope/dist/ into the folder the bundle is served from (or pass locateFile).
     // The single-file build needs nothing besides its bundle.
     for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
-
-    server = createServer((req, res) => {
-      const path = join(pub, decodeURIComponent(new URL(req.url, 'http://x').pathname));
-      if (!path.startsWith(pub) || !existsSync(path)) { res.writeHead(404); res.end('not found'); return; }
-      const body = readFileSync(path);
-      res.writeHead(200, { 'content-type': MIME[extname(path)] ?? 'application/octet-stream', 'content-length': body.length });
-      res.end(body);
-    });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${server.address().port}`;
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    // The same page on a host that lacks the files and answers every unknown path with the page.
+    for (const f of ['page.js', 'page.html']) copyFileSync(join(pub, f), join(bare, f));
+    site = await serve(pub);
+    fallbackSite = await serve(bare, { fallback: 'page.html' });
   });
 
   after(async () => {
-    if (browser) await browser.close();
-    if (server) await new Promise((resolve) => server.close(resolve));
+    await site?.close();
+    await fallbackSite?.close();
   });
 
-  async function runPage(name) {
-    const page = await browser.newPage();
-    const log = [];
-    page.on('console', (m) => log.push(`${m.type()}: ${m.text()}`));
-    page.on('pageerror', (e) => log.push(`pageerror: ${e.message}`));
-    page.on('requestfailed', (r) => log.push(`requestfailed: ${r.url()}`));
+  async function runPage(origin, name) {
+    const { page, problems, console: log } = await openPage(`${origin}/${name}.html`);
     try {
-      await page.goto(`${origin}/${name}.html`);
       await page.waitForFunction(() => window.results !== undefined, null, { timeout: 30_000 });
-      const got = await page.evaluate(() => window.results);
-      assert.ok(!got.error, `${name}: ${got.error}\n${log.join('\n')}`);
-      return got;
+      return { got: await page.evaluate(() => window.results), problems, log };
     } finally {
       await page.close();
     }
   }
 
   test('import { createAttnScope } from \'attnscope\': attend() gives the source tree\'s numbers (SIMD and scalar wasm)', async () => {
-    const got = await runPage('page');
+    const { got, problems, log } = await runPage(site.origin, 'page');
+    assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
+    assert.deepEqual(problems, []);
     assert.equal(got.simd, true, 'Chromium has wasm SIMD');
     assert.deepEqual(got.main, expected.split, 'SIMD build in Chromium vs Node');
     assert.deepEqual(got.scalar, expected.scalar, 'scalar build in Chromium vs Node');
   });
 
   test('import { createAttnScope } from \'attnscope/single\': the single file alone, same numbers', async () => {
-    const got = await runPage('page-single');
+    const { got, problems, log } = await runPage(site.origin, 'page-single');
+    assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
+    assert.deepEqual(problems, []);
     assert.deepEqual(got.main, expected.single, 'single-file build in Chromium vs Node');
   });
 
   test('import \'attnscope/element\': <attn-scope> draws the single-file build\'s numbers', async () => {
-    const got = await runPage('page-element');
+    const { got, problems } = await runPage(site.origin, 'page-element');
+    assert.ok(!got.error, got.error);
+    assert.deepEqual(problems, []);
     assert.deepEqual(got.main.cross, expected.single.cross, 'the element\'s result vs the single-file build in Node');
     assert.equal(got.cells, got.nq * got.nk);
   });
+
+  test('scores(), softmax() and attention() alone never request the vocabulary; attend() says how to load it', async () => {
+    const before = site.requests.length;
+    const { got, problems } = await runPage(site.origin, 'page-scores');
+    assert.ok(!got.error, got.error);
+    assert.deepEqual(problems, []);
+    const requested = site.requests.slice(before);
+    assert.deepEqual(requested.filter((p) => p.endsWith('.bin')), [], `no vocabulary request (requests: ${requested.join(', ')})`);
+    assert.ok(requested.includes('/attnscope.wasm'), `the wasm was loaded (requests: ${requested.join(', ')})`);
+    assert.deepEqual(got.S, [1, 0, 1, 0, 1, 1]);
+    assert.equal(got.output.length, 2);
+    assert.deepEqual(got.vocabulary, { size: 0, dim: 0, name: 'glove-50k.bin' });
+    assert.match(got.attendError, /^attend: the vocabulary \(glove-50k\.bin\) is not loaded yet; await scope\.loadVocabulary\(\).*preload: true/);
+  });
+
+  test('an HTML page where the wasm should be: the error names the URL, what came back and locateFile', async () => {
+    const { got } = await runPage(fallbackSite.origin, 'page');
+    assert.ok(got.error, 'createAttnScope() must reject');
+    const url = `${fallbackSite.origin}/attnscope.wasm`;
+    assert.ok(got.error.includes(url), `names the URL ${url}: ${got.error}`);
+    assert.match(got.error, /should be attnscope\.wasm, a WebAssembly module \(starting 00 61 73 6d\), but it is an HTML page \(text\/html, status 200, \d+ bytes\)/);
+    assert.match(got.error, /locateFile/);
+    assert.doesNotMatch(got.error, /Aborted|CompileError|magic word/, 'not Emscripten\'s abort text');
+  });
 });
+
+// ---- bundlers: the README's example, as an app would hold it, built with no configuration for attnscope --------
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').slice(readFileSync(join(ROOT, 'README.md'), 'utf8').indexOf('## Use it from JavaScript'));
+const README_CODE = readme.match(/```js\n([\s\S]*?)```/)[1];
+const README_OUTPUT = readme.match(/prints[^\n]*\n\n```\n([\s\S]*?)```/)[1];
+
+// The example as a module of the app: its import stays at the top, the rest runs in a function whose
+// `console` collects the lines. main.js shows them in <pre id="main">, the module worker's in <pre id="worker">.
+const IMPORT_LINE = "import { createAttnScope } from 'attnscope';\n";
+const APP_FILES = {
+  'index.html': '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>attnscope in an app</title>\n' +
+    '<script type="module" src="./src/main.js"></script>\n<body>\n',
+  'src/example.js': (() => {
+    assert.ok(README_CODE.startsWith(IMPORT_LINE), 'the README example starts with the import');
+    return `${IMPORT_LINE}export async function example(console) {\n${README_CODE.slice(IMPORT_LINE.length)}}\n`;
+  })(),
+  'src/run.js': `import { example } from './example.js';
+export async function run() {
+  const lines = [];
+  try { await example({ log: (line) => lines.push(line) }); return lines.join('\\n') + '\\n'; } catch (e) { return 'error: ' + (e && e.message || e); }
+}
+`,
+  'src/main.js': `import { run } from './run.js';
+function show(id, text) { const pre = document.createElement('pre'); pre.id = id; pre.textContent = text; document.body.append(pre); }
+run().then((text) => show('main', text));
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+worker.onmessage = (e) => show('worker', e.data);
+worker.onerror = (e) => show('worker', 'error: ' + e.message);
+`,
+  'src/worker.js': `import { run } from './run.js';
+run().then((text) => postMessage(text));
+`,
+};
+
+function writeApp(dir) {
+  for (const [file, text] of Object.entries(APP_FILES)) {
+    mkdirSync(join(dir, dirname(file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
+}
+
+/** Every file under `dir`, with its size. */
+function listFiles(dir, prefix = '') {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name), `${prefix}${e.name}/`)
+    : [{ file: prefix + e.name, bytes: statSync(join(dir, e.name)).size }]));
+}
+
+/** The JS an app ships must not name a file the package does not ship, nor a path of the build machine. */
+function assertPortable(dir, label) {
+  for (const { file } of listFiles(dir).filter((f) => /\.m?js$/.test(f.file))) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    for (const bad of ['attnscope-wasm.wasm', 'attnscope-scalar-wasm.wasm', 'file://', tmp, ROOT]) {
+      assert.ok(!text.includes(bad), `${label} ${file} contains ${bad}`);
+    }
+  }
+}
+
+function sizeReport(dir) {
+  const files = listFiles(dir).sort((a, b) => a.file.localeCompare(b.file));
+  const js = files.filter((f) => /\.m?js$/.test(f.file)).reduce((n, f) => n + f.bytes, 0);
+  return `${files.map((f) => `${f.file} ${f.bytes}`).join(', ')}; JavaScript total ${js} bytes`;
+}
+
+/** Loads the app at `url`: the README's lines from the main thread and from the module worker, and no failed request. */
+async function assertAppRuns(url, label) {
+  const { page, problems, console: log } = await openPage(url);
+  try {
+    await page.waitForSelector('#main', { timeout: 60_000 });
+    await page.waitForSelector('#worker', { timeout: 60_000 });
+    const main = await page.textContent('#main'), worker = await page.textContent('#worker');
+    assert.equal(main, README_OUTPUT, `${label}, main thread\n${log.join('\n')}`);
+    assert.equal(worker, README_OUTPUT, `${label}, module worker\n${log.join('\n')}`);
+    assert.deepEqual(problems, [], `${label}: failed requests or page errors`);
+  } finally {
+    await page.close();
+  }
+}
+
+describe('bundlers with no configuration for attnscope: the README example in Chromium, main thread and module worker', () => {
+  let cdnDir, builds;
+
+  before(async () => {
+    // The app is the temporary project itself (package.json, node_modules/attnscope, index.html, src/):
+    // Vite and webpack each build it into their own folder, both at once.
+    writeApp(app);
+    builds = await Promise.all([buildVite(app), buildWebpack(app)]);
+    // A plain page, the package's files served as a CDN serves them (the installed package folder).
+    cdnDir = join(app, 'cdn');
+    mkdirSync(cdnDir);
+    writeFileSync(join(cdnDir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>CDN</title>
+<body><script type="module">
+${IMPORT_LINE.replace("'attnscope'", "'/attnscope/dist/attnscope.mjs'")}const console = { log: (line) => { lines.push(line); } };
+const lines = [];
+${README_CODE.slice(IMPORT_LINE.length)}
+const pre = document.createElement('pre'); pre.id = 'main'; pre.textContent = lines.join('\\n') + '\\n'; document.body.append(pre);
+</script>
+<script type="module">
+const worker = new Worker('/worker.js', { type: 'module' });
+worker.onmessage = (e) => { const pre = document.createElement('pre'); pre.id = 'worker'; pre.textContent = e.data; document.body.append(pre); };
+</script>`);
+    writeFileSync(join(cdnDir, 'worker.js'), `${IMPORT_LINE.replace("'attnscope'", "'/attnscope/dist/attnscope.mjs'")}const lines = [];
+const console = { log: (line) => { lines.push(line); } };
+${README_CODE.slice(IMPORT_LINE.length)}
+postMessage(lines.join('\\n') + '\\n');
+`);
+    for (const f of readdirSync(join(app, 'node_modules/attnscope/dist'))) {
+      mkdirSync(join(cdnDir, 'attnscope/dist'), { recursive: true });
+      copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(cdnDir, 'attnscope/dist', f));
+    }
+  });
+
+  test('Vite 8 production build (vite build, no config file)', async (t) => {
+    const { out, warnings } = builds[0];
+    t.diagnostic(`vite build output: ${sizeReport(out)}`);
+    // Rolldown reports slow plugin callbacks on a busy machine: advice about the build's speed, not a fault.
+    assert.deepEqual(warnings.filter((w) => !/PLUGIN_TIMINGS/.test(w)), [], 'vite build warnings');
+    assertPortable(out, 'vite build');
+    const site = await serve(out);
+    try { await assertAppRuns(`${site.origin}/`, 'vite build'); } finally { await site.close(); }
+  });
+
+  test('Vite 8 dev server', async () => {
+    const { createServer: createViteServer } = await import('vite');
+    const server = await createViteServer({ root: app, configFile: false, logLevel: 'silent', clearScreen: false,
+      server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false }, cacheDir: join(app, '.vite-cache') });
+    await server.listen();
+    try {
+      const { port } = server.httpServer.address();
+      await assertAppRuns(`http://127.0.0.1:${port}/`, 'vite dev');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('webpack 5 production build (only entry and output configured)', async (t) => {
+    const { out, errors, warnings } = builds[1];
+    t.diagnostic(`webpack output: ${sizeReport(out)}`);
+    assert.deepEqual(errors, [], 'webpack errors');
+    // webpack's performance hints flag any asset over 244 KiB (the 5.6 MB vocabulary): advice, not a fault.
+    const real = warnings.filter((w) => !/asset size limit|entrypoint size limit|webpack performance recommendations/.test(w));
+    assert.deepEqual(real, [], 'webpack warnings (a "Critical dependency" one would be here)');
+    assertPortable(out, 'webpack');
+    const site = await serve(out);
+    try { await assertAppRuns(`${site.origin}/`, 'webpack'); } finally { await site.close(); }
+  });
+
+  test('a plain page importing the package\'s files from a static host (CDN), no bundler', async () => {
+    const site = await serve(cdnDir);
+    try { await assertAppRuns(`${site.origin}/`, 'CDN'); } finally { await site.close(); }
+  });
+});
+
+async function buildVite(root) {
+  const { build } = await import('vite');
+  const warnings = [];
+  const logger = { info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
+    clearScreen() {}, hasErrorLogged: () => false, hasWarned: false };
+  await build({ root, configFile: false, customLogger: logger, logLevel: 'warn', build: { outDir: 'dist-vite' }, cacheDir: join(root, '.vite-cache') });
+  return { out: join(root, 'dist-vite'), warnings };
+}
+
+async function buildWebpack(root) {
+  const { default: webpack } = await import('webpack');
+  const out = join(root, 'dist-webpack');
+  const stats = await new Promise((resolve, reject) => {
+    webpack({ mode: 'production', context: root, entry: './src/main.js', output: { path: out, clean: true } },
+      (err, s) => (err ? reject(err) : resolve(s)));
+  });
+  const json = stats.toJson({ all: false, errors: true, warnings: true });
+  copyFileSync(join(root, 'index.html'), join(out, 'index.html'));
+  // webpack does not process index.html: point it at the bundle.
+  writeFileSync(join(out, 'index.html'), readFileSync(join(out, 'index.html'), 'utf8').replace('./src/main.js', './main.js'));
+  return { out, errors: json.errors.map((e) => e.message), warnings: json.warnings.map((w) => w.message) };
+}

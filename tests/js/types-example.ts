@@ -3,29 +3,37 @@
 // the installed tarball by tests/js/package.test.mjs. Never run, only type-checked.
 import createDefault, {
   createAttnScope,
+  engineHasSimd,
   type AttendOptions,
   type AttendResult,
+  type AttentionOptions,
   type AttentionResult,
   type AttnScope,
   type CreateOptions,
   type Embedding,
   type MaskName,
+  type PackageFile,
   type RowStats,
   type ScoreInfo,
   type ScoreName,
   type ScoreOptions,
   type ScoreWeights,
+  type ScoresOptions,
   type SoftmaxOptions,
   type Token,
   type TokenKind,
+  type UserProjection,
+  type VariantInfo,
   type VariantName,
+  type VocabularyInfo,
 } from 'attnscope';
-import { createAttnScope as createSingle } from 'attnscope/single';
+import { createAttnScope as createSingle, type SingleCreateOptions, type AttnScope as SingleScope } from 'attnscope/single';
 
 const createOptions: CreateOptions = {
   locateFile: (path: string, scriptDirectory: string): string => new URL(path, scriptDirectory).href,
   wasmBinary: new Uint8Array(8),
   vocabulary: 'small',
+  preload: true,
   simd: true,
   onProgress: (loaded: number, total: number): void => { void (loaded / (total || 1)); },
 };
@@ -37,6 +45,11 @@ async function main(): Promise<void> {
   const other: AttnScope = await createDefault();
   const single: AttnScope = await createSingle({ vocabulary: vocabularies[1] });
   const plain: AttnScope = await createAttnScope();
+  const located: AttnScope = await createAttnScope({ locateFile: (file: PackageFile | string) => new URL(`https://example.invalid/${file}`) });
+  const singleOptions: SingleCreateOptions = { vocabulary: 'default', simd: true, preload: true, locateFile: (file) => `/assets/${file}` };
+  const single2: SingleScope = await createSingle(singleOptions);
+  const loaded: VocabularyInfo = await plain.loadVocabulary();
+  const hasSimd: boolean = engineHasSimd();
 
   // Information.
   const infos: readonly ScoreInfo[] = scope.scoreFunctions;
@@ -46,6 +59,7 @@ async function main(): Promise<void> {
   const simd: boolean = scope.variants.simd;
   const isa: string = scope.variants.isa;
   const vocab: { size: number; dim: number; name: string } = scope.vocabulary;
+  const variantInfo: VariantInfo = scope.variants;
   scope.variant = 'scalar';
   const current: VariantName = scope.variant;
   const inUse: number = scope.memoryInUse();
@@ -59,7 +73,8 @@ async function main(): Promise<void> {
     Wa: new Float32Array(nk * d), maxKeys: nk,
   };
   const scoreOptions: ScoreOptions = { score: 'idw', p: 1.5, eps: 0, variant: 'simd' };
-  const S: Float32Array = scope.scores(Q, K, { nq, nk, d, ...scoreOptions });
+  const scoresOptions: ScoresOptions = { nq, nk, d, ...scoreOptions };
+  const S: Float32Array = scope.scores(Q, K, scoresOptions);
   const S2: Float32Array = scope.scores(Q, new Float32Array(nk * dk), { nq, nk, d, dk, score: 'general', ...weights });
   const softmaxOptions: SoftmaxOptions = { rows: nq, cols: nk, temperature: 0.5, mask: 'causal', keyPadding: new Uint8Array(nk), variant: 'auto' };
   const A: Float32Array = scope.softmax(S, softmaxOptions);
@@ -68,7 +83,8 @@ async function main(): Promise<void> {
   const att: AttentionResult = scope.attention(Q, K, V, {
     nq, nk, d, dv, score: 'additive', ...weights, temperature: 2, mask, keyPadding: [true, false, false], variant: 'scalar',
   });
-  const att2: AttentionResult = scope.attention(Q, new Float32Array(nk * dk), V, { nq, nk, d, dk, dv, score: 'location', Wa: weights.Wa });
+  const attentionOptions: AttentionOptions = { nq, nk, d, dk, dv, score: 'location', Wa: weights.Wa };
+  const att2: AttentionResult = scope.attention(Q, new Float32Array(nk * dk), V, attentionOptions);
   const stats: RowStats = att.stats;
   const entropy: Float32Array = stats.entropy, maxWeight: Float32Array = stats.maxWeight, argmax: Uint32Array = stats.argmax;
   const ran: 'simd' | 'scalar' = att.variant;
@@ -95,13 +111,11 @@ async function main(): Promise<void> {
     Wa: new Float32Array(10 * 50), maxKeys: 10,
   };
   const r: AttendResult = scope.attend(attendOptions);
-  const user: AttendResult = scope.attend({
-    query: 'Hello there.',
-    projection: {
-      Wq: new Float32Array(100 * 8), Wk: new Float32Array(100 * 8), Wv: new Float32Array(100 * 6),
-      Wo: new Float32Array(6 * 3), dHead: 8, dValue: 6, dOut: 3,
-    },
-  });
+  const projection: UserProjection = {
+    Wq: new Float32Array(100 * 8), Wk: new Float32Array(100 * 8), Wv: new Float32Array(100 * 6),
+    Wo: new Float32Array(6 * 3), dHead: 8, dValue: 6, dOut: 3,
+  };
+  const user: AttendResult = scope.attend({ query: 'Hello there.', projection });
   const identity: AttendResult = scope.attend({ query: 'Hello.', projection: 'identity' });
   const tokens: string[] = [...r.queryTokens, ...r.keyTokens];
   const info: Token[] = [...r.queryTokenInfo, ...r.keyTokenInfo];
@@ -122,7 +136,7 @@ async function main(): Promise<void> {
   const near: { word: string; cosine: number }[] = scope.nearest('king', 5);
   const near2: { word: string; cosine: number }[] = scope.nearest(vector);
 
-  void [other, single, plain, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
+  void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];
 }
 void main;

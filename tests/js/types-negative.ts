@@ -2,6 +2,7 @@
 // `// expect-error` (tests/js/types.test.mjs compares the reported lines with the marks), so the
 // declarations are strict where they should be, and nothing else in this file is an error.
 import { createAttnScope } from 'attnscope';
+import { createAttnScope as createSingle } from 'attnscope/single';
 
 async function misuse(): Promise<void> {
   const scope = await createAttnScope();
@@ -20,6 +21,10 @@ async function misuse(): Promise<void> {
   scope.attend({ query: 'x', projection: { Wq: Q, Wk: K, Wv: Q, dHead: 2 } });  // expect-error: dValue is required
   const w: Float64Array = scope.attend({ query: 'x' }).weights;  // expect-error: weights are a Float32Array
   const t: string = scope.tokenize('x')[0].start;  // expect-error: start is a number
+  await createAttnScope({ preload: 'yes' });  // expect-error: preload is a boolean
+  await createAttnScope({ locateFile: (file: string) => 42 });  // expect-error: locateFile returns a URL or a string
+  await createSingle({ simd: false });  // expect-error: the single file holds only the SIMD wasm
+  const size: string = (await scope.loadVocabulary()).size;  // expect-error: size is a number
   scope.variant = 'fast';  // expect-error: unknown variant
   const vw: string = scope.tokenize('x')[0].vocabWord;  // expect-error: vocabWord may be null
   void [w, t, vw];

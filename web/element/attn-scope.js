@@ -3,8 +3,8 @@
 // classes (web/figures/) and the demo's computation (figures/views.js): one implementation of every plot.
 //
 // Every element on a page shares one wasm instance and one load of the inlined vocabulary (a promise
-// held by this module); an element with its own `vocab` URL gets its own vocabulary, on a wasm instance
-// of its own (one per URL, shared by every element that names it).
+// held by this module); an element with its own `vocab` URL gets its own vocabulary: a second scope on
+// the same wasm instance (scope.newScope), one per URL, shared by every element that names it.
 //
 // Failure is visible and local: an invalid attribute, a vocabulary that cannot be loaded or a text over
 // the token limit shows a message in that element (what was wrong, what is allowed) and fires
@@ -36,7 +36,8 @@ const scopes = new Map();
 function scopeFor(vocab) {
   const key = vocab ? new URL(vocab, document.baseURI).href : '';
   if (!scopes.has(key)) {
-    const p = createAttnScope(key ? { vocabulary: key } : {}).then((scope) => ({ scope, nearest: new Map(), key }));
+    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key })) : createAttnScope();
+    const p = made.then((scope) => ({ scope, nearest: new Map(), key }));
     p.catch(() => { if (scopes.get(key) === p) scopes.delete(key); });
     scopes.set(key, p);
   }
@@ -57,10 +58,11 @@ export const VIEWS = {
   distance: ['distance'],
   hull: ['hull'],
 };
-// Projections and masks: the kinds attend() takes by name. (The module does not list them yet; scores
-// and variants come from the module: scope.scoreFunctions, scope.variants.available.)
-const PROJECTIONS = ['identity', 'random'];
-const MASKS = ['none', 'causal'];
+// Every name of the module (scores, variants, masks, projections) comes from its registry
+// (scope.registry, from src/attnscope/registry.hpp): none is listed here.
+const namesOf = (list) => list.map((x) => x.name);
+/** Projections attend() takes by name ('user' is the object form, which attributes cannot give). */
+const projectionsOf = (scope) => namesOf(scope.registry.projections).filter((n) => n !== 'user');
 const THEMES = ['light', 'dark', 'auto'];
 /** The controls an element can show, in the order they appear. */
 export const CONTROLS = ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional', 'mask',
@@ -110,6 +112,11 @@ function number(attr, text, { min, exclusive = false, integer = false, max = Inf
 function choice(attr, text, list) {
   if (!list.includes(text)) throw new AttributeError(attr, text, `one of ${list.join(', ')}`);
   return text;
+}
+
+/** A menu entry: the name, and the registry's description when it has one. */
+function describeName(entry) {
+  return entry.description ? `${entry.name}: ${entry.description}` : entry.name;
 }
 
 let sheet = null;
@@ -241,7 +248,7 @@ export class AttnScopeElement extends HTMLElement {
 
   /** Reads and checks every attribute; returns the state figures/views.js takes. */
   _state(scope) {
-    const names = scope.scoreFunctions.map((s) => s.name);
+    const names = namesOf(scope.registry.scores);
     const d = scope.vocabulary.dim;
     const st = {
       q: this._attr('query'),
@@ -249,10 +256,10 @@ export class AttnScopeElement extends HTMLElement {
       score: choice('score', this._attr('score').trim(), names),
       t: number('temperature', this._attr('temperature'), { min: 0, exclusive: true }, 'a number > 0 (the softmax temperature τ; 1 leaves the scores as they are)'),
       heads: number('heads', this._attr('heads'), { min: 1, max: d, integer: true }, `a whole number of heads from 1 to ${d} (the vectors have ${d} dimensions)`),
-      proj: choice('projection', this._attr('projection').trim(), PROJECTIONS),
+      proj: choice('projection', this._attr('projection').trim(), projectionsOf(scope)),
       seed: number('seed', this._attr('seed'), { min: 0, max: 0xffffffff, integer: true }, 'a whole number from 0 to 4294967295'),
       pos: this.hasAttribute('positional') && this.getAttribute('positional') !== 'false',
-      mask: choice('mask', this._attr('mask').trim(), MASKS),
+      mask: choice('mask', this._attr('mask').trim(), namesOf(scope.registry.masks)),
       p: number('p', this._attr('p'), { min: 0, exclusive: true }, 'a number > 0 (the idw exponent)'),
       eps: number('eps', this._attr('eps'), { min: 0 }, 'a number >= 0 (the idw ε)'),
       variant: this._attr('variant').trim(),
@@ -263,7 +270,7 @@ export class AttnScopeElement extends HTMLElement {
       cell: null,
     };
     if (!scope.variants.available.includes(st.variant)) {
-      const all = ['auto', 'simd', 'scalar'];
+      const all = namesOf(scope.registry.variants);
       throw new AttributeError('variant', st.variant, all.includes(st.variant)
         ? `one of ${scope.variants.available.join(', ')} (this browser has no wasm SIMD)` : `one of ${scope.variants.available.join(', ')}`);
     }
@@ -510,12 +517,12 @@ export class AttnScopeElement extends HTMLElement {
           input.addEventListener('change', () => this._set('eps', input.value));
           break;
         case 'projection':
-          input = select([['identity', 'identity (raw word vectors)'], ['random', 'seeded random W_q, W_k, W_v']]);
+          input = select(scope.registry.projections.filter((p) => p.name !== 'user').map((p) => [p.name, describeName(p)]));
           add(name, 'Projection', input);
           input.addEventListener('change', () => this._set('projection', input.value));
           break;
         case 'mask':
-          input = select([['none', 'none'], ['causal', 'causal (only earlier words)']]);
+          input = select(scope.registry.masks.map((m) => [m.name, describeName(m)]));
           add(name, 'Mask', input);
           input.addEventListener('change', () => this._set('mask', input.value));
           break;
