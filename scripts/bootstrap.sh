@@ -13,6 +13,8 @@ command -v wasm-objdump >/dev/null || need+=(wabt)
 command -v chromium >/dev/null || need+=(chromium)
 command -v clang++ >/dev/null || need+=(clang)                       # libFuzzer targets (scripts/fuzz.sh)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
+# The notebook example (examples/notebook.ipynb) is rendered to HTML by nbconvert in the browser tests.
+command -v jupyter-nbconvert >/dev/null || need+=(jupyter-nbconvert)
 command -v node >/dev/null || need+=(nodejs npm)
 # tests/js/python-export.test.mjs runs the README's PyTorch snippet and writes files with numpy.
 [ -d /usr/lib/python3/dist-packages/numpy ] || need+=(python3-numpy)

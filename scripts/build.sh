@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds everything: the vocabulary files, the native and wasm CMake builds (core, tests, benchmarks,
-# the npm module) and the web demo. Each step is incremental; run it as often as you like.
+# the npm module), the web demo and the teaching examples. Each step is incremental; run it as often as you like.
 #   scripts/build.sh            everything
 #   scripts/build.sh native     only the native build
 #   scripts/build.sh wasm       only the wasm build (and dist/)
@@ -26,4 +26,8 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
 fi
 if [ "$what" = all ] && [ -f scripts/build-web.mjs ]; then
   node scripts/build-web.mjs
+fi
+# The teaching examples (examples/ -> dist/examples/), after the element's script is built.
+if [ "$what" = all ] && [ -f scripts/build-examples.mjs ]; then
+  node scripts/build-examples.mjs
 fi
