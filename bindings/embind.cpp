@@ -167,11 +167,9 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, Ma
     return masked_softmax(ConstMatrix(fptr(S), r, c), o, Matrix(mfptr(A), r, c)).message();
 }
 
-// stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
-std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
-                         Score score, Variant variant, const ScoreParams& params, double temperature, Mask mask,
-                         std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
-                         std::uintptr_t stats) {
+// The options of attention() and attentionOutput(), as JS hands them over.
+AttentionOptions attention_options(Score score, Variant variant, const ScoreParams& params, double temperature,
+                                   Mask mask, std::uintptr_t padding) {
     AttentionOptions o;
     o.score = score;
     o.variant = variant;
@@ -179,6 +177,15 @@ std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, i
     o.params = params;
     o.temperature = static_cast<float>(temperature);
     o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
+    return o;
+}
+
+// stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
+std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
+                         Score score, Variant variant, const ScoreParams& params, double temperature, Mask mask,
+                         std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
+                         std::uintptr_t stats) {
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     // A null pointer (0 from JS) = not asked for: attention() then neither computes nor writes it.
     std::vector<RowStats> rs(stats ? unq : 0);
@@ -302,13 +309,7 @@ std::string js_head_summaries(std::uintptr_t A, int layers, int heads, int nq, i
 std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk,
                                 int dv, Score score, Variant variant, const ScoreParams& params, double temperature,
                                 Mask mask, std::uintptr_t padding, std::uintptr_t O) {
-    AttentionOptions o;
-    o.score = score;
-    o.variant = variant;
-    o.mask = mask;
-    o.params = params;
-    o.temperature = static_cast<float>(temperature);
-    o.key_padding = reinterpret_cast<const std::uint8_t*>(padding);
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     return attention_output(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
                             ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,

@@ -13,8 +13,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, outDir, root } from './harness.mjs';
+import { loadDistRegistry } from '../../scripts/registry.mjs';
 
 const dir = join(root, 'dist/examples');
+// The comparison view draws one panel per scoring function of the registry (src/attnscope/registry.hpp).
+const SCORE_COUNT = (await loadDistRegistry(join(root, 'dist'))).scores.length;
 const url = (f) => pathToFileURL(join(dir, f)).href;
 let browser, context;
 const log = { requests: [], outside: [], consoleErrors: [], pageErrors: [] };
@@ -22,7 +25,7 @@ const log = { requests: [], outside: [], consoleErrors: [], pageErrors: [] };
 // Runs in every page before its own scripts: records the element's events. Listening in the capture
 // phase on the document sees them whether or not they bubble or leave the shadow root. __attnCheck(el)
 // inspects what a figure drew, by its view, against the result it reports.
-function pageProbe() {
+function pageProbe(scoreCount) {
   window.__attnEvents = [];
   const index = (el) => Array.prototype.indexOf.call(document.querySelectorAll('attn-scope'), el);
   for (const type of ['attn-ready', 'attn-change', 'attn-error']) {
@@ -73,7 +76,7 @@ function pageProbe() {
       out.panels = imgs.length;
       out.panelTitles = texts(all('svg.multiples .panel-title'));
       out.fills = imgs.map((i) => i.getAttribute('href')).join(' ');
-      need.push(imgs.length === (view === 'heads' ? r.heads : 9), imgs.every((i) => /^data:image\/png;base64,/.test(i.getAttribute('href') || '')));
+      need.push(imgs.length === (view === 'heads' ? r.heads : scoreCount), imgs.every((i) => /^data:image\/png;base64,/.test(i.getAttribute('href') || '')));
     }
     if (view === 'scaling') {
       out.series = all('svg.scaling path.series').length;
@@ -107,7 +110,7 @@ async function openPage(file, viewport = { width: 1280, height: 900 }) {
   await page.setViewportSize(viewport);
   page.on('console', (msg) => { if (msg.type() === 'error') log.consoleErrors.push(`${file}: ${msg.text()}`); });
   page.on('pageerror', (e) => log.pageErrors.push(`${file}: ${e}`));
-  await page.addInitScript(pageProbe);
+  await page.addInitScript(pageProbe, SCORE_COUNT);
   await page.goto(typeof file === 'string' && file.startsWith('file:') ? file : url(file));
   const n = await page.locator('attn-scope').count();
   assert.ok(n > 0, `${file} holds <attn-scope> figures`);
