@@ -57,6 +57,27 @@ Status Budget::check(const std::string& call, const std::string& alternative, st
     return {};
 }
 
+namespace {
+
+// The scores with weights: general projects the queries (Q W, then a dot product per pair); additive
+// projects both sides to `hidden` and evaluates one tanh per query, key and hidden unit. Shared by
+// compute_scores' cost and the fused output path's.
+void add_weighted_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq,
+                             std::uint64_t dk, std::uint64_t hidden) {
+    if (score == Score::general) {
+        b.floats(nq, dk);
+        b.work(nq, dk, dq);
+        b.work(nq, nk, dk);
+    } else if (score == Score::additive) {
+        b.floats(nq + nk, hidden);
+        b.work(nq, hidden, dq);
+        b.work(nk, hidden, dk);
+        b.work(nq, nk, hidden, limits::kTanhCost);
+    }
+}
+
+}  // namespace
+
 void add_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq, std::uint64_t dk,
                     std::uint64_t hidden) {
     b.floats(nq, nk);  // S
@@ -66,15 +87,8 @@ void add_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, 
             b.work(nq, nk, dq);
             break;
         case Score::general:
-            b.floats(nq, dk);
-            b.work(nq, dk, dq);
-            b.work(nq, nk, dk);
-            break;
         case Score::additive:
-            b.floats(nq + nk, hidden);
-            b.work(nq, hidden, dq);
-            b.work(nk, hidden, dk);
-            b.work(nq, nk, hidden, limits::kTanhCost);
+            add_weighted_score_cost(b, score, nq, nk, dq, dk, hidden);
             break;
         case Score::neg_euclidean:
         case Score::neg_sq_euclidean:
@@ -96,16 +110,11 @@ void add_fused_output_cost(Budget& b, Score score, std::uint64_t nq, std::uint64
     b.work(nq, nk, 16);                // the online softmax's exponentials and rescaling
     switch (score) {
         case Score::general:
-            b.floats(nq, dk);
-            b.work(nq, dk, dq);
-            b.work(nq, nk, dk);
+            add_weighted_score_cost(b, score, nq, nk, dq, dk, hidden);
             break;
         case Score::additive:
-            b.floats(nq + nk, hidden);
+            add_weighted_score_cost(b, score, nq, nk, dq, dk, hidden);
             b.floats(64, nk);          // one block of scores
-            b.work(nq, hidden, dq);
-            b.work(nk, hidden, dk);
-            b.work(nq, nk, hidden, limits::kTanhCost);
             break;
         case Score::cosine:
         case Score::neg_euclidean:
