@@ -18,6 +18,8 @@ export const T_MAX = 10;
 export const MAX_TEXT = 2000;      // characters per sentence kept in the state (and the URL)
 export const MAX_PROBLEMS = 4;    // problems of a link listed in the notice (the last says how many more)
 export const MAX_TOKENS = 64;      // tokens per sentence the page computes; longer text is cut, with a notice
+export const MAX_INDEX = 9999;     // largest token index a link may name (cell, row, rows, cols)
+export const MAX_LIST_TEXT = 10000; // characters of a "rows"/"cols" list read from a link
 
 export const PRESETS = [
   { id: 'animal', label: 'The animal didn’t cross…',
@@ -46,12 +48,55 @@ export function defaultState() {
     cell: [1, 1],     // [i, j] opened in "Why this weight?" (first visit: cat → kitten), or null
     row: null,        // the query word of teaching panels 2 and 3 (null: the open cell's row or the first word)
     exp: false,       // teaching panel 4 also shows the experimental scaled output
+    rows: [],         // selected query token indices (sorted, unique): their summed and mean attention
+    cols: [],         // selected key token indices (sorted, unique): who attends to these words
   };
 }
 
 const short = { q: 'q', k: 'k', score: 'score', t: 't', heads: 'heads', proj: 'proj', seed: 'seed',
   pos: 'pos', mask: 'mask', variant: 'variant', head: 'head', values: 'values', p: 'p', cell: 'cell',
-  row: 'row', exp: 'exp' };
+  row: 'row', exp: 'exp', rows: 'rows', cols: 'cols' };
+
+/**
+ * A sorted list of indices as a short string, runs of three or more compressed: [3, 5, 6, 7, 8, 9] →
+ * "3,5-9". The inverse of parseIndexList.
+ */
+export function formatIndexList(list) {
+  const parts = [];
+  for (let a = 0; a < list.length;) {
+    let b = a;
+    while (b + 1 < list.length && list[b + 1] === list[b] + 1) b++;
+    if (b - a >= 2) parts.push(`${list[a]}-${list[b]}`);
+    else for (let t = a; t <= b; t++) parts.push(String(list[t]));
+    a = b + 1;
+  }
+  return parts.join(',');
+}
+
+/**
+ * Reads "3,5-9" (any order, overlaps allowed) into a sorted list of unique indices from 0 to
+ * MAX_INDEX, or returns a string saying why it cannot (too long, not numbers, a backwards range).
+ * Bounded: at most MAX_LIST_TEXT characters, so at most MAX_INDEX + 1 indices.
+ */
+export function parseIndexList(text) {
+  if (text === '') return [];
+  if (text.length > MAX_LIST_TEXT) return `is longer than ${MAX_LIST_TEXT} characters`;
+  if (!/^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$/.test(text)) return 'is not a list of token numbers like “3,5-9”';
+  const set = new Set();
+  for (const part of text.split(',')) {
+    const [a, b = a] = part.split('-').map(Number);
+    if (b < a) return `has a backwards range “${part}”`;
+    for (let t = a; t <= b; t++) set.add(t);
+  }
+  return [...set].sort((x, y) => x - y);
+}
+
+/** A list of indices made sorted, unique, whole and within 0..MAX_INDEX (what the state may hold). */
+export function normaliseIndexList(list) {
+  const set = new Set();
+  for (const v of list || []) if (Number.isInteger(v) && v >= 0 && v <= MAX_INDEX) set.add(v);
+  return [...set].sort((x, y) => x - y);
+}
 
 /** Rounds a temperature to 3 significant digits, so slider positions give short, stable URLs. */
 export function roundT(t) {
@@ -70,6 +115,10 @@ export function toHash(state) {
     }
     if (key === 'row') {
       if (v !== null) p.set('row', String(v));
+      continue;
+    }
+    if (key === 'rows' || key === 'cols') {
+      if (v && v.length) p.set(key, formatIndexList(v));
       continue;
     }
     // q and k are always written: a link should carry its sentences even when they are the defaults.
@@ -176,6 +225,12 @@ export function fromHash(hash) {
     const m = /^(\d{1,4}),(\d{1,4})$/.exec(p.get('cell'));
     if (m) state.cell = [Number(m[1]), Number(m[2])];   // checked against the token counts later
     else bad('cell', p.get('cell'), 'is not “row,column”');
+  }
+  for (const field of ['rows', 'cols']) {
+    if (!p.has(field)) continue;
+    const list = parseIndexList(p.get(field));
+    if (typeof list === 'string') bad(field, p.get(field), list);
+    else state[field] = list;   // checked against the token counts later
   }
   if (problems.length > MAX_PROBLEMS) {
     const more = problems.length - (MAX_PROBLEMS - 1);

@@ -25,7 +25,7 @@ await esbuild.build({
 });
 const {
   fromHash, toHash, defaultState, SCORE_NAMES, HEAD_CHOICES, PROJECTIONS, MASKS, VARIANTS, VALUE_KINDS,
-  T_MIN, T_MAX, MAX_TEXT, MAX_PROBLEMS, roundT,
+  T_MIN, T_MAX, MAX_TEXT, MAX_PROBLEMS, roundT, MAX_INDEX, MAX_LIST_TEXT, formatIndexList, parseIndexList,
 } = await import(pathToFileURL(join(tmp, 'state.mjs')).href);
 rmSync(tmp, { recursive: true, force: true });
 
@@ -48,12 +48,23 @@ function assertValid(state) {
   assert.ok(typeof state.pos === 'boolean' && typeof state.exp === 'boolean');
   assert.ok(state.cell === null || (state.cell.length === 2 && state.cell.every(Number.isInteger)));
   assert.ok(state.row === null || Number.isInteger(state.row));
+  for (const field of ['rows', 'cols']) {
+    const list = state[field];
+    assert.ok(Array.isArray(list) && list.length <= MAX_INDEX + 1, `${field} is a bounded array`);
+    list.forEach((v, i) => {
+      assert.ok(Number.isInteger(v) && v >= 0 && v <= MAX_INDEX, `${field}: ${v} is a token index`);
+      if (i) assert.ok(v > list[i - 1], `${field} is sorted and unique`);
+    });
+  }
 }
 
 // Hashes made of the page's own keys and hostile ones, with any values.
 const key = fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
 const value = fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 100 }),
-  fc.double().map(String), fc.integer().map(String), fc.constantFrom('', '1', 'true', 'NaN', 'Infinity', '1e400', '0x10', '3,4'));
+  fc.double().map(String), fc.integer().map(String), fc.constantFrom('', '1', 'true', 'NaN', 'Infinity', '1e400', '0x10', '3,4'),
+  // Selection lists (rows, cols): well formed, backwards, overlapping, huge, signed, spaced.
+  fc.constantFrom('3,5-9', '9-3', '0-9999', '1-3,2-4', '-1', '1,,2', '1-', '12345', '1, 2', '0-9999,0-9999'),
+  fc.array(fc.tuple(fc.nat(MAX_INDEX), fc.nat(20)), { maxLength: 40 }).map((xs) => xs.map(([a, n]) => (n % 3 ? `${a}` : `${a}-${a + n}`)).join(',')));
 const hash = fc.oneof(
   fc.array(fc.tuple(key, value), { maxLength: 30 }).map((pairs) => '#' + new URLSearchParams(pairs).toString()),
   fc.string({ maxLength: 500 }),
@@ -89,6 +100,8 @@ const validState = fc.record({
   variant: fc.constantFrom(...VARIANTS), values: fc.constantFrom(...VALUE_KINDS),
   p: fc.constantFrom(0.5, 1, 1.5, 2, 3, 4, 8), cell: fc.option(fc.tuple(fc.nat(9999), fc.nat(9999)), { nil: null }),
   row: fc.option(fc.nat(9999), { nil: null }), exp: fc.boolean(), headPick: fc.nat(9),
+  rows: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
+  cols: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
 }).map(({ headPick, ...s }) => ({ ...s, t: Math.min(T_MAX, Math.max(T_MIN, s.t)), head: headPick % s.heads }));
 
 test('toHash/fromHash: every valid state survives the round trip, with no problem reported', () => {
@@ -109,5 +122,43 @@ test('fromHash(toHash(fromHash(h))) is fromHash(h): what a link opens is what it
     const twice = fromHash(toHash(once));
     assert.deepEqual(twice.problems, []);
     assert.deepEqual(twice.state, once);
+  }), { numRuns: 1000 });
+});
+
+test('selections: rows and cols are written with ranges ("3,5-9") and read back', () => {
+  assert.equal(formatIndexList([3, 5, 6, 7, 8, 9]), '3,5-9');
+  assert.equal(formatIndexList([0, 1, 4]), '0,1,4');
+  assert.equal(formatIndexList([]), '');
+  assert.deepEqual(parseIndexList('3,5-9'), [3, 5, 6, 7, 8, 9]);
+  assert.deepEqual(parseIndexList('9,1-3,2'), [1, 2, 3, 9]);
+  const s = { ...defaultState(), rows: [0, 2, 3, 4], cols: [1] };
+  const hash = toHash(s);
+  assert.match(hash, /(^#|&)rows=0%2C2-4(&|$)/);
+  assert.match(hash, /(^#|&)cols=1(&|$)/);
+  assert.deepEqual(fromHash(hash).state.rows, [0, 2, 3, 4]);
+  assert.deepEqual(fromHash(hash).state.cols, [1]);
+  assert.doesNotMatch(toHash(defaultState()), /rows|cols/, 'an empty selection is not written');
+});
+
+test('selections: a bad list is refused with a problem naming the field, and the selection stays empty', () => {
+  for (const bad of ['9-3', '-1', '1,,2', 'a', '1.5', '12345', '1, 2', '3-', '0-99999', '1'.repeat(5)]) {
+    const { state, problems } = fromHash(`#q=x&rows=${encodeURIComponent(bad)}`);
+    assert.deepEqual(state.rows, [], bad);
+    assert.equal(problems.length, 1, bad);
+    assert.match(problems[0], /^rows “/, bad);
+  }
+  const long = Array.from({ length: 3000 }, (_, i) => i * 3).join(',');
+  assert.ok(long.length > MAX_LIST_TEXT);
+  const { state, problems } = fromHash(`#q=x&cols=${long}`);
+  assert.deepEqual(state.cols, []);
+  assert.match(problems[0], /^cols “.{0,40}…” is longer than/);
+});
+
+test('selections: formatIndexList and parseIndexList are inverse on every sorted unique list', () => {
+  fc.assert(fc.property(fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 300 }), (a) => {
+    const list = a.sort((x, y) => x - y);
+    const text = formatIndexList(list);
+    if (text.length > MAX_LIST_TEXT) return;   // longer lists do not fit a link (refused with a problem)
+    assert.deepEqual(parseIndexList(text), list);
   }), { numRuns: 1000 });
 });
