@@ -1,6 +1,6 @@
 // Downloads: figures as SVG or PNG (drawn by web/figures/export.js) and the attention weights as CSV
 // or JSON.
-import { svgBlob, pngBlob } from './figures/export.js';
+import { svgBlob, pngBlob, csvCell, csvNumber as num } from './figures/export.js';
 
 export { standaloneSVG, svgString, svgBlob, pngBlob } from './figures/export.js';
 
@@ -24,10 +24,6 @@ export async function exportPNG(svg, stem, scale = 2) {
   download(await pngBlob(svg, scale), `${stem}.png`);
 }
 
-function csvCell(v) {
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /**
  * The weights (and raw scores) of every head in long form: one line per (head, query, key).
@@ -43,10 +39,6 @@ export function weightsCSV(r) {
   return lines.join('\n') + '\n';
 }
 
-function num(x) {
-  if (Number.isFinite(x)) return Number(x.toPrecision(9)).toString();
-  return x > 0 ? 'Infinity' : x < 0 ? '-Infinity' : 'NaN';
-}
 
 export function weightsJSON(r, settings) {
   const m = (a) => {

@@ -16,6 +16,9 @@ import { ScalingPanel } from './figures/ScalingPanel.js';
 import { CosineDotPanel } from './figures/CosineDotPanel.js';
 import { DistancePanel } from './figures/DistancePanel.js';
 import { HullPanel } from './figures/HullPanel.js';
+import { SelectionSummary } from './figures/SelectionSummary.js';
+import { HeadSummary } from './figures/HeadSummary.js';
+import { applySelect } from './selection.js';
 import { fmt } from './figures/base.js';
 import { compute as computeViews, context, FEED, nearestWords } from './figures/views.js';
 import { weightsCSV, weightsJSON, download } from './export.js';
@@ -33,7 +36,7 @@ const ui = {
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
   notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
-  empty: $('empty'), views: $('views'), buildInfo: $('build-info'), offline: $('offline-status'),
+  oovHint: $('oov-hint'), empty: $('empty'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
 
 let scope = null;
@@ -61,7 +64,9 @@ ui.noticeClose.addEventListener('click', () => clearNotice());
 // ---------------------------------------------------------------------------------- figures ----
 const formula = (el, key) => renderTeaching(el, key);
 const fig = {
-  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip') }),
+  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip'), selectable: true }),
+  selection: new SelectionSummary($('fig-selection')),
+  headsum: new HeadSummary($('fig-headsum')),
   why: new WhyPanel($('fig-why')),
   lines: new LineView($('fig-lines')),
   heads: new HeadGrid($('fig-heads')),
@@ -88,12 +93,36 @@ for (const [name, f] of Object.entries(fig)) {
   });
 }
 fig.heatmap.addEventListener('select', (ev) => {
-  setState({ cell: [ev.detail.i, ev.detail.j], row: ev.detail.i });
+  const d = ev.detail;
+  if (d.kind === 'cell' && !d.shift && !d.toggle) setState({ cell: [d.i, d.j], row: d.i });
+  else if (d.kind === 'col') selectTokens('cols', d.j, d);
+  else selectTokens('rows', d.i, d);   // a row label, or a shift/ctrl-click on a cell: its row
 });
+fig.selection.addEventListener('clear', () => setState({ rows: [], cols: [] }));
 fig.why.addEventListener('close', () => setState({ cell: null }));
 fig.heatmap.addEventListener('values', (ev) => setState({ values: ev.detail.kind }));
 fig.heads.addEventListener('pick', (ev) => setState({ head: ev.detail.key }));
 fig.compare.addEventListener('pick', (ev) => setState({ score: ev.detail.key }));
+
+// ------------------------------------------------------------------------------- selections ----
+// state.rows (query rows) and state.cols (key columns); the anchor of a range lives here, beside them.
+const selections = { rows: { list: [], anchor: null, base: [] }, cols: { list: [], anchor: null, base: [] } };
+const sameList = (a, b) => a.length === b.length && a.every((v, k) => v === b[k]);
+/**
+ * One gesture on token `index` of `field` ('rows' or 'cols'): { shift, toggle, from? } as in a figure's
+ * `select` event (from: where a keyboard range starts when nothing is anchored there yet).
+ */
+function selectTokens(field, index, { shift = false, toggle = false, from } = {}) {
+  if (index === null || index === undefined) return;
+  let sel = selections[field];
+  if (!sameList(sel.list, state[field])) sel = { list: state[field], anchor: null, base: state[field] };
+  if (shift && from !== undefined && (sel.anchor === null || !sel.list.includes(from))) {
+    sel = { list: sel.list, anchor: from, base: sel.list };
+  }
+  sel = applySelect(sel, index, { shift, toggle });
+  selections[field] = sel;
+  setState({ [field]: sel.list });
+}
 
 // --------------------------------------------------------------------------------- controls ----
 function option(select, value, text) {
@@ -109,7 +138,7 @@ for (const p of PRESETS) {
   b.type = 'button';
   b.className = 'preset';
   b.textContent = p.label;
-  b.addEventListener('click', () => setState({ q: p.q, k: p.k, cell: null, row: null }));
+  b.addEventListener('click', () => setState({ q: p.q, k: p.k, cell: null, row: null, rows: [], cols: [] }));
   ui.presets.appendChild(b);
 }
 
@@ -134,8 +163,9 @@ function syncControls() {
   }
 }
 
-ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null, row: null }, ev));
-ui.keys.addEventListener('input', (ev) => setState({ k: ui.keys.value, cell: null }, ev));
+// New text, new tokens: a selection of the old ones would point at other words.
+ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null, row: null, rows: [], cols: state.k.trim() ? state.cols : [] }, ev));
+ui.keys.addEventListener('input', (ev) => setState({ k: ui.keys.value, cell: null, cols: [] }, ev));
 ui.score.addEventListener('change', (ev) => setState({ score: ui.score.value }, ev));
 ui.temperature.addEventListener('input', (ev) => {
   const t = roundT(Math.min(T_MAX, Math.max(T_MIN, 10 ** Number(ui.temperature.value))));
@@ -192,6 +222,9 @@ function writeURL(now = false) {
 }
 function readURL() {
   const { state: s, problems } = fromHash(location.hash);
+  // A link that changes a setting kept under "More" shows it.
+  const d = defaultState();
+  if (['proj', 'seed', 'pos', 'variant'].some((f) => s[f] !== d[f])) ui.moreSettings.open = true;
   if (problems.length) {
     notice(`Some settings in the link were not understood and were reset to their defaults: ${problems.join('; ')}.`);
   }
@@ -221,27 +254,109 @@ function compute() {
 }
 
 // ---------------------------------------------------------------------------------- render ----
-function tokenChips(el, infos, total) {
-  el.textContent = '';
-  for (const t of infos) {
-    const s = document.createElement('span');
-    s.className = t.oov ? 'chip oov' : `chip ${t.kind}`;
-    s.textContent = t.text;
-    if (t.oov) {
-      s.title = 'Not in the vocabulary: this word gets a fixed pseudo-random vector';
-      const m = document.createElement('span');
-      m.className = 'oov-mark';
-      m.textContent = '?';
-      m.setAttribute('aria-label', 'not in the vocabulary');
-      s.appendChild(m);
-    }
-    el.appendChild(s);
+/**
+ * The tokens of a sentence as chips: a listbox whose options select rows (the query's) or columns (the
+ * keys'): click, shift-click, ctrl/cmd-click, drag across chips; from the keyboard arrows move,
+ * Space toggles, Shift+arrows extend, Escape clears. Rebuilt only when the tokens change, so a drag
+ * or the keyboard focus survives the redraw a selection causes.
+ */
+const chipIndex = new WeakMap();   // chip element → token index
+const strips = new WeakMap();      // strip element → { key: the tokens drawn, field: 'rows' | 'cols' }
+const strip = (el) => { if (!strips.has(el)) strips.set(el, { key: '', field: 'rows' }); return strips.get(el); };
+function tokenChips(el, infos, total, field, selected) {
+  const key = infos.map((t) => `${t.text}${t.oov ? '?' : ''}`).join('\u0001') + `\u0002${total}`;
+  if (strip(el).key !== key) {
+    strip(el).key = key;
+    const hadFocus = el.contains(document.activeElement) ? chipIndex.get(document.activeElement) : undefined;
+    el.textContent = '';
+    infos.forEach((t, index) => {
+      const s = document.createElement('span');
+      s.className = t.oov ? 'chip oov' : `chip ${t.kind}`;
+      s.setAttribute('role', 'option');
+      s.tabIndex = -1;
+      chipIndex.set(s, index);
+      s.textContent = t.text;
+      if (t.oov) {
+        s.title = 'Not in the vocabulary: this word gets a fixed pseudo-random vector';
+        const m = document.createElement('span');
+        m.className = 'oov-mark';
+        m.textContent = '?';
+        m.setAttribute('aria-label', 'not in the vocabulary');
+        s.appendChild(m);
+      }
+      el.appendChild(s);
+    });
+    const n = document.createElement('span');
+    n.className = 'chip-count';
+    n.setAttribute('aria-hidden', 'true');
+    n.textContent = total > infos.length ? `${infos.length} of ${total} tokens (cut)` : `${infos.length} token${infos.length === 1 ? '' : 's'}`;
+    el.appendChild(n);
+    if (hadFocus !== undefined && el.children[Math.min(hadFocus, infos.length - 1)]) el.children[Math.min(hadFocus, infos.length - 1)].focus();
   }
-  const n = document.createElement('span');
-  n.className = 'chip-count';
-  n.textContent = total > infos.length ? `${infos.length} of ${total} tokens (cut)` : `${infos.length} token${infos.length === 1 ? '' : 's'}`;
-  el.appendChild(n);
+  strip(el).field = field;
+  const set = new Set(selected);
+  const chips = el.querySelectorAll('.chip');
+  let roving = -1;
+  chips.forEach((c, k) => {
+    c.setAttribute('aria-selected', String(set.has(k)));
+    if (c.tabIndex === 0) roving = k;
+  });
+  if (roving < 0 && chips.length) chips[selected.length ? Math.min(selected[0], chips.length - 1) : 0].tabIndex = 0;
 }
+function clearChips(el) {
+  el.textContent = '';
+  strip(el).key = '';
+}
+function wireChipStrip(el) {
+  const chipAt = (x, y) => {
+    const t = document.elementFromPoint(x, y);
+    const c = t && t.closest ? t.closest('.chip') : null;
+    return c && el.contains(c) ? chipIndex.get(c) : undefined;
+  };
+  let drag = null;
+  el.addEventListener('pointerdown', (ev) => {
+    const c = ev.target.closest('.chip');
+    if (!c || ev.button !== 0) return;
+    const index = chipIndex.get(c);
+    drag = { last: index };
+    roveTo(el, index, false);
+    selectTokens(strip(el).field, index, { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey });
+    ev.preventDefault();
+  });
+  el.addEventListener('pointermove', (ev) => {
+    if (!drag || !(ev.buttons & 1)) return;
+    const index = chipAt(ev.clientX, ev.clientY);
+    if (index === undefined || index === drag.last) return;
+    drag.last = index;
+    selectTokens(strip(el).field, index, { shift: true });
+  });
+  for (const type of ['pointerup', 'pointercancel']) window.addEventListener(type, () => { drag = null; });
+  el.addEventListener('keydown', (ev) => {
+    const c = ev.target.closest('.chip');
+    if (!c) return;
+    const index = chipIndex.get(c), n = el.querySelectorAll('.chip').length;
+    const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: -n, End: n }[ev.key];
+    if (step !== undefined) {
+      const to = Math.max(0, Math.min(n - 1, index + step));
+      roveTo(el, to, true);
+      if (ev.shiftKey) selectTokens(strip(el).field, to, { shift: true, from: index });
+    } else if (ev.key === ' ' || ev.key === 'Enter') {
+      selectTokens(strip(el).field, index, { toggle: true });
+    } else if (ev.key === 'Escape') {
+      setState({ [strip(el).field]: [] });
+    } else if (ev.key === 'a' && (ev.ctrlKey || ev.metaKey)) {
+      setState({ [strip(el).field]: Array.from({ length: n }, (_, k) => k) });
+    } else return;
+    ev.preventDefault();
+  });
+}
+/** Moves the strip's one tab stop to chip `index` (and the focus, when `focus`). */
+function roveTo(el, index, focus) {
+  el.querySelectorAll('.chip').forEach((c, k) => { c.tabIndex = k === index ? 0 : -1; });
+  if (focus) el.querySelectorAll('.chip')[index].focus();
+}
+wireChipStrip(ui.queryTokens);
+wireChipStrip(ui.keyTokens);
 
 /** Runs fn and records its duration as the performance measure "attnscope:<name>". */
 function timed(name, fn) {
@@ -262,6 +377,7 @@ function render(c) {
   const empty = !c || !!c.empty;
   ui.empty.hidden = !empty;
   ui.views.classList.toggle('is-empty', empty);
+  ui.moreViews.classList.toggle('is-empty', empty);
   document.body.classList.toggle('no-result', empty);
   // Nothing computed, nothing to download: the buttons say so instead of saving an empty file.
   const why = 'Nothing to download yet: type a sentence first.';
@@ -269,8 +385,8 @@ function render(c) {
   for (const b of [ui.csv, ui.json]) { b.disabled = empty; b.title = empty ? why : ''; }
   if (empty) {
     for (const f of Object.values(fig)) if (f !== fig.scaling) f.cancel();
-    ui.queryTokens.textContent = '';
-    ui.keyTokens.textContent = '';
+    clearChips(ui.queryTokens);
+    clearChips(ui.keyTokens);
     ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
     return;
   }
@@ -279,11 +395,13 @@ function render(c) {
   const r = c.main;
   const x = context(scope, c, { ...state }, { scoreNames: SCORE_NAMES, scoreInfo, nearest: (tok) => nearestWords(scope, nearestCache, tok) });
 
-  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total);
-  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total); else ui.keyTokens.textContent = '';
+  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total, 'rows', x.rows);
+  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
+  // The "word?" legend, when a word is out of the vocabulary.
+  ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
   ui.ranVariant.textContent = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
 
-  for (const name of ['heatmap', 'lines', 'heads', 'compare', 'why']) fig[name].schedule(() => FEED[name](fig[name], x), now);
+  for (const name of ['heatmap', 'lines', 'selection', 'heads', 'headsum', 'compare', 'why']) fig[name].schedule(() => FEED[name](fig[name], x), now);
   // Teaching panels: their extra attention calls run only when the panel is drawn.
   // Panel 1 does not depend on the sentence, only on the kernels chosen.
   if (x.st.variant !== scalingVariant) {

@@ -49,6 +49,10 @@ async function drawnCount(figure, selector, n) {
     .catch(() => {});  // the assertion that follows reports the count it found
   return page.locator(selector).count();
 }
+/** Opens "More" under the controls (projection, seed, positions, kernels), where those settings live. */
+async function openMore(p = page) {
+  if (!(await p.locator('#more-settings').evaluate((d) => d.open))) await p.click('#more-settings > summary');
+}
 async function nkShown() {
   return page.locator('#figure-heatmap .col-labels text').count();
 }
@@ -253,6 +257,7 @@ describe('numbers', () => {
     const s = { q: PRESETS[1].q, k: '', score: 'scaled-dot', t: 1, heads: 4, proj: 'random', seed: 3 };
     await setQuery(s.q);
     await page.selectOption('#heads', '4');
+    await openMore();
     await page.selectOption('#projection', 'random');
     await page.fill('#seed', '3');
     await page.press('#seed', 'Enter');
@@ -278,6 +283,7 @@ describe('numbers', () => {
   });
 
   test('kernel variants: scalar and SIMD both run and say so, with the same weights', async () => {
+    await openMore();
     await page.selectOption('#variant', 'scalar');
     assert.match(await page.textContent('#ran-variant'), /scalar/);
     const a = await downloadText('#export-csv');
@@ -390,6 +396,7 @@ describe('export and share', () => {
     await page.selectOption('#score', 'neg-sq-euclidean');
     await page.locator('#temperature').fill('0.5');
     await page.selectOption('#heads', '2');
+    await openMore();
     await page.selectOption('#projection', 'random');
     await page.fill('#seed', '12345');
     await page.locator('#seed').dispatchEvent('change');

@@ -388,7 +388,8 @@ export class AttnScopeElement extends HTMLElement {
     }
     const fig = Object.fromEntries(this._figs);
     if (fig.heatmap) {
-      fig.heatmap.addEventListener('select', (ev) => this._set('cell', `${ev.detail.i},${ev.detail.j}`));
+      // Cells only: the element has no selections of rows or columns (the demo's `rows`, `cols`).
+      fig.heatmap.addEventListener('select', (ev) => { if (ev.detail.kind === 'cell') this._set('cell', `${ev.detail.i},${ev.detail.j}`); });
       fig.heatmap.addEventListener('values', (ev) => this._setLocal({ values: ev.detail.kind }));
     }
     if (fig.why) fig.why.addEventListener('close', () => this._setLocal({ cellClosed: true }));

@@ -1,5 +1,9 @@
 // The attention matrix of one head: rows are query tokens, columns key tokens, colour = weight (or
 // raw score). Hover shows the value; click or Enter opens "Why this weight?". Arrow keys move a cursor.
+// Selections (the demo, with `selectable`): click a row or column label to select it, shift-click or
+// drag along the labels for several, ctrl/cmd-click to add or remove one; shift-click a cell extends
+// the rows; Shift+arrows from the keyboard. Each gesture is a `select` event
+// { i, j, shift, toggle, kind: 'cell' | 'row' | 'col', from? } (CONTRACT-11); setSelection draws them.
 import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB } from './base.js';
@@ -15,7 +19,7 @@ export class Heatmap extends Figure {
    * @param {{tooltip?: HTMLElement}} [opts] the page's shared tooltip (positioned absolutely in the
    *   document); without one the figure makes its own, fixed to the viewport (works in a Shadow DOM).
    */
-  constructor(slot, { tooltip } = {}) {
+  constructor(slot, { tooltip, selectable = false } = {}) {
     super(slot, {
       id: 'heatmap',
       title: 'Attention weights',
@@ -27,6 +31,7 @@ export class Heatmap extends Figure {
     this.gCols = this.svg.append('g').attr('class', 'col-labels');
     this.gRows = this.svg.append('g').attr('class', 'row-labels');
     this.gCells = this.svg.append('g').attr('class', 'cells');
+    this.gSel = this.svg.append('g').attr('class', 'selection');
     this.gText = this.svg.append('g').attr('class', 'cell-values');
     this.cursor = this.svg.append('rect').attr('class', 'cursor').attr('visibility', 'hidden');
     this.selRect = this.svg.append('rect').attr('class', 'selected-cell').attr('visibility', 'hidden');
@@ -45,6 +50,9 @@ export class Heatmap extends Figure {
       .attr('value', (o) => o[0]).text((o) => o[1]);
     this.data = null;
     this.selected = null;
+    this.selection = { rows: [], cols: [] };
+    this.selectable = selectable;
+    this.svg.classed('selectable', selectable);
     this.focusCell = [0, 0];
     if (tooltip) {
       this.tooltip = tooltip;
@@ -65,9 +73,35 @@ export class Heatmap extends Figure {
         if (cell) {
           self.focusCell = cell;
           if (self.svg.node().getRootNode().activeElement === self.svg.node()) self.showCursor();
-          self.emit('select', { i: cell[0], j: cell[1] });
+          self.emit('select', { i: cell[0], j: cell[1], kind: 'cell', ...modifiers(ev) });
         }
       });
+    if (selectable) {
+      // A press on a row (column) label selects it; moving with the button down extends the range.
+      this.svg.on('pointerdown.select', (ev) => {
+        const L = self.layout;
+        if (!L || ev.button !== 0) return;
+        const box = self.svg.node().getBoundingClientRect();
+        const sx = (self.svg.node().viewBox.baseVal.width || box.width) / box.width;
+        const x = (ev.clientX - box.left) * sx, y = (ev.clientY - box.top) * sx;
+        const kind = x < L.left && y >= L.top ? 'row' : y < L.top && x >= L.left - 10 ? 'col' : null;
+        const at = kind ? self.labelAt(ev, kind) : null;
+        if (at === null) return;
+        ev.preventDefault();
+        self.drag = { kind, last: at };
+        self.svg.node().setPointerCapture?.(ev.pointerId);
+        self.emit('select', kind === 'row' ? { i: at, j: null, kind, ...modifiers(ev) } : { i: null, j: at, kind, ...modifiers(ev) });
+      });
+      this.svg.on('pointermove.select', (ev) => {
+        const g = self.drag;
+        if (!g) return;
+        const at = self.labelAt(ev, g.kind, true);
+        if (at === null || at === g.last) return;
+        g.last = at;
+        self.emit('select', g.kind === 'row' ? { i: at, j: null, kind: 'row', shift: true, toggle: false }
+          : { i: null, j: at, kind: 'col', shift: true, toggle: false });
+      }).on('pointerup.select pointercancel.select', () => { self.drag = null; });
+    }
     this.svg.on('keydown', (ev) => this.onKey(ev))
       .on('focus', () => this.showCursor())
       .on('blur', () => { this.cursor.attr('visibility', 'hidden'); this.unhover(); });
@@ -80,6 +114,11 @@ export class Heatmap extends Figure {
   setData(d) { this.data = d; }
   setValueKind(kind) { this.kind = kind; this.kindSelect.property('value', kind); }
   setSelected(cell) { this.selected = cell; }
+  /** Highlights the selected query rows and key columns (sorted index lists; out-of-range ones ignored). */
+  setSelection({ rows = [], cols = [] } = {}) {
+    this.selection = { rows, cols };
+    this.drawSelection();
+  }
 
   values() {
     return this.kind === 'scores' ? this.data.scores : this.data.weights;
@@ -202,6 +241,39 @@ export class Heatmap extends Figure {
       this.selRect.attr('visibility', 'visible').attr('x', L.left + s[1] * L.size - 1.5).attr('y', L.top + s[0] * L.size - 1.5)
         .attr('width', L.size + 2).attr('height', L.size + 2);
     } else this.selRect.attr('visibility', 'hidden');
+    // Selected rows and columns: one outline per run of neighbours, and their labels marked.
+    const rows = this.selection.rows.filter((i) => i < L.nq), cols = this.selection.cols.filter((j) => j < L.nk);
+    const bands = [
+      ...runs(rows).map(([a, b]) => ({ kind: 'row', x: L.left - 2, y: L.top + a * L.size - 2, w: L.nk * L.size + 3, h: (b - a + 1) * L.size + 3 })),
+      ...runs(cols).map(([a, b]) => ({ kind: 'col', x: L.left + a * L.size - 2, y: L.top - 2, w: (b - a + 1) * L.size + 3, h: L.nq * L.size + 3 })),
+    ];
+    this.gSel.selectAll('rect').data(bands).join('rect')
+      .attr('class', (b) => `sel-band sel-${b.kind}`)
+      .attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.w).attr('height', (b) => b.h);
+    const rs = new Set(rows), cs = new Set(cols);
+    this.gRows.selectAll('text').classed('selected', (_, i) => rs.has(i));
+    this.gCols.selectAll('text').classed('selected', (_, j) => cs.has(j));
+  }
+
+  /**
+   * The row (kind 'row') or column under a pointer event on the labels, or null; `anywhere`: from the
+   * pointer's position alone (a drag that left the labels still follows the rows or columns).
+   */
+  labelAt(ev, kind, anywhere = false) {
+    const L = this.layout;
+    if (!L) return null;
+    const box = this.svg.node().getBoundingClientRect();
+    const sx = (this.svg.node().viewBox.baseVal.width || box.width) / box.width;
+    const x = (ev.clientX - box.left) * sx, y = (ev.clientY - box.top) * sx;
+    if (kind === 'row') {
+      if (!anywhere && x > L.left) return null;
+      const i = Math.floor((y - L.top) / L.size);
+      return anywhere ? Math.max(0, Math.min(L.nq - 1, i)) : (i >= 0 && i < L.nq ? i : null);
+    }
+    // Column labels are rotated -60°: follow the label's slant back to the top edge of the cells.
+    const back = anywhere ? 0 : Math.max(0, L.top - y) / Math.tan(Math.PI / 3);
+    const j = Math.floor((x - back - L.left) / L.size);
+    return anywhere ? Math.max(0, Math.min(L.nk - 1, j)) : (j >= 0 && j < L.nk ? j : null);
   }
 
   cellAt(ev) {
@@ -272,7 +344,18 @@ export class Heatmap extends Figure {
     let [i, j] = this.focusCell;
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
       Home: [0, -Infinity], End: [0, Infinity] };
-    if (moves[ev.key]) {
+    if (moves[ev.key] && ev.shiftKey && this.selectable && ev.key.startsWith('Arrow')) {
+      // Shift+arrows: move and extend the selection of rows (up/down) or columns (left/right).
+      const [di, dj] = moves[ev.key];
+      const from = [i, j];
+      i = Math.max(0, Math.min(L.nq - 1, i + di));
+      j = Math.max(0, Math.min(L.nk - 1, j + dj));
+      this.focusCell = [i, j];
+      this.showCursor();
+      if (di) this.emit('select', { i, j: null, kind: 'row', shift: true, toggle: false, from: from[0] });
+      else this.emit('select', { i: null, j, kind: 'col', shift: true, toggle: false, from: from[1] });
+      ev.preventDefault();
+    } else if (moves[ev.key]) {
       const [di, dj] = moves[ev.key];
       i = Math.max(0, Math.min(L.nq - 1, i + di));
       j = Math.max(0, Math.min(L.nk - 1, j + (Number.isFinite(dj) ? dj : dj > 0 ? L.nk : -L.nk)));
@@ -281,12 +364,26 @@ export class Heatmap extends Figure {
       this.hover(i, j, null);
       ev.preventDefault();
     } else if (ev.key === 'Enter' || ev.key === ' ') {
-      this.emit('select', { i, j });
+      this.emit('select', { i, j, kind: 'cell', shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey });
       ev.preventDefault();
     } else if (ev.key === 'Escape') {
       this.unhover();
     }
   }
+}
+
+function modifiers(ev) {
+  return { shift: !!ev.shiftKey, toggle: !!(ev.ctrlKey || ev.metaKey) };
+}
+
+/** Runs of consecutive indices in a sorted list: [1, 2, 3, 7] → [[1, 3], [7, 7]]. */
+function runs(list) {
+  const out = [];
+  for (const t of list) {
+    if (out.length && out[out.length - 1][1] === t - 1) out[out.length - 1][1] = t;
+    else out.push([t, t]);
+  }
+  return out;
 }
 
 function fmtCell(w) {

@@ -47,9 +47,11 @@ function whenIdle(figure) {
 export class Figure extends EventTarget {
   /**
    * @param {HTMLElement} slot   where the figure lives (observed for visibility)
-   * @param {{id: string, title: string, caption?: string, exportable?: boolean}} opts
+   * @param {{id: string, title: string, caption?: string, exportable?: boolean, dataFormats?: string[]}} opts
+   *   dataFormats: also offer the figure's numbers as files ('csv', 'json'): the figure then has
+   *   dataCSV() and dataJSON() returning text.
    */
-  constructor(slot, { id, title, caption = '', exportable = true }) {
+  constructor(slot, { id, title, caption = '', exportable = true, dataFormats = [] }) {
     super();
     this.id = id;
     this.measureName = id;   // the performance measure of a redraw: "attnscope:<measureName>"
@@ -68,6 +70,13 @@ export class Figure extends EventTarget {
         this.tools.append('button').attr('type', 'button').attr('class', `export export-${format}`)
           .attr('data-format', format)
           .attr('aria-label', `Download “${title}” as ${format.toUpperCase()}`)
+          .text(format.toUpperCase())
+          .on('click', () => this.emit('export', { format, figure: this }));
+      }
+      for (const format of dataFormats) {
+        this.tools.append('button').attr('type', 'button').attr('class', `export export-${format}`)
+          .attr('data-format', format)
+          .attr('aria-label', `Download the numbers of “${title}” as ${format.toUpperCase()}`)
           .text(format.toUpperCase())
           .on('click', () => this.emit('export', { format, figure: this }));
       }
@@ -162,7 +171,9 @@ export class Figure extends EventTarget {
     if (!node) throw new Error(`the figure “${this.id}” has nothing drawn to export yet`);
     if (format === 'svg') return svgBlob(node, this.exportBackground());
     if (format === 'png') return pngBlob(node, 2, this.exportBackground());
-    throw new TypeError(`format: expected 'png' or 'svg', got '${format}'`);
+    if (format === 'csv' && this.dataCSV) return new Blob([this.dataCSV()], { type: 'text/csv' });
+    if (format === 'json' && this.dataJSON) return new Blob([this.dataJSON()], { type: 'application/json' });
+    throw new TypeError(`format: expected 'png' or 'svg'${this.dataCSV ? ", 'csv' or 'json'" : ''}, got '${format}'`);
   }
 
   /** A file-name-safe stem for downloads. */

@@ -3,6 +3,7 @@
 // draws it (FEED). The demo and the element differ only in which figures they have and which
 // controls change the state; every number still comes from the attnscope module.
 import { scalingExperiment } from './ScalingPanel.js';
+import { within, overHeads } from '../selection.js';
 
 /**
  * The state both use (web/state.js: defaultState):
@@ -59,7 +60,9 @@ export function context(scope, c, st, { scoreNames, scoreInfo, nearest }) {
   // The query word of panels 2 and 3: the chosen one, else the open cell's row, else the first word.
   const row = st.row !== null && st.row !== undefined && st.row < nq ? st.row
     : cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
-  return { scope, c, st, r, nq, nk, heads, head, masked, cell, row, scoreNames, scoreInfo, nearest };
+  // Selected rows and columns (the demo's; the element has none), within this result's token counts.
+  const rows = within(st.rows, nq), cols = within(st.cols, nk);
+  return { scope, c, st, r, nq, nk, heads, head, masked, cell, row, rows, cols, scoreNames, scoreInfo, nearest };
 }
 
 const slice = (x, a) => a.subarray(x.head * x.nq * x.nk, (x.head + 1) * x.nq * x.nk);
@@ -73,6 +76,24 @@ export const FEED = {
       weights: slice(x, r.weights), scores: slice(x, r.scores), masked: x.masked,
       selfIdentity: !x.c.k && st.proj === 'identity' });
     fig.setSelected(x.cell);
+    fig.setSelection({ rows: x.rows, cols: x.cols });
+    fig.draw();
+  },
+  /** The selected rows and columns; with none selected, the open cell's row and column. */
+  selection(fig, x) {
+    const { r } = x;
+    const fromCell = !x.rows.length && !x.cols.length && !!x.cell;
+    fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, weights: slice(x, r.weights),
+      head: x.head, heads: x.heads, rows: fromCell ? [x.cell[0]] : x.rows, cols: fromCell ? [x.cell[1]] : x.cols, fromCell });
+    fig.draw();
+  },
+  /** Mean and max over heads (here: a pass over the weights); entropies from the module's kernels. */
+  headsum(fig, x) {
+    const { r, scope } = x;
+    const { mean, max } = overHeads(r.weights, x.heads, x.nq, x.nk);
+    const perHead = scope.headSummaries(r.weights, { layers: 1, heads: x.heads, nq: x.nq, nk: x.nk });
+    fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads,
+      mean, max, rowEntropy: r.stats.entropy, perHead, masked: x.masked });
     fig.draw();
   },
   lines(fig, x) {
