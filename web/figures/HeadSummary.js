@@ -10,7 +10,7 @@ import { headClass } from './heads.js';
 const viridis = colourTable(interpolateViridis);
 const cividis = colourTable(interpolateCividis);
 const MAT = 200;   // px of a matrix's longer side
-const ECELL_W = 44, ECELL_H = 16;
+const ECELL_W = 48, ECELL_H = 16;
 
 export class HeadSummary extends Figure {
   constructor(slot) {
