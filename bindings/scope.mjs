@@ -589,7 +589,14 @@ class Scope {
     if (this._live().vocabularySize() === 0) this._vocabLoader.requireNow(caller);
   }
 
-  loadVocabulary() { return this._vocabLoader.load(); }
+  loadVocabulary(...args) {
+    // The file is chosen when the scope is made; an argument here would be silently ignored.
+    if (args.length > 0 && args[0] !== undefined) {
+      return Promise.reject(new TypeError('loadVocabulary() takes no argument: pass the vocabulary when you make the scope, ' +
+        'createAttnScope({ vocabulary }) or scope.newScope({ vocabulary })'));
+    }
+    return this._vocabLoader.load();
+  }
 
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
