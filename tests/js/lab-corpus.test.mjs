@@ -54,3 +54,19 @@ test('previous-word task from the corpus: held-out accuracy rises from about cha
     assert.ok(after > 0.8, `after 300 steps: ${after} (chance ${chance})`);
   } finally { t.dispose(); }
 });
+
+test("the page's plain-JS head (web/lab/model.js) gives the trainer's own weights, for every positions mode and a weighted score", async () => {
+  const { headWeights } = await import(join(ROOT, 'web/lab/model.js'));
+  const embed = (w) => scope.embed(w.lookup).vector;
+  const task = buildTask(corpus, 'next', { tokenize: (x) => scope.tokenize(x), embed, dIn: 100 });
+  for (const [positions, score] of [['concat', 'scaled-dot'], ['add', 'general'], ['none', 'additive'], ['concat', 'location']]) {
+    const t = scope.createTrainer({ data: task.train.data, dIn: 100, dHead: 8, positions, dPos: 8, maxLen: 24, score, hidden: 6, batch: 8, seed: 4 });
+    try {
+      t.step(20);
+      const n = task.heldOut.data.lengths[0];
+      const x = task.heldOut.data.vectors.subarray(0, n * 100);
+      const want = t.attentionWeights(x), got = headWeights(scope, t.weights(), t.options, x);
+      for (let i = 0; i < want.length; i++) assert.ok(Math.abs(got[i] - want[i]) <= 1e-4, `${positions} ${score} [${i}]: ${got[i]} vs ${want[i]}`);
+    } finally { t.dispose(); }
+  }
+});
