@@ -12,7 +12,7 @@ const MAX_TOKENS_LIMIT = 4096;
 // The core's per-call memory limit (src/attnscope/limits.hpp, limits::kMaxFloats = 2^27 floats).
 const MAX_CALL_BYTES = 4 * 2 ** 27;
 const NO_NAMES = Object.freeze([]);
-const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']);
+const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gradOutput']);
 /** One array of a call, in bytes: within the per-array limit (so no size can wrap a 32-bit malloc). */
 function checkBlock(bytes) {
   if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= MAX_CALL_BYTES))
@@ -589,7 +589,7 @@ class Scope {
   attentionBackward(Q, K, V, gradOutput, options) {
     const a = this._attentionInputs(Q, K, V, options, []);
     const { nq, nk, d, dk, dv } = a;
-    checkMatrix('gradOutput', gradOutput, nq * dv, `[nq=${nq}, dv=${dv}] (dL/dO, shaped like the output)`);
+    checkShape('gradOutput', gradOutput, nq * dv, `[nq=${nq}, dv=${dv}] (dL/dO, shaped like the output)`);  // finite: checked by _withArrays
     const hidden = a.weights.hidden || 0;
     const err0 = this._m._backwardCost(a.score, nq, nk, d, dk, dv, hidden);
     if (err0) throw coreError(err0);
@@ -607,7 +607,7 @@ class Scope {
       for (const [name, n] of Object.entries(outputs)) result[name] = this._read(ptrs[name], n);
       result.variant = this._m._resolvedVariant(e.variant[a.variant]);
       return result;
-    });
+    }, QKV_DO);
   }
 
   /** A trainer of one attention head (see Trainer below and attnscope.d.ts). */

@@ -135,6 +135,10 @@ test('attentionBackward: bad input is a TypeError or RangeError naming the argum
   assertThrowsNaming(() => scope.attentionBackward(Q, K, V, undefined, o), TypeError, [/^gradOutput/], 'dO missing');
   const nan = dO.slice(); nan[2] = NaN;
   assertThrowsNaming(() => scope.attentionBackward(Q, K, V, nan, o), RangeError, [/^gradOutput: element 2/], 'dO NaN');
+  const badQ = Q.slice(); badQ[5] = Infinity;
+  assertThrowsNaming(() => scope.attentionBackward(badQ, K, V, dO, o), RangeError, [/^Q: element 5/], 'Q infinite');
+  const badV = V.slice(); badV[1] = NaN;
+  assertThrowsNaming(() => scope.attentionBackward(Q, K, badV, dO, o), RangeError, [/^V: element 1/], 'V NaN');
   assertThrowsNaming(() => scope.attentionBackward(Q, K, V, dO, { ...o, returns: ['output'] }), TypeError, [/options\.returns: unknown option/], 'returns');
   assertThrowsNaming(() => scope.attentionBackward(Q, K, V, dO, { ...o, score: 'general' }), TypeError, [/options\.W/], 'W missing');
   assertThrowsNaming(() => scope.attentionBackward(Q, K, V, dO, { ...o, temperature: 0 }), RangeError, [/options\.temperature/], 'τ = 0');
