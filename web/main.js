@@ -313,11 +313,13 @@ function wireChipStrip(el) {
     const c = t && t.closest ? t.closest('.chip') : null;
     return c && el.contains(c) ? chipIndex.get(c) : undefined;
   };
-  let drag = null;
+  let drag = null, tap = null;
   el.addEventListener('pointerdown', (ev) => {
     const c = ev.target.closest('.chip');
     if (!c || ev.button !== 0) return;
     const index = chipIndex.get(c);
+    // A finger on a chip may be the start of a scroll: a touch selects on lifting (a tap), not before.
+    if (ev.pointerType === 'touch') { tap = { index, id: ev.pointerId }; return; }
     drag = { last: index };
     roveTo(el, index, false);
     selectTokens(strip(el).field, index, { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey });
@@ -330,7 +332,11 @@ function wireChipStrip(el) {
     drag.last = index;
     selectTokens(strip(el).field, index, { shift: true });
   });
-  for (const type of ['pointerup', 'pointercancel']) window.addEventListener(type, () => { drag = null; });
+  el.addEventListener('pointerup', (ev) => {
+    if (tap && tap.id === ev.pointerId) selectTokens(strip(el).field, tap.index, {});
+    tap = null;
+  });
+  for (const type of ['pointerup', 'pointercancel']) window.addEventListener(type, () => { drag = null; tap = null; });
   el.addEventListener('keydown', (ev) => {
     const c = ev.target.closest('.chip');
     if (!c) return;
