@@ -31,6 +31,14 @@ float half_to_float(std::uint32_t h) {
     else v = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
     return sign ? -v : v;
 }
+// Little-endian float32 files can be copied as they are on a little-endian machine (wasm always is).
+bool host_is_little_endian() {
+    const std::uint32_t one = 1;
+    std::uint8_t first;
+    std::memcpy(&first, &one, 1);
+    return first == 1;
+}
+
 float bits_to_float(std::uint32_t bits) {
     float f;
     std::memcpy(&f, &bits, 4);
@@ -351,6 +359,10 @@ Status npy_floats(const NpyHeader& h, const std::uint8_t* data, std::size_t data
         return Status::error("npy: " + std::to_string(data_size - count * item) + " unexpected bytes after the data; the file is corrupt");
     out.shape = h.shape;
     out.values.resize(count);
+    if (item == 4 && !big && host_is_little_endian()) {   // the common case: the bytes are the floats
+        if (count) std::memcpy(out.values.data(), data, count * 4);
+        return {};
+    }
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint8_t* p = data + i * item;
         std::uint8_t b[4];
@@ -605,6 +617,10 @@ Status parse_safetensors(const std::uint8_t* bytes, std::size_t size, FloatArray
                              std::to_string(data_size));
     const std::uint8_t* data = bytes + 8 + n + begin;
     out.values.resize(count);
+    if (item == 4 && host_is_little_endian()) {
+        if (count) std::memcpy(out.values.data(), data, count * 4);
+        count = 0;
+    }
     for (std::size_t i = 0; i < count; ++i) {
         if (item == 4) out.values[i] = bits_to_float(le32(data + 4 * i));
         else if (dtype->str == "F16") out.values[i] = half_to_float(le16(data + 2 * i));

@@ -85,28 +85,33 @@ export class ModelGrid extends Figure {
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(W, H);
     const px = img.data;
-    const block = new Float32Array(tw);
+    // One pass over each head: the block maxima (th × tw), whose largest is the head's largest weight.
+    const blocks = new Float32Array(th * tw);
     const nn = nq * nk;
     for (let l = 0; l < layers; l++) {
       for (let h = 0; h < heads; h++) {
         const base = (l * heads + h) * nn;
+        blocks.fill(0);
         let max = 0;
-        for (let k = 0; k < nn; k++) { const v = attentions[base + k]; if (v > max) max = v; }
-        const scale = max > 0 ? 255 / max : 0;
-        const ox = h * cw, oy = l * ch;
         for (let y = 0; y < th; y++) {
-          block.fill(0);
+          const out = y * tw;
           for (let i = i0[y]; i < i1[y]; i++) {
             const row = base + i * nk;
             for (let x = 0; x < tw; x++) {
-              let m = block[x];
-              for (let j = j0[x]; j < j1[x]; j++) { const v = attentions[row + j]; if (v > m) m = v; }
-              block[x] = m;
+              let m = blocks[out + x];
+              const end = row + j1[x];
+              for (let k = row + j0[x]; k < end; k++) { const v = attentions[k]; if (v > m) m = v; }
+              blocks[out + x] = m;
             }
           }
+          for (let x = 0; x < tw; x++) if (blocks[out + x] > max) max = blocks[out + x];
+        }
+        const scale = max > 0 ? 255 / max : 0;
+        const ox = h * cw, oy = l * ch;
+        for (let y = 0; y < th; y++) {
           let o = ((oy + y) * W + ox) * 4;
           for (let x = 0; x < tw; x++, o += 4) {
-            const c = viridis[Math.min(255, Math.max(0, Math.round(block[x] * scale)))];
+            const c = viridis[Math.min(255, Math.round(blocks[y * tw + x] * scale))];
             px[o] = c[0]; px[o + 1] = c[1]; px[o + 2] = c[2]; px[o + 3] = 255;
           }
         }
