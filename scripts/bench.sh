@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node, the
+# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node, the lab's training step (bench/lab.mjs),
 # package sizes, attnscope against TF.js and plain JS (bench/attention-node.mjs) the demo page in headless Chromium (keystroke → plots redrawn) and the model page (file dropped → grid drawn); records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -15,6 +15,8 @@ node bench/attend-node.mjs > bench/results/attend-node.json
 node bench/attention-node.mjs "$@" > bench/results/attention-node.json
 node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node bench/page.mjs "$@" > bench/results/page.json
+node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (README "Limits and guarantees")
+node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (README "Lab")
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node bench/model.mjs "$@" > bench/results/model.json   # the model page: 12x12x512 file dropped -> grid drawn
 node bench/model.mjs --readme

@@ -1,4 +1,4 @@
-// Builds the web demo into dist/web/: esbuild bundles each page's script (PAGES: web/main.js, web/model.js) with the npm package's JS (from
+// Builds the web demo into dist/web/: esbuild bundles web/main.js with the npm package's JS (from
 // dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
 // and the vocabulary are copied next to it, and last the service worker (sw.js) that saves all of them
 // for offline use. Every path is relative, so dist/web/ works on any static host.
@@ -35,17 +35,20 @@ const { plugin: formulasPlugin, rendered, latexList } = await formulas(dist);
 const registry = await loadDistRegistry(dist);
 
 // --- bundle -----------------------------------------------------------------------------------------
-// The pages: each an HTML file and its script (web/<name>.js → dist/web/<name>.js), bundled in one
-// esbuild run; each script is self-contained (no shared chunks), so a page loads one script.
-const PAGES = [
-  { html: 'index.html', script: 'main.js' },    // the scoring functions demo
-  { html: 'model.html', script: 'model.js' },   // your model's attention (web/model.js)
-];
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+// The pages: each an HTML file and its entry script (bundled to the same name), and CSS files. Another
+// page is one more line here.
+const PAGES = [
+  { html: 'web/index.html', entry: 'web/main.js' },
+  { html: 'web/lab.html', entry: 'web/lab.js' },
+  { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention
+];
+const STYLES = ['web/style.css', 'web/lab.css', 'web/model.css'];
 const result = await build({
-  entryPoints: Object.fromEntries(PAGES.map((p) => [p.script.replace(/\.js$/, ''), join(root, 'web', p.script)])),
+  entryPoints: PAGES.map((p) => join(root, p.entry)),
   outdir: out,
+  entryNames: '[name]',
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -65,32 +68,29 @@ copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
 for (const p of PAGES) {
-  writeFileSync(join(out, p.html), readFileSync(join(root, 'web', p.html), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
+  const html = p.html.replace(/^web\//, '');
+  writeFileSync(join(out, html), readFileSync(join(root, p.html), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
 }
 // The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
-await build({
-  entryPoints: [join(root, 'web/style.css')],
-  outfile: join(out, 'style.css'),
-  bundle: true,
-  minify: !dev,
-  target: ['chrome100', 'firefox100', 'safari15'],
-  logLevel: 'warning',
-});
-// The model page's own CSS (its drop zone and layout; the figures' styles come with style.css).
-await build({
-  entryPoints: [join(root, 'web/model.css')],
-  outfile: join(out, 'model.css'),
-  bundle: true,
-  minify: !dev,
-  target: ['chrome100', 'firefox100', 'safari15'],
-  logLevel: 'warning',
-});
+for (const css of STYLES) {
+  await build({
+    entryPoints: [join(root, css)],
+    outfile: join(out, css.replace(/^web\//, '')),
+    bundle: true,
+    minify: !dev,
+    target: ['chrome100', 'firefox100', 'safari15'],
+    logLevel: 'warning',
+  });
+}
 // The example the model page opens with: a small transformer with random weights, fixed seed.
 writeFileSync(join(out, 'model-example.json'), JSON.stringify(modelExample()) + '\n');
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
-for (const p of PAGES) if (!existsSync(join(out, p.script))) throw new Error(`build-web: esbuild wrote no ${p.script}`);
+for (const p of PAGES) {
+  const js = p.entry.replace(/^web\//, '');
+  if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
+}
 mkdirSync(join(root, 'build'), { recursive: true });
-writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into main.js
+writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into each page's script
 // Last, once every other file is in place: the worker lists them all with their hashes.
 const offline = writeServiceWorker(out, join(root, 'web/sw.js'));
 
