@@ -36,9 +36,11 @@ const registry = await loadDistRegistry(dist);
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+// Two entry points: the page (main.js) and its compute worker (worker.js, a module worker that holds
+// the wasm; web/compute-client.js talks to it). They share no chunk: each is one file.
 const result = await build({
-  entryPoints: [join(root, 'web/main.js')],
-  outfile: join(out, 'main.js'),
+  entryPoints: { main: join(root, 'web/main.js'), worker: join(root, 'web/worker.js') },
+  outdir: out,
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -68,7 +70,7 @@ await build({
   logLevel: 'warning',
 });
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
-if (!existsSync(join(out, 'main.js'))) throw new Error('build-web: esbuild wrote no main.js');
+for (const f of ['main.js', 'worker.js']) if (!existsSync(join(out, f))) throw new Error(`build-web: esbuild wrote no ${f}`);
 mkdirSync(join(root, 'build'), { recursive: true });
 writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into main.js
 // Last, once every other file is in place: the worker lists them all with their hashes.

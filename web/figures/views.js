@@ -49,7 +49,7 @@ export function compute(scope, state, { limit, scoreParams = false }) {
  * What every figure's feeder needs, for one computation c of state st:
  * { scope, c, st, scoreNames, scoreInfo: Map, nearest(tok) } plus the derived head, masked, cell, row.
  */
-export function context(scope, c, st, { scoreNames, scoreInfo, nearest }) {
+export function context(scope, c, st, { scoreNames, scoreInfo, nearest, pre = null }) {
   const r = c.main;
   const { nq, nk, heads } = r;
   const head = Math.min(st.head, heads - 1);
@@ -59,7 +59,9 @@ export function context(scope, c, st, { scoreNames, scoreInfo, nearest }) {
   // The query word of panels 2 and 3: the chosen one, else the open cell's row, else the first word.
   const row = st.row !== null && st.row !== undefined && st.row < nq ? st.row
     : cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
-  return { scope, c, st, r, nq, nk, heads, head, masked, cell, row, scoreNames, scoreInfo, nearest };
+  // pre: what the demo's worker already computed for this state (web/worker.js): the feeders then
+  // take the teaching panels' results and "Why this weight?"'s model from it instead of calling scope.
+  return { scope, c, st, r, nq, nk, heads, head, masked, cell, row, scoreNames, scoreInfo, nearest, pre };
 }
 
 const slice = (x, a) => a.subarray(x.head * x.nq * x.nk, (x.head + 1) * x.nq * x.nk);
@@ -70,7 +72,7 @@ export const FEED = {
     const { r, st } = x;
     fig.setValueKind(st.values);
     fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads, head: x.head,
-      weights: slice(x, r.weights), scores: slice(x, r.scores), masked: x.masked,
+      weights: slice(x, r.weights), scores: slice(x, r.scores), masked: x.masked, causal: st.mask === 'causal',
       selfIdentity: !x.c.k && st.proj === 'identity' });
     fig.setSelected(x.cell);
     fig.draw();
@@ -94,12 +96,15 @@ export const FEED = {
     fig.draw();
   },
   why(fig, x) {
-    fig.setModel(x.cell ? whyModel(x, x.cell[0], x.cell[1]) : null);
+    if (x.pre) {
+      const m = x.pre.why;
+      fig.setModel(m && x.cell ? { ...m, kTokens: x.r.keyTokenInfo, maskedKey: (t) => x.masked(m.i, t) } : null);
+    } else fig.setModel(x.cell ? whyModel(x, x.cell[0], x.cell[1]) : null);
     fig.draw();
   },
   /** Panel 1 depends only on the kernels chosen, not on the sentences. */
   scaling(fig, x) {
-    fig.setRows(scalingExperiment(x.scope, 7, x.st.variant));
+    fig.setRows(x.pre ? x.pre.teach.scaling : scalingExperiment(x.scope, 7, x.st.variant));
     fig.draw();
   },
   cosine(fig, x) {
@@ -120,7 +125,8 @@ export const FEED = {
     const atOne = { ...x.c.base, temperature: 1 };
     const eps = st.eps === undefined ? 1e-3 : st.eps;
     fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row: x.row, head: x.head, p: st.p, eps,
-      negEuclid: x.scope.attend({ ...atOne, score: 'neg-euclidean' }), idw: x.scope.attend({ ...atOne, score: 'idw', p: st.p }),
+      negEuclid: x.pre ? x.pre.teach.negEuclid : x.scope.attend({ ...atOne, score: 'neg-euclidean' }),
+      idw: x.pre ? x.pre.teach.idw : x.scope.attend({ ...atOne, score: 'idw', p: st.p }),
       maskedKey: x.masked });
     fig.draw();
   },
@@ -128,8 +134,8 @@ export const FEED = {
     const { st } = x;
     // One head of raw word vectors: the values are the key words' vectors themselves.
     const hullBase = { ...x.c.base, score: st.score, heads: 1, projection: 'identity' };
-    const hv = x.scope.attend(hullBase);
-    const ex = st.exp ? x.scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
+    const hv = x.pre ? x.pre.teach.hull : x.scope.attend(hullBase);
+    const ex = !st.exp ? null : x.pre ? x.pre.teach.hullExp : x.scope.attend({ ...hullBase, experimentalScaledOutput: true });
     fig.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
       outputs: hv.output, experimental: ex ? ex.output : null, showExperimental: st.exp });
     fig.draw();
