@@ -254,7 +254,11 @@ export interface AttentionReturnsOptions<R extends AttentionPart = AttentionPart
   returns?: readonly R[];
 }
 
-/** What {@link AttnScope.attention} returns: copies, yours to keep. */
+/**
+ * What {@link AttnScope.attention} returns: copies, yours to keep. The arrays are views of one
+ * ArrayBuffer copied out of wasm memory in one go (as {@link AttendResult}'s are); `.slice()` one to
+ * keep or transfer it alone.
+ */
 export interface AttentionResult {
   /** [nq, nk]: the raw scores. */
   scores: Float32Array;

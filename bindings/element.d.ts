@@ -80,8 +80,13 @@ export interface AttnScopeEventMap extends HTMLElementEventMap {
   'attn-error': CustomEvent<AttnErrorDetail>;
 }
 
+/**
+ * The properties of <attn-scope> that mirror its attributes (setting one sets the attribute, and
+ * the reverse): declaration merging gives the class every member of AttnScopeAttributes.
+ */
+export interface AttnScopeElement extends AttnScopeAttributes {}
 /** <attn-scope>: a live attention figure; attributes (and the same-named properties) set its state. */
-export declare class AttnScopeElement extends HTMLElement implements AttnScopeAttributes {
+export declare class AttnScopeElement extends HTMLElement {
   /** The attributes the element watches (every attribute of AttnScopeAttributes). */
   static readonly observedAttributes: string[];
   /** Wasm memory in use (bytes) of the instance shared by every element with this vocabulary ('' = inlined). */
@@ -89,42 +94,8 @@ export declare class AttnScopeElement extends HTMLElement implements AttnScopeAt
   /** The attnscope API object shared by every element with this vocabulary ('' = inlined). */
   static scope(vocab?: string): Promise<AttnScope>;
 
-  /** The query sentence. Mirrors the attribute. */
-  query: string;
-  /** The key sentence ('' = self-attention). Mirrors the attribute. */
-  keys: string;
-  /** The scoring function. Mirrors the attribute. */
-  score: ScoreName;
-  /** Softmax temperature τ > 0. Mirrors the attribute. */
-  temperature: number;
-  /** Number of heads. Mirrors the attribute. */
-  heads: number;
-  /** identity or random projections. Mirrors the attribute. */
-  projection: Exclude<ProjectionName, 'user'>;
-  /** Seed of the random matrices. Mirrors the attribute. */
-  seed: number;
-  /** Positional encodings on or off. Mirrors the attribute. */
-  positional: boolean;
-  /** none or causal. Mirrors the attribute. */
-  mask: MaskName;
-  /** idw exponent. Mirrors the attribute. */
-  p: number;
-  /** idw ε. Mirrors the attribute. */
-  eps: number;
-  /** Kernels. Mirrors the attribute. */
-  variant: VariantName;
-  /** Which figure(s). Mirrors the attribute. */
-  view: AttnScopeView;
-  /** Controls shown, or 'none'. Mirrors the attribute. */
-  controls: string;
-  /** The cell 'why' explains, 'row,column'. Mirrors the attribute. */
-  cell: string;
-  /** light, dark or auto. Mirrors the attribute. */
-  theme: AttnScopeTheme;
-  /** Caption and accessible name. Mirrors the attribute. */
-  caption: string;
-  /** Vocabulary URL. Mirrors the attribute. */
-  vocab: string;
+  // The attribute-mirroring properties (query, keys, score, …, vocab) come from AttnScopeAttributes,
+  // merged in by the interface of the same name below: one list, with its docs and defaults.
 
   /** The last result drawn (null before attn-ready and while an attribute is invalid). */
   readonly result: AttendResult | null;

@@ -45,6 +45,30 @@ namespace {
 const float* fptr(std::uintptr_t p) { return reinterpret_cast<const float*>(p); }
 float* mfptr(std::uintptr_t p) { return reinterpret_cast<float*>(p); }
 
+// The index of the first NaN or ±Inf among the n floats at p, or -1. The JS layer checks the large
+// inputs of scores(), attention() and attentionOutput() here after copying them in: a JS loop over a
+// 16 x 64 call's 3,072 inputs took about a fifth of the call. Blocks are scanned with an OR of the
+// exponent test (vectorised), and only a block that has one is searched.
+int first_non_finite(std::uintptr_t p, int n) {
+    const float* f = fptr(p);
+    constexpr int kBlock = 256;
+    for (int start = 0; start < n; start += kBlock) {
+        const int end = std::min(n, start + kBlock);
+        std::uint32_t bad = 0;
+        for (int i = start; i < end; ++i) {
+            std::uint32_t bits;
+            std::memcpy(&bits, f + i, sizeof bits);
+            bad |= static_cast<std::uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+        }
+        if (bad) {
+            for (int i = start; i < end; ++i) {
+                if (!std::isfinite(f[i])) return i;
+            }
+        }
+    }
+    return -1;
+}
+
 // Pointer fields of the option structs, read from and written as wasm addresses.
 template <class T, const float* T::*M>
 std::uintptr_t get_address(const T& o) { return reinterpret_cast<std::uintptr_t>(o.*M); }
@@ -528,6 +552,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_simdIsa", &simd_isa_name);
     function("_resolvedVariant", &resolved_variant);
     function("_memoryInUse", &memory_in_use);
+    function("_firstNonFinite", &first_non_finite);
     function("_scores", &scores);
     function("_softmax", &softmax);
     function("_attention", &js_attention);

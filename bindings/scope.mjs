@@ -11,6 +11,13 @@
 const MAX_TOKENS_LIMIT = 4096;
 // The core's per-call memory limit (src/attnscope/limits.hpp, limits::kMaxFloats = 2^27 floats).
 const MAX_CALL_BYTES = 4 * 2 ** 27;
+const NO_NAMES = Object.freeze([]);
+const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']);
+/** One array of a call, in bytes: within the per-array limit (so no size can wrap a 32-bit malloc). */
+function checkBlock(bytes) {
+  if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= MAX_CALL_BYTES))
+    throw new RangeError(`memory: ${bytes} bytes in one array is more than the limit of ${MAX_CALL_BYTES} (512 MiB per call, so it fits in the wasm heap); use smaller inputs`);
+}
 
 // A tiny module that uses one SIMD instruction: WebAssembly.validate() says whether the engine has SIMD.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0,
@@ -155,6 +162,18 @@ function checkFloat32(name, value, shape) {
     throw new TypeError(`${name}: expected a Float32Array ${shape}, got ${describe(value)}`);
   }
   return typedLength(value);
+}
+/**
+ * As checkMatrix, but the finiteness of the elements is left to _withArrays (its `finite` list),
+ * which checks them in wasm after copying them in: for the large inputs of the hot calls.
+ */
+function checkShape(name, value, length, shape) {
+  const n = checkFloat32(name, value, shape);
+  if (n !== length) throw new RangeError(`${name}: expected ${length} numbers ${shape}, got ${n}`);
+  return value;
+}
+function nonFinite(name, value, i) {
+  return new RangeError(`${name}: element ${i} is ${value[i]}; every element must be a finite number`);
 }
 function checkMatrix(name, value, length, shape) {
   const n = checkFloat32(name, value, shape);
@@ -387,8 +406,8 @@ class Scope {
   // One block of the wasm heap. _malloc takes a 32-bit size: a larger count would wrap (2^32 bytes
   // became 0), so sizes are checked here as JS numbers first, against the core's per-call limit.
   _alloc(bytes) {
-    if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= MAX_CALL_BYTES))
-      throw new RangeError(`memory: ${bytes} bytes in one block is more than the limit of ${MAX_CALL_BYTES} (512 MiB per call, so it fits in the wasm heap); use smaller inputs`);
+    if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= 4 * MAX_CALL_BYTES))
+      throw new RangeError(`memory: ${bytes} bytes in one call is more than the limit of ${4 * MAX_CALL_BYTES} (the wasm heap is at most 2 GiB); use smaller inputs`);
     const ptr = this._m._malloc(Math.max(4, bytes));
     if (!ptr) throw new RangeError(`memory: the wasm heap could not grow by ${bytes} bytes (the engine refused memory); use smaller inputs`);
     return ptr;
@@ -398,23 +417,44 @@ class Scope {
     const err = this._m._callCost(score, nq, nk, d, dk, dv, hidden, outputOnly);
     if (err) throw coreError(err);
   }
-  _withArrays(arrays, outputs, fn) {
-    // arrays: {name: Float32Array|Uint8Array|null}, outputs: {name: floatCount}; fn(ptrs) → copies
+  _withArrays(arrays, outputs, fn, finite = NO_NAMES) {
+    // arrays: {name: Float32Array|Uint8Array|null}, outputs: {name: floatCount}; fn(ptrs) → copies;
+    // finite: names of Float32Array inputs whose elements are checked here (in wasm) to be finite.
+    // Every input and output of the call shares one block of the heap (each part 16-byte aligned):
+    // one malloc and one free per call instead of one per array, which small calls feel.
     const ptrs = {};
+    const parts = [];
+    let total = 0;
+    for (const [name, a] of Object.entries(arrays)) {
+      if (!a) { ptrs[name] = 0; continue; }
+      const kind = typedKind(a);   // the engine's view of the array (checked by the callers)
+      if (kind !== 'Float32Array' && kind !== 'Uint8Array') throw new TypeError(`${name}: expected a Float32Array or Uint8Array`);
+      const bytes = typedLength(a) * (kind === 'Float32Array' ? 4 : 1);
+      checkBlock(bytes);
+      parts.push(name, a, kind === 'Float32Array', total);
+      total += (bytes + 15) & ~15;
+    }
+    for (const [name, n] of Object.entries(outputs)) {
+      checkBlock(n * 4);
+      parts.push(name, null, true, total);
+      total += (n * 4 + 15) & ~15;
+    }
+    const base = this._alloc(total);
     try {
-      for (const [name, a] of Object.entries(arrays)) {
-        if (!a) { ptrs[name] = 0; continue; }
-        const kind = typedKind(a);   // the engine's view of the array (checked by the callers)
-        if (kind !== 'Float32Array' && kind !== 'Uint8Array') throw new TypeError(`${name}: expected a Float32Array or Uint8Array`);
-        const p = this._alloc(typedLength(a) * (kind === 'Float32Array' ? 4 : 1));
-        ptrs[name] = p;
-        if (kind === 'Float32Array') this._m.HEAPF32.set(a, p >> 2);
-        else this._m.HEAPU8.set(a, p);
+      const heap32 = this._m.HEAPF32, heap8 = this._m.HEAPU8;
+      for (let i = 0; i < parts.length; i += 4) {
+        const p = base + parts[i + 3], a = parts[i + 1];
+        ptrs[parts[i]] = p;
+        if (a) { if (parts[i + 2]) heap32.set(a, p >> 2); else heap8.set(a, p); }
       }
-      for (const [name, n] of Object.entries(outputs)) ptrs[name] = this._alloc(n * 4);
+      for (const name of finite) {
+        const a = arrays[name];
+        const bad = this._m._firstNonFinite(ptrs[name], typedLength(a));
+        if (bad >= 0) throw nonFinite(name, a, bad);
+      }
       return fn(ptrs);
     } finally {
-      for (const p of Object.values(ptrs)) if (p) this._m._free(p);
+      this._m._free(base);
     }
   }
   _read(ptr, n) { return this._m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n); }
@@ -431,8 +471,8 @@ class Scope {
     const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
     const d = checkInt('options.d', options.d, 1, 1 << 16);
     const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
-    checkMatrix('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);
-    checkMatrix('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
+    checkShape('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);      // finite: checked by _withArrays
+    checkShape('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
     return { nq, nk, d, dk };
   }
   // The variant and the score with its parameters; keys narrower or wider than queries only where a
@@ -458,7 +498,7 @@ class Scope {
       const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant], scoreParams(idw, weights, ptrs), ptrs.S);
       if (err) throw coreError(err);
       return this._read(ptrs.S, nq * nk);
-    });
+    }, QK);
   }
 
   softmax(S, options) {
@@ -486,7 +526,7 @@ class Scope {
     checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS, ...extraKeys]);
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
-    checkMatrix('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);
+    checkShape('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);   // finite: checked by _withArrays
     const temperature = temperatureOption('options.temperature', options.temperature);
     const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
@@ -511,17 +551,21 @@ class Scope {
         scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
         ptrs.O || 0, ptrs.stats || 0);
       if (err) throw coreError(err);
+      // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
+      // result's arrays are views of that copy (as attend()'s are), which small calls feel.
+      const parts = [['scores', ptrs.S, nq * nk], ['weights', ptrs.A, nq * nk], ['output', ptrs.O, nq * dv], ['stats', ptrs.stats, 3 * nq]]
+        .filter((x) => x[1]);
+      const first = parts[0][1], lastPart = parts[parts.length - 1];
+      const block = this._read(first, ((lastPart[1] - first) >> 2) + lastPart[2]);
       const result = {};
-      if (ptrs.S) result.scores = this._read(ptrs.S, nq * nk);
-      if (ptrs.A) result.weights = this._read(ptrs.A, nq * nk);
-      if (ptrs.O) result.output = this._read(ptrs.O, nq * dv);
-      if (ptrs.stats) {
-        const stats = this._read(ptrs.stats, 3 * nq);
-        result.stats = { entropy: stats.slice(0, nq), maxWeight: stats.slice(nq, 2 * nq), argmax: Uint32Array.from(stats.subarray(2 * nq)) };
+      for (const [name, p, n] of parts) {
+        const v = block.subarray((p - first) >> 2, ((p - first) >> 2) + n);
+        result[name] = name !== 'stats' ? v
+          : { entropy: v.subarray(0, nq), maxWeight: v.subarray(nq, 2 * nq), argmax: Uint32Array.from(v.subarray(2 * nq)) };
       }
       result.variant = this._m._resolvedVariant(e.variant[a.variant]);
       return result;
-    });
+    }, QKV);
   }
 
   attentionOutput(Q, K, V, options) {
@@ -534,7 +578,7 @@ class Scope {
         scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O);
       if (err) throw coreError(err);
       return this._read(ptrs.O, nq * dv);
-    });
+    }, QKV);
   }
 
   // ---- text ----
@@ -555,7 +599,14 @@ class Scope {
     if (this._live().vocabularySize() === 0) this._vocabLoader.requireNow(caller);
   }
 
-  loadVocabulary() { return this._vocabLoader.load(); }
+  loadVocabulary(...args) {
+    // The file is chosen when the scope is made; an argument here would be silently ignored.
+    if (args.length > 0 && args[0] !== undefined) {
+      return Promise.reject(new TypeError('loadVocabulary() takes no argument: pass the vocabulary when you make the scope, ' +
+        'createAttnScope({ vocabulary }) or scope.newScope({ vocabulary })'));
+    }
+    return this._vocabLoader.load();
+  }
 
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);

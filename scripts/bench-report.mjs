@@ -4,6 +4,26 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { execFileSync } from 'node:child_process';
 
+// The limits table (README "Limits and guarantees"), from bench/limits.mjs.
+function renderLimits(readme) {
+  if (!existsSync('bench/results/limits.json') || !existsSync(readme)) return;
+  const l = JSON.parse(readFileSync('bench/results/limits.json', 'utf8'));
+  let t = `Measured ${l.date.slice(0, 10)} with \`node bench/limits.mjs\` (node ${l.node}, ${l.cpu}, ${l.cores} cores, ` +
+    `load average ${l.loadavg ? l.loadavg[0] : '?'} while it ran: the figures are upper bounds for a quiet machine). ` +
+    'Median of 3 calls after a warm-up call unless the case says one run; a refused call is refused before any allocation or work.\n\n' +
+    '| call | ms | outcome |\n|---|--:|---|\n';
+  for (const c of l.cases) {
+    const outcome = c.refused ? `refused: ${c.refused.replace(/\|/g, '\\|').slice(0, 140)}${c.refused.length > 140 ? '…' : ''}` : 'computed';
+    t += `| ${c.name} | ${c.ms.toLocaleString('en', { maximumFractionDigits: c.ms < 10 ? 2 : 0 })} | ${outcome} |\n`;
+  }
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- LIMITS:START -->\n)[\s\S]*?(<!-- LIMITS:END -->)/;
+  if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
+}
+
+// `node scripts/bench-report.mjs --limits`: only the limits table, from bench/results/limits.json.
+if (process.argv[2] === '--limits') { renderLimits('README.md'); process.exit(0); }
+
 const [nativeFile, wasmFile] = process.argv.slice(2);
 const cpu = cpus()[0]?.model ?? 'unknown';
 const compiler = (cmd) => { try { return execFileSync(cmd, ['--version'], { encoding: 'utf8' }).split('\n')[0]; } catch { return 'unknown'; } };
@@ -152,4 +172,5 @@ if (existsSync(readme)) {
   const re = /(<!-- BENCH:START -->\n)[\s\S]*?(<!-- BENCH:END -->)/;
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${env}\n${table}$2`));
 }
+renderLimits('README.md');
 console.log(env + '\n' + table);

@@ -15,6 +15,7 @@ node bench/attend-node.mjs > bench/results/attend-node.json
 node bench/attention-node.mjs "$@" > bench/results/attention-node.json
 node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node bench/page.mjs "$@" > bench/results/page.json
+node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (README "Limits and guarantees")
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"

@@ -289,6 +289,10 @@ function render(c) {
   ui.empty.hidden = !empty;
   ui.views.classList.toggle('is-empty', empty);
   document.body.classList.toggle('no-result', empty);
+  // Nothing computed, nothing to download: the buttons say so instead of saving an empty file.
+  const why = 'Nothing to download yet: type a sentence first.';
+  for (const f of Object.values(fig)) f.setExportEnabled(!empty, why);
+  for (const b of [ui.csv, ui.json]) { b.disabled = empty; b.title = empty ? why : ''; }
   if (empty) {
     for (const f of Object.values(fig)) if (f !== fig.scaling) f.cancel();
     ui.queryTokens.textContent = '';

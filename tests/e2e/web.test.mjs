@@ -351,6 +351,43 @@ describe('export and share', () => {
     }
   });
 
+  test('an empty first load (#q=) offers no empty download, and typing enables them', async () => {
+    const p = await h.open(context, '#q=');
+    const buttons = '#export-csv, #export-json, figure.fig button.export';
+    const states = () => p.locator(buttons).evaluateAll((bs) => bs.map((b) => [b.closest('figure')?.id || b.id, b.dataset.format || '', b.disabled, b.title]));
+    const before = await states();
+    assert.ok(before.length >= 2 + 2 * 9, `${before.length} download buttons`);
+    for (const [id, format, disabled, title] of before) {
+      assert.equal(disabled, true, `${id} ${format} is disabled while nothing is computed`);
+      assert.match(title, /type a sentence/i, `${id} ${format} says why`);
+    }
+    // A click on a disabled button does nothing: no download, no notice.
+    let downloads = 0;
+    p.on('download', () => downloads++);
+    await p.locator('#export-csv').click({ force: true });
+    await p.locator('#figure-scaling button.export-png').click({ force: true });
+    await p.waitForTimeout(300);
+    assert.equal(downloads, 0);
+    assert.equal(await p.isVisible('#notice'), false);
+
+    await p.fill('#query', 'Now there is something to save.');
+    await p.waitForFunction(() => !document.getElementById('export-csv').disabled);
+    // (The "Why this weight?" panel keeps its own rule: no cell open, no buttons shown.)
+    const after = (await states()).filter(([id]) => id !== 'figure-why');
+    assert.equal(after.length, before.length - 2);
+    for (const [id, format, disabled, title] of after) {
+      assert.equal(disabled, false, `${id} ${format} is enabled once the sentence is computed`);
+      assert.equal(title, '', `${id} ${format} has no leftover tooltip`);
+    }
+    const [dl] = await Promise.all([p.waitForEvent('download'), p.click('#figure-heatmap button.export-png')]);
+    assert.ok(readFileSync(await dl.path()).length > 1000, 'the heatmap PNG is not empty');
+    // Emptied again: disabled again.
+    await p.fill('#query', '');
+    await p.waitForFunction(() => document.getElementById('export-csv').disabled);
+    assert.ok((await states()).every(([, , disabled]) => disabled));
+    await p.close();
+  });
+
   test('the URL round-trips the whole state', async () => {
     await page.goto(h.server.url);
     await page.waitForSelector('body.ready');

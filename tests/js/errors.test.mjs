@@ -196,6 +196,13 @@ describe('createAttnScope()', () => {
   test('a vocabulary file that does not exist', async () => {
     await assert.rejects(loadScope({ vocabulary: new URL('file:///nonexistent/attnscope-vocab.bin') }), (e) => e instanceof Error && /attnscope-vocab\.bin|ENOENT/.test(e.message));
   });
+  test('loadVocabulary() refuses a file given to it (the file is chosen when the scope is made)', async () => {
+    const s = await loadScope({ vocabulary: 'small' });
+    await assert.rejects(s.loadVocabulary('/some/other.bin'),
+      (e) => e instanceof TypeError && /takes no argument/.test(e.message) && /newScope\(\{ vocabulary \}\)/.test(e.message));
+    assert.equal((await s.loadVocabulary()).size > 0, true);
+    s.dispose();
+  });
 });
 
 after(() => stillWorks('at the end'));

@@ -3,6 +3,7 @@
 // declarations are strict where they should be, and nothing else in this file is an error.
 import { createAttnScope } from 'attnscope';
 import { createAttnScope as createSingle } from 'attnscope/single';
+import type AttnScopeElement from 'attnscope/element';
 
 async function misuse(): Promise<void> {
   const scope = await createAttnScope();
@@ -37,3 +38,13 @@ async function misuse(): Promise<void> {
   void [w, t, vw, o];
 }
 void misuse;
+
+// The element's attribute-mirroring properties keep their types (they come from AttnScopeAttributes).
+function misuseElement(el: AttnScopeElement): void {
+  el.score = 'cosine';  // fine
+  el.score = 'dott';  // expect-error: unknown scoring function
+  el.temperature = '1';  // expect-error: temperature is a number
+  el.theme = 'sepia';  // expect-error: unknown theme
+  el.positional = 'yes';  // expect-error: positional is a boolean
+}
+void misuseElement;

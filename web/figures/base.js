@@ -79,6 +79,14 @@ export class Figure extends EventTarget {
     if (io) { byTarget.set(slot, this); io.observe(slot); } else this.visible = true;
   }
 
+  /**
+   * Enables or disables the figure's download buttons. Disabled (nothing drawn, e.g. no sentence
+   * yet), `why` becomes their tooltip, so a reader learns what to do instead of getting an empty file.
+   */
+  setExportEnabled(on, why = '') {
+    this.tools.selectAll('button.export').property('disabled', !on).attr('title', on ? null : why);
+  }
+
   emit(type, detail) {
     this.dispatchEvent(new CustomEvent(type, { detail }));
   }
