@@ -80,7 +80,7 @@ export class LineView extends Figure {
     this.captionEl.text(this.reduced
       ? `${this.reduced.nq} query × ${this.reduced.nk} key tokens: too many for one line each, so only the `
         + `${this.topLinks} strongest links of the selected query token${this.reduced.rows.length > 1 ? 's' : ''} `
-        + `(${this.reduced.rows.map((i) => i + 1).join(', ')}) are drawn, per head; labels give each token's position. `
+        + `(${this.reduced.rows.map((i) => i + 1).join(', ')}) are drawn, per head, opaque in proportion to the strongest of them; labels give each token's position. `
         + 'Select query tokens, or click a cell of the heatmap, to choose which.'
       : this.defaultCaption);
     if (!this.data || d.heads !== this.heads) {
@@ -141,11 +141,20 @@ export class LineView extends Figure {
       this.lineHidden = new Int8Array(lines.length).fill(-1);
     }
     const w = d.weights;
+    // A long document's few drawn links may all be small (a word spread over 2,000 keys): their
+    // opacity is then relative to the strongest drawn link (the caption says so).
+    let gain = 1;
+    if (this.reduced) {
+      let max = 0;
+      for (let t = 0; t < w.length; t++) if (w[t] > max) max = w[t];
+      gain = max > 0 ? 1 / max : 1;
+    }
+    this.gain = gain;
     let k = 0;
     for (const h of shown) {
       const base = h * nq * nk;
       for (let ij = 0; ij < nq * nk; ij++, k++) {
-        const v = w[base + ij];
+        const v = w[base + ij] * gain;
         const hide = v >= MIN_W ? 0 : 1;
         const node = this.lineNodes[k];
         if (hide !== this.lineHidden[k]) {
