@@ -37,7 +37,11 @@ export class HeatmapCanvas extends Figure {
     this.selected = null;
     this.t = zoomIdentity;
     this.frame = 0;
-    this.zoom = d3zoom().on('zoom', (ev) => { this.t = ev.transform; this.requestFrame(); });
+    this.zoom = d3zoom().on('zoom', (ev) => {
+      this.t = ev.transform;
+      if (ev.sourceEvent && ev.sourceEvent.clientX !== undefined) this.showValue(this.cellAt(ev.sourceEvent)); else this.showValue(null);
+      this.requestFrame();
+    });
     this.detail.call(this.zoom).on('dblclick.zoom', null);
     this.detail.on('click', (ev) => {
       const c = this.cellAt(ev);
@@ -75,7 +79,9 @@ export class HeatmapCanvas extends Figure {
     this.layout();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
     this.titleEl.text(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    this.captionEl.text(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview. `
+    this.captionEl.text(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
+      + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
+        : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
       + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
       + 'Token labels appear once they fit; click a cell to see why.');
   }
@@ -112,6 +118,7 @@ export class HeatmapCanvas extends Figure {
     const img = ctx.createImageData(nk, nq);
     const px = new Uint32Array(img.data.buffer);
     const scale = 255 / (hi - lo);
+    const rowScaled = this.kind !== 'scores';
     // One look-up per cell into a table of packed pixels; a causal mask hides j > i. Coloured in
     // blocks of rows, one task each (about 200,000 cells), so that a 2,000 × 2,000 matrix never
     // blocks the page for long: the detail is redrawn as the blocks land.
@@ -122,10 +129,19 @@ export class HeatmapCanvas extends Figure {
       if (this.paintJob !== job) return;   // newer data: this picture is out of date
       const r1 = Math.min(nq, r0 + block);
       for (let i = r0, k = r0 * nk; i < r1; i++) {
-        const jm = d.causal ? i + 1 : nk;
+        const jm = d.causal ? Math.min(nk, i + 1) : nk;
+        // Weights: each row from 0 to its own largest weight (a row of 2,000 weights sums to 1, so
+        // one matrix-wide scale would leave all but the strongest cells dark). Scores: one scale.
+        let base = lo, gain = scale;
+        if (rowScaled) {
+          let m = 0;
+          for (let j = 0; j < jm; j++) if (vals[k + j] > m) m = vals[k + j];
+          base = 0;
+          gain = m > 0 ? 255 / m : 0;
+        }
         for (let j = 0; j < nk; j++, k++) {
           if (j >= jm) { px[k] = M; continue; }
-          const t = ((vals[k] - lo) * scale + 0.5) | 0;
+          const t = ((vals[k] - base) * gain + 0.5) | 0;
           px[k] = table[t > 255 ? 255 : t > 0 ? t : 0];
         }
       }
