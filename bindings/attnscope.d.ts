@@ -132,6 +132,181 @@ export interface Token {
 }
 
 /** A file of the package that `locateFile` may be asked about. */
+/** What {@link AttnScope.attentionBackward} returns: dL/d(each input), copies shaped like the inputs. */
+export interface AttentionGradients {
+  /** [nq, d]. */
+  dQ: Float32Array;
+  /** [nk, dk] (all 0 for `'location'`, which ignores what the keys hold). */
+  dK: Float32Array;
+  /** [nk, dv]. */
+  dV: Float32Array;
+  /** `'general'` only: [dq, dk]. */
+  dW?: Float32Array;
+  /** `'additive'` only: [hidden, dq]. */
+  dW1?: Float32Array;
+  /** `'additive'` only: [hidden, dk]. */
+  dW2?: Float32Array;
+  /** `'additive'` only: [hidden]. */
+  dv?: Float32Array;
+  /** `'location'` only: [maxKeys, dq] (rows of key positions >= nk are 0). */
+  dWa?: Float32Array;
+  /** The kernel variant that ran. */
+  variant: 'simd' | 'scalar';
+}
+
+/**
+ * Sentences for a {@link Trainer}: token vectors stacked, the length of each sentence, and for each
+ * token the index (within its sentence) of the key its query should attend to, or -1 for none.
+ */
+export interface TrainerData {
+  /** [sum of lengths, dIn]: the token vectors, sentence after sentence. */
+  vectors: Float32Array;
+  /** One length per sentence, 1 to `maxLen`. */
+  lengths: Uint32Array | number[];
+  /** One per token: -1 (no target, not counted) or the index of a key of its sentence that the mask lets it see. */
+  targets: Int32Array | number[];
+}
+
+/** How positions enter a {@link Trainer}'s features. */
+export type TrainerPositions =
+  /** The token vectors alone (no word order: previous/next/first-word rules cannot be learned). */
+  | 'none'
+  /** x_i + PE(i), the sinusoidal encoding of Vaswani et al. added (dIn wide). */
+  | 'add'
+  /** [x_i ; PE_dPos(i)]: the encoding concatenated (dIn + dPos wide). */
+  | 'concat';
+
+/** Options of {@link AttnScope.createTrainer}. */
+export interface TrainerOptions {
+  /** The training sentences (copied into the trainer). */
+  data: TrainerData;
+  /** Width of the token vectors (e.g. 100 for the default vocabulary). */
+  dIn: number;
+  /** Width of the projected queries and keys (default 16). */
+  dHead?: number;
+  /** Default `'none'`. */
+  positions?: TrainerPositions;
+  /** Width of the concatenated encoding (positions `'concat'`; default 16). */
+  dPos?: number;
+  /** Longest sentence, 1 to 1024 (default 64); `'location'`'s Wa has this many rows. */
+  maxLen?: number;
+  /** The scoring function trained (default `'scaled-dot'`). */
+  score?: ScoreName;
+  /** `'idw'` p > 0 (default 2; fixed, not trained). */
+  p?: number;
+  /** `'idw'` ε >= 0 (default 1e-3; fixed). */
+  eps?: number;
+  /** `'additive'`: hidden size (default 16). */
+  hidden?: number;
+  /** τ > 0 (default 1). */
+  temperature?: number;
+  /** Default `'none'`; with `'causal'` a target must be at or before its query. */
+  mask?: MaskName;
+  /** Adam's step size α (default 0.01; β1 = 0.9, β2 = 0.999, ε = 1e-8). */
+  learningRate?: number;
+  /** Sentences per step (default 32), drawn with replacement from the seed's own stream. */
+  batch?: number;
+  /** 32-bit seed of the initial matrices (Xavier uniform) and of the batches (default 1). */
+  seed?: number;
+  /** Kernels to run (default: the scope's `variant`). */
+  variant?: VariantName;
+}
+
+/** The trained matrices (copies): Wq, Wk [dFeat, dHead] and the score's own. */
+export interface TrainerWeights {
+  /** [dFeat, dHead]: queries Q = F W_q. */
+  Wq: Float32Array;
+  /** [dFeat, dHead]: keys K = F W_k. */
+  Wk: Float32Array;
+  /** `'general'`: [dHead, dHead]. */
+  W?: Float32Array;
+  /** `'additive'`: [hidden, dHead]. */
+  W1?: Float32Array;
+  /** `'additive'`: [hidden, dHead]. */
+  W2?: Float32Array;
+  /** `'additive'`: [hidden]. */
+  v?: Float32Array;
+  /** `'location'`: [maxLen, dHead]. */
+  Wa?: Float32Array;
+}
+
+/** {@link Trainer.evaluate}'s result. */
+export interface TrainerEvaluation {
+  /** Mean cross-entropy −log A[i, target] over the target rows (nats). */
+  loss: number;
+  /** Target rows whose largest weight is on the target. */
+  hits: number;
+  /** Target rows. */
+  count: number;
+  /** hits / count (0 with no target rows). */
+  accuracy: number;
+}
+
+/** {@link Trainer.gradients}'s result: what one step computes before its update. */
+export interface TrainerGradients {
+  /** The batch's mean cross-entropy. */
+  loss: number;
+  /** Target rows of the batch. */
+  count: number;
+  /** Tokens of the batch (rows of the matrices below). */
+  rows: number;
+  /** dLoss/d(each trained matrix). */
+  grads: TrainerWeights;
+  /** [rows, dFeat]: the features (vectors with positions) the projections see. */
+  features: Float32Array;
+  /** [rows, dHead]: the projected queries. */
+  Q: Float32Array;
+  /** [rows, dHead]: the projected keys. */
+  K: Float32Array;
+  /** [rows, dHead]: dLoss/dQ. */
+  dQ: Float32Array;
+  /** [rows, dHead]: dLoss/dK. */
+  dK: Float32Array;
+}
+
+/**
+ * One attention head trained in the wasm core: features F (vectors, with positions as chosen),
+ * Q = F W_q, K = F W_k, A = softmax(score(Q, K) / τ) per sentence; loss = mean cross-entropy of A's
+ * target entries; Adam on W_q, W_k and the score's own matrices. The same seed, data and options give
+ * the same bytes (weights, losses) on every run of one build. Created by {@link AttnScope.createTrainer};
+ * call {@link Trainer.dispose} when done.
+ * @example
+ * const t = scope.createTrainer({ data, dIn: 100, positions: 'concat', score: 'scaled-dot', seed: 1 });
+ * t.step(200);
+ * console.log(t.losses.at(-1), t.evaluate(heldOut).accuracy);
+ * t.dispose();
+ */
+export interface Trainer {
+  /** The options as resolved (defaults filled in), without the data. */
+  readonly options: Readonly<Omit<Required<TrainerOptions>, 'data'>>;
+  /** Offsets of the matrices in the flat parameter vector, and dFeat (the width of the features). */
+  readonly layout: Readonly<{ Wq: number; Wk: number; W: number; W1: number; W2: number; v: number; Wa: number; total: number; dFeat: number }>;
+  /** Number of training sentences. */
+  readonly examples: number;
+  /** Steps taken since creation or the last reset(). */
+  readonly steps: number;
+  /** The batch loss of every step so far (a copy). */
+  readonly losses: Float32Array;
+  /**
+   * Runs `count` (default 1) optimisation steps and returns the number of steps so far. Throws a
+   * RangeError when `count` steps would exceed the per-call work limit (run fewer at a time).
+   */
+  step(count?: number): number;
+  /** Copies of the trained matrices. */
+  weights(): TrainerWeights;
+  /** Loss and argmax accuracy on other sentences (e.g. a held-out split). */
+  evaluate(data: TrainerData): TrainerEvaluation;
+  /** The attention weights [n, n] of one sentence, vectors [n, dIn], under the current parameters. */
+  attentionWeights(vectors: Float32Array): Float32Array;
+  /** Loss and gradients of these training sentences (indices) as one batch, at the current parameters. */
+  gradients(examples: number[]): TrainerGradients;
+  /** Back to the initial state with the matrices drawn from `seed` (default: options.seed); losses cleared. */
+  reset(seed?: number): void;
+  /** Frees the trainer's wasm memory; later calls throw. */
+  dispose(): void;
+}
+
+/** Files of the npm package that `locateFile` may be asked for. */
 export type PackageFile = 'attnscope.wasm' | 'attnscope-scalar.wasm' | 'glove-50k.bin' | 'glove-10k.bin';
 
 /** Options of {@link createAttnScope}; all optional. */
@@ -558,6 +733,19 @@ export interface AttnScope {
    * Same options and errors as attention() (additive runs its own loop over blocks of 64 queries).
    */
   attentionOutput(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionOptions): Float32Array;
+  /**
+   * Gradients of a loss L through O = attention(Q, K, V, options).output, given gradOutput = dL/dO
+   * [nq, dv]: dL/dQ, dL/dK, dL/dV and the score's own parameters (dW for `'general'`; dW1, dW2, dv for
+   * `'additive'`; dWa for `'location'`). Same options, checks and limits as attention(); masked keys and
+   * fully masked rows get 0; cosine at a zero vector and the distance scores at q = k use the gradient
+   * (or subgradient) 0. The forward is recomputed inside: nothing is kept between calls.
+   * @example
+   * const g = scope.attentionBackward(Q, K, V, dO, { nq, nk, d, dv, score: 'general', W });
+   * // g.dQ [nq, d], g.dK [nk, dk], g.dV [nk, dv], g.dW [d, dk]
+   */
+  attentionBackward(Q: Float32Array, K: Float32Array, V: Float32Array, gradOutput: Float32Array, options: AttentionOptions): AttentionGradients;
+  /** A trainer of one attention head on your sentences and targets (see {@link Trainer}). */
+  createTrainer(options: TrainerOptions): Trainer;
   /** The tokens of a text as attend() sees them, each marked in or out of the vocabulary (needs it loaded). */
   tokenize(text: string, options?: { /** Maximum tokens (default 512). */ maxTokens?: number }): Token[];
   /** The vector of one word, normalised as in attend(): embed('King') is the vector of 'king'. */

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "attnscope/attention.hpp"
+#include "attnscope/backward.hpp"
 #include "attnscope/embeddings.hpp"
 #include "attnscope/imported.hpp"
 #include "attnscope/limits.hpp"
@@ -35,6 +36,7 @@
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "attnscope/tokenizer.hpp"
+#include "attnscope/trainer.hpp"
 #include "attnscope/variant.hpp"
 
 using namespace attnscope;
@@ -341,6 +343,173 @@ std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr
         .message();
 }
 
+// ---- gradients (attnscope/backward.hpp) and the head trainer (attnscope/trainer.hpp) -------------
+
+// What attentionBackward() of these shapes will allocate and compute: the forward it recomputes
+// (S, A, O), dA, the gradients (as large as the inputs) and the score's backward (counted as its
+// forward twice). "" or the message naming the limit.
+std::string backward_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden) {
+    Score s;
+    if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
+    for (double x : {nq, nk, d, dk, dv, hidden})
+        if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
+    const auto u = [](double x) { return static_cast<std::uint64_t>(x); };
+    Budget b;
+    for (int twice = 0; twice < 2; ++twice) {  // the inputs and dO, then their gradients
+        b.floats(u(nq), u(d) + u(dv));
+        b.floats(u(nk), u(dk) + u(dv));
+    }
+    for (int k = 0; k < 3; ++k) add_score_cost(b, s, u(nq), u(nk), u(d), u(dk), u(hidden));
+    b.floats(u(nq), u(nk), 3);  // A, dA, the score backward's scratch
+    b.work(u(nq), u(nk), u(dv), 3);
+    b.work(u(nq), u(nk), limits::kWeightCost);
+    return b.check("attention backward of " + std::to_string(u(nq)) + " queries x " + std::to_string(u(nk)) + " keys",
+                   "differentiate fewer queries or keys per call")
+        .message();
+}
+
+void copy_out(const Tensor& t, std::uintptr_t to) {
+    if (to && !t.values.empty()) std::memcpy(mfptr(to), t.values.data(), t.values.size() * sizeof(float));
+}
+
+// Writes dQ, dK, dV and the score's parameter gradients (each where its address is nonzero).
+std::string js_attention_backward(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk,
+                                  int dv, Score score, Variant variant, const ScoreParams& params, double temperature,
+                                  Mask mask, std::uintptr_t padding, std::uintptr_t dO, std::uintptr_t dQ,
+                                  std::uintptr_t dK, std::uintptr_t dV, std::uintptr_t dW, std::uintptr_t dW1,
+                                  std::uintptr_t dW2, std::uintptr_t dv_, std::uintptr_t dWa) {
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+    const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
+    AttentionGrads g;
+    Status st = attention_backward(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
+                                   ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,
+                                   ConstMatrix(fptr(dO), unq, udv), g);
+    if (!st) return st.message();
+    copy_out(g.dQ, dQ);
+    copy_out(g.dK, dK);
+    copy_out(g.dV, dV);
+    copy_out(g.dW, dW);
+    copy_out(g.dW1, dW1);
+    copy_out(g.dW2, dW2);
+    copy_out(g.dv, dv_);
+    copy_out(g.dWa, dWa);
+    return "";
+}
+
+// The JS trainer's options as one value object (names as in attnscope.d.ts).
+struct JsTrainerOptions {
+    int d_in = 0, d_head = 16, positions = 0, d_pos = 16, max_len = 64, hidden = 16, batch = 32;
+    Score score = Score::scaled_dot;
+    double p = 2, eps = 1e-3, temperature = 1, learning_rate = 0.01, seed = 1;
+    Mask mask = Mask::none;
+    Variant variant = Variant::automatic;
+};
+
+TrainerData trainer_data(std::uintptr_t X, int tokens, int d_in, std::uintptr_t lengths, int sentences, std::uintptr_t targets) {
+    TrainerData d;
+    const auto nt = static_cast<std::size_t>(tokens), ns = static_cast<std::size_t>(sentences);
+    d.X.assign(fptr(X), fptr(X) + nt * static_cast<std::size_t>(d_in));
+    const auto* l = reinterpret_cast<const std::uint32_t*>(lengths);
+    d.lengths.assign(l, l + ns);
+    const auto* t = reinterpret_cast<const std::int32_t*>(targets);
+    d.targets.assign(t, t + nt);
+    return d;
+}
+
+// One HeadTrainer owned by one JS Trainer. Arrays cross as addresses the JS layer allocated.
+class JsTrainer {
+public:
+    std::string init(const JsTrainerOptions& jo, std::uintptr_t X, int tokens, std::uintptr_t lengths, int sentences,
+                     std::uintptr_t targets) {
+        TrainerOptions o;
+        o.d_in = static_cast<std::size_t>(jo.d_in);
+        o.d_head = static_cast<std::size_t>(jo.d_head);
+        o.positions = static_cast<TrainerPositions>(jo.positions);
+        o.d_pos = static_cast<std::size_t>(jo.d_pos);
+        o.max_len = static_cast<std::size_t>(jo.max_len);
+        o.hidden = static_cast<std::size_t>(jo.hidden);
+        o.batch = static_cast<std::size_t>(jo.batch);
+        o.score = jo.score;
+        o.p = static_cast<float>(jo.p);
+        o.eps = static_cast<float>(jo.eps);
+        o.temperature = static_cast<float>(jo.temperature);
+        o.learning_rate = static_cast<float>(jo.learning_rate);
+        o.seed = static_cast<std::uint32_t>(jo.seed);
+        o.mask = jo.mask;
+        o.variant = jo.variant;
+        return t_.init(o, trainer_data(X, tokens, jo.d_in, lengths, sentences, targets)).message();
+    }
+    // "" or the limit's message for `count` steps in one call.
+    std::string step_cost(double count) const {
+        Budget b;
+        b.work(static_cast<std::uint64_t>(count), t_.step_work());
+        return b.check(std::to_string(static_cast<std::uint64_t>(count)) + " training steps", "call step() with fewer steps at a time")
+            .message();
+    }
+    std::string step(int count) { return t_.step(static_cast<std::size_t>(count)).message(); }
+    void reset(double seed) { t_.reset(static_cast<std::uint32_t>(seed)); }
+    int param_count() const { return static_cast<int>(t_.params().size()); }
+    void read_params(std::uintptr_t out) const {
+        std::memcpy(mfptr(out), t_.params().data(), t_.params().size() * sizeof(float));
+    }
+    // [Wq, Wk, W, W1, W2, v, Wa, total, dFeat] offsets, as JSON.
+    std::string layout_json() const {
+        const TrainerLayout& L = t_.layout();
+        return "{\"Wq\":" + std::to_string(L.Wq) + ",\"Wk\":" + std::to_string(L.Wk) + ",\"W\":" + std::to_string(L.W) +
+               ",\"W1\":" + std::to_string(L.W1) + ",\"W2\":" + std::to_string(L.W2) + ",\"v\":" + std::to_string(L.v) +
+               ",\"Wa\":" + std::to_string(L.Wa) + ",\"total\":" + std::to_string(L.total) +
+               ",\"dFeat\":" + std::to_string(L.d_feat) + "}";
+    }
+    val losses() const {
+        const auto& l = t_.losses();
+        return val::global("Float32Array").new_(emscripten::typed_memory_view(l.size(), l.data()));
+    }
+    int examples() const { return static_cast<int>(t_.examples()); }
+    // {error} or {loss, hits, count}
+    val evaluate(std::uintptr_t X, int tokens, std::uintptr_t lengths, int sentences, std::uintptr_t targets) const {
+        val out = val::object();
+        TrainerEval ev;
+        Status st = t_.evaluate(trainer_data(X, tokens, static_cast<int>(t_.options().d_in), lengths, sentences, targets), ev);
+        if (!st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", ev.loss);
+        out.set("hits", static_cast<double>(ev.hits));
+        out.set("count", static_cast<double>(ev.count));
+        return out;
+    }
+    std::string weights_of(std::uintptr_t X, int n, std::uintptr_t out) const {
+        Tensor A;
+        Status st = t_.weights_of(ConstMatrix(fptr(X), static_cast<std::size_t>(n), t_.options().d_in), A);
+        if (!st) return st.message();
+        copy_out(A, out);
+        return "";
+    }
+    // {error} or {loss, count, data: Float32Array [grads (params), F, Q, K, dQ, dK]} for the given
+    // training sentences (uint32 indices at `examples`).
+    val gradients(std::uintptr_t examples, int count) const {
+        val out = val::object();
+        const auto* e = reinterpret_cast<const std::uint32_t*>(examples);
+        HeadTrainer::Gradients g;
+        Status st = t_.gradients(std::vector<std::uint32_t>(e, e + count), g);
+        if (!st) {
+            out.set("error", st.message());
+            return out;
+        }
+        std::vector<float> all(g.grads);
+        for (const Tensor* t : {&g.F, &g.Q, &g.K, &g.dQ, &g.dK}) all.insert(all.end(), t->values.begin(), t->values.end());
+        out.set("loss", g.loss);
+        out.set("count", static_cast<double>(g.count));
+        out.set("rows", static_cast<double>(g.F.rows));
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(all.size(), all.data())));
+        return out;
+    }
+
+private:
+    HeadTrainer t_;
+};
+
 // ---- one scope's state: its vocabulary ------------------------------------------------------------
 
 class ScopeState {
@@ -561,4 +730,37 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_headSummaries", &js_head_summaries);
     function("_callCost", &call_cost);
     function("_attentionOutput", &js_attention_output);
+    function("_attentionBackward", &js_attention_backward);
+    function("_backwardCost", &backward_cost);
+
+    value_object<JsTrainerOptions>("TrainerOptions")
+        .field("dIn", &JsTrainerOptions::d_in)
+        .field("dHead", &JsTrainerOptions::d_head)
+        .field("positions", &JsTrainerOptions::positions)
+        .field("dPos", &JsTrainerOptions::d_pos)
+        .field("maxLen", &JsTrainerOptions::max_len)
+        .field("hidden", &JsTrainerOptions::hidden)
+        .field("batch", &JsTrainerOptions::batch)
+        .field("score", &JsTrainerOptions::score)
+        .field("p", &JsTrainerOptions::p)
+        .field("eps", &JsTrainerOptions::eps)
+        .field("temperature", &JsTrainerOptions::temperature)
+        .field("learningRate", &JsTrainerOptions::learning_rate)
+        .field("seed", &JsTrainerOptions::seed)
+        .field("mask", &JsTrainerOptions::mask)
+        .field("variant", &JsTrainerOptions::variant);
+    class_<JsTrainer>("HeadTrainer")
+        .constructor<>()
+        .function("init", &JsTrainer::init)
+        .function("stepCost", &JsTrainer::step_cost)
+        .function("step", &JsTrainer::step)
+        .function("reset", &JsTrainer::reset)
+        .function("paramCount", &JsTrainer::param_count)
+        .function("readParams", &JsTrainer::read_params)
+        .function("layoutJson", &JsTrainer::layout_json)
+        .function("losses", &JsTrainer::losses)
+        .function("examples", &JsTrainer::examples)
+        .function("evaluate", &JsTrainer::evaluate)
+        .function("weightsOf", &JsTrainer::weights_of)
+        .function("gradients", &JsTrainer::gradients);
 }

@@ -12,7 +12,7 @@ const MAX_TOKENS_LIMIT = 4096;
 // The core's per-call memory limit (src/attnscope/limits.hpp, limits::kMaxFloats = 2^27 floats).
 const MAX_CALL_BYTES = 4 * 2 ** 27;
 const NO_NAMES = Object.freeze([]);
-const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']);
+const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gradOutput']);
 /** One array of a call, in bytes: within the per-array limit (so no size can wrap a 32-bit malloc). */
 function checkBlock(bytes) {
   if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= MAX_CALL_BYTES))
@@ -581,6 +581,40 @@ class Scope {
     }, QKV);
   }
 
+  /**
+   * Gradients of L through O = attention(Q, K, V, options).output, given gradOutput = dL/dO [nq, dv]:
+   * { dQ, dK, dV } and the score's own parameter gradients (dW; dW1, dW2, dv; dWa). Same options,
+   * checks and limits as attention(); the forward is recomputed inside (nothing is kept between calls).
+   */
+  attentionBackward(Q, K, V, gradOutput, options) {
+    const a = this._attentionInputs(Q, K, V, options, []);
+    const { nq, nk, d, dk, dv } = a;
+    checkShape('gradOutput', gradOutput, nq * dv, `[nq=${nq}, dv=${dv}] (dL/dO, shaped like the output)`);  // finite: checked by _withArrays
+    const hidden = a.weights.hidden || 0;
+    const err0 = this._m._backwardCost(a.score, nq, nk, d, dk, dv, hidden);
+    if (err0) throw coreError(err0);
+    const outputs = { dQ: nq * d, dK: nk * dk, dV: nk * dv };
+    if (a.score === 'general') outputs.dW = d * dk;
+    if (a.score === 'additive') { outputs.dW1 = hidden * d; outputs.dW2 = hidden * dk; outputs.dv = hidden; }
+    if (a.score === 'location') outputs.dWa = a.weights.maxKeys * d;
+    return this._withArrays({ Q, K, V, gradOutput, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
+      const e = this._enum;
+      const err = this._m._attentionBackward(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, e.score[a.score], e.variant[a.variant],
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.gradOutput,
+        ptrs.dQ, ptrs.dK, ptrs.dV, ptrs.dW || 0, ptrs.dW1 || 0, ptrs.dW2 || 0, ptrs.dv || 0, ptrs.dWa || 0);
+      if (err) throw coreError(err);
+      const result = {};
+      for (const [name, n] of Object.entries(outputs)) result[name] = this._read(ptrs[name], n);
+      result.variant = this._m._resolvedVariant(e.variant[a.variant]);
+      return result;
+    }, QKV_DO);
+  }
+
+  /** A trainer of one attention head (see Trainer below and attnscope.d.ts). */
+  createTrainer(options) {
+    return new Trainer(this, options);
+  }
+
   // ---- text ----
   tokenize(text, options = {}) {
     if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
@@ -786,6 +820,200 @@ class Scope {
       const o = this._read(ptrs.out, 3 * lh);
       return { entropy: o.slice(0, lh), max: o.slice(lh, 2 * lh), meanMax: o.slice(2 * lh) };
     });
+  }
+}
+
+// ---- the head trainer (src/attnscope/trainer.hpp) ---------------------------------------------
+
+const TRAINER_KEYS = ['data', 'dIn', 'dHead', 'positions', 'dPos', 'maxLen', 'score', 'p', 'eps', 'hidden', 'temperature',
+  'mask', 'learningRate', 'batch', 'seed', 'variant'];
+const TRAINER_POSITIONS = ['none', 'add', 'concat'];
+const NO_TRAINER = 'trainer: this Trainer was disposed; create a new one with scope.createTrainer()';
+
+/** lengths as a Uint32Array: a Uint32Array or an array of integers from 1 to maxLen. */
+function lengthsOption(name, value, maxLen) {
+  const typed = typedKind(value) === 'Uint32Array';
+  if (!typed && !Array.isArray(value)) throw new TypeError(`${name}: expected a Uint32Array or number[] of sentence lengths, got ${describe(value)}`);
+  const n = typed ? typedLength(value) : value.length;
+  if (n === 0) throw new RangeError(`${name}: expected at least one sentence`);
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) out[i] = checkInt(`${name}[${i}]`, value[i], 1, maxLen);
+  return out;
+}
+/** targets as an Int32Array: one per token, -1 (none) or the index of a key in its sentence. */
+function targetsOption(name, value, tokens) {
+  const typed = typedKind(value) === 'Int32Array';
+  if (!typed && !Array.isArray(value)) throw new TypeError(`${name}: expected an Int32Array or number[] (one target per token, -1 = none), got ${describe(value)}`);
+  const n = typed ? typedLength(value) : value.length;
+  if (n !== tokens) throw new RangeError(`${name}: expected ${tokens} entries (one per token, the sum of lengths), got ${n}`);
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = checkInt(`${name}[${i}]`, value[i], -1, 1 << 20);
+  return out;
+}
+
+// An integer array's bytes, as _withArrays copies them (malloc's blocks are 8-byte aligned).
+const bytesOf = (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+class Trainer {
+  constructor(scope, options) {
+    checkKnownKeys('options', options, TRAINER_KEYS);
+    const lists = scope._lists;
+    const o = {
+      dIn: checkInt('options.dIn', options.dIn, 1, 4096),
+      dHead: options.dHead === undefined ? 16 : checkInt('options.dHead', options.dHead, 1, 1024),
+      positions: options.positions === undefined ? 'none' : options.positions,
+      dPos: options.dPos === undefined ? 16 : checkInt('options.dPos', options.dPos, 1, 1024),
+      maxLen: options.maxLen === undefined ? 64 : checkInt('options.maxLen', options.maxLen, 1, 1024),
+      score: scoreOption('options.score', options.score, lists),
+      ...idwOptions('options.', options),
+      hidden: options.hidden === undefined ? 16 : checkInt('options.hidden', options.hidden, 1, 1024),
+      temperature: temperatureOption('options.temperature', options.temperature),
+      mask: maskOption('options.mask', options.mask, lists),
+      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate, { min: 0, exclusiveMin: true }),
+      batch: options.batch === undefined ? 32 : checkInt('options.batch', options.batch, 1, 4096),
+      seed: options.seed === undefined ? 1 : checkInt('options.seed', options.seed, 0, 0xffffffff),
+      variant: scope._variantOption(options.variant),
+    };
+    checkEnum('options.positions', o.positions, TRAINER_POSITIONS);
+    if (o.positions === 'add' && o.dIn % 2 !== 0) { /* sinusoidal pairs: an odd width keeps its last sine; allowed */ }
+    this._scope = scope;
+    this._m = scope._m;
+    this.options = Object.freeze({ ...o });
+    const data = this._data('options.data', options.data);
+    const t = new this._m.HeadTrainer();
+    try {
+      scope._withArrays({ X: data.vectors, L: bytesOf(data.lengths), T: bytesOf(data.targets) }, {}, (ptrs) => {
+        const e = scope._enum;
+        const err = t.init({ ...o, positions: TRAINER_POSITIONS.indexOf(o.positions), score: e.score[o.score], mask: e.mask[o.mask],
+          variant: e.variant[o.variant] }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T);
+        if (err) throw coreError(err.replace(/^(vectors|lengths|targets)/, 'options.data.$1'));
+      });
+    } catch (err) {
+      t.delete();
+      throw err;
+    }
+    this._t = t;
+    this.layout = Object.freeze(JSON.parse(t.layoutJson()));
+    /** Number of training sentences. */
+    this.examples = t.examples();
+  }
+
+  _live() {
+    if (!this._t) throw new Error(NO_TRAINER);
+    return this._t;
+  }
+
+  // { vectors, lengths, targets } checked and converted; tokens = the sum of lengths.
+  _data(name, data) {
+    if (data === null || typeof data !== 'object') throw new TypeError(`${name}: expected { vectors, lengths, targets }, got ${describe(data)}`);
+    checkKnownKeys(name, data, ['vectors', 'lengths', 'targets']);
+    const lengths = lengthsOption(`${name}.lengths`, data.lengths, this.options.maxLen);
+    let tokens = 0;
+    for (const n of lengths) tokens += n;
+    const vectors = checkMatrix(`${name}.vectors`, data.vectors, tokens * this.options.dIn, `[tokens=${tokens}, dIn=${this.options.dIn}]`);
+    const targets = targetsOption(`${name}.targets`, data.targets, tokens);
+    return { vectors, lengths, targets, tokens };
+  }
+
+  /** Runs `count` optimisation steps (default 1); returns the total number of steps taken so far. */
+  step(count = 1) {
+    const t = this._live();
+    checkInt('count', count, 1, 1 << 20);
+    const cost = t.stepCost(count);
+    if (cost) throw coreError(cost);
+    const err = t.step(count);
+    if (err) throw coreError(err);
+    return this.steps;
+  }
+
+  /** The batch loss of every step so far (a copy). */
+  get losses() { return this._live().losses(); }
+  /** Steps taken since creation or the last reset(). */
+  get steps() { return this._live().losses().length; }
+
+  /** Copies of the trained matrices: Wq, Wk [dFeat, dHead] and the score's (W; W1, W2, v; Wa). */
+  weights() {
+    const t = this._live();
+    const n = t.paramCount();
+    const all = this._scope._withArrays({}, { out: n }, (ptrs) => { t.readParams(ptrs.out); return this._scope._read(ptrs.out, n); });
+    return this._split(all);
+  }
+
+  _split(flat) {
+    const L = this.layout, o = this.options, out = {};
+    const take = (name, at, size) => { out[name] = flat.slice(at, at + size); };
+    take('Wq', L.Wq, L.dFeat * o.dHead);
+    take('Wk', L.Wk, L.dFeat * o.dHead);
+    if (o.score === 'general') take('W', L.W, o.dHead * o.dHead);
+    if (o.score === 'additive') { take('W1', L.W1, o.hidden * o.dHead); take('W2', L.W2, o.hidden * o.dHead); take('v', L.v, o.hidden); }
+    if (o.score === 'location') take('Wa', L.Wa, o.maxLen * o.dHead);
+    return out;
+  }
+
+  /** Mean cross-entropy and argmax accuracy on other sentences ({ vectors, lengths, targets }). */
+  evaluate(data) {
+    const t = this._live();
+    const d = this._data('data', data);
+    return this._scope._withArrays({ X: d.vectors, L: bytesOf(d.lengths), T: bytesOf(d.targets) }, {}, (ptrs) => {
+      const r = t.evaluate(ptrs.X, d.tokens, ptrs.L, d.lengths.length, ptrs.T);
+      if (r.error) throw coreError('data.' + r.error);
+      return { loss: r.loss, hits: r.hits, count: r.count, accuracy: r.count ? r.hits / r.count : 0 };
+    });
+  }
+
+  /** The attention weights [n, n] of one sentence (vectors [n, dIn]) under the current parameters. */
+  attentionWeights(vectors) {
+    const t = this._live();
+    const dIn = this.options.dIn;
+    const len = checkFloat32('vectors', vectors, `[n, dIn=${dIn}]`);
+    if (len === 0 || len % dIn !== 0) throw new RangeError(`vectors: expected n rows of dIn=${dIn} numbers, got ${len} numbers`);
+    const n = len / dIn;
+    if (n > this.options.maxLen) throw new RangeError(`vectors: ${n} tokens, more than maxLen=${this.options.maxLen}; shorten the sentence or create the trainer with a larger maxLen`);
+    checkMatrix('vectors', vectors, len, `[n=${n}, dIn=${dIn}]`);
+    return this._scope._withArrays({ X: vectors }, { A: n * n }, (ptrs) => {
+      const err = t.weightsOf(ptrs.X, n, ptrs.A);
+      if (err) throw coreError(err);
+      return this._scope._read(ptrs.A, n * n);
+    });
+  }
+
+  /**
+   * The loss and gradients of the given training sentences as one batch at the current parameters,
+   * exactly what step() computes before its update: { loss, count, grads: {Wq, Wk, ...}, rows,
+   * features [rows, dFeat], Q, K, dQ, dK [rows, dHead] }.
+   */
+  gradients(examples) {
+    const t = this._live();
+    if (!Array.isArray(examples) || examples.length === 0) throw new TypeError(`examples: expected a non-empty array of training sentence indices, got ${describe(examples)}`);
+    const idx = Uint32Array.from(examples, (e, i) => checkInt(`examples[${i}]`, e, 0, this.examples - 1));
+    const ptr = this._scope._alloc(idx.length * 4);
+    let r;
+    try {
+      this._m.HEAPU32.set(idx, ptr >> 2);
+      r = t.gradients(ptr, idx.length);
+    } finally {
+      this._m._free(ptr);
+    }
+    if (r.error) throw coreError(r.error);
+    const L = this.layout, rows = r.rows, dh = this.options.dHead;
+    let at = L.total;
+    const take = (n) => r.data.slice(at, (at += n));
+    const grads = this._split(r.data.subarray(0, L.total));
+    const features = take(rows * L.dFeat), Q = take(rows * dh), K = take(rows * dh), dQ = take(rows * dh), dK = take(rows * dh);
+    return { loss: r.loss, count: r.count, rows, grads, features, Q, K, dQ, dK };
+  }
+
+  /** Back to the initial state, with the parameters drawn from `seed` (default: the trainer's seed). */
+  reset(seed = this.options.seed) {
+    const t = this._live();
+    checkInt('seed', seed, 0, 0xffffffff);
+    t.reset(seed);
+    this.options = Object.freeze({ ...this.options, seed });
+  }
+
+  /** Frees the trainer's memory in the wasm instance; later calls throw. */
+  dispose() {
+    if (this._t) { this._t.delete(); this._t = null; }
   }
 }
 

@@ -21,6 +21,42 @@ function renderLimits(readme) {
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
 }
 
+// The lab's tables (README "Lab"), from bench/lab.mjs: ms per training step, and held-out accuracy
+// per scoring function and task.
+function renderLab(readme) {
+  if (!existsSync('bench/results/lab.json') || !existsSync(readme)) return;
+  const l = JSON.parse(readFileSync('bench/results/lab.json', 'utf8'));
+  const h = l.head;
+  let t = `Measured ${l.date.slice(0, 10)} with \`node bench/lab.mjs\` (node ${l.node}, ${l.cpu}, ${l.cores} cores, load average ` +
+    `${l.loadavg[0]} while it ran). One step = one batch of ${h.batch} sentences (${h.tokens_per_batch} words on average) of the ` +
+    `previous-word task, d = ${h.dIn} word vectors + ${h.dPos} positional features → ${h.dHead}: forward, backward, Adam. ` +
+    `Median over ${l.batches} batches of ${l.steps_per_batch} steps after ${l.warmup_ms / 1000} s of warm-up.\n\n` +
+    '| case | ms per step | CPU ms per step |\n|---|--:|--:|\n';
+  for (const c of l.steps) t += `| ${c.case} | ${c.ms_per_step.toFixed(2)} | ${c.cpu_ms_per_step.toFixed(2)} |\n`;
+  t += `\nms per step of the same task by scoring function (SIMD wasm): ${l.per_score.map((p) => `${p.score} ${p.ms_per_step.toFixed(2)}`).join(', ')}.\n`;
+  const rules = [...new Set(l.accuracy.map((a) => a.rule))];
+  const scores = [...new Set(l.accuracy.map((a) => a.score))];
+  const first = l.accuracy[0];
+  t += `\nHeld-out accuracy (argmax on the target) after ${first.steps} steps from seed ${first.seed}, learning rate ${h.learningRate}; ` +
+    'in brackets the first step (of every 25) at which it reached 90%, – if it did not. Chance: ' +
+    rules.map((r) => `${r} ${(100 * l.accuracy.find((a) => a.rule === r).chance).toFixed(0)}%`).join(', ') +
+    ` (held-out target rows: ${rules.map((r) => `${r} ${l.accuracy.find((a) => a.rule === r).held_out_rows}`).join(', ')}; ` +
+    'the pronoun set is tiny: read its column as anecdote).\n\n' +
+    `| score | ${rules.join(' | ')} |\n|---|${rules.map(() => '--:').join('|')}|\n`;
+  for (const s of scores) {
+    t += `| ${s} | ${rules.map((r) => {
+      const a = l.accuracy.find((x) => x.rule === r && x.score === s);
+      return `${(100 * a.accuracy).toFixed(1)}% (${a.steps_to_90 ?? '–'})`;
+    }).join(' | ')} |\n`;
+  }
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- LAB:START -->\n)[\s\S]*?(<!-- LAB:END -->)/;
+  if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
+}
+
+// `node scripts/bench-report.mjs --lab`: only the lab's tables, from bench/results/lab.json.
+if (process.argv[2] === '--lab') { renderLab('README.md'); process.exit(0); }
+
 // `node scripts/bench-report.mjs --limits`: only the limits table, from bench/results/limits.json.
 if (process.argv[2] === '--limits') { renderLimits('README.md'); process.exit(0); }
 
@@ -173,4 +209,5 @@ if (existsSync(readme)) {
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${env}\n${table}$2`));
 }
 renderLimits('README.md');
+renderLab('README.md');
 console.log(env + '\n' + table);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node, the
+# Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node, the lab's training step (bench/lab.mjs),
 # package sizes, attnscope against TF.js and plain JS (bench/attention-node.mjs) and the demo page in headless Chromium (keystroke → plots redrawn); records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -18,6 +18,7 @@ node bench/page.mjs "$@" > bench/results/page.json
 node bench/page-scale.mjs "$@" > bench/results/page-scale.json   # long documents (issue 11)
 node scripts/page-scale-report.mjs > /dev/null
 node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (README "Limits and guarantees")
+node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (README "Lab")
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"

@@ -36,11 +36,19 @@ const registry = await loadDistRegistry(dist);
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-// Two entry points: the page (main.js) and its compute worker (worker.js, a module worker that holds
-// the wasm; web/compute-client.js talks to it). They share no chunk: each is one file.
+// The pages: each an HTML file and its entry script (bundled to the same name), and CSS files. Another
+// page is one more line here. Plus the demo's compute worker (worker.js, a module worker that holds
+// the wasm; web/compute-client.js talks to it): its own bundle, no chunk shared with a page.
+const PAGES = [
+  { html: 'web/index.html', entry: 'web/main.js' },
+  { html: 'web/lab.html', entry: 'web/lab.js' },
+];
+const WORKERS = ['web/worker.js'];
+const STYLES = ['web/style.css', 'web/lab.css'];
 const result = await build({
-  entryPoints: { main: join(root, 'web/main.js'), worker: join(root, 'web/worker.js') },
+  entryPoints: [...PAGES.map((p) => p.entry), ...WORKERS].map((e) => join(root, e)),
   outdir: out,
+  entryNames: '[name]',
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -59,20 +67,28 @@ copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
 // The page's text says how many scoring functions there are: the registry's count, in words.
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
-writeFileSync(join(out, 'index.html'), readFileSync(join(root, 'web/index.html'), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
+for (const p of PAGES) {
+  const html = p.html.replace(/^web\//, '');
+  writeFileSync(join(out, html), readFileSync(join(root, p.html), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
+}
 // The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
-await build({
-  entryPoints: [join(root, 'web/style.css')],
-  outfile: join(out, 'style.css'),
-  bundle: true,
-  minify: !dev,
-  target: ['chrome100', 'firefox100', 'safari15'],
-  logLevel: 'warning',
-});
+for (const css of STYLES) {
+  await build({
+    entryPoints: [join(root, css)],
+    outfile: join(out, css.replace(/^web\//, '')),
+    bundle: true,
+    minify: !dev,
+    target: ['chrome100', 'firefox100', 'safari15'],
+    logLevel: 'warning',
+  });
+}
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
-for (const f of ['main.js', 'worker.js']) if (!existsSync(join(out, f))) throw new Error(`build-web: esbuild wrote no ${f}`);
+for (const entry of [...PAGES.map((p) => p.entry), ...WORKERS]) {
+  const js = entry.replace(/^web\//, '');
+  if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
+}
 mkdirSync(join(root, 'build'), { recursive: true });
-writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into main.js
+writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into each page's script
 // Last, once every other file is in place: the worker lists them all with their hashes.
 const offline = writeServiceWorker(out, join(root, 'web/sw.js'));
 

@@ -8,6 +8,13 @@ import createDefault, {
   type AttendResult,
   type AttentionOptions,
   type AttentionResult,
+  type AttentionGradients,
+  type Trainer,
+  type TrainerData,
+  type TrainerEvaluation,
+  type TrainerGradients,
+  type TrainerOptions,
+  type TrainerWeights,
   type AttentionFormat,
   type AttentionJson,
   type AttnScope,
@@ -164,6 +171,28 @@ async function main(): Promise<void> {
   const rolled2: Float32Array = scope.rollout(imported2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
   const summary: HeadSummaries = scope.headSummaries(imported3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
   const summaryArrays: Float32Array[] = [summary.entropy, summary.max, summary.meanMax];
+  // Gradients and the head trainer.
+  const grad: AttentionGradients = scope.attentionBackward(new Float32Array(6), new Float32Array(6), new Float32Array(4), new Float32Array(4),
+    { nq: 2, nk: 2, d: 3, dv: 2, score: 'general', W: new Float32Array(9), mask: 'causal', temperature: 0.5 });
+  const gradArrays: (Float32Array | undefined)[] = [grad.dQ, grad.dK, grad.dV, grad.dW, grad.dW1, grad.dW2, grad.dv, grad.dWa];
+  const data: TrainerData = { vectors: new Float32Array(6), lengths: [2], targets: new Int32Array([-1, 0]) };
+  const trainerOptions: TrainerOptions = { data, dIn: 3, dHead: 4, positions: 'concat', dPos: 4, maxLen: 8, score: 'additive', hidden: 4,
+    temperature: 1, mask: 'none', learningRate: 0.01, batch: 4, seed: 2, variant: 'auto', p: 2, eps: 1e-3 };
+  const trainer: Trainer = scope.createTrainer(trainerOptions);
+  const stepsSoFar: number = trainer.step(10) + trainer.step() + trainer.steps + trainer.examples + trainer.layout.dFeat;
+  const curve: Float32Array = trainer.losses;
+  const trained: TrainerWeights = trainer.weights();
+  const trainedArrays: (Float32Array | undefined)[] = [trained.Wq, trained.Wk, trained.W, trained.W1, trained.W2, trained.v, trained.Wa];
+  const evaluation: TrainerEvaluation = trainer.evaluate(data);
+  const evalNumbers: number[] = [evaluation.loss, evaluation.accuracy, evaluation.hits, evaluation.count];
+  const heat: Float32Array = trainer.attentionWeights(new Float32Array(6));
+  const tg: TrainerGradients = trainer.gradients([0]);
+  const tgArrays: Float32Array[] = [tg.features, tg.Q, tg.K, tg.dQ, tg.dK, tg.grads.Wq];
+  const resolvedScore: ScoreName = trainer.options.score;
+  trainer.reset(3);
+  trainer.reset();
+  trainer.dispose();
+  void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore];
   void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
 
   void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,

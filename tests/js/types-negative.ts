@@ -18,6 +18,9 @@ async function misuse(): Promise<void> {
   scope.attention(Q, K, Q, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['weight'] });  // expect-error: unknown result name
   const o: Float32Array = scope.attention(Q, K, Q, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['weights'] }).output;  // expect-error: output was not asked for
   scope.attentionOutput(Q, K, Q, { nq: 2, nk: 2, d: 4 });  // expect-error: dv is required
+  scope.attentionBackward(Q, K, Q, Q, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['output'] });  // expect-error: backward takes no returns
+  scope.createTrainer({ dIn: 4 });  // expect-error: data is required
+  scope.createTrainer({ data: { vectors: Q, lengths: [2], targets: [-1, 0] }, dIn: 4, positions: 'learned' });  // expect-error: unknown positions
   scope.attend({ keys: 'no query' });  // expect-error: query is required
   scope.attend({ query: 'x', projection: 'user' });  // expect-error: 'user' is not a projection name
   scope.attend({ query: 'x', temprature: 2 });  // expect-error: unknown option

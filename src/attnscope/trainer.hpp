@@ -1,0 +1,119 @@
+// Training one attention head on "which key should this query attend to?" examples: the attention
+// lab's trainer. A loop over the backward passes (backward.hpp) and Adam (optim.hpp), deterministic for
+// a seed (the same seed, data and options give the same bytes on every run of one build).
+//
+// The model, per sentence of n tokens with input vectors x_i (d_in wide):
+//   f_i = x_i                       (positions none)
+//       = x_i + PE(i)               (positions add: sinusoidal, d_in wide)
+//       = [x_i ; PE_dpos(i)]        (positions concat: d_in + d_pos wide)
+//   Q = F W_q, K = F W_k            (F: n x d_feat, W_q, W_k: d_feat x d_head)
+//   A = masked_softmax(score(Q, K; its parameters) / τ)
+// and the loss of a batch is the mean over its target rows of the cross-entropy −log A[i, t_i]
+// (t_i = the key query i should attend to; rows without a target are not counted). Trained: W_q, W_k
+// and the score's own matrices (general W; additive W1, W2, v; location Wa), all Xavier-initialised
+// from the seed; idw's p and ε stay fixed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "attnscope/optim.hpp"
+#include "attnscope/random.hpp"
+#include "attnscope/score.hpp"
+#include "attnscope/softmax.hpp"
+#include "attnscope/tensor.hpp"
+
+namespace attnscope {
+
+enum class TrainerPositions { none, add, concat };
+
+struct TrainerOptions {
+    std::size_t d_in = 0;            // width of the token vectors (required, >= 1)
+    std::size_t d_head = 16;         // width of the projected queries and keys
+    TrainerPositions positions = TrainerPositions::none;
+    std::size_t d_pos = 16;          // positions concat: width of the concatenated encoding
+    std::size_t max_len = 64;        // longest sentence (location's Wa has this many rows)
+    Score score = Score::scaled_dot;
+    float p = 2.0f, eps = 1e-3f;     // idw (fixed)
+    std::size_t hidden = 16;         // additive's hidden size
+    float temperature = 1.0f;
+    Mask mask = Mask::none;
+    float learning_rate = 0.01f;
+    std::size_t batch = 32;          // sentences per step, drawn with replacement from the seed's stream
+    std::uint32_t seed = 1;
+    Variant variant = Variant::automatic;
+};
+
+// Sentences stacked: X [sum of lengths, d_in], lengths, and per token the index (within its sentence)
+// of the key it should attend to, or -1 for none.
+struct TrainerData {
+    std::vector<float> X;
+    std::vector<std::uint32_t> lengths;
+    std::vector<std::int32_t> targets;
+    std::vector<std::size_t> offsets;  // filled by check_trainer_data
+};
+
+// Checks shapes, lengths (1..max_len), targets (-1 or a key the mask lets the query see) and finite
+// values; fills data.offsets. Messages name the argument (vectors, lengths, targets).
+Status check_trainer_data(TrainerData& data, const TrainerOptions& options);
+
+struct TrainerEval {
+    double loss = 0.0;         // mean cross-entropy over the target rows
+    std::size_t hits = 0;      // target rows whose argmax is the target
+    std::size_t count = 0;     // target rows
+};
+
+// The trained matrices, each a flat row-major block of params(): W_q, W_k, then the score's.
+struct TrainerLayout {
+    std::size_t Wq = 0, Wk = 0, W = 0, W1 = 0, W2 = 0, v = 0, Wa = 0, total = 0;  // offsets; W.. = total if absent
+    std::size_t d_feat = 0;
+};
+
+class HeadTrainer {
+public:
+    // Checks the options and the data, initialises the parameters from options.seed.
+    Status init(const TrainerOptions& options, TrainerData data);
+    // `count` optimisation steps; each appends its batch loss to losses().
+    Status step(std::size_t count);
+    // Back to the state init() left, with another seed (parameters, Adam, batch stream, losses).
+    void reset(std::uint32_t seed);
+    // Loss and argmax accuracy on other data (checked like the training data).
+    Status evaluate(TrainerData data, TrainerEval& out) const;
+    // The attention weights (n x n) of one sentence X [n, d_in] under the current parameters.
+    Status weights_of(ConstMatrix X, Tensor& A) const;
+
+    // The loss and gradient of the given training sentences as one batch, at the current parameters
+    // (what step() computes before its update). Q, K, dQ, dK, F: the batch's rows stacked.
+    struct Gradients {
+        double loss = 0.0;
+        std::size_t count = 0;
+        std::vector<float> grads;  // laid out as params()
+        Tensor F, Q, K, dQ, dK;
+    };
+    Status gradients(const std::vector<std::uint32_t>& examples, Gradients& out) const;
+
+    const std::vector<float>& params() const { return params_; }
+    const std::vector<float>& losses() const { return losses_; }
+    const TrainerLayout& layout() const { return layout_; }
+    const TrainerOptions& options() const { return o_; }
+    std::size_t examples() const { return data_.lengths.size(); }
+    // Multiply-adds of one step (for the callers' budget checks).
+    std::uint64_t step_work() const;
+
+private:
+    Status batch_loss(const TrainerData& data, const std::vector<std::uint32_t>& examples, bool want_grads,
+                      Gradients* g, TrainerEval* eval) const;
+    void features(const float* x, std::size_t n, float* f) const;
+    ScoreParams score_params(const float* base) const;
+
+    TrainerOptions o_;
+    TrainerData data_;
+    TrainerLayout layout_;
+    std::vector<float> params_;
+    std::vector<float> losses_;
+    Adam adam_;
+    Pcg32 batches_{1};  // the stream batches are drawn from (seeded from options.seed)
+};
+
+}  // namespace attnscope

@@ -1,0 +1,362 @@
+#include "attnscope/trainer.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "attnscope/backward.hpp"
+#include "attnscope/limits.hpp"
+#include "attnscope/positional.hpp"
+#include "attnscope/projection.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnscope {
+
+namespace {
+
+std::string num(std::size_t x) { return std::to_string(x); }
+
+bool hidden_by_mask(Mask mask, std::size_t i, std::size_t j) { return mask == Mask::causal && j > i; }
+
+}  // namespace
+
+Status check_trainer_data(TrainerData& data, const TrainerOptions& o) {
+    if (data.lengths.empty()) return Status::error("lengths: expected at least one sentence");
+    data.offsets.assign(data.lengths.size(), 0);
+    std::uint64_t total = 0;
+    for (std::size_t e = 0; e < data.lengths.size(); ++e) {
+        const std::uint32_t n = data.lengths[e];
+        if (n < 1 || n > o.max_len)
+            return Status::error("lengths[" + num(e) + "]: expected 1 to maxLen = " + num(o.max_len) + " tokens, got " +
+                                 num(n) + "; raise maxLen or split the sentence");
+        data.offsets[e] = static_cast<std::size_t>(total);
+        total += n;
+    }
+    if (data.targets.size() != total)
+        return Status::error("targets: expected " + std::to_string(total) + " entries (one per token, the sum of lengths), got " +
+                             num(data.targets.size()));
+    if (data.X.size() != total * o.d_in)
+        return Status::error("vectors: expected " + std::to_string(total * o.d_in) + " numbers [tokens = " +
+                             std::to_string(total) + ", dIn = " + num(o.d_in) + "], got " + num(data.X.size()));
+    for (std::size_t i = 0; i < data.X.size(); ++i)
+        if (!std::isfinite(data.X[i]))
+            return Status::error("vectors: element " + num(i) + " is not finite; every element must be a finite number");
+    for (std::size_t e = 0; e < data.lengths.size(); ++e) {
+        const std::size_t n = data.lengths[e], off = data.offsets[e];
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t t = data.targets[off + i];
+            if (t == -1) continue;
+            if (t < 0 || static_cast<std::size_t>(t) >= n)
+                return Status::error("targets[" + num(off + i) + "]: expected -1 (no target) or a key index from 0 to " +
+                                     num(n - 1) + " of its sentence, got " + std::to_string(t));
+            if (hidden_by_mask(o.mask, i, static_cast<std::size_t>(t)))
+                return Status::error("targets[" + num(off + i) + "]: key " + std::to_string(t) + " is hidden from query " +
+                                     num(i) + " by the causal mask; use mask 'none' or an earlier key");
+        }
+    }
+    return {};
+}
+
+void HeadTrainer::features(const float* x, std::size_t n, float* f) const {
+    const std::size_t din = o_.d_in, df = layout_.d_feat;
+    std::vector<float> pe(o_.positions == TrainerPositions::concat ? o_.d_pos : din);
+    for (std::size_t i = 0; i < n; ++i) {
+        float* row = f + i * df;
+        for (std::size_t c = 0; c < din; ++c) row[c] = x[i * din + c];
+        if (o_.positions == TrainerPositions::none) continue;
+        sinusoidal_position(i, pe.size(), pe.data());
+        if (o_.positions == TrainerPositions::add)
+            for (std::size_t c = 0; c < din; ++c) row[c] += pe[c];
+        else
+            for (std::size_t c = 0; c < o_.d_pos; ++c) row[din + c] = pe[c];
+    }
+}
+
+ScoreParams HeadTrainer::score_params(const float* base) const {
+    ScoreParams p;
+    p.p = o_.p;
+    p.eps = o_.eps;
+    const TrainerLayout& L = layout_;
+    if (o_.score == Score::general) p.W = base + L.W;
+    if (o_.score == Score::additive) {
+        p.W1 = base + L.W1;
+        p.W2 = base + L.W2;
+        p.v = base + L.v;
+        p.hidden = o_.hidden;
+    }
+    if (o_.score == Score::location) {
+        p.Wa = base + L.Wa;
+        p.max_keys = o_.max_len;
+    }
+    return p;
+}
+
+Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
+    if (o.d_in < 1 || o.d_in > 4096) return Status::error("dIn: expected 1 to 4096, got " + num(o.d_in));
+    if (o.d_head < 1 || o.d_head > 1024) return Status::error("dHead: expected 1 to 1024, got " + num(o.d_head));
+    if (o.positions == TrainerPositions::concat && (o.d_pos < 1 || o.d_pos > 1024))
+        return Status::error("dPos: expected 1 to 1024, got " + num(o.d_pos));
+    if (o.max_len < 1 || o.max_len > 1024) return Status::error("maxLen: expected 1 to 1024, got " + num(o.max_len));
+    if (o.batch < 1 || o.batch > 4096) return Status::error("batch: expected 1 to 4096 sentences, got " + num(o.batch));
+    if (o.score == Score::additive && (o.hidden < 1 || o.hidden > 1024))
+        return Status::error("hidden: expected 1 to 1024, got " + num(o.hidden));
+    if (!(o.p > 0.0f) || !std::isfinite(o.p)) return Status::error("p: expected a finite number > 0");
+    if (!(o.eps >= 0.0f) || !std::isfinite(o.eps)) return Status::error("eps: expected a finite number >= 0");
+    float inv_tau = 0.0f;
+    if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
+    if (Status st = check_trainer_data(data, o); !st) return st;
+    AdamOptions ao;
+    ao.learning_rate = o.learning_rate;
+    o_ = o;
+    TrainerLayout& L = layout_;
+    L = TrainerLayout{};
+    L.d_feat = o.d_in + (o.positions == TrainerPositions::concat ? o.d_pos : 0);
+    std::size_t at = 0;
+    L.Wq = at; at += L.d_feat * o.d_head;
+    L.Wk = at; at += L.d_feat * o.d_head;
+    L.W = L.W1 = L.W2 = L.v = L.Wa = 0;
+    if (o.score == Score::general) { L.W = at; at += o.d_head * o.d_head; }
+    if (o.score == Score::additive) {
+        L.W1 = at; at += o.hidden * o.d_head;
+        L.W2 = at; at += o.hidden * o.d_head;
+        L.v = at; at += o.hidden;
+    }
+    if (o.score == Score::location) { L.Wa = at; at += o.max_len * o.d_head; }
+    L.total = at;
+    if (o.score != Score::general) L.W = at;
+    if (o.score != Score::additive) L.W1 = L.W2 = L.v = at;
+    if (o.score != Score::location) L.Wa = at;
+    if (Status st = adam_.init(L.total, ao); !st) return st;
+    data_ = std::move(data);
+    reset(o.seed);
+    return {};
+}
+
+void HeadTrainer::reset(std::uint32_t seed) {
+    o_.seed = seed;
+    const TrainerLayout& L = layout_;
+    params_.assign(L.total, 0.0f);
+    auto fill = [&](std::size_t offset, std::size_t rows, std::size_t cols, MatrixKind kind) {
+        const std::vector<float> w = xavier_uniform(rows, cols, seed, matrix_stream(kind, 0));
+        std::copy(w.begin(), w.end(), params_.begin() + static_cast<std::ptrdiff_t>(offset));
+    };
+    fill(L.Wq, L.d_feat, o_.d_head, MatrixKind::Wq);
+    fill(L.Wk, L.d_feat, o_.d_head, MatrixKind::Wk);
+    if (o_.score == Score::general) fill(L.W, o_.d_head, o_.d_head, MatrixKind::W_general);
+    if (o_.score == Score::additive) {
+        fill(L.W1, o_.hidden, o_.d_head, MatrixKind::W1_additive);
+        fill(L.W2, o_.hidden, o_.d_head, MatrixKind::W2_additive);
+        fill(L.v, 1, o_.hidden, MatrixKind::v_additive);
+    }
+    if (o_.score == Score::location) fill(L.Wa, o_.max_len, o_.d_head, MatrixKind::Wa_location);
+    adam_.reset();
+    losses_.clear();
+    // The batch stream: its own PCG stream of the seed, apart from the matrices'.
+    batches_ = Pcg32(seed, 0x6c61625f62617463ULL);
+}
+
+std::uint64_t HeadTrainer::step_work() const {
+    // Per token: the projections forward (2), their backward (2) and the features; per pair of a
+    // sentence: the score forward and backward (~4 d_head, additive 2 tanh per hidden unit) and the
+    // softmax (limits::kWeightCost, as the forward counts it). Sentences of the longest length.
+    std::uint32_t longest = 0;
+    for (std::uint32_t n : data_.lengths) longest = n > longest ? n : longest;
+    const std::uint64_t rows = static_cast<std::uint64_t>(o_.batch) * longest;
+    const std::uint64_t pairs = static_cast<std::uint64_t>(o_.batch) * longest * longest;
+    std::uint64_t per_pair = 4 * o_.d_head + limits::kWeightCost;
+    if (o_.score == Score::additive) per_pair += 2 * limits::kTanhCost * o_.hidden;
+    return Budget::add(Budget::mul(rows, 4 * layout_.d_feat * o_.d_head + layout_.d_feat), Budget::mul(pairs, per_pair));
+}
+
+Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::uint32_t>& examples, bool want_grads,
+                               Gradients* g, TrainerEval* eval) const {
+    const auto& kt = kernels_for(o_.variant);
+    const std::size_t df = layout_.d_feat, dh = o_.d_head;
+    std::size_t rows = 0, count = 0;
+    for (std::uint32_t e : examples) {
+        rows += data.lengths[e];
+        for (std::size_t i = 0; i < data.lengths[e]; ++i) count += data.targets[data.offsets[e] + i] >= 0;
+    }
+    Tensor F(rows, df), Q(rows, dh), K(rows, dh);
+    {
+        std::size_t r = 0;
+        for (std::uint32_t e : examples) {
+            features(data.X.data() + data.offsets[e] * o_.d_in, data.lengths[e], F.values.data() + r * df);
+            r += data.lengths[e];
+        }
+    }
+    const float* P = params_.data();
+    kt.gemm_nn(rows, dh, df, F.values.data(), df, P + layout_.Wq, dh, Q.values.data(), dh);
+    kt.gemm_nn(rows, dh, df, F.values.data(), df, P + layout_.Wk, dh, K.values.data(), dh);
+    const ScoreParams sp = score_params(P);
+    SoftmaxOptions so;
+    so.temperature = o_.temperature;
+    so.mask = o_.mask;
+    so.variant = o_.variant;
+    const float inv_tau = 1.0f / o_.temperature;
+    const double scale = count ? 1.0 / static_cast<double>(count) : 0.0;
+
+    std::vector<float> grads;
+    Tensor dQ, dK;
+    if (want_grads) {
+        grads.assign(layout_.total, 0.0f);
+        dQ = Tensor(rows, dh);
+        dK = Tensor(rows, dh);
+    }
+    double loss = 0.0;
+    std::size_t hits = 0;
+    std::size_t r = 0;
+    Tensor S, A;
+    ScoreGrads sg;
+    for (std::uint32_t e : examples) {
+        const std::size_t n = data.lengths[e];
+        const std::int32_t* t = data.targets.data() + data.offsets[e];
+        const ConstMatrix Qe(Q.values.data() + r * dh, n, dh), Ke(K.values.data() + r * dh, n, dh);
+        S = Tensor(n, n);
+        A = Tensor(n, n);
+        if (Status st = compute_scores(o_.score, Qe, Ke, sp, S.view(), o_.variant); !st) return st;
+        if (Status st = masked_softmax(S.view(), so, A.view()); !st) return st;
+        bool any = false;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (t[i] < 0) continue;
+            any = true;
+            const std::size_t ti = static_cast<std::size_t>(t[i]);
+            loss -= std::log(std::max(static_cast<double>(A(i, ti)), 1e-30));
+            std::size_t best = 0;
+            for (std::size_t j = 1; j < n; ++j)
+                if (A(i, j) > A(i, best)) best = j;
+            hits += best == ti;
+        }
+        if (want_grads && any) {
+            // dL/dS of the mean cross-entropy: (A − onehot(t)) / (τ count) on target rows (masked keys
+            // have A = 0 and are never targets), 0 elsewhere. The same as masked_softmax_backward with
+            // dA = −onehot(t) / (A count), without dividing by A.
+            Tensor& dS = S;
+            for (std::size_t i = 0; i < n; ++i) {
+                float* row = dS.values.data() + i * n;
+                if (t[i] < 0) {
+                    for (std::size_t j = 0; j < n; ++j) row[j] = 0.0f;
+                    continue;
+                }
+                const float c = static_cast<float>(scale) * inv_tau;
+                for (std::size_t j = 0; j < n; ++j) row[j] = A(i, j) * c;
+                row[t[i]] -= c;
+            }
+            if (Status st = compute_scores_backward(o_.score, Qe, Ke, sp, dS.view(), sg, o_.variant); !st) return st;
+            std::copy(sg.dQ.values.begin(), sg.dQ.values.end(), dQ.values.begin() + static_cast<std::ptrdiff_t>(r * dh));
+            std::copy(sg.dK.values.begin(), sg.dK.values.end(), dK.values.begin() + static_cast<std::ptrdiff_t>(r * dh));
+            auto add = [&grads](std::size_t offset, const Tensor& x) {
+                for (std::size_t k = 0; k < x.values.size(); ++k) grads[offset + k] += x.values[k];
+            };
+            if (o_.score == Score::general) add(layout_.W, sg.dW);
+            if (o_.score == Score::additive) {
+                add(layout_.W1, sg.dW1);
+                add(layout_.W2, sg.dW2);
+                add(layout_.v, sg.dv);
+            }
+            if (o_.score == Score::location) add(layout_.Wa, sg.dWa);
+        }
+        r += n;
+    }
+    if (want_grads) {
+        const ConstMatrix Fv = F.view();
+        if (Status st = linear_backward(Fv, ConstMatrix(P + layout_.Wq, df, dh), dQ.view(), Matrix(),
+                                        Matrix(grads.data() + layout_.Wq, df, dh), o_.variant);
+            !st)
+            return st;
+        if (Status st = linear_backward(Fv, ConstMatrix(P + layout_.Wk, df, dh), dK.view(), Matrix(),
+                                        Matrix(grads.data() + layout_.Wk, df, dh), o_.variant);
+            !st)
+            return st;
+    }
+    if (g) {
+        g->loss = loss * scale;
+        g->count = count;
+        g->grads = std::move(grads);
+        g->F = std::move(F);
+        g->Q = std::move(Q);
+        g->K = std::move(K);
+        g->dQ = std::move(dQ);
+        g->dK = std::move(dK);
+    }
+    if (eval) {
+        eval->loss = loss * scale;
+        eval->hits = hits;
+        eval->count = count;
+    }
+    return {};
+}
+
+Status HeadTrainer::gradients(const std::vector<std::uint32_t>& examples, Gradients& out) const {
+    if (params_.empty()) return Status::error("trainer: not initialised");
+    if (examples.empty()) return Status::error("examples: expected at least one sentence index");
+    for (std::uint32_t e : examples)
+        if (e >= data_.lengths.size())
+            return Status::error("examples: index " + std::to_string(e) + " is not a training sentence (there are " +
+                                 num(data_.lengths.size()) + ")");
+    return batch_loss(data_, examples, true, &out, nullptr);
+}
+
+Status HeadTrainer::step(std::size_t count) {
+    if (params_.empty()) return Status::error("trainer: not initialised");
+    std::vector<std::uint32_t> batch(o_.batch);
+    Gradients g;
+    const auto N = static_cast<std::uint32_t>(data_.lengths.size());
+    for (std::size_t s = 0; s < count; ++s) {
+        for (auto& e : batch) e = batches_.next() % N;
+        if (Status st = batch_loss(data_, batch, true, &g, nullptr); !st) return st;
+        if (Status st = adam_.step(params_.data(), g.grads.data(), g.grads.size()); !st) return st;
+        losses_.push_back(static_cast<float>(g.loss));
+    }
+    return {};
+}
+
+Status HeadTrainer::evaluate(TrainerData data, TrainerEval& out) const {
+    if (params_.empty()) return Status::error("trainer: not initialised");
+    if (Status st = check_trainer_data(data, o_); !st) return st;
+    out = TrainerEval{};
+    double loss_sum = 0.0;
+    std::vector<std::uint32_t> one(1);
+    for (std::uint32_t e = 0; e < data.lengths.size(); ++e) {
+        one[0] = e;
+        TrainerEval ev;
+        if (Status st = batch_loss(data, one, false, nullptr, &ev); !st) return st;
+        loss_sum += ev.loss * static_cast<double>(ev.count);
+        out.hits += ev.hits;
+        out.count += ev.count;
+    }
+    out.loss = out.count ? loss_sum / static_cast<double>(out.count) : 0.0;
+    return {};
+}
+
+Status HeadTrainer::weights_of(ConstMatrix X, Tensor& A) const {
+    if (params_.empty()) return Status::error("trainer: not initialised");
+    if (X.cols != o_.d_in) return Status::error("vectors: expected rows of dIn = " + num(o_.d_in) + " numbers");
+    if (X.rows < 1 || X.rows > o_.max_len)
+        return Status::error("vectors: expected 1 to maxLen = " + num(o_.max_len) + " tokens, got " + num(X.rows));
+    for (std::size_t i = 0; i < X.rows; ++i)
+        for (std::size_t c = 0; c < X.cols; ++c)
+            if (!std::isfinite(X(i, c))) return Status::error("vectors: every element must be a finite number");
+    TrainerData d;
+    d.X.resize(X.rows * X.cols);
+    for (std::size_t i = 0; i < X.rows; ++i)
+        for (std::size_t c = 0; c < X.cols; ++c) d.X[i * X.cols + c] = X(i, c);
+    const std::size_t n = X.rows, df = layout_.d_feat, dh = o_.d_head;
+    Tensor F(n, df), Q(n, dh), K(n, dh), S(n, n);
+    features(d.X.data(), n, F.values.data());
+    const auto& kt = kernels_for(o_.variant);
+    kt.gemm_nn(n, dh, df, F.values.data(), df, params_.data() + layout_.Wq, dh, Q.values.data(), dh);
+    kt.gemm_nn(n, dh, df, F.values.data(), df, params_.data() + layout_.Wk, dh, K.values.data(), dh);
+    if (Status st = compute_scores(o_.score, Q.view(), K.view(), score_params(params_.data()), S.view(), o_.variant); !st)
+        return st;
+    SoftmaxOptions so;
+    so.temperature = o_.temperature;
+    so.mask = o_.mask;
+    so.variant = o_.variant;
+    A = Tensor(n, n);
+    return masked_softmax(S.view(), so, A.view());
+}
+
+}  // namespace attnscope

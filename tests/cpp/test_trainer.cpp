@@ -1,0 +1,178 @@
+// The head trainer (attnscope/trainer.hpp): its gradient against central finite differences of its own
+// loss (in double, through evaluate()), determinism for a seed, a loss that falls and an accuracy that
+// rises on a learnable rule (each word attends to the previous one), and its input checks.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnscope/random.hpp"
+#include "attnscope/trainer.hpp"
+
+using namespace attnscope;
+
+namespace {
+
+// Sentences of random "word vectors" (a vocabulary of `words` random vectors) and previous-word targets.
+TrainerData previous_word_data(std::size_t sentences, std::size_t d_in, std::uint32_t seed, std::size_t min_len = 3,
+                               std::size_t max_len = 8) {
+    Pcg32 rng(seed, 99);
+    const std::size_t words = 40;
+    std::vector<float> vocab(words * d_in);
+    for (auto& x : vocab) x = rng.symmetric(1.0f);
+    TrainerData d;
+    for (std::size_t s = 0; s < sentences; ++s) {
+        const auto n = static_cast<std::uint32_t>(min_len + rng.next() % (max_len - min_len + 1));
+        d.lengths.push_back(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::size_t w = rng.next() % words;
+            d.X.insert(d.X.end(), vocab.begin() + static_cast<std::ptrdiff_t>(w * d_in),
+                       vocab.begin() + static_cast<std::ptrdiff_t>((w + 1) * d_in));
+            d.targets.push_back(i == 0 ? -1 : static_cast<std::int32_t>(i - 1));
+        }
+    }
+    return d;
+}
+
+TrainerOptions small_options(Score score) {
+    TrainerOptions o;
+    o.d_in = 6;
+    o.d_head = 4;
+    o.positions = TrainerPositions::concat;
+    o.d_pos = 6;
+    o.max_len = 8;
+    o.score = score;
+    o.hidden = 3;
+    o.batch = 4;
+    o.seed = 7;
+    o.learning_rate = 0.02f;
+    return o;
+}
+
+const Score kScores[] = {Score::dot, Score::scaled_dot, Score::cosine, Score::general, Score::additive,
+                         Score::location, Score::neg_euclidean, Score::neg_sq_euclidean, Score::idw,
+                         Score::neg_manhattan};
+
+}  // namespace
+
+TEST_CASE("trainer: gradient equals finite differences of its loss, every score", "[trainer]") {
+    for (Score score : kScores) {
+        for (Mask mask : {Mask::none, Mask::causal}) {
+            CAPTURE(std::string(score_info(score).name), mask == Mask::causal);
+            TrainerOptions o = small_options(score);
+            o.mask = mask;
+            o.temperature = mask == Mask::causal ? 0.7f : 1.0f;
+            TrainerData data = previous_word_data(3, o.d_in, 5);
+            HeadTrainer t;
+            REQUIRE(t.init(o, data).ok());
+            HeadTrainer::Gradients g;
+            REQUIRE(t.gradients({0, 1, 2}, g).ok());
+            REQUIRE(g.grads.size() == t.params().size());
+            // The loss of the same three sentences as a function of one parameter, through evaluate()
+            // on a trainer whose parameters are moved (evaluate() averages over the same target rows).
+            TrainerData three = data;
+            three.offsets.clear();
+            const double h = 1e-3;
+            double scale = 0.0;
+            for (float x : g.grads) scale = std::max(scale, static_cast<double>(std::fabs(x)));
+            REQUIRE(scale > 0.0);
+            Pcg32 pick(11, static_cast<std::uint64_t>(score) + 1);
+            for (int k = 0; k < 24; ++k) {
+                const std::size_t idx = pick.next() % t.params().size();
+                auto loss_at = [&](double delta) {
+                    HeadTrainer m;
+                    REQUIRE(m.init(o, data).ok());
+                    auto& p = const_cast<std::vector<float>&>(m.params());
+                    p[idx] = static_cast<float>(static_cast<double>(p[idx]) + delta);
+                    TrainerEval ev;
+                    REQUIRE(m.evaluate(three, ev).ok());
+                    return ev.loss;
+                };
+                // float parameters: the step is the float difference actually taken.
+                const float p0 = t.params()[idx];
+                const double up = static_cast<double>(static_cast<float>(p0 + h)) - p0;
+                const double down = p0 - static_cast<double>(static_cast<float>(p0 - h));
+                const double fd = (loss_at(up) - loss_at(-down)) / (up + down);
+                CAPTURE(idx, fd, g.grads[idx]);
+                CHECK(std::fabs(g.grads[idx] - fd) <= 2e-2 * std::fabs(fd) + 2e-3 * scale);
+            }
+        }
+    }
+}
+
+TEST_CASE("trainer: same seed gives the same bytes, another seed others; loss falls on previous-word", "[trainer]") {
+    TrainerOptions o;
+    o.d_in = 12;
+    o.d_head = 8;
+    o.positions = TrainerPositions::concat;
+    o.d_pos = 8;
+    o.max_len = 10;
+    o.batch = 8;
+    o.seed = 3;
+    o.learning_rate = 0.03f;
+    const TrainerData train = previous_word_data(60, o.d_in, 1, 3, 10);
+    const TrainerData held = previous_word_data(20, o.d_in, 2, 3, 10);
+    HeadTrainer a, b, c;
+    REQUIRE(a.init(o, train).ok());
+    REQUIRE(b.init(o, train).ok());
+    TrainerOptions oc = o;
+    oc.seed = 4;
+    REQUIRE(c.init(oc, train).ok());
+    TrainerEval before;
+    REQUIRE(a.evaluate(held, before).ok());
+    REQUIRE(a.step(150).ok());
+    REQUIRE(b.step(100).ok());
+    REQUIRE(b.step(50).ok());
+    REQUIRE(c.step(150).ok());
+    REQUIRE(a.params().size() == b.params().size());
+    CHECK(std::memcmp(a.params().data(), b.params().data(), a.params().size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(a.losses().data(), b.losses().data(), a.losses().size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(a.params().data(), c.params().data(), a.params().size() * sizeof(float)) != 0);
+    TrainerEval after;
+    REQUIRE(a.evaluate(held, after).ok());
+    CAPTURE(before.loss, after.loss, before.hits, after.hits, after.count);
+    CHECK(after.loss < 0.5 * before.loss);
+    CHECK(static_cast<double>(after.hits) > 0.9 * static_cast<double>(after.count));
+    // Reset by seed: back to the start, the same run again.
+    a.reset(3);
+    CHECK(a.losses().empty());
+    REQUIRE(a.step(150).ok());
+    CHECK(std::memcmp(a.params().data(), b.params().data(), a.params().size() * sizeof(float)) == 0);
+}
+
+TEST_CASE("trainer: checks its options and data", "[trainer]") {
+    TrainerOptions o = small_options(Score::scaled_dot);
+    HeadTrainer t;
+    TrainerData d = previous_word_data(2, o.d_in, 1);
+    TrainerData bad = d;
+    bad.targets[1] = 5;
+    CHECK_THAT(t.init(o, bad).message(), Catch::Contains("targets[1]"));
+    bad = d;
+    bad.lengths[0] = 9;
+    CHECK_THAT(t.init(o, bad).message(), Catch::Contains("lengths[0]"));
+    bad = d;
+    bad.X.pop_back();
+    CHECK_THAT(t.init(o, bad).message(), Catch::Contains("vectors"));
+    bad = d;
+    bad.X[3] = NAN;
+    CHECK_THAT(t.init(o, bad).message(), Catch::Contains("element 3"));
+    TrainerOptions causal = o;
+    causal.mask = Mask::causal;
+    bad = d;
+    bad.targets[0] = 1;  // query 0 → key 1: hidden by the causal mask
+    CHECK_THAT(t.init(causal, bad).message(), Catch::Contains("causal"));
+    TrainerOptions zero = o;
+    zero.temperature = 0.0f;
+    CHECK_THAT(t.init(zero, d).message(), Catch::Contains("temperature"));
+    CHECK_THAT(t.step(1).message(), Catch::Contains("not initialised"));
+    REQUIRE(t.init(o, d).ok());
+    Tensor A;
+    Tensor X(9, o.d_in);
+    CHECK_THAT(t.weights_of(X.view(), A).message(), Catch::Contains("maxLen"));
+    Tensor X3(3, o.d_in, 0.5f);
+    REQUIRE(t.weights_of(X3.view(), A).ok());
+    for (std::size_t i = 0; i < 3; ++i) CHECK(std::fabs(A(i, 0) + A(i, 1) + A(i, 2) - 1.0f) < 1e-5f);
+}

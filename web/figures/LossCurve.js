@@ -1,0 +1,59 @@
+// The lab's training curves: the batch loss of every step (a line), the held-out loss and accuracy at
+// the steps they were measured (dots on their own scales), chance accuracy (a dashed line), and a
+// marker at the step the slider shows.
+import { scaleLinear } from 'd3-scale';
+import { axisBottom, axisLeft, axisRight } from 'd3-axis';
+import { Figure } from './base.js';
+
+const W = 560, H = 240, M = { left: 48, right: 52, top: 14, bottom: 34 };
+
+export class LossCurve extends Figure {
+  constructor(slot) {
+    super(slot, {
+      id: 'loss-curve',
+      title: 'Training curves',
+      caption: 'Line: the loss (cross-entropy, nats) of each training batch. Dots: held-out loss (same scale) and held-out accuracy (right scale; dashed: chance). The vertical line marks the step shown below.',
+    });
+    this.addPlot('loss-curve');
+    this.gx = this.svg.append('g').attr('class', 'axis x');
+    this.gy = this.svg.append('g').attr('class', 'axis y');
+    this.gy2 = this.svg.append('g').attr('class', 'axis y2');
+    this.chance = this.svg.append('line').attr('class', 'chance');
+    this.path = this.svg.append('path').attr('class', 'loss-line');
+    this.gHeld = this.svg.append('g').attr('class', 'held-loss');
+    this.gAcc = this.svg.append('g').attr('class', 'held-acc');
+    this.marker = this.svg.append('line').attr('class', 'step-marker');
+    this.svg.append('text').attr('class', 'axis-title').attr('x', M.left).attr('y', H - 4).text('training step');
+    this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10).text('loss');
+    this.svg.append('text').attr('class', 'axis-title').attr('x', W - 4).attr('y', 10).attr('text-anchor', 'end').text('accuracy');
+    this.setSize(W, H);
+    this.data = null;
+  }
+
+  /** d: { losses: Float32Array, evals: [{ step, loss, accuracy }], chance, maxSteps, marker } */
+  setData(d) { this.data = d; }
+
+  draw() {
+    const d = this.data;
+    if (!d) return;
+    const n = d.losses.length;
+    let top = 0.5;
+    for (const l of d.losses) top = Math.max(top, l);
+    for (const e of d.evals) top = Math.max(top, e.loss);
+    const x = scaleLinear().domain([0, Math.max(d.maxSteps, n)]).range([M.left, W - M.right]);
+    const y = scaleLinear().domain([0, top * 1.05]).range([H - M.bottom, M.top]).nice();
+    const ya = scaleLinear().domain([0, 1]).range([H - M.bottom, M.top]);
+    this.gx.attr('transform', `translate(0,${H - M.bottom})`).call(axisBottom(x).ticks(6));
+    this.gy.attr('transform', `translate(${M.left},0)`).call(axisLeft(y).ticks(5));
+    this.gy2.attr('transform', `translate(${W - M.right},0)`).call(axisRight(ya).ticks(5, '%'));
+    let path = '';
+    for (let i = 0; i < n; i++) path += `${i ? 'L' : 'M'}${x(i + 1).toFixed(1)},${y(d.losses[i]).toFixed(1)}`;
+    this.path.attr('d', path || null);
+    this.gHeld.selectAll('circle').data(d.evals).join('circle').attr('r', 3)
+      .attr('cx', (e) => x(e.step)).attr('cy', (e) => y(e.loss));
+    this.gAcc.selectAll('rect').data(d.evals).join('rect').attr('width', 6).attr('height', 6)
+      .attr('x', (e) => x(e.step) - 3).attr('y', (e) => ya(e.accuracy) - 3);
+    this.chance.attr('x1', M.left).attr('x2', W - M.right).attr('y1', ya(d.chance)).attr('y2', ya(d.chance));
+    this.marker.attr('x1', x(d.marker)).attr('x2', x(d.marker)).attr('y1', M.top).attr('y2', H - M.bottom);
+  }
+}
