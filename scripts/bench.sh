@@ -15,6 +15,8 @@ node bench/attend-node.mjs > bench/results/attend-node.json
 node bench/attention-node.mjs "$@" > bench/results/attention-node.json
 node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node bench/page.mjs "$@" > bench/results/page.json
+node bench/page-scale.mjs "$@" > bench/results/page-scale.json   # long documents (issue 11)
+node scripts/page-scale-report.mjs > /dev/null
 node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (README "Limits and guarantees")
 node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (README "Lab")
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size

@@ -38,15 +38,17 @@ const registry = await loadDistRegistry(dist);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 // The pages: each an HTML file and its entry script (bundled to the same name), and CSS files. Another
-// page is one more line here.
+// page is one more line here. Plus the demo's compute worker (worker.js, a module worker that holds
+// the wasm; web/compute-client.js talks to it): its own bundle, no chunk shared with a page.
 const PAGES = [
   { html: 'web/index.html', entry: 'web/main.js' },
   { html: 'web/lab.html', entry: 'web/lab.js' },
   { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention
 ];
+const WORKERS = ['web/worker.js'];
 const STYLES = ['web/style.css', 'web/lab.css', 'web/model.css'];
 const result = await build({
-  entryPoints: PAGES.map((p) => join(root, p.entry)),
+  entryPoints: [...PAGES.map((p) => p.entry), ...WORKERS].map((e) => join(root, e)),
   outdir: out,
   entryNames: '[name]',
   bundle: true,
@@ -85,8 +87,8 @@ for (const css of STYLES) {
 // The example the model page opens with: a small transformer with random weights, fixed seed.
 writeFileSync(join(out, 'model-example.json'), JSON.stringify(modelExample()) + '\n');
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
-for (const p of PAGES) {
-  const js = p.entry.replace(/^web\//, '');
+for (const entry of [...PAGES.map((p) => p.entry), ...WORKERS]) {
+  const js = entry.replace(/^web\//, '');
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
 }
 mkdirSync(join(root, 'build'), { recursive: true });

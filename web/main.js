@@ -3,10 +3,12 @@
 // <attn-scope> element); each figure owns its size, its redraw scheduling and its export
 // (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
 // derives only a few display values from them (the cosine panel's key norms, the medians of the timings).
-import { createAttnScope } from 'attnscope';
 import {
-  defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS,
+  defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
+import { ComputeClient } from './compute-client.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS } from './scale.js';
+import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
 import { Heatmap } from './figures/Heatmap.js';
 import { LineView } from './figures/LineView.js';
 import { HeadGrid } from './figures/HeadGrid.js';
@@ -20,7 +22,7 @@ import { SelectionSummary } from './figures/SelectionSummary.js';
 import { HeadSummary } from './figures/HeadSummary.js';
 import { applySelect } from './selection.js';
 import { fmt } from './figures/base.js';
-import { compute as computeViews, context, FEED, nearestWords } from './figures/views.js';
+import { context, FEED } from './figures/views.js';
 import { weightsCSV, weightsJSON, download } from './export.js';
 import { renderLatex, renderTeaching } from './formulas.js';
 import { keepForOffline } from './offline.js';
@@ -39,11 +41,12 @@ const ui = {
   oovHint: $('oov-hint'), empty: $('empty'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
 
-let scope = null;
+let client = null;                 // the compute worker's client (web/compute-client.js)
+let ready = false;
+let scopeInfo = null;              // what the worker's module says about itself (score functions, variants, vocabulary)
 let state = defaultState();
 let scoreInfo = new Map();         // name → ScoreInfo, from the module
 let last = null;                   // the last computation, for exports and re-renders
-const nearestCache = new Map();
 const updateTimes = [], mainTimes = [], paintTimes = [];
 let lastError;             // the notice of the last failed computation, cleared by the next success
 
@@ -65,6 +68,7 @@ ui.noticeClose.addEventListener('click', () => clearNotice());
 const formula = (el, key) => renderTeaching(el, key);
 const fig = {
   heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip'), selectable: true }),
+  heatmapLarge: new HeatmapCanvas($('fig-heatmap-large')),
   selection: new SelectionSummary($('fig-selection')),
   headsum: new HeadSummary($('fig-headsum')),
   why: new WhyPanel($('fig-why')),
@@ -92,12 +96,14 @@ for (const [name, f] of Object.entries(fig)) {
     }
   });
 }
-fig.heatmap.addEventListener('select', (ev) => {
-  const d = ev.detail;
-  if (d.kind === 'cell' && !d.shift && !d.toggle) setState({ cell: [d.i, d.j], row: d.i });
-  else if (d.kind === 'col') selectTokens('cols', d.j, d);
-  else selectTokens('rows', d.i, d);   // a row label, or a shift/ctrl-click on a cell: its row
-});
+for (const hm of [fig.heatmap, fig.heatmapLarge]) {
+  hm.addEventListener('select', (ev) => {
+    const d = ev.detail;
+    if (d.kind === 'col') selectTokens('cols', d.j, d);
+    else if (d.kind === 'row' || d.shift || d.toggle) selectTokens('rows', d.i, d);   // a row label, or shift/ctrl-click: its row
+    else setState({ cell: [d.i, d.j], row: d.i });
+  });
+}
 fig.selection.addEventListener('clear', () => setState({ rows: [], cols: [] }));
 fig.why.addEventListener('close', () => setState({ cell: null }));
 fig.heatmap.addEventListener('values', (ev) => setState({ values: ev.detail.kind }));
@@ -246,12 +252,26 @@ function setState(patch, ev) {
 }
 
 // ---------------------------------------------------------------------------------- compute ----
-function compute() {
-  const c = computeViews(scope, state, { limit: MAX_TOKENS });
-  const cutNotice = `Sentences are cut at ${MAX_TOKENS} tokens to keep the plots readable.`;
-  if (c.q.total > MAX_TOKENS || (c.k && c.k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
+let lastKey = null;        // the worker's key of the main result the page holds
+let scalingVariant = null; // the kernels teaching panel 1 was last computed with
+/** The worker's answer as the computation the figures' feeders expect (see views.js compute). */
+function fromWorker(res) {
+  if (res.empty) return { empty: true, q: res.q, k: res.k };
+  const main = res.main || (last && last.key === res.key ? last.main : null);
+  if (!main) throw new Error('the worker sent no result for this state');
+  return { key: res.key, main, q: res.q, k: res.k, base: res.base, large: res.large, pre: null };
+}
+/** Adds the second answer (comparison, "Why", teaching panels) to a computation. */
+function withExtras(c, res) {
+  const all = res.all;
+  c.all = { get: (n) => all[n] };
+  c.pre = res;
+  // At large n the comparison and teaching panels were computed on the first SMALL_TOKENS tokens.
+  c.small = res.small ? { ...res.small, all: c.all } : c;
   return c;
 }
+const cutNotice = `Texts are cut at ${MAX_TOKENS.toLocaleString('en')} tokens.`;
+const smallNotice = `This document is long: the comparison of scoring functions, the head summary and the teaching panels show its first ${SMALL_TOKENS} tokens.`;
 
 // ---------------------------------------------------------------------------------- render ----
 /**
@@ -263,7 +283,9 @@ function compute() {
 const chipIndex = new WeakMap();   // chip element → token index
 const strips = new WeakMap();      // strip element → { key: the tokens drawn, field: 'rows' | 'cols' }
 const strip = (el) => { if (!strips.has(el)) strips.set(el, { key: '', field: 'rows' }); return strips.get(el); };
-function tokenChips(el, infos, total, field, selected) {
+const MAX_CHIPS = 160;   // a long document's strip shows its first tokens, then says how many more
+function tokenChips(el, allInfos, total, field, selected) {
+  const infos = allInfos.length > MAX_CHIPS ? allInfos.slice(0, MAX_CHIPS) : allInfos;
   const key = infos.map((t) => `${t.text}${t.oov ? '?' : ''}`).join('\u0001') + `\u0002${total}`;
   if (strip(el).key !== key) {
     strip(el).key = key;
@@ -289,7 +311,8 @@ function tokenChips(el, infos, total, field, selected) {
     const n = document.createElement('span');
     n.className = 'chip-count';
     n.setAttribute('aria-hidden', 'true');
-    n.textContent = total > infos.length ? `${infos.length} of ${total} tokens (cut)` : `${infos.length} token${infos.length === 1 ? '' : 's'}`;
+    n.textContent = (allInfos.length > MAX_CHIPS ? `… and ${(allInfos.length - MAX_CHIPS).toLocaleString('en')} more: ` : '')
+      + (total > allInfos.length ? `${allInfos.length} of ${total} tokens (cut)` : `${allInfos.length} token${allInfos.length === 1 ? '' : 's'}`);
     el.appendChild(n);
     if (hadFocus !== undefined && el.children[Math.min(hadFocus, infos.length - 1)]) el.children[Math.min(hadFocus, infos.length - 1)].focus();
   }
@@ -377,8 +400,12 @@ function flushJobs() {
   for (const f of Object.values(fig)) f.runJob();
 }
 
-let firstRender = true;
-let scalingVariant = null;     // the kernels panel 1 was last computed with
+let firstRender = true, firstExtras = true;
+/** The query rows whose links the line view draws at large n: the selection, else the open cell's row. */
+function focusRows(x) {
+  if (Array.isArray(x.st.rows) && x.st.rows.length) return x.st.rows.filter((i) => i < x.nq);
+  return [x.cell ? x.cell[0] : x.row];
+}
 function render(c) {
   const empty = !c || !!c.empty;
   ui.empty.hidden = !empty;
@@ -399,7 +426,12 @@ function render(c) {
   const now = firstRender;
   firstRender = false;
   const r = c.main;
-  const x = context(scope, c, { ...state }, { scoreNames: SCORE_NAMES, scoreInfo, nearest: (tok) => nearestWords(scope, nearestCache, tok) });
+  const opts = { scoreNames: SCORE_NAMES, scoreInfo, nearest: () => [], pre: c.pre };
+  const x = context(null, c, { ...state }, opts);
+  const large = Math.max(r.nq, r.nk) >= LARGE_FROM;
+  $('fig-heatmap').hidden = large;
+  $('fig-heatmap-large').hidden = !large;
+  if (c.q.total > MAX_TOKENS || (c.k && c.k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
 
   tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total, 'rows', x.rows);
   if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
@@ -407,14 +439,40 @@ function render(c) {
   ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
   ui.ranVariant.textContent = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
 
-  for (const name of ['heatmap', 'lines', 'selection', 'heads', 'headsum', 'compare', 'why']) fig[name].schedule(() => FEED[name](fig[name], x), now);
-  // Teaching panels: their extra attention calls run only when the panel is drawn.
-  // Panel 1 does not depend on the sentence, only on the kernels chosen.
-  if (x.st.variant !== scalingVariant) {
-    scalingVariant = x.st.variant;
-    fig.scaling.schedule(() => FEED.scaling(fig.scaling, x), false);
+  if (large) {
+    fig.heatmap.cancel();
+    // The page's selection (state.rows / state.cols, from the selection UI) highlighted in the canvas.
+    fig.heatmapLarge.setSelection({ rows: x.rows, cols: x.cols });
+    fig.heatmapLarge.schedule(() => FEED.heatmap(fig.heatmapLarge, x), now);
+  } else {
+    fig.heatmapLarge.cancel();
+    fig.heatmap.schedule(() => FEED.heatmap(fig.heatmap, x), now);
   }
-  for (const name of ['cosine', 'distance', 'hull']) fig[name].schedule(() => FEED[name](fig[name], x), now);
+  fig.lines.setFocusRows(large ? focusRows(x) : null, LINES_TOP);
+  for (const name of ['lines', 'selection', 'heads']) fig[name].schedule(() => FEED[name](fig[name], x), now);
+  // A long document's head summary (two n × n matrices and a row of entropies per query) is drawn
+  // from the second answer, on its first tokens, as the comparison is (renderExtras).
+  if (!large) fig.headsum.schedule(() => FEED.headsum(fig.headsum, x), now);
+}
+
+/** The figures drawn from the second answer: the comparison, "Why this weight?", the teaching panels. */
+function renderExtras(c) {
+  const now = firstExtras;
+  firstExtras = false;
+  const opts = { scoreNames: SCORE_NAMES, scoreInfo, nearest: () => [], pre: c.pre };
+  const x = context(null, c, { ...state }, opts);
+  const xs = c.large ? context(null, c.small, { ...state }, opts) : x;
+  if (c.large) notice(smallNotice); else clearNotice(smallNotice);
+  fig.why.schedule(() => FEED.why(fig.why, x), now);
+  fig.compare.schedule(() => FEED.compare(fig.compare, xs), now);
+  if (c.large) fig.headsum.schedule(() => FEED.headsum(fig.headsum, xs), now);
+  // Panel 1 does not depend on the sentence, only on the kernels chosen (computed by the worker
+  // when they change).
+  if (c.pre.teach.scaling) {
+    scalingVariant = x.st.variant;
+    fig.scaling.schedule(() => FEED.scaling(fig.scaling, xs), false);
+  }
+  for (const name of ['cosine', 'distance', 'hull']) fig[name].schedule(() => FEED[name](fig[name], xs), now);
 }
 
 // ---------------------------------------------------------------------------------- update ----
@@ -423,23 +481,58 @@ function median(a) {
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 }
 
+// Progress and Cancel: shown once a computation has run for LONG_MS; Cancel stops it (the worker is
+// terminated and respawned) and leaves the previous picture.
+const progressUI = { box: $('compute-progress'), bar: $('compute-bar'), text: $('compute-text'), cancel: $('compute-cancel') };
+let progressTimer = 0;
+function showProgress(on) {
+  clearTimeout(progressTimer);
+  if (!on) { progressUI.box.hidden = true; return; }
+  progressTimer = setTimeout(() => {
+    if (client && client.busy) progressUI.box.hidden = false;
+  }, LONG_MS);
+}
+progressUI.cancel.addEventListener('click', () => {
+  if (!client) return;
+  client.cancel();
+  showProgress(false);
+  document.body.classList.remove('computing');
+  notice(CANCEL_NOTICE);
+});
+const CANCEL_NOTICE = 'Computation cancelled: the plots show the previous text.';
+
 /**
- * Recomputes and redraws everything. Timing: from the input event (its timeStamp) to the end of the
- * DOM update is measured as "attnscope:update"; to the end of the next frame as "attnscope:frame".
+ * Asks the worker for everything the plots need, then redraws them. Timing: from the input event (its
+ * timeStamp) to the end of the DOM update is measured as "attnscope:update"; to the end of the next
+ * frame as "attnscope:frame"; the worker's share as "attnscope:compute". A newer update supersedes
+ * this one: its result is then dropped (compute-client.js).
  */
-function update(reason, ev) {
-  if (!scope) return;
+async function update(reason, ev) {
+  if (!ready) return;
   const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
+  document.body.classList.add('computing');
+  showProgress(true);
+  clearNotice(CANCEL_NOTICE);
+  const variant = state.variant;
+  const t0 = performance.now();
+  const st = { ...state };
+  const answer = await client.request(st, { phase: 'main', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: lastKey });
+  if (answer.stale || answer.cancelled) {   // a newer request (or Cancel) owns the page now
+    performance.mark(answer.stale ? 'attnscope:superseded' : 'attnscope:cancelled');
+    return;
+  }
+  performance.measure('attnscope:compute', { start: t0, end: performance.now(), detail: answer.result && answer.result.laps });
   let c;
   try {
-    c = timed('compute', compute);
+    if (answer.error) throw answer.error;
+    c = fromWorker(answer.result);
     if (lastError) { clearNotice(lastError); lastError = undefined; }
   } catch (e) {
     lastError = `The module could not compute this: ${e.message}`;
     notice(lastError);
     c = null;
   }
-  if (c && !c.empty) last = c; else last = null;
+  if (c && !c.empty) { last = c; lastKey = c.key; } else { last = null; lastKey = null; }
   render(c);
   const end = performance.now();
   performance.measure('attnscope:update', { start, end, detail: { reason } });
@@ -465,26 +558,93 @@ function update(reason, ev) {
         if (paintTimes.length > 20) paintTimes.shift();
         ui.timePaint.textContent = `${fmt(median(paintTimes), 2)} ms`;
       }
+      document.dispatchEvent(new CustomEvent('attnscope:drawn', { detail: { reason } }));
     };
     ch.port2.postMessage(0);
   });
   if (performance.getEntriesByType('measure').length > 400) performance.clearMeasures();
+  // Second answer: the figures below the heatmap (a newer change supersedes it like the first).
+  if (c && !c.empty) {
+    const more = await client.request(st, {
+      phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key, scaling: variant !== scalingVariant,
+    });
+    if (more.stale || more.cancelled) return;
+    if (more.error) notice(`The module could not compute this: ${more.error.message}`);
+    else if (more.result.key === c.key) renderExtras(withExtras(c, more.result));
+  }
+  showProgress(false);
+  document.body.classList.remove('computing');
+  document.dispatchEvent(new CustomEvent('attnscope:settled'));
 }
+
+// ------------------------------------------------------------------------- .txt files ----
+// A .txt file dropped on the page (on the key box: as the keys) or picked with the file input
+// becomes the query's text. Its content is only ever put into a textarea's value (text, never HTML).
+const FILE_NOTICE = (name, why) => `The file “${name.length > 40 ? `${name.slice(0, 40)}…` : name}” was not loaded: ${why}.`;
+async function loadFile(file, field) {
+  const name = file.name || 'file';
+  if (!/\.txt$/i.test(name) && file.type && file.type !== 'text/plain') {
+    notice(FILE_NOTICE(name, 'only plain-text .txt files can be loaded'));
+    return;
+  }
+  // A text of MAX_TEXT characters takes at most 4 bytes each in UTF-8.
+  if (file.size > MAX_TEXT * 4) {
+    notice(FILE_NOTICE(name, `it is ${(file.size / 1e6).toFixed(1)} MB; the page takes up to ${MAX_TEXT.toLocaleString('en')} characters (about ${MAX_TOKENS.toLocaleString('en')} tokens) per text`));
+    return;
+  }
+  let text = await file.text();
+  if (text.length > MAX_TEXT) {
+    notice(FILE_NOTICE(name, `it has ${text.length.toLocaleString('en')} characters; the page takes up to ${MAX_TEXT.toLocaleString('en')} (about ${MAX_TOKENS.toLocaleString('en')} tokens) per text`));
+    return;
+  }
+  text = text.replace(/\r\n?/g, '\n');
+  if (field === 'k') setState({ k: text, cell: null });
+  else setState({ q: text, cell: null, row: null });
+}
+$('file-query').addEventListener('change', (ev) => {
+  const f = ev.target.files && ev.target.files[0];
+  if (f) loadFile(f, 'q');
+  ev.target.value = '';
+});
+document.addEventListener('dragover', (ev) => {
+  if (![...(ev.dataTransfer?.types || [])].includes('Files')) return;
+  ev.preventDefault();
+  ev.dataTransfer.dropEffect = 'copy';
+  ui.keys.classList.toggle('drop-target', ev.target === ui.keys);
+  ui.query.classList.toggle('drop-target', ev.target !== ui.keys);
+});
+const clearDrop = () => { ui.keys.classList.remove('drop-target'); ui.query.classList.remove('drop-target'); };
+document.addEventListener('dragleave', (ev) => { if (!ev.relatedTarget) clearDrop(); });
+document.addEventListener('drop', (ev) => {
+  const f = ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0];
+  clearDrop();
+  if (!f) return;
+  ev.preventDefault();
+  loadFile(f, ev.target === ui.keys ? 'k' : 'q');
+});
+
 // ---------------------------------------------------------------------------------- start ----
 async function start() {
   state = readURL();
   syncControls();
+  ui.query.maxLength = MAX_TEXT;
+  ui.keys.maxLength = MAX_TEXT;
   ui.progress.removeAttribute('value');
   const t0 = performance.now();
   try {
-    scope = await createAttnScope({
-      preload: true,  // the page shows words from the start
-      locateFile: (path) => new URL(path, import.meta.url).href,
-      onProgress: (loaded, total) => {
+    client = new ComputeClient(new URL('worker.js', import.meta.url), {
+      onLoadProgress: (loaded, total) => {
+        if (ready) return;
         if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }
         ui.loadText.textContent = `Loading the vocabulary… ${(loaded / 1e6).toFixed(1)}${total > 0 ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
       },
     });
+    client.addEventListener('progress', (ev) => {
+      const { fraction, text } = ev.detail;
+      progressUI.bar.value = fraction;
+      progressUI.text.textContent = text;
+    });
+    scopeInfo = await client.ready;
   } catch (e) {
     ui.loadText.textContent = `The attention module could not be loaded: ${e.message}`;
     ui.progress.hidden = true;
@@ -492,26 +652,27 @@ async function start() {
     return;
   }
   const loadMs = performance.now() - t0;
-  for (const info of scope.scoreFunctions) scoreInfo.set(info.name, info);
+  for (const info of scopeInfo.scoreFunctions) scoreInfo.set(info.name, info);
   ui.score.textContent = '';
   for (const name of SCORE_NAMES) {
     const info = scoreInfo.get(name);
     option(ui.score, name, info ? `${name}   ${info.formula}` : name);
   }
-  for (const o of ui.variant.options) o.disabled = !scope.variants.available.includes(o.value);
-  if (!scope.variants.available.includes(state.variant)) {
+  for (const o of ui.variant.options) o.disabled = !scopeInfo.variants.available.includes(o.value);
+  if (!scopeInfo.variants.available.includes(state.variant)) {
     notice(`The ${state.variant} kernels are not available in this browser; using auto.`);
     state.variant = 'auto';
   }
   ui.progress.hidden = true;
-  const v = scope.vocabulary;
-  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scope.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
-  document.body.classList.add('ready');
+  const v = scopeInfo.vocabulary;
+  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  ready = true;
   syncControls();
-  update('load');
+  await update('load');
+  document.body.classList.add('ready');
   const first = performance.now();
   performance.measure('attnscope:first-render', { start: 0, end: first });
-  ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and vocabulary ${Math.round(loadMs)} ms).`;
+  ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and vocabulary ${Math.round(loadMs)} ms, in a worker).`;
   writeURL(true);
   // Only now, so that saving the files for offline use does not compete with the first load.
   keepForOffline(ui.offline);

@@ -15,9 +15,13 @@ export const VARIANTS = names(registry.variants);
 export const VALUE_KINDS = ['weights', 'scores'];
 export const T_MIN = 0.01;
 export const T_MAX = 10;
-export const MAX_TEXT = 2000;      // characters per sentence kept in the state (and the URL)
+// Characters per text kept in the state (and the URL): room for MAX_TOKENS tokens of ordinary prose
+// (2,000 English tokens are about 11,000 characters; the API itself takes up to 1 MiB per string).
+export const MAX_TEXT = 24000;
 export const MAX_PROBLEMS = 4;    // problems of a link listed in the notice (the last says how many more)
-export const MAX_TOKENS = 64;      // tokens per sentence the page computes; longer text is cut, with a notice
+// Tokens per text the page computes (the API's maxTokens goes to 4096); longer text is cut, with a
+// notice. From LARGE_FROM (web/scale.js) tokens on, the page draws a long document's views.
+export const MAX_TOKENS = 2000;
 export const MAX_INDEX = 9999;     // largest token index a link may name (cell, row, rows, cols)
 export const MAX_LIST_TEXT = 10000; // characters of a "rows"/"cols" list read from a link
 

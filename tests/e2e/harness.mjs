@@ -131,3 +131,42 @@ export function parseCSV(text) {
   if (cell || row.length) { row.push(cell); rows.push(row); }
   return rows;
 }
+
+/**
+ * Waits until the demo page has nothing being computed: its compute worker answered the last
+ * change and the plots were redrawn (web/main.js takes body.computing off then).
+ */
+export async function settled(page, timeout = 30000) {
+  // First let events the action queued run (a same-document navigation's hashchange fires after
+  // goto() returns), then wait for the computation they started.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  await page.waitForFunction(() => document.body.classList.contains('ready') && !document.body.classList.contains('computing'),
+    null, { timeout });
+}
+
+const ACTIONS = new Set(['fill', 'click', 'dblclick', 'selectOption', 'check', 'uncheck', 'press', 'type', 'setInputFiles',
+  'dispatchEvent', 'tap', 'setChecked', 'pressSequentially', 'down', 'up', 'insertText', 'goto', 'reload', 'goBack', 'goForward']);
+const CHAINS = new Set(['locator', 'nth', 'first', 'last', 'filter', 'getByRole', 'getByText', 'getByLabel', 'and', 'or']);
+
+/**
+ * The page (or a locator, or page.keyboard) with every user action followed by settled(page): the
+ * demo computes in a worker, so a test that reads the plots right after typing waits for them.
+ */
+export function autoSettle(target, page = target) {
+  return new Proxy(target, {
+    get(obj, prop) {
+      const v = Reflect.get(obj, prop, obj);
+      if (prop === 'keyboard' || prop === 'mouse') return autoSettle(v, page);
+      if (typeof v !== 'function') return v;
+      if (ACTIONS.has(prop)) {
+        return async (...args) => {
+          const out = await v.apply(obj, args);
+          await settled(page);
+          return out;
+        };
+      }
+      if (CHAINS.has(prop)) return (...args) => autoSettle(v.apply(obj, args), page);
+      return v.bind(obj);
+    },
+  });
+}

@@ -23,7 +23,9 @@ import { fmt } from '../figures/base.js';
 import { compute, context, FEED, nearestWords } from '../figures/views.js';
 import { renderTeaching } from '../formulas.js';
 import { download } from '../export.js';
-import { MAX_TOKENS } from '../state.js';
+// The element's own limit (README: at most 64 tokens per text), not the demo page's (web/state.js,
+// 2,000 since issue 11): its figures are the SVG ones, readable up to about 64 tokens.
+const MAX_TOKENS = 64;
 import themeCss from '../figures/theme.css';
 import figuresCss from '../figures/figures.css';
 import elementCss from './element.css';

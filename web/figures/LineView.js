@@ -33,10 +33,56 @@ export class LineView extends Figure {
     this.focus = null;          // { side: 'q' | 'k', index }
     this.shown = new Set([0]);  // heads drawn
     this.heads = 0;
+    this.focusRows = null;      // at large n: the query rows whose strongest links are drawn
+    this.topLinks = 8;
+    this.defaultCaption = this.captionEl.text();
+  }
+
+  /**
+   * Long documents: draw only these query rows and, for each, its `top` strongest keys (per head),
+   * instead of every (query, key) line. null: every line (short texts).
+   */
+  setFocusRows(rows, top = 8) {
+    this.focusRows = rows && rows.length ? [...new Set(rows)].sort((a, b) => a - b).slice(0, 24) : null;
+    this.topLinks = top;
+  }
+
+  /** The data reduced to the focus rows and the union of their strongest keys (real weights). */
+  reduce(d) {
+    const { nq, nk, heads, weights } = d;
+    const rows = this.focusRows.filter((i) => i >= 0 && i < nq);
+    const keys = new Set();
+    for (const i of rows) {
+      for (let h = 0; h < heads; h++) {
+        const off = h * nq * nk + i * nk;
+        const order = [];
+        for (let j = 0; j < nk; j++) order.push(j);
+        // Partial selection would do; nk ≤ 2,000 and a few rows keep a sort cheap.
+        order.sort((a, b) => weights[off + b] - weights[off + a]);
+        for (const j of order.slice(0, this.topLinks)) keys.add(j);
+      }
+    }
+    const cols = [...keys].sort((a, b) => a - b);
+    const w = new Float32Array(heads * rows.length * cols.length);
+    for (let h = 0; h < heads; h++) {
+      rows.forEach((i, a) => cols.forEach((j, b) => { w[(h * rows.length + a) * cols.length + b] = weights[h * nq * nk + i * nk + j]; }));
+    }
+    const label = (t, i) => ({ ...t, text: `${i + 1}: ${t.text}` });
+    this.reduced = { rows, cols, nq, nk };
+    return { ...d, qTokens: rows.map((i) => label(d.qTokens[i], i)), kTokens: cols.map((j) => label(d.kTokens[j], j)),
+      nq: rows.length, nk: cols.length, weights: w };
   }
 
   /** d: { qTokens, kTokens, nq, nk, heads, weights: Float32Array [heads, nq, nk] } */
   setData(d) {
+    this.reduced = null;
+    if (this.focusRows) d = this.reduce(d);
+    this.captionEl.text(this.reduced
+      ? `${this.reduced.nq} query × ${this.reduced.nk} key tokens: too many for one line each, so only the `
+        + `${this.topLinks} strongest links of the selected query token${this.reduced.rows.length > 1 ? 's' : ''} `
+        + `(${this.reduced.rows.map((i) => i + 1).join(', ')}) are drawn, per head, opaque in proportion to the strongest of them; labels give each token's position. `
+        + 'Select query tokens, or click a cell of the heatmap, to choose which.'
+      : this.defaultCaption);
     if (!this.data || d.heads !== this.heads) {
       this.shown = new Set(Array.from({ length: d.heads }, (_, h) => h));
       this.heads = d.heads;
@@ -95,11 +141,20 @@ export class LineView extends Figure {
       this.lineHidden = new Int8Array(lines.length).fill(-1);
     }
     const w = d.weights;
+    // A long document's few drawn links may all be small (a word spread over 2,000 keys): their
+    // opacity is then relative to the strongest drawn link (the caption says so).
+    let gain = 1;
+    if (this.reduced) {
+      let max = 0;
+      for (let t = 0; t < w.length; t++) if (w[t] > max) max = w[t];
+      gain = max > 0 ? 1 / max : 1;
+    }
+    this.gain = gain;
     let k = 0;
     for (const h of shown) {
       const base = h * nq * nk;
       for (let ij = 0; ij < nq * nk; ij++, k++) {
-        const v = w[base + ij];
+        const v = w[base + ij] * gain;
         const hide = v >= MIN_W ? 0 : 1;
         const node = this.lineNodes[k];
         if (hide !== this.lineHidden[k]) {

@@ -10,6 +10,7 @@ const ROW = 17;        // px per token line
 const BAR = 150;       // px of the longest bar
 const NUM = 150;       // px for "Σ 0.0123  mean 0.00617"
 const GAP = 36;        // px between the two blocks
+const TOP = 40;        // a long document's block lists only the tokens with the largest values
 
 export class SelectionSummary extends Figure {
   constructor(slot) {
@@ -76,7 +77,16 @@ export class SelectionSummary extends Figure {
       b.x = x;
       b.w = Math.max(b.lab + BAR + NUM, 7 * Math.min(48, Math.max(b.title.length, b.sub.length)));
       x += b.w + GAP;
-      H = Math.max(H, 40 + b.tokens.length * ROW + 4);
+      // A long document: only the TOP tokens with the largest values, in descending order (the CSV and
+      // JSON keep every token); the subtitle says so.
+      const n = b.tokens.length;
+      b.order = Array.from({ length: n }, (_, k) => k);
+      if (n > TOP) {
+        const v = b[b.bar];
+        b.order = b.order.sort((p, q) => v[q] - v[p] || p - q).slice(0, TOP);
+        b.sub += ` (the ${TOP} of ${n.toLocaleString('en')} with the most; CSV/JSON: all)`;
+      }
+      H = Math.max(H, 40 + b.order.length * ROW + 4);
     }
     this.setSize(x - GAP + 4, H);
     this.blocks.selectAll('g.sel-block').data(blocks, (b) => b.key).join((enter) => {
@@ -94,10 +104,10 @@ export class SelectionSummary extends Figure {
         let max = 0;
         for (const v of b[b.bar]) if (v > max) max = v;
         const scale = max > 0 ? BAR / max : 0;
-        const lines = Array.from(b.tokens, (t, k) => ({ t, k, sum: b.sum[k], mean: b.mean[k], v: b[b.bar][k] }));
+        const lines = b.order.map((k, at) => ({ t: b.tokens[k], k, at, sum: b.sum[k], mean: b.mean[k], v: b[b.bar][k] }));
         const rows = selectAll(g.querySelector('.sel-lines'), lines);
         rows.forEach(({ node, line }) => {
-          node.setAttribute('transform', `translate(0,${40 + line.k * ROW})`);
+          node.setAttribute('transform', `translate(0,${40 + line.at * ROW})`);
           const label = node.querySelector('.token-label');
           label.setAttribute('x', b.lab - 6);
           setTokenText({ each: (fn) => fn.call(label, line.t) }, (t) => t);

@@ -100,8 +100,9 @@ export class SmallMultiples extends Figure {
         for (let i = 0; i < p.nq * p.nk; i++) { const v = p.weights[p.offset + i]; if (v > max) max = v; }
         const scale = max > 0 ? 1 / max : 1;
         const block = Math.max(1, Math.floor(S / Math.max(p.nq, p.nk)));
+        // At most 2 pixels per panel pixel: a long document is max-pooled down to the panel's size.
         img.setAttribute('href', matrixImage(p.weights, p.nq, p.nk,
-          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset, block));
+          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset, block, 2 * S));
       });
   }
 }

@@ -226,28 +226,66 @@ export function labelWidth(tokens, max = 14, px = 6.6) {
 }
 
 const raster = typeof document !== 'undefined' ? document.createElement('canvas') : null;
+const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** [r, g, b] as one RGBA pixel of a Uint32Array view on ImageData (opaque). */
+export function packRGB(rgb) {
+  return little ? (0xff000000 | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0
+    : ((rgb[0] << 24) | (rgb[1] << 16) | (rgb[2] << 8) | 0xff) >>> 0;
+}
 
 /**
- * A matrix as a PNG data URL, each cell a block of `scale` × `scale` pixels: small multiples then cost
- * one <image> element each instead of n_q·n_k rectangles, and stay sharp at their size on screen and
- * in exported files. colour(v, i, j) returns [r, g, b] or null (transparent).
+ * A matrix as a PNG data URL of at most `maxSide` pixels a side (default: no limit): each cell a
+ * block of `scale` × `scale` pixels when it fits, else each pixel the largest value of the block of
+ * cells it covers (so a single strong weight stays visible in a 2,000 × 2,000 matrix drawn in 112 px).
+ * Small multiples then cost one <image> element each instead of n_q·n_k rectangles.
+ * colour(v, i, j) returns [r, g, b] or null (transparent): used per pixel of the image, so at large n
+ * its cost does not grow with the matrix; masked(i, j), when given, is checked per cell.
  */
-export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1) {
-  const W = cols * scale, H = rows * scale;
+export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, maxSide = Infinity) {
+  const down = Math.max(rows, cols) > maxSide;
+  if (!down) {
+    const W = cols * scale, H = rows * scale;
+    raster.width = W;
+    raster.height = H;
+    const ctx = raster.getContext('2d');
+    const img = ctx.createImageData(W, H);
+    const px = new Uint32Array(img.data.buffer);
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const rgb = colour(values[offset + i * cols + j], i, j);
+        if (!rgb) continue;
+        const p = packRGB(rgb);
+        for (let y = i * scale; y < (i + 1) * scale; y++) px.fill(p, y * W + j * scale, y * W + (j + 1) * scale);
+      }
+    }
+    ctx.putImageData(img, 0, 0);
+    return raster.toDataURL('image/png');
+  }
+  // Max-pooling into W × H pixels.
+  const f = maxSide / Math.max(rows, cols);
+  const W = Math.max(1, Math.round(cols * f)), H = Math.max(1, Math.round(rows * f));
+  const best = new Float32Array(W * H).fill(-Infinity);
+  const at = new Int32Array(W * H);   // the cell (i * cols + j) that gave each pixel its value
+  const colOf = new Int32Array(cols);
+  for (let j = 0; j < cols; j++) colOf[j] = Math.min(W - 1, Math.floor((j * W) / cols));
+  for (let i = 0; i < rows; i++) {
+    const y = Math.min(H - 1, Math.floor((i * H) / rows)) * W;
+    const o = offset + i * cols;
+    for (let j = 0; j < cols; j++) {
+      const v = values[o + j], q = y + colOf[j];
+      if (v > best[q]) { best[q] = v; at[q] = i * cols + j; }
+    }
+  }
   raster.width = W;
   raster.height = H;
   const ctx = raster.getContext('2d');
   const img = ctx.createImageData(W, H);
-  const px = img.data;
-  for (let i = 0; i < rows; i++) {
-    for (let j = 0; j < cols; j++) {
-      const rgb = colour(values[offset + i * cols + j], i, j);
-      if (!rgb) continue;
-      for (let y = i * scale; y < (i + 1) * scale; y++) {
-        let o = (y * W + j * scale) * 4;
-        for (let x = 0; x < scale; x++, o += 4) { px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255; }
-      }
-    }
+  const px = new Uint32Array(img.data.buffer);
+  for (let q = 0; q < W * H; q++) {
+    const k = at[q], i = Math.floor(k / cols);
+    const rgb = colour(best[q] === -Infinity ? NaN : best[q], i, k - i * cols);
+    if (rgb) px[q] = packRGB(rgb);
   }
   ctx.putImageData(img, 0, 0);
   return raster.toDataURL('image/png');

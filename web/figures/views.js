@@ -50,7 +50,7 @@ export function compute(scope, state, { limit, scoreParams = false }) {
  * What every figure's feeder needs, for one computation c of state st:
  * { scope, c, st, scoreNames, scoreInfo: Map, nearest(tok) } plus the derived head, masked, cell, row.
  */
-export function context(scope, c, st, { scoreNames, scoreInfo, nearest }) {
+export function context(scope, c, st, { scoreNames, scoreInfo, nearest, pre = null }) {
   const r = c.main;
   const { nq, nk, heads } = r;
   const head = Math.min(st.head, heads - 1);
@@ -62,7 +62,9 @@ export function context(scope, c, st, { scoreNames, scoreInfo, nearest }) {
     : cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
   // Selected rows and columns (the demo's; the element has none), within this result's token counts.
   const rows = within(st.rows, nq), cols = within(st.cols, nk);
-  return { scope, c, st, r, nq, nk, heads, head, masked, cell, row, rows, cols, scoreNames, scoreInfo, nearest };
+  // pre: what the demo's worker already computed for this state (web/worker.js): the feeders then
+  // take the teaching panels' results and "Why this weight?"'s model from it instead of calling scope.
+  return { scope, c, st, r, nq, nk, heads, head, masked, cell, row, rows, cols, scoreNames, scoreInfo, nearest, pre };
 }
 
 const slice = (x, a) => a.subarray(x.head * x.nq * x.nk, (x.head + 1) * x.nq * x.nk);
@@ -73,7 +75,7 @@ export const FEED = {
     const { r, st } = x;
     fig.setValueKind(st.values);
     fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads, head: x.head,
-      weights: slice(x, r.weights), scores: slice(x, r.scores), masked: x.masked,
+      weights: slice(x, r.weights), scores: slice(x, r.scores), masked: x.masked, causal: st.mask === 'causal',
       selfIdentity: !x.c.k && st.proj === 'identity' });
     fig.setSelected(x.cell);
     fig.setSelection({ rows: x.rows, cols: x.cols });
@@ -91,7 +93,8 @@ export const FEED = {
   headsum(fig, x) {
     const { r, scope } = x;
     const { mean, max } = overHeads(r.weights, x.heads, x.nq, x.nk);
-    const perHead = scope.headSummaries(r.weights, { layers: 1, heads: x.heads, nq: x.nq, nk: x.nk });
+    // The demo's worker computed them with the result (its page holds no scope); the element asks its own.
+    const perHead = r.headSummaries || scope.headSummaries(r.weights, { layers: 1, heads: x.heads, nq: x.nq, nk: x.nk });
     fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads,
       mean, max, rowEntropy: r.stats.entropy, perHead, masked: x.masked });
     fig.draw();
@@ -115,12 +118,15 @@ export const FEED = {
     fig.draw();
   },
   why(fig, x) {
-    fig.setModel(x.cell ? whyModel(x, x.cell[0], x.cell[1]) : null);
+    if (x.pre) {
+      const m = x.pre.why;
+      fig.setModel(m && x.cell ? { ...m, kTokens: x.r.keyTokenInfo, maskedKey: (t) => x.masked(m.i, t) } : null);
+    } else fig.setModel(x.cell ? whyModel(x, x.cell[0], x.cell[1]) : null);
     fig.draw();
   },
   /** Panel 1 depends only on the kernels chosen, not on the sentences. */
   scaling(fig, x) {
-    fig.setRows(scalingExperiment(x.scope, 7, x.st.variant));
+    fig.setRows(x.pre ? x.pre.teach.scaling : scalingExperiment(x.scope, 7, x.st.variant));
     fig.draw();
   },
   cosine(fig, x) {
@@ -141,7 +147,8 @@ export const FEED = {
     const atOne = { ...x.c.base, temperature: 1 };
     const eps = st.eps === undefined ? 1e-3 : st.eps;
     fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, row: x.row, head: x.head, p: st.p, eps,
-      negEuclid: x.scope.attend({ ...atOne, score: 'neg-euclidean' }), idw: x.scope.attend({ ...atOne, score: 'idw', p: st.p }),
+      negEuclid: x.pre ? x.pre.teach.negEuclid : x.scope.attend({ ...atOne, score: 'neg-euclidean' }),
+      idw: x.pre ? x.pre.teach.idw : x.scope.attend({ ...atOne, score: 'idw', p: st.p }),
       maskedKey: x.masked });
     fig.draw();
   },
@@ -149,8 +156,8 @@ export const FEED = {
     const { st } = x;
     // One head of raw word vectors: the values are the key words' vectors themselves.
     const hullBase = { ...x.c.base, score: st.score, heads: 1, projection: 'identity' };
-    const hv = x.scope.attend(hullBase);
-    const ex = st.exp ? x.scope.attend({ ...hullBase, experimentalScaledOutput: true }) : null;
+    const hv = x.pre ? x.pre.teach.hull : x.scope.attend(hullBase);
+    const ex = !st.exp ? null : x.pre ? x.pre.teach.hullExp : x.scope.attend({ ...hullBase, experimentalScaledOutput: true });
     fig.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
       outputs: hv.output, experimental: ex ? ex.output : null, showExperimental: st.exp });
     fig.draw();

@@ -1,0 +1,399 @@
+// The attention matrix of one head for long documents (up to 2,000 × 2,000 tokens): drawn on canvas,
+// an overview of the whole matrix (one pixel per cell, scaled down) beside a zoomed detail. The detail
+// zooms and pans with d3-zoom (wheel, pinch, drag) and the keyboard (+ and − zoom, arrows pan, 0 shows
+// everything); its token labels appear once a row or column is tall enough for them. Clicking a cell
+// emits `select` ({ i, j, shift, kind: 'cell' }) like the SVG heatmap; setSelection({ rows, cols })
+// highlights whole rows and columns. Exported as PNG, or as SVG with the two pictures embedded.
+import { select } from 'd3-selection';
+import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
+import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
+import { Figure, fmt, shortLabel, colourTable, toRGB, packRGB, SVG_NS } from './base.js';
+import { pngBlob } from './export.js';
+
+const VIRIDIS = colourTable(interpolateViridis);
+const CIVIDIS = colourTable(interpolateCividis);
+const OVERVIEW = 200;       // px: the overview's longer side
+const LABEL_MIN = 11;       // px a row or column needs before its label is drawn
+const MARGIN = 84;          // px for the labels left of and above the detail
+const MAX_ZOOM_CELL = 48;   // px: the largest a cell gets when zoomed in
+
+export class HeatmapCanvas extends Figure {
+  constructor(slot) {
+    super(slot, { id: 'heatmap-large', title: 'Attention weights', caption: '' });
+    const wrap = this.body.append('div').attr('class', 'hmc-wrap');
+    const ov = wrap.append('div').attr('class', 'hmc-overview-box');
+    ov.append('div').attr('class', 'hmc-label').text('Whole matrix (click to move the detail there)');
+    this.overview = ov.append('canvas').attr('class', 'hmc-overview')
+      .attr('aria-label', 'Overview of the whole attention matrix; the outlined box is the part shown in the detail').attr('role', 'img');
+    const dt = wrap.append('div').attr('class', 'hmc-detail-box');
+    this.detail = dt.append('canvas').attr('class', 'hmc-detail').attr('tabindex', 0).attr('role', 'application')
+      .attr('aria-roledescription', 'zoomable attention matrix')
+      .attr('aria-describedby', `figure-${this.id}-range`);
+    this.rangeEl = this.body.append('p').attr('class', 'hmc-range').attr('id', `figure-${this.id}-range`).attr('aria-live', 'polite');
+    this.readout = this.body.append('p').attr('class', 'hmc-readout');
+    this.base = document.createElement('canvas');   // one pixel per cell
+    this.data = null;
+    this.selection = { rows: [], cols: [] };
+    this.selected = null;
+    this.t = zoomIdentity;
+    this.frame = 0;
+    this.zoom = d3zoom().on('zoom', (ev) => {
+      this.t = ev.transform;
+      if (ev.sourceEvent && ev.sourceEvent.clientX !== undefined) this.showValue(this.cellAt(ev.sourceEvent)); else this.showValue(null);
+      this.requestFrame();
+    });
+    this.detail.call(this.zoom).on('dblclick.zoom', null);
+    this.detail.on('click', (ev) => {
+      const c = this.cellAt(ev);
+      if (c) this.emit('select', { i: c[0], j: c[1], shift: !!ev.shiftKey, toggle: !!(ev.ctrlKey || ev.metaKey), kind: 'cell' });
+    }).on('mousemove', (ev) => this.showValue(this.cellAt(ev)))
+      .on('mouseleave', () => this.showValue(null))
+      .on('keydown', (ev) => this.onKey(ev));
+    this.overview.on('click', (ev) => this.centreOn(ev));
+    if (typeof ResizeObserver === 'function') {
+      this.resize = new ResizeObserver(() => { if (this.data) this.layout(); });
+      this.resize.observe(this.body.node());
+    }
+  }
+
+  /** d: { qTokens, kTokens, nq, nk, weights, scores (this head, [nq, nk]), masked(i, j), head, heads } */
+  setData(d) {
+    const reset = !this.data || this.data.nq !== d.nq || this.data.nk !== d.nk;
+    this.data = d;
+    if (reset) this.resetZoom = true;
+  }
+  setValueKind(kind) { this.kind = kind; }
+  setSelected(cell) { this.selected = cell; }
+  /** Highlights whole query rows and key columns (the page's selection). */
+  setSelection({ rows = [], cols = [] } = {}) {
+    this.selection = { rows: [...rows], cols: [...cols] };
+    this.requestFrame();
+  }
+
+  draw() {
+    const d = this.data;
+    if (!d) return;
+    const t0 = performance.now();
+    this.paintBase();
+    performance.measure('attnscope:heatmap-colour', { start: t0, end: performance.now() });
+    this.layout();
+    const what = this.kind === 'scores' ? 'raw scores' : 'weights';
+    this.titleEl.text(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
+    this.captionEl.text(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
+      + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
+        : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
+      + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
+      + 'Token labels appear once they fit; click a cell to see why.');
+  }
+
+  /** Colours every cell once into the one-pixel-per-cell canvas (ImageData, no per-cell drawing call). */
+  paintBase() {
+    const d = this.data;
+    const { nq, nk } = d;
+    const vals = this.kind === 'scores' ? d.scores : d.weights;
+    // The same matrix again (a cell opened, a selection changed): its picture is already there.
+    const same = this.painted_ && this.painted_.buffer === vals.buffer && this.painted_.offset === vals.byteOffset
+      && this.painted_.kind === this.kind && this.painted_.causal === !!d.causal && this.painted_.nq === nq && this.painted_.nk === nk;
+    if (same) return;
+    this.painted_ = { buffer: vals.buffer, offset: vals.byteOffset, kind: this.kind, causal: !!d.causal, nq, nk };
+    let lo = Infinity, hi = -Infinity;
+    for (let i = 0, k = 0; i < nq; i++, k += nk) {
+      const jm = d.causal ? Math.min(nk, i + 1) : nk;
+      for (let j = 0; j < jm; j++) {
+        const v = vals[k + j];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+    }
+    if (this.kind !== 'scores') lo = 0;
+    if (!(hi > lo)) hi = lo + 1;
+    if (!Number.isFinite(lo)) lo = hi - 1;
+    this.range = [lo, hi];
+    const table = (this.kind === 'scores' ? CIVIDIS : VIRIDIS).map(packRGB);
+    const css = getComputedStyle(this.root.node()).getPropertyValue('--masked').trim();
+    const M = packRGB(/^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150]);
+    this.base.width = nk;
+    this.base.height = nq;
+    const ctx = this.base.getContext('2d');
+    const img = ctx.createImageData(nk, nq);
+    const px = new Uint32Array(img.data.buffer);
+    const scale = 255 / (hi - lo);
+    const rowScaled = this.kind !== 'scores';
+    // One look-up per cell into a table of packed pixels; a causal mask hides j > i. Coloured in
+    // blocks of rows, one task each (about 200,000 cells), so that a 2,000 × 2,000 matrix never
+    // blocks the page for long: the detail is redrawn as the blocks land.
+    const job = {};
+    this.paintJob = job;
+    const block = Math.max(1, Math.floor(200000 / nk));
+    const paintRows = (r0) => {
+      if (this.paintJob !== job) return;   // newer data: this picture is out of date
+      const r1 = Math.min(nq, r0 + block);
+      for (let i = r0, k = r0 * nk; i < r1; i++) {
+        const jm = d.causal ? Math.min(nk, i + 1) : nk;
+        // Weights: each row from 0 to its own largest weight (a row of 2,000 weights sums to 1, so
+        // one matrix-wide scale would leave all but the strongest cells dark). Scores: one scale.
+        let base = lo, gain = scale;
+        if (rowScaled) {
+          let m = 0;
+          for (let j = 0; j < jm; j++) if (vals[k + j] > m) m = vals[k + j];
+          base = 0;
+          gain = m > 0 ? 255 / m : 0;
+        }
+        for (let j = 0; j < nk; j++, k++) {
+          if (j >= jm) { px[k] = M; continue; }
+          const t = ((vals[k] - base) * gain + 0.5) | 0;
+          px[k] = table[t > 255 ? 255 : t > 0 ? t : 0];
+        }
+      }
+      ctx.putImageData(img, 0, 0, 0, r0, nk, r1 - r0);
+      this.painted = r1;
+      this.requestFrame();
+      if (r1 < nq) setTimeout(() => paintRows(r1), 0);
+      else this.paintJob = null;
+    };
+    this.painted = 0;
+    paintRows(0);
+  }
+
+  /** Sizes both canvases to the figure's width and sets the zoom's limits. */
+  layout() {
+    const d = this.data;
+    const avail = Math.max(240, this.body.node().clientWidth || 700);
+    const narrow = avail < 620;
+    const ovSide = narrow ? Math.min(OVERVIEW, avail) : OVERVIEW;
+    const ar = d.nk / d.nq;
+    this.ov = { w: Math.round(ar >= 1 ? ovSide : ovSide * ar), h: Math.round(ar >= 1 ? ovSide / ar : ovSide) };
+    const dw = Math.min(820, narrow ? avail : avail - OVERVIEW - 20);
+    const dh = Math.min(640, Math.max(260, Math.round(dw * 0.85)));
+    this.size = { w: dw, h: dh };
+    // The matrix area inside the detail, below and right of the label margins; at zoom 1 the whole
+    // matrix fits it (cells may be smaller than a pixel, then the image is scaled down).
+    const aw = dw - MARGIN, ah = dh - MARGIN;
+    const fit = Math.min(aw / d.nk, ah / d.nq);
+    this.fit = fit;
+    this.zoom.scaleExtent([1, Math.max(1, MAX_ZOOM_CELL / fit)])
+      .translateExtent([[0, 0], [d.nk * fit, d.nq * fit]])
+      .extent([[0, 0], [aw, ah]]);
+    const dpr = window.devicePixelRatio || 1;
+    for (const [c, w, h] of [[this.overview, this.ov.w, this.ov.h], [this.detail, dw, dh]]) {
+      const n = c.node();
+      if (n.width !== Math.round(w * dpr) || n.height !== Math.round(h * dpr)) {
+        n.width = Math.round(w * dpr);
+        n.height = Math.round(h * dpr);
+        n.style.width = `${w}px`;
+        n.style.height = `${h}px`;
+      }
+    }
+    if (this.resetZoom) {
+      this.resetZoom = false;
+      this.detail.call(this.zoom.transform, zoomIdentity);   // redraws through the zoom event
+    }
+    this.requestFrame();
+    this.drawNow();
+  }
+
+  requestFrame() {
+    if (this.frame || !this.data) return;
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.drawNow(); });
+  }
+
+  /** The rows and columns visible in the detail: { i0, i1, j0, j1 } (end exclusive), and cell size. */
+  visibleRange() {
+    const d = this.data, t = this.t, cell = this.fit * t.k;
+    const aw = this.size.w - MARGIN, ah = this.size.h - MARGIN;
+    const j0 = Math.max(0, Math.floor(-t.x / cell)), i0 = Math.max(0, Math.floor(-t.y / cell));
+    const j1 = Math.min(d.nk, Math.ceil((aw - t.x) / cell)), i1 = Math.min(d.nq, Math.ceil((ah - t.y) / cell));
+    return { i0, i1, j0, j1, cell };
+  }
+
+  drawNow() {
+    if (this.frame) { cancelAnimationFrame(this.frame); this.frame = 0; }
+    const d = this.data;
+    if (!d || !this.size) return;
+    const t0 = performance.now();
+    const cs = getComputedStyle(this.root.node());
+    const fg = cs.getPropertyValue('--fg').trim() || '#222';
+    const accent = cs.getPropertyValue('--focus').trim() || '#d97706';
+    const bg = cs.getPropertyValue('--panel').trim() || '#fff';
+    const dpr = window.devicePixelRatio || 1;
+    const { w, h } = this.size;
+    const ctx = this.detail.node().getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = bg;
+    ctx.fillRect(0, 0, w, h);
+    const r = this.visibleRange();
+    const { i0, i1, j0, j1, cell } = r;
+    const t = this.t;
+    // The visible cells: one drawImage of the source rectangle, without smoothing (cells stay square).
+    ctx.imageSmoothingEnabled = cell < 1;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(MARGIN, MARGIN, w - MARGIN, h - MARGIN);
+    ctx.clip();
+    const x = (j) => MARGIN + t.x + j * cell, y = (i) => MARGIN + t.y + i * cell;
+    if (i1 > i0 && j1 > j0) ctx.drawImage(this.base, j0, i0, j1 - j0, i1 - i0, x(j0), y(i0), (j1 - j0) * cell, (i1 - i0) * cell);
+    this.drawMarks(ctx, x, y, cell, accent, { i0, i1, j0, j1 });
+    ctx.restore();
+    // Labels, once a row (column) is tall (wide) enough; drawn as text by the canvas, never as HTML.
+    ctx.fillStyle = fg;
+    ctx.font = `${Math.min(12, Math.floor(cell * 0.8))}px system-ui, sans-serif`;
+    this.labelsShown = cell >= LABEL_MIN;
+    if (this.labelsShown) {
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
+      for (let i = i0; i < i1; i++) {
+        const tok = d.qTokens[i];
+        ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), MARGIN - 4, y(i) + cell / 2, MARGIN - 6);
+      }
+      ctx.textAlign = 'left';
+      for (let j = j0; j < j1; j++) {
+        const tok = d.kTokens[j];
+        ctx.save();
+        ctx.translate(x(j) + cell / 2, MARGIN - 4);
+        ctx.rotate(-Math.PI / 3);
+        ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), 0, 0, MARGIN + 10);
+        ctx.restore();
+      }
+    } else {
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'top';
+      ctx.font = '11px system-ui, sans-serif';
+      ctx.fillText('zoom in for token labels', 4, 4);
+    }
+    this.drawOverview(r, accent);
+    const f = (a, b, n) => `${a + 1}–${b} of ${n}`;
+    this.rangeEl.text(`Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
+      + ` (zoom ×${fmt(t.k, 3)}${this.labelsShown ? ', labelled' : ''}).`
+      + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : ''));
+    this.lastFrameMs = performance.now() - t0;
+    performance.measure('attnscope:heatmap-frame', { start: t0, end: performance.now() });
+  }
+
+  /** Selection bands (rows, columns), the open cell's outline. */
+  drawMarks(ctx, x, y, cell, accent, { i0, i1, j0, j1 }) {
+    const { rows, cols } = this.selection;
+    const d = this.data;
+    const { w, h } = this.size;
+    ctx.fillStyle = accent;
+    ctx.globalAlpha = 0.28;
+    for (const i of rows) if (i >= i0 && i < i1) ctx.fillRect(MARGIN, y(i), w - MARGIN, Math.max(1, cell));
+    for (const j of cols) if (j >= j0 && j < j1) ctx.fillRect(x(j), MARGIN, Math.max(1, cell), h - MARGIN);
+    ctx.globalAlpha = 1;
+    const s = this.selected;
+    if (s && s[0] < d.nq && s[1] < d.nk) {
+      ctx.strokeStyle = accent;
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x(s[1]) - 1, y(s[0]) - 1, Math.max(3, cell) + 2, Math.max(3, cell) + 2);
+    }
+  }
+
+  drawOverview(r, accent) {
+    const d = this.data;
+    const dpr = window.devicePixelRatio || 1;
+    const ctx = this.overview.node().getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const { w, h } = this.ov;
+    ctx.imageSmoothingEnabled = true;
+    ctx.drawImage(this.base, 0, 0, w, h);
+    const sx = w / d.nk, sy = h / d.nq;
+    ctx.fillStyle = accent;
+    ctx.globalAlpha = 0.35;
+    for (const i of this.selection.rows) ctx.fillRect(0, i * sy, w, Math.max(1, sy));
+    for (const j of this.selection.cols) ctx.fillRect(j * sx, 0, Math.max(1, sx), h);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = accent;
+    ctx.lineWidth = 2;
+    ctx.strokeRect(r.j0 * sx, r.i0 * sy, Math.max(2, (r.j1 - r.j0) * sx), Math.max(2, (r.i1 - r.i0) * sy));
+  }
+
+  /** Moves the detail so that it is centred on the overview point clicked. */
+  centreOn(ev) {
+    const d = this.data;
+    if (!d) return;
+    const box = this.overview.node().getBoundingClientRect();
+    const j = ((ev.clientX - box.left) / box.width) * d.nk, i = ((ev.clientY - box.top) / box.height) * d.nq;
+    this.detail.call(this.zoom.translateTo, j * this.fit, i * this.fit);
+  }
+
+  cellAt(ev) {
+    const d = this.data;
+    if (!d || !this.size) return null;
+    const box = this.detail.node().getBoundingClientRect();
+    const cell = this.fit * this.t.k;
+    const j = Math.floor((ev.clientX - box.left - MARGIN - this.t.x) / cell);
+    const i = Math.floor((ev.clientY - box.top - MARGIN - this.t.y) / cell);
+    if (ev.clientX - box.left < MARGIN || ev.clientY - box.top < MARGIN) return null;
+    if (i < 0 || j < 0 || i >= d.nq || j >= d.nk) return null;
+    return [i, j];
+  }
+
+  showValue(c) {
+    const d = this.data;
+    if (!c || !d) { this.readout.text(''); return; }
+    const [i, j] = c;
+    const q = d.qTokens[i], k = d.kTokens[j];
+    const v = d.masked(i, j) ? 'masked (weight 0)' : `weight ${fmt(d.weights[i * d.nk + j], 4)} · score ${fmt(d.scores[i * d.nk + j], 4)}`;
+    this.readout.text(`row ${i + 1} “${q.text}” → column ${j + 1} “${k.text}”: ${v}`);
+  }
+
+  onKey(ev) {
+    const step = 60;
+    const z = this.zoom, sel = this.detail;
+    const act = {
+      '+': () => sel.call(z.scaleBy, 1.6), '=': () => sel.call(z.scaleBy, 1.6),
+      '-': () => sel.call(z.scaleBy, 1 / 1.6), '−': () => sel.call(z.scaleBy, 1 / 1.6), _: () => sel.call(z.scaleBy, 1 / 1.6),
+      0: () => sel.call(z.transform, zoomIdentity),
+      ArrowLeft: () => sel.call(z.translateBy, step / this.t.k, 0), ArrowRight: () => sel.call(z.translateBy, -step / this.t.k, 0),
+      ArrowUp: () => sel.call(z.translateBy, 0, step / this.t.k), ArrowDown: () => sel.call(z.translateBy, 0, -step / this.t.k),
+    }[ev.key];
+    if (act) { act(); ev.preventDefault(); }
+  }
+
+  /** For exports: an SVG holding the overview and the detail as embedded PNG images, and a title. */
+  exportNode() {
+    if (!this.data) return null;
+    this.drawNow();
+    const doc = this.root.node().ownerDocument;
+    const svg = doc.createElementNS(SVG_NS, 'svg');
+    const gap = 20, top = 24;
+    const W = this.ov.w + gap + this.size.w, H = top + Math.max(this.ov.h, this.size.h);
+    svg.setAttribute('width', W);
+    svg.setAttribute('height', H);
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    const title = doc.createElementNS(SVG_NS, 'text');
+    title.setAttribute('x', 0);
+    title.setAttribute('y', 14);
+    title.setAttribute('font-size', 13);
+    title.setAttribute('fill', getComputedStyle(this.root.node()).color);
+    title.textContent = `${this.titleEl.text()} — ${this.rangeEl.text()}`;
+    svg.appendChild(title);
+    for (const [c, x, w, h] of [[this.overview, 0, this.ov.w, this.ov.h], [this.detail, this.ov.w + gap, this.size.w, this.size.h]]) {
+      const img = doc.createElementNS(SVG_NS, 'image');
+      img.setAttribute('x', x);
+      img.setAttribute('y', top);
+      img.setAttribute('width', w);
+      img.setAttribute('height', h);
+      img.setAttribute('href', c.node().toDataURL('image/png'));
+      svg.appendChild(img);
+    }
+    // Attached out of sight while it is serialised (the export reads computed styles).
+    svg.setAttribute('class', 'hmc-export');
+    this.body.node().appendChild(svg);
+    queueMicrotask(() => svg.remove());
+    return svg;
+  }
+
+  async toBlob(format = 'png') {
+    this.runJob();
+    if (format === 'png' && this.data) {
+      // The detail and overview at their pixel resolution: through the SVG (as the other figures).
+      return pngBlob(this.exportNode(), 1, this.exportBackground());
+    }
+    return super.toBlob(format);
+  }
+
+  dispose() {
+    if (this.resize) this.resize.disconnect();
+    super.dispose();
+  }
+}

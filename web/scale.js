@@ -1,0 +1,18 @@
+// Sizes at which the page changes how it draws a long document (issue 11). Shared by the page
+// (main.js), its worker (worker.js) and the figures, so the numbers live in one place.
+
+/** Above this many tokens on either side, the comparison of scoring functions, "Why this weight?"'s
+ * table and the teaching panels use the first SMALL_TOKENS tokens of each side (a 2,000-token
+ * document would otherwise cost every scoring function a full 2,000 × 2,000 call). */
+export const SMALL_TOKENS = 64;
+
+/** From this many tokens on either side, the heatmap is the canvas one (overview + zoomed detail)
+ * and the line view draws only the selected tokens' strongest links. */
+export const LARGE_FROM = 65;
+
+/** Links per selected query token the line view draws at large n. */
+export const LINES_TOP = 8;
+
+/** A computation still running after this long is terminated (worker respawned) when a newer
+ * request comes, instead of being waited for; it also makes the progress bar and Cancel appear. */
+export const LONG_MS = 100;

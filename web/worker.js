@@ -1,0 +1,179 @@
+// The demo page's computation, off the main thread: a module worker that holds the attnscope module
+// (the same dist build the page would load) and answers one request per state through comlink
+// (web/compute-client.js is its only caller). Everything the figures need from the wasm for one state
+// is computed here in one go — the main result, the other scoring functions for the comparison and
+// "Why this weight?", the teaching panels' extra calls — and handed back with its typed arrays
+// transferred, not copied. Progress is reported between those calls (the real unit of work the
+// page can split); the main attention call itself is one call and cannot be split.
+import * as Comlink from 'comlink';
+import { createAttnScope } from 'attnscope';
+import { compute, context, whyModel, nearestWords } from './figures/views.js';
+import { scalingExperiment } from './figures/ScalingPanel.js';
+import { SMALL_TOKENS } from './scale.js';
+
+let scope = null;
+const nearestCache = new Map();
+// The last main computation, kept here (the page gets copies): a state that changes only what is
+// drawn (the open cell, the head, the idw exponent) reuses it instead of recomputing 2,000 × 2,000.
+let lastMain = null;    // { key, c }
+const ABORTED = Symbol('aborted');
+let abortBelow = 0;          // requests of an older generation than this stop at their next step
+const channel = new MessageChannel();
+/** Lets the worker read its messages (an abort) between two steps of a request. */
+const breathe = () => new Promise((resolve) => { channel.port1.onmessage = () => resolve(); channel.port2.postMessage(0); });
+let reportProgress = null;   // (gen, fraction, text): the page's progress channel
+
+/** The fields of a state that change the main attention result. */
+export function mainKey(st, limit) {
+  const { q, k, score, t, heads, proj, seed, pos, mask, variant } = st;
+  return JSON.stringify([q, k, score, t, heads, proj, seed, pos, mask, variant, limit]);
+}
+
+/** What the comparison, "Why this weight?"'s table and the teaching panels read of a result. */
+function slim(r) {
+  if (!r || r.error) return r;
+  return { nq: r.nq, nk: r.nk, heads: r.heads, weights: r.weights, scores: r.scores, stats: { entropy: r.stats.entropy } };
+}
+
+/** Copies every typed array of `value` (recursively) and lists the copies' buffers for transfer. */
+function detachable(value, transfer) {
+  if (ArrayBuffer.isView(value)) {
+    const copy = value.slice();
+    transfer.push(copy.buffer);
+    return copy;
+  }
+  if (Array.isArray(value)) return value.map((v) => detachable(v, transfer));
+  if (value && typeof value === 'object') {
+    const out = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v === 'function') continue;
+      out[k] = detachable(v, transfer);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Adds the head summary figure's per-head numbers (the module's kernel) to a computation's result. */
+function withSummaries(c) {
+  if (!c.empty) {
+    const m = c.main;
+    m.headSummaries = scope.headSummaries(m.weights, { layers: 1, heads: m.heads, nq: m.nq, nk: m.nk });
+  }
+  return c;
+}
+
+const api = {
+  /** Loads the module and the vocabulary; onProgress(loaded, total) as the vocabulary downloads. */
+  async init(onProgress, computeProgress) {
+    reportProgress = computeProgress;
+    const t0 = performance.now();
+    scope = await createAttnScope({
+      preload: true,
+      locateFile: (path) => new URL(path, import.meta.url).href,
+      onProgress: onProgress ? (loaded, total) => { onProgress(loaded, total); } : undefined,
+    });
+    // Tier the kernels up now (V8 runs new wasm in a baseline tier at first), off the page's thread.
+    scope.attend({ query: 'warm up the kernels', maxTokens: 8 });
+    return {
+      scoreFunctions: scope.scoreFunctions.map((s) => ({ ...s })),
+      variants: { ...scope.variants, available: [...scope.variants.available] },
+      vocabulary: { ...scope.vocabulary },
+      loadMs: performance.now() - t0,
+    };
+  },
+
+  /**
+   * Everything the page draws for `st`. opts: { limit (tokens per side), scoreNames, haveMain (the
+   * mainKey the page already holds: the main result is then not sent again), scaling (also run
+   * teaching panel 1's experiment), gen (the request's generation, echoed with its progress) }.
+   * phase 'main': only { key, main?, q, k, base, large }; 'extras': all of it but the main result;
+   * 'all' (default): both. Returns { empty, q, k } or { key, main?, q, k, base, large, all: {name:
+   * result}, why, teach }.
+   */
+  /** Makes every running request older than `gen` stop at its next step (resolving { aborted }). */
+  abort(gen) { abortBelow = Math.max(abortBelow, gen); },
+
+  async prepare(st, opts) {
+    const { limit, scoreNames, haveMain, scaling, gen, phase = 'all' } = opts;
+    const progress = (f, text) => { if (reportProgress) reportProgress(gen, f, text); };
+    const t0 = performance.now();
+    const laps = {};
+    let tl = t0;
+    const lap = (name) => { const n = performance.now(); laps[name] = n - tl; tl = n; };
+    const key = mainKey(st, limit);
+    let c;
+    if (lastMain && lastMain.key === key) c = lastMain.c;
+    else {
+      progress(0, 'Computing the attention weights…');
+      c = withSummaries(compute(scope, st, { limit }));
+      lastMain = c.empty ? null : { key, c };
+    }
+    lap('main');
+    if (c.empty) return { empty: true, q: c.q, k: c.k };
+    const r = c.main;
+    const large = Math.max(r.nq, r.nk) > SMALL_TOKENS;
+    if (phase === 'main') {
+      // The first answer to a change: only what the heatmap, the line view and the heads need.
+      const transfer = [];
+      const out = detachable({ key, q: c.q, k: c.k, base: c.base, large, main: haveMain === key ? null : r, laps }, transfer);
+      lap('copy');
+      out.laps = laps;
+      return Comlink.transfer(out, transfer);
+    }
+    const nearest = (tok) => nearestWords(scope, nearestCache, tok);
+    const scoreInfo = new Map(scope.scoreFunctions.map((s) => [s.name, s]));
+    // The comparison and the teaching panels: at most SMALL_TOKENS tokens per side (a 2,000-token
+    // document would cost every scoring function a full 2,000 × 2,000 call); the page says so.
+    const cs = large ? withSummaries(compute(scope, st, { limit: SMALL_TOKENS })) : c;
+    const all = {};
+    const others = scoreNames.filter((n) => n !== st.score);
+    for (const [i, name] of others.entries()) {
+      await breathe();
+      if (gen < abortBelow) return { aborted: true };
+      progress(0.4 + (0.5 * i) / others.length, `Comparing the scoring functions: ${name} (${i + 1} of ${others.length})…`);
+      try { all[name] = slim(cs.all.get(name)); } catch (e) { all[name] = { error: e.message }; }
+    }
+    await breathe();
+    if (gen < abortBelow) return { aborted: true };
+    all[st.score] = slim(cs.main);
+    lap('comparison');
+    progress(0.92, 'Teaching panels…');
+    // "Why this weight?": at full size the table lists the current function only (the others were
+    // computed on the first SMALL_TOKENS tokens, which may not hold the cell).
+    const x = context(scope, c, st, { scoreNames: large ? [st.score] : scoreNames, scoreInfo, nearest });
+    const why = x.cell ? whyModel(x, x.cell[0], x.cell[1]) : null;
+    const xs = large ? context(scope, cs, st, { scoreNames, scoreInfo, nearest }) : x;
+    const atOne = { ...cs.base, temperature: 1 };
+    const hullBase = { ...cs.base, score: st.score, heads: 1, projection: 'identity' };
+    const step = async (fn) => { await breathe(); if (gen < abortBelow) throw ABORTED; return fn(); };
+    let teach;
+    try {
+      teach = {
+        row: xs.row,
+        negEuclid: await step(() => slim(scope.attend({ ...atOne, score: 'neg-euclidean' }))),
+        idw: await step(() => slim(scope.attend({ ...atOne, score: 'idw', p: st.p }))),
+        hull: await step(() => scope.attend(hullBase)),
+        hullExp: st.exp ? await step(() => scope.attend({ ...hullBase, experimentalScaledOutput: true })) : null,
+        scaling: scaling ? await step(() => scalingExperiment(scope, 7, st.variant)) : null,
+      };
+    } catch (e) {
+      if (e === ABORTED) return { aborted: true };
+      throw e;
+    }
+    lap('teaching');
+    progress(1, 'Drawing…');
+    const transfer = [];
+    const out = detachable({
+      key, q: c.q, k: c.k, base: c.base, large,
+      main: haveMain === key || phase === 'extras' ? null : r,
+      small: large ? { main: cs.main, q: cs.q, k: cs.k, base: cs.base } : null,
+      all, why: why ? { ...why, kTokens: null, maskedKey: null } : null, teach, laps,
+    }, transfer);
+    lap('copy');
+    out.laps = laps;   // where the worker's time went (main, comparison, teaching, copy): ms
+    return Comlink.transfer(out, transfer);
+  },
+};
+
+Comlink.expose(api);
