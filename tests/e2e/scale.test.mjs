@@ -134,6 +134,11 @@ describe('long documents', () => {
 
 });
 
+/** Opens the "More" settings (projection, seed, positions, kernels), where they are folded away. */
+async function openMore() {
+  if (!(await page.locator('#more-settings').evaluate((d) => d.open))) await page.click('#more-settings > summary');
+}
+
 describe('computing off the main thread', () => {
   test('Cancel stops a long computation and leaves the previous picture', async () => {
     await paste(doc(20));
@@ -141,6 +146,7 @@ describe('computing off the main thread', () => {
     assert.equal(cellsBefore, 400);
     // Two heads of a random projection over 2,000 × 2,000 tokens: long enough for Cancel to show.
     await page.selectOption('#heads', '2');
+    await openMore();   // the projection is under "More"
     await page.selectOption('#projection', 'random');
     await settled(page);
     await page.fill('#query', doc(2000, 3));

@@ -6,7 +6,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, attendOptions, parseShown, parseCSV, outDir } from './harness.mjs';
+import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from './harness.mjs';
 
 let h, context, page;
 const S = { q: 'The cat sat on the mat.', k: 'A kitten rested on the rug.', score: 'cosine', t: 0.1 };
@@ -15,7 +15,7 @@ const HASH = '#q=The+cat+sat+on+the+mat.&k=A+kitten+rested+on+the+rug.';
 before(async () => {
   h = await setup();
   context = await h.newContext({ viewport: { width: 1440, height: 900 } });
-  page = await h.open(context, HASH);
+  page = autoSettle(await h.open(context, HASH));
 });
 after(async () => { if (h) await h.close(); });
 
@@ -210,7 +210,7 @@ describe('the URL', () => {
     assert.equal(await urlSays('cols', '1,2,5'), '1,2,5');
     const before = { rows: await shown('rows'), cols: await shown('cols') };
     const url = page.url();
-    const p2 = await h.open(context, new URL(url).hash);
+    const p2 = autoSettle(await h.open(context, new URL(url).hash));
     assert.deepEqual(await selected('#query-tokens', p2), [0, 1]);
     assert.deepEqual(await selected('#key-tokens', p2), [1, 2, 5]);
     assert.deepEqual(await p2.locator('#figure-heatmap .row-labels text.selected').allTextContents(), ['The', 'cat']);
@@ -225,7 +225,7 @@ describe('the URL', () => {
   });
 
   test('a selection beyond the tokens is ignored; a malformed one is reported and dropped', async () => {
-    const p = await h.open(context, `${HASH}&rows=2,40-50&cols=9-3`);
+    const p = autoSettle(await h.open(context, `${HASH}&rows=2,40-50&cols=9-3`));
     assert.deepEqual(await selected('#query-tokens', p), [2]);
     assert.match(await p.textContent('#notice-text'), /cols “9-3” has a backwards range/);
     assertShown(await shown('rows', p), reference(expected(), 'rows', [2]), 'key');
@@ -236,7 +236,7 @@ describe('the URL', () => {
 describe('heads summarised', () => {
   test('mean and max over heads and the entropies equal a JS reference computed from the API\'s weights', async () => {
     const s = { heads: 4, proj: 'random', seed: 7 };
-    const p = await h.open(context, `${HASH}&heads=4&proj=random&seed=7`);
+    const p = autoSettle(await h.open(context, `${HASH}&heads=4&proj=random&seed=7`));
     await p.locator('#figure-headsum').scrollIntoViewIfNeeded();
     await p.waitForSelector('#figure-headsum .head-mean-entropy');
     const r = expected(s);
