@@ -17,6 +17,7 @@ node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node bench/page.mjs "$@" > bench/results/page.json
 node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (README "Limits and guarantees")
 node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (README "Lab")
+node bench/lab-page.mjs > bench/results/lab-page.json   # the lab page in Chromium: click Train to 500 steps, longest main-thread task
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"
