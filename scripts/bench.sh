@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the kernel benchmarks natively and as wasm under node, the attend() timing in node, the lab's training step (bench/lab.mjs),
-# package sizes, attnscope against TF.js and plain JS (bench/attention-node.mjs) and the demo page in headless Chromium (keystroke → plots redrawn); records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
+# package sizes, attnscope against TF.js and plain JS (bench/attention-node.mjs) the demo page in headless Chromium (keystroke → plots redrawn) and the model page (file dropped → grid drawn); records them as JSON under bench/results/ and rewrites the table in README.md.   scripts/bench.sh [--quick]
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
@@ -19,5 +19,7 @@ node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls
 node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (README "Lab")
 node bench/lab-page.mjs > bench/results/lab-page.json   # the lab page in Chromium: click Train to 500 steps, longest main-thread task
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
+node bench/model.mjs "$@" > bench/results/model.json   # the model page: 12x12x512 file dropped -> grid drawn
+node bench/model.mjs --readme
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"

@@ -12,6 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
+import { modelExample } from './model-example.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -41,8 +42,9 @@ mkdirSync(out, { recursive: true });
 const PAGES = [
   { html: 'web/index.html', entry: 'web/main.js' },
   { html: 'web/lab.html', entry: 'web/lab.js' },
+  { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention
 ];
-const STYLES = ['web/style.css', 'web/lab.css'];
+const STYLES = ['web/style.css', 'web/lab.css', 'web/model.css'];
 const result = await build({
   entryPoints: PAGES.map((p) => join(root, p.entry)),
   outdir: out,
@@ -80,6 +82,8 @@ for (const css of STYLES) {
     logLevel: 'warning',
   });
 }
+// The example the model page opens with: a small transformer with random weights, fixed seed.
+writeFileSync(join(out, 'model-example.json'), JSON.stringify(modelExample()) + '\n');
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 for (const p of PAGES) {
   const js = p.entry.replace(/^web\//, '');

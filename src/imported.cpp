@@ -3,6 +3,7 @@
 // file ends in a Status, never in a read past the end (the tests cut every valid file at every length
 // under AddressSanitizer).
 #include "attnscope/imported.hpp"
+#include "attnscope/inflate.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -30,6 +31,14 @@ float half_to_float(std::uint32_t h) {
     else v = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
     return sign ? -v : v;
 }
+// Little-endian float32 files can be copied as they are on a little-endian machine (wasm always is).
+bool host_is_little_endian() {
+    const std::uint32_t one = 1;
+    std::uint8_t first;
+    std::memcpy(&first, &one, 1);
+    return first == 1;
+}
+
 float bits_to_float(std::uint32_t bits) {
     float f;
     std::memcpy(&f, &bits, 4);
@@ -350,6 +359,10 @@ Status npy_floats(const NpyHeader& h, const std::uint8_t* data, std::size_t data
         return Status::error("npy: " + std::to_string(data_size - count * item) + " unexpected bytes after the data; the file is corrupt");
     out.shape = h.shape;
     out.values.resize(count);
+    if (item == 4 && !big && host_is_little_endian()) {   // the common case: the bytes are the floats
+        if (count) std::memcpy(out.values.data(), data, count * 4);
+        return {};
+    }
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint8_t* p = data + i * item;
         std::uint8_t b[4];
@@ -395,9 +408,33 @@ Status npy_strings(const std::uint8_t* bytes, std::size_t size, const char* name
 
 struct ZipMember {
     std::string name;
-    const std::uint8_t* data = nullptr;
-    std::size_t size = 0;
+    const std::uint8_t* data = nullptr;   // the member's bytes as stored in the file
+    std::size_t size = 0;                 // stored size
+    unsigned method = 0;                  // 0 stored, 8 deflated (numpy.savez_compressed)
+    std::uint64_t usize = 0;              // uncompressed size
+    std::uint32_t crc = 0;
 };
+
+// A member's uncompressed bytes: the stored ones in place, or deflated ones inflated into `storage`.
+// The stated size is bounded before anything is allocated.
+Status member_bytes(const ZipMember& m, std::vector<std::uint8_t>& storage, const std::uint8_t*& data, std::size_t& size) {
+    if (m.method == 0) {
+        data = m.data;
+        size = m.size;
+        return {};
+    }
+    const std::uint64_t most = kMaxAttentionValues * 4 + (std::uint64_t{1} << 20);
+    if (m.usize > most)
+        return Status::error("npz: member '" + m.name + "' is " + std::to_string(m.usize) + " bytes uncompressed, over the limit of " +
+                             std::to_string(kMaxAttentionValues) + " numbers; save fewer layers, heads or tokens");
+    Status st = inflate_raw(m.data, m.size, static_cast<std::size_t>(m.usize), storage);
+    if (!st) return Status::error("npz: member '" + m.name + "': " + st.message());
+    if (crc32(storage.data(), storage.size()) != m.crc)
+        return Status::error("npz: member '" + m.name + "' fails its CRC-32 check; the file is corrupt");
+    data = storage.data();
+    size = storage.size();
+    return {};
+}
 
 Status zip_members(const std::uint8_t* b, std::size_t size, std::vector<ZipMember>& out) {
     const Status corrupt = Status::error("npz: the zip structure is truncated or corrupt; save it again with numpy.savez");
@@ -427,6 +464,7 @@ Status zip_members(const std::uint8_t* b, std::size_t size, std::vector<ZipMembe
     for (std::uint64_t e = 0; e < entries; ++e) {
         if (cd_end - at < 46 || le32(b + at) != 0x02014b50u) return corrupt;
         const unsigned method = le16(b + at + 10);
+        const std::uint32_t crc = le32(b + at + 16);
         std::uint64_t csize = le32(b + at + 20), usize = le32(b + at + 24), local = le32(b + at + 42);
         const std::size_t name_len = le16(b + at + 28), extra_len = le16(b + at + 30), comment_len = le16(b + at + 32);
         if (cd_end - at - 46 < name_len + extra_len + comment_len) return corrupt;
@@ -453,15 +491,19 @@ Status zip_members(const std::uint8_t* b, std::size_t size, std::vector<ZipMembe
             }
             x += 4 + len;
         }
-        if (method != 0)
-            return Status::error("npz: member '" + m.name + "' is compressed (a numpy.savez_compressed file); save with numpy.savez instead");
-        if (csize != usize) return corrupt;
+        if (method != 0 && method != 8)
+            return Status::error("npz: member '" + m.name + "' uses zip compression method " + std::to_string(method) +
+                                 "; save with numpy.savez or numpy.savez_compressed (deflate)");
+        if (method == 0 && csize != usize) return corrupt;
         if (local > size || size - local < 30 || le32(b + local) != 0x04034b50u) return corrupt;
         const std::size_t lname = le16(b + local + 26), lextra = le16(b + local + 28);
         const std::uint64_t start = local + 30 + lname + lextra;
         if (start > size || csize > size - start) return corrupt;
         m.data = b + start;
         m.size = static_cast<std::size_t>(csize);
+        m.method = method;
+        m.usize = usize;
+        m.crc = crc;
         out.push_back(std::move(m));
         at += 46 + name_len + extra_len + comment_len;
     }
@@ -498,10 +540,20 @@ Status parse_npz(const std::uint8_t* bytes, std::size_t size, FloatArray& out, s
     if (!att)
         return Status::error("npz: no member named 'attentions' (found " + (names.empty() ? std::string("none") : names) +
                              "); save with numpy.savez(f, attentions=a, tokens=numpy.array(tokens))");
-    st = parse_npy(att->data, att->size, out);
+    std::vector<std::uint8_t> storage;
+    const std::uint8_t* data = nullptr;
+    std::size_t data_size = 0;
+    if (!(st = member_bytes(*att, storage, data, data_size))) return st;
+    st = parse_npy(data, data_size, out);
     if (!st) return Status::error("npz: attentions: " + st.message());
-    if (tok && !(st = npy_strings(tok->data, tok->size, "npz: tokens", tokens))) return st;
-    if (ktok && !(st = npy_strings(ktok->data, ktok->size, "npz: key_tokens", key_tokens))) return st;
+    if (tok) {
+        if (!(st = member_bytes(*tok, storage, data, data_size))) return st;
+        if (!(st = npy_strings(data, data_size, "npz: tokens", tokens))) return st;
+    }
+    if (ktok) {
+        if (!(st = member_bytes(*ktok, storage, data, data_size))) return st;
+        if (!(st = npy_strings(data, data_size, "npz: key_tokens", key_tokens))) return st;
+    }
     return {};
 }
 
@@ -565,6 +617,10 @@ Status parse_safetensors(const std::uint8_t* bytes, std::size_t size, FloatArray
                              std::to_string(data_size));
     const std::uint8_t* data = bytes + 8 + n + begin;
     out.values.resize(count);
+    if (item == 4 && host_is_little_endian()) {
+        if (count) std::memcpy(out.values.data(), data, count * 4);
+        count = 0;
+    }
     for (std::size_t i = 0; i < count; ++i) {
         if (item == 4) out.values[i] = bits_to_float(le32(data + 4 * i));
         else if (dtype->str == "F16") out.values[i] = half_to_float(le16(data + 2 * i));

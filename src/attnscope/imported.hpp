@@ -1,4 +1,4 @@
-// Attention tensors exported from a real model: the file formats (.npy, .npz stored uncompressed,
+// Attention tensors exported from a real model: the file formats (.npy, .npz stored or deflated,
 // .safetensors), the shape rules and the validation shared by every input route (the JS layer parses
 // JSON itself and hands the flat values to validate_attention()).
 //
@@ -37,10 +37,10 @@ struct FloatArray {
 // .npy: versions 1, 2 and 3 of the header; dtype float32 or float16 (little- or big-endian); C order.
 Status parse_npy(const std::uint8_t* bytes, std::size_t size, FloatArray& out);
 
-// .npz as written by numpy.savez (a zip whose members are stored, not deflated): the member
-// "attentions.npy" (or, when there is only one member, that one) and an optional "tokens.npy"
-// (a numpy array of unicode strings, dtype '<U..', from np.array(tokens)) and "key_tokens.npy".
-// savez_compressed files are refused with a message saying to use numpy.savez.
+// .npz as written by numpy.savez (members stored) or numpy.savez_compressed (members deflated, decoded
+// by attnscope/inflate.hpp and checked against their CRC-32): the member "attentions.npy" (or, when
+// there is only one member, that one) and an optional "tokens.npy" (a numpy array of unicode strings,
+// dtype '<U..', from np.array(tokens)) and "key_tokens.npy". Other zip methods are refused.
 Status parse_npz(const std::uint8_t* bytes, std::size_t size, FloatArray& out, std::vector<std::string>& tokens,
                  std::vector<std::string>& key_tokens);
 

@@ -42,26 +42,6 @@ Result attend(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& 
     return r;
 }
 
-// Parameters for every score, with random matrices owned by the struct.
-struct RandomParams {
-    Mat W, W1, W2, v, Wa;
-    ScoreParams p;
-    RandomParams(Rng& rng, std::size_t dq, std::size_t dk, std::size_t nk, std::size_t hidden = 6) {
-        W = uniform_matrix(dq, dk, rng);
-        W1 = uniform_matrix(hidden, dq, rng);
-        W2 = uniform_matrix(hidden, dk, rng);
-        v = uniform_matrix(1, hidden, rng);
-        Wa = uniform_matrix(nk + 1, dq, rng);
-        p.W = W.data();
-        p.W1 = W1.data();
-        p.W2 = W2.data();
-        p.v = v.data();
-        p.hidden = hidden;
-        p.Wa = Wa.data();
-        p.max_keys = nk + 1;
-    }
-};
-
 bool same(ConstMatrix a, ConstMatrix b) {
     if (a.rows != b.rows || a.cols != b.cols) return false;
     for (std::size_t i = 0; i < a.rows; ++i)

@@ -19,25 +19,6 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-struct Params {
-    Mat W, W1, W2, v, Wa;
-    ScoreParams p;
-    Params(Rng& rng, std::size_t dq, std::size_t dk, std::size_t nk, std::size_t hidden = 6) {
-        W = uniform_matrix(dq, dk, rng);
-        W1 = uniform_matrix(hidden, dq, rng);
-        W2 = uniform_matrix(hidden, dk, rng);
-        v = uniform_matrix(1, hidden, rng);
-        Wa = uniform_matrix(nk + 3, dq, rng);
-        p.W = W.data();
-        p.W1 = W1.data();
-        p.W2 = W2.data();
-        p.v = v.data();
-        p.hidden = hidden;
-        p.Wa = Wa.data();
-        p.max_keys = nk + 3;
-    }
-};
-
 Mat fused(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& o) {
     Mat O(Q.rows, V.cols, 2, 7777.0f);
     const Status st = attention_output(Q.view(), K.view(), V.view(), o, O.mview());
@@ -88,7 +69,7 @@ TEST_CASE("attention_output: every score, masks and temperatures against attenti
                 for (const Case& c : cases) {
                     const Mat Q = uniform_matrix(c.nq, c.d, rng, -1, 1, 1), K = uniform_matrix(c.nk, c.d, rng);
                     const Mat V = uniform_matrix(c.nk, c.dv, rng, -2, 2, 3);
-                    Params rp(rng, c.d, c.d, c.nk);
+                    RandomParams rp(rng, c.d, c.d, c.nk, 6, 3);
                     std::vector<std::uint8_t> pad(c.nk, 0);
                     if (c.padding)
                         for (std::size_t j = 0; j < c.nk; ++j) pad[j] = j % 4 == 1;

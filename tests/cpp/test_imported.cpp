@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attnscope/imported.hpp"
+#include "attnscope/inflate.hpp"
 #include "test_util.hpp"
 
 using namespace attnscope;
@@ -106,6 +107,100 @@ Bytes zip(const std::vector<std::pair<std::string, Bytes>>& members, bool zip64 
         put32(cd, 0); put32(cd, zip64 ? 0xffffffffu : offset);
         cd.insert(cd.end(), name.begin(), name.end());
         if (zip64) { put16(cd, 1); put16(cd, 24); put64(cd, data.size()); put64(cd, data.size()); put64(cd, offset); }
+    }
+    const auto cd_offset = static_cast<std::uint32_t>(b.size());
+    b.insert(b.end(), cd.begin(), cd.end());
+    put32(b, 0x06054b50u); put16(b, 0); put16(b, 0);
+    put16(b, static_cast<std::uint32_t>(members.size())); put16(b, static_cast<std::uint32_t>(members.size()));
+    put32(b, static_cast<std::uint32_t>(cd.size())); put32(b, cd_offset); put16(b, 0);
+    return b;
+}
+
+// DEFLATE streams written here: stored blocks (type 0, at most 65,535 bytes each) and one block of
+// fixed-Huffman literals (type 1); the dynamic-Huffman case (type 2) is kDynamic below, from zlib.
+struct BitWriter {
+    Bytes b;
+    std::uint32_t acc = 0;
+    unsigned n = 0;
+    void put(std::uint32_t v, unsigned k) {   // k bits of v, least significant first
+        for (unsigned i = 0; i < k; ++i) {
+            acc |= ((v >> i) & 1u) << n;
+            if (++n == 8) { b.push_back(static_cast<unsigned char>(acc)); acc = 0; n = 0; }
+        }
+    }
+    void code(std::uint32_t c, unsigned len) {   // a Huffman code, most significant bit first
+        for (unsigned i = len; i-- > 0;) put((c >> i) & 1u, 1);
+    }
+    Bytes done() { if (n) b.push_back(static_cast<unsigned char>(acc)); return b; }
+};
+
+Bytes deflate_stored(const Bytes& data) {
+    Bytes out;
+    std::size_t at = 0;
+    do {
+        const std::size_t len = std::min<std::size_t>(65535, data.size() - at);
+        out.push_back(at + len == data.size() ? 1 : 0);
+        put16(out, static_cast<std::uint32_t>(len));
+        put16(out, static_cast<std::uint32_t>(len ^ 0xffffu));
+        out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(at), data.begin() + static_cast<std::ptrdiff_t>(at + len));
+        at += len;
+    } while (at < data.size());
+    return out;
+}
+
+Bytes deflate_fixed(const Bytes& data) {
+    BitWriter w;
+    w.put(1, 1);
+    w.put(1, 2);
+    for (unsigned char c : data) {
+        if (c < 144) w.code(0x30u + c, 8); else w.code(0x190u + (c - 144u), 9);
+    }
+    w.code(0, 7);  // end of block (256)
+    return w.done();
+}
+
+// zlib.compressobj(9, zlib.DEFLATED, -15) of kDynamicText(): one dynamic-Huffman block.
+const Bytes kDynamic = {
+    0x8d, 0xd5, 0x4d, 0x0a, 0xc3, 0x20, 0x10, 0x40, 0xe1, 0xab, 0x78, 0x04, 0xc7, 0x7f, 0xe9, 0x69,
+    0xb2, 0x08, 0x4d, 0x21, 0x24, 0x90, 0x9a, 0x45, 0x6f, 0xdf, 0x5d, 0xd1, 0xc2, 0xc8, 0xdb, 0x3f,
+    0x02, 0xce, 0xe7, 0x98, 0xa5, 0xb5, 0xf5, 0x68, 0xaf, 0xf3, 0x30, 0xd6, 0x5c, 0xe7, 0xbe, 0xbf,
+    0xcd, 0x79, 0x37, 0xd3, 0xb6, 0xeb, 0xbc, 0x9f, 0x9b, 0xd9, 0x97, 0xcf, 0x7a, 0x19, 0xfb, 0x30,
+    0xcb, 0x2f, 0xcb, 0x6a, 0x26, 0x7d, 0x26, 0x6a, 0xe6, 0xfa, 0xac, 0xa8, 0x99, 0xef, 0x33, 0xa7,
+    0x66, 0xa1, 0xcf, 0xaa, 0x9a, 0xc5, 0x3e, 0xf3, 0x6a, 0x96, 0x86, 0x23, 0xe8, 0x13, 0xc9, 0x7d,
+    0x17, 0xd4, 0xac, 0x0c, 0x9f, 0xd3, 0x47, 0x52, 0xfb, 0x2e, 0xea, 0x03, 0x1e, 0x20, 0x44, 0x1f,
+    0x8a, 0x0c, 0x14, 0x89, 0xc1, 0x5a, 0x06, 0x9b, 0x19, 0xac, 0x30, 0xd8, 0xc2, 0x60, 0x1d, 0x83,
+    0xad, 0x0c, 0xd6, 0x33, 0xd7, 0x89, 0x7f, 0x61, 0xfe, 0x15, 0xfa, 0x8f, 0xb0, 0x11, 0xba, 0x4e,
+    0x2e, 0x80, 0x65, 0xfe, 0xc2, 0xfc, 0x1d, 0xf3, 0xf7, 0xcc, 0x3f, 0x30, 0xff, 0xc8, 0xfc, 0x13,
+    0xf3, 0xcf, 0xcc, 0xbf, 0x40, 0xff, 0xca, 0xfc, 0xff, 0x16, 0x56, 0x20, 0x6c, 0x64, 0xae, 0xb3,
+    0x07, 0x80, 0xf9, 0x3b, 0xe6, 0xef, 0x99, 0x7f, 0x60, 0xfe, 0x91, 0xf9, 0x27, 0xe6, 0x9f, 0x99,
+    0x7f, 0x61, 0xfe, 0x15, 0xfa, 0x8f, 0xb0, 0x81, 0x2e, 0xac, 0x30, 0xd8, 0x08, 0x7f, 0xb1, 0x8e,
+    0xc1, 0x26, 0x06, 0x6b, 0x19, 0x6c, 0x66, 0xb0, 0xc2, 0x60, 0x0b, 0x83, 0x75, 0x0c, 0xb6, 0x32,
+    0x58, 0x4f, 0x17, 0xd6, 0x4e, 0x61, 0xbf,
+};
+Bytes kDynamicText() {
+    std::string s;
+    for (int i = 0; i < 60; ++i)
+        s += "attention " + std::to_string(i * 7 % 13) + " rolls out through layer " + std::to_string(i % 12) + "; ";
+    return Bytes(s.begin(), s.end());
+}
+
+// A zip whose members are deflated, as numpy.savez_compressed writes it (method 8, CRC-32, sizes).
+Bytes zip_deflated(const std::vector<std::pair<std::string, Bytes>>& members, Bytes (*deflate)(const Bytes&)) {
+    Bytes b, cd;
+    for (const auto& [name, data] : members) {
+        const Bytes packed = deflate(data);
+        const std::uint32_t crc = attnscope::crc32(data.data(), data.size());
+        const auto offset = static_cast<std::uint32_t>(b.size());
+        put32(b, 0x04034b50u); put16(b, 20); put16(b, 0); put16(b, 8); put32(b, 0); put32(b, crc);
+        put32(b, static_cast<std::uint32_t>(packed.size())); put32(b, static_cast<std::uint32_t>(data.size()));
+        put16(b, static_cast<std::uint32_t>(name.size())); put16(b, 0);
+        b.insert(b.end(), name.begin(), name.end());
+        b.insert(b.end(), packed.begin(), packed.end());
+        put32(cd, 0x02014b50u); put16(cd, 20); put16(cd, 20); put16(cd, 0); put16(cd, 8); put32(cd, 0); put32(cd, crc);
+        put32(cd, static_cast<std::uint32_t>(packed.size())); put32(cd, static_cast<std::uint32_t>(data.size()));
+        put16(cd, static_cast<std::uint32_t>(name.size())); put16(cd, 0); put16(cd, 0); put16(cd, 0); put16(cd, 0);
+        put32(cd, 0); put32(cd, offset);
+        cd.insert(cd.end(), name.begin(), name.end());
     }
     const auto cd_offset = static_cast<std::uint32_t>(b.size());
     b.insert(b.end(), cd.begin(), cd.end());
@@ -240,7 +335,7 @@ TEST_CASE("validation: NaN and infinities are refused naming the place; bad rows
     CHECK_THAT(out.warnings.at(0), Contains("positions"));
 }
 
-TEST_CASE("npz: numpy.savez layout, plain and zip64, with tokens; compressed members refused", "[imported]") {
+TEST_CASE("npz: numpy.savez layout, plain and zip64, with tokens; unknown zip methods refused", "[imported]") {
     const auto v = random_stack(2, 2, 3, 3, 16);
     for (bool z64 : {false, true}) {
         ImportedAttention out;
@@ -252,10 +347,71 @@ TEST_CASE("npz: numpy.savez layout, plain and zip64, with tokens; compressed mem
         CHECK(out.tokens == std::vector<std::string>{"[CLS]", "hi", "."});
     }
     ImportedAttention out;
-    CHECK_THAT(load(zip({{"attentions.npy", npy(v, {2, 2, 3, 3})}}, false, 8), "npz", out, kABC).message(), Contains("numpy.savez"));
+    // Method 8 on bytes that are not a DEFLATE stream; another method (12, bzip2) is refused by name.
+    CHECK_THAT(load(zip({{"attentions.npy", npy(v, {2, 2, 3, 3})}}, false, 8), "npz", out, kABC).message(), Contains("deflate"));
+    CHECK_THAT(load(zip({{"attentions.npy", npy(v, {2, 2, 3, 3})}}, false, 12), "npz", out, kABC).message(),
+               Contains("compression method 12"));
     CHECK_THAT(load(zip({{"a.npy", npy(v, {2, 2, 3, 3})}, {"b.npy", npy(v, {2, 2, 3, 3})}}), "npz", out, kABC).message(),
                Contains("no member named 'attentions'"));
     REQUIRE(load(zip({{"arr_0.npy", npy(v, {2, 2, 3, 3})}}), "npz", out, kABC).ok());  // the only member
+}
+
+TEST_CASE("inflate: stored, fixed and dynamic blocks; CRC-32; truncation and wrong sizes refused", "[imported]") {
+    const std::string check = "123456789";
+    CHECK(attnscope::crc32(reinterpret_cast<const std::uint8_t*>(check.data()), check.size()) == 0xcbf43926u);
+    Bytes big(150000);
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+    const std::vector<std::pair<Bytes, Bytes>> cases = {
+        {deflate_stored(big), big},                   // three stored blocks
+        {deflate_stored(Bytes{}), Bytes{}},
+        {deflate_fixed(big), big},
+        {kDynamic, kDynamicText()},
+    };
+    for (const auto& [packed, plain] : cases) {
+        std::vector<std::uint8_t> out;
+        const Status st = attnscope::inflate_raw(packed.data(), packed.size(), plain.size(), out);
+        INFO(st.message());
+        REQUIRE(st.ok());
+        CHECK(out == plain);
+        // Every cut is refused (stepping through long streams), and so is a wrong stated size.
+        const std::size_t step = packed.size() > 4000 ? 37 : 1;
+        for (std::size_t n = 0; n < packed.size(); n += step) {
+            INFO("cut at " << n);
+            CHECK_FALSE(attnscope::inflate_raw(packed.data(), n, plain.size(), out).ok());
+        }
+        CHECK_FALSE(attnscope::inflate_raw(packed.data(), packed.size(), plain.size() + 1, out).ok());
+        if (!plain.empty()) CHECK_FALSE(attnscope::inflate_raw(packed.data(), packed.size(), plain.size() - 1, out).ok());
+    }
+    // Random damage: refused or decoded, never a crash or a read out of bounds (ASan build).
+    std::mt19937 rng(7);
+    for (int k = 0; k < 3000; ++k) {
+        Bytes d = k % 2 ? kDynamic : deflate_fixed(kDynamicText());
+        d[rng() % d.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+        std::vector<std::uint8_t> out;
+        (void)attnscope::inflate_raw(d.data(), d.size(), kDynamicText().size(), out);
+    }
+}
+
+TEST_CASE("npz: numpy.savez_compressed layout (deflated members) loads; a bad CRC or damage is refused", "[imported]") {
+    const auto v = random_stack(2, 2, 3, 3, 19);
+    for (auto deflate : {deflate_stored, deflate_fixed}) {
+        ImportedAttention out;
+        const Bytes b = zip_deflated({{"attentions.npy", npy(v, {2, 2, 3, 3})}, {"tokens.npy", npy_strings({"[CLS]", "hi", "."})}}, deflate);
+        const Status st = load(b, "npz", out);
+        INFO(st.message());
+        REQUIRE(st.ok());
+        CHECK(out.values == v);
+        CHECK(out.tokens == std::vector<std::string>{"[CLS]", "hi", "."});
+        // Every truncation refused; a flipped bit in the data refused (by the decoder or the CRC).
+        for (std::size_t n = 0; n < b.size(); ++n) CHECK_FALSE(load(Bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n)), "npz", out).ok());
+        Bytes bad = b;
+        bad[60] ^= 0x10;
+        CHECK_FALSE(load(bad, "npz", out).ok());
+    }
+    ImportedAttention out;
+    Bytes b = zip_deflated({{"attentions.npy", npy(v, {2, 2, 3, 3})}}, deflate_fixed);
+    b[b.size() - 22 - 46 - 14 + 16] ^= 1;   // the central directory's CRC of the only member
+    CHECK_THAT(load(b, "npz", out, kABC).message(), Contains("CRC-32"));
 }
 
 TEST_CASE("safetensors: F32, F16 and BF16 with metadata tokens; missing tensor and bad dtype refused", "[imported]") {

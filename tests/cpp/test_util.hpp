@@ -412,6 +412,28 @@ inline RefMatrix ref_matmul(ConstMatrix X, const float* W, std::size_t ldw, std:
 }
 
 // Variants to run a public function with: every one the dispatch point knows, `automatic` included.
+// Parameters for every score (general's W, additive's W1, W2, v, location's Wa with room for
+// nk + extra_keys keys), random, owned by the struct; `p` points into them.
+struct RandomParams {
+    Mat W, W1, W2, v, Wa;
+    ScoreParams p;
+    RandomParams(Rng& rng, std::size_t dq, std::size_t dk, std::size_t nk, std::size_t hidden = 6,
+                 std::size_t extra_keys = 1) {
+        W = uniform_matrix(dq, dk, rng);
+        W1 = uniform_matrix(hidden, dq, rng);
+        W2 = uniform_matrix(hidden, dk, rng);
+        v = uniform_matrix(1, hidden, rng);
+        Wa = uniform_matrix(nk + extra_keys, dq, rng);
+        p.W = W.data();
+        p.W1 = W1.data();
+        p.W2 = W2.data();
+        p.v = v.data();
+        p.hidden = hidden;
+        p.Wa = Wa.data();
+        p.max_keys = nk + extra_keys;
+    }
+};
+
 inline const std::vector<std::pair<const char*, Variant>>& public_variants() {
     static const std::vector<std::pair<const char*, Variant>> v = {
         {"scalar", Variant::scalar}, {"simd", Variant::simd}, {"auto", Variant::automatic}};

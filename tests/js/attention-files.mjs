@@ -1,6 +1,7 @@
 // Shared by the import tests: a small randomly initialised attention stack (a real-shaped tensor from
 // a tiny transformer written here, no download), writers of .npy, .npz (stored zip, as numpy.savez)
 // and .safetensors, and float64 references of rollout and head summaries. Not a test file itself.
+import { deflateRawSync } from 'node:zlib';
 import { rng } from './helpers.mjs';
 
 /**
@@ -93,18 +94,35 @@ export function npyStrings(tokens) {
   return concat([head, enc.encode(h), data]);
 }
 
-/** A zip of stored members (what numpy.savez writes); method 8 marks them deflated (savez_compressed). */
-export function zip(members, { method = 0 } = {}) {
+/** CRC-32 (as zip stores it) of bytes. */
+export function crc32(bytes) {
+  let c = ~0;
+  for (let i = 0; i < bytes.length; i++) {
+    c ^= bytes[i];
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+/**
+ * A zip of stored members (what numpy.savez writes), or with `deflate` of deflated ones (what
+ * numpy.savez_compressed writes, by node's zlib). `method` alone only marks the members' method.
+ */
+export function zip(members, { method = 0, deflate = false } = {}) {
   const locals = [], central = [];
   let offset = 0;
-  for (const [name, data] of Object.entries(members)) {
+  if (deflate) method = 8;
+  for (const [name, raw] of Object.entries(members)) {
     const n = enc.encode(name);
+    const data = deflate ? new Uint8Array(deflateRawSync(raw)) : raw;
+    const crc = deflate ? crc32(raw) : 0;
     const lh = new Uint8Array(30), l = new DataView(lh.buffer);
-    l.setUint32(0, 0x04034b50, true); l.setUint16(4, 20, true); l.setUint16(8, method, true);
-    l.setUint32(18, data.length, true); l.setUint32(22, data.length, true); l.setUint16(26, n.length, true);
+    l.setUint32(0, 0x04034b50, true); l.setUint16(4, 20, true); l.setUint16(8, method, true); l.setUint32(14, crc, true);
+    l.setUint32(18, data.length, true); l.setUint32(22, raw.length, true); l.setUint16(26, n.length, true);
     const ch = new Uint8Array(46), c = new DataView(ch.buffer);
     c.setUint32(0, 0x02014b50, true); c.setUint16(4, 20, true); c.setUint16(6, 20, true); c.setUint16(10, method, true);
-    c.setUint32(20, data.length, true); c.setUint32(24, data.length, true); c.setUint16(28, n.length, true); c.setUint32(42, offset, true);
+    c.setUint32(16, crc, true);
+    c.setUint32(20, data.length, true); c.setUint32(24, raw.length, true); c.setUint16(28, n.length, true); c.setUint32(42, offset, true);
     locals.push(lh, n, data);
     central.push(ch, n);
     offset += 30 + n.length + data.length;

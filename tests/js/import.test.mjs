@@ -54,7 +54,7 @@ test('.npy float16 is widened within half precision', () => {
   assertClose(r.attentions, A, Array.from(A, (x) => x * 2 ** -11 + 2 ** -25), 'float16');
 });
 
-test('.npz (numpy.savez) with attentions and tokens members; savez_compressed refused with the fix', () => {
+test('.npz (numpy.savez and savez_compressed) with attentions and tokens members; other zip methods refused', () => {
   const file = zip({ 'attentions.npy': npy(A, [L, H, N, N]), 'tokens.npy': npyStrings(TOKENS) });
   const r = scope.loadAttentions(file);
   assert.equal(r.format, 'npz');
@@ -62,8 +62,15 @@ test('.npz (numpy.savez) with attentions and tokens members; savez_compressed re
   assert.deepEqual(r.attentions, A);
   // tokens given to the call win over the file's
   assert.deepEqual(scope.loadAttentions(file, { tokens: ['a', 'b', 'c', 'd', 'e'] }).tokens, ['a', 'b', 'c', 'd', 'e']);
+  // Deflated members (numpy.savez_compressed) load the same.
+  const packed = scope.loadAttentions(zip({ 'attentions.npy': npy(A, [L, H, N, N]), 'tokens.npy': npyStrings(TOKENS) }, { deflate: true }));
+  assert.deepEqual(packed.tokens, TOKENS);
+  assert.deepEqual(packed.attentions, A);
+  // Marked deflated but not a DEFLATE stream; a method other than stored or deflate.
   assertThrowsNaming(() => scope.loadAttentions(zip({ 'attentions.npy': npy(A, [L, H, N, N]) }, { method: 8 })), RangeError,
-    [/compressed/, /numpy\.savez/], 'compressed npz');
+    [/attentions\.npy/, /deflate/], 'not deflate data');
+  assertThrowsNaming(() => scope.loadAttentions(zip({ 'attentions.npy': npy(A, [L, H, N, N]) }, { method: 12 })), RangeError,
+    [/compression method 12/, /savez_compressed/], 'bzip2 npz');
 });
 
 test('.safetensors: F32 and F16 "attentions" with tokens in __metadata__', () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertClose, loadScope, rng } from './helpers.mjs';
 import { SCORE_NAMES, refMatmul, refScores, refSoftmax } from './reference.mjs';
+import { npy, npyStrings, safetensors, tinyTransformer, zip } from './attention-files.mjs';
 
 const CALLS = 10_000;
 
@@ -101,4 +102,62 @@ test('a call that grows the wasm heap still returns correct copies (views refres
   const keep = res.weights.slice(0, 16);
   scope.attention(Q, K, V, { nq, nk, d, dv, score: 'dot' });
   assert.deepEqual(res.weights.slice(0, 16), keep);
+});
+
+test(`${CALLS} calls of loadAttentions / rollout / headSummaries, valid and failing: memory flat`, async () => {
+  const scope = await loadScope();
+  const heapBytes = () => scope._m.HEAPU8.buffer.byteLength;
+  const L = 3, H = 2, N = 6;
+  const TOKENS = ['[CLS]', 'a', 'cat', 'sat', 'down', '[SEP]'];
+  const A = tinyTransformer(L, H, N, 5);
+  const shape = [L, H, N, N];
+  const files = {
+    npy: npy(A, shape),
+    npz: zip({ 'attentions.npy': npy(A, shape), 'tokens.npy': npyStrings(TOKENS) }),
+    packed: zip({ 'attentions.npy': npy(A, shape), 'tokens.npy': npyStrings(TOKENS) }, { deflate: true }),
+    safetensors: safetensors(A, shape, { metadata: { tokens: JSON.stringify(TOKENS) } }),
+  };
+  const json = JSON.stringify({ tokens: TOKENS, attentions: [[Array.from({ length: N }, (_, i) => Array.from(A.subarray(i * N, (i + 1) * N)))]] });
+  const truncated = files.packed.subarray(0, files.packed.length - 30);
+  const damaged = files.packed.slice(); damaged[80] ^= 0x41;
+  const scores = A.map((x) => 3 * x - 0.2);   // rows that do not sum to 1: a warning, and the softmax option
+  const withNaN = A.slice(); withNaN[17] = NaN;
+  let failures = 0;
+  const expectThrow = (fn) => { try { fn(); } catch { failures++; return; } assert.fail('expected an error'); };
+  const calls = [
+    () => scope.loadAttentions(files.npy, { tokens: TOKENS }),
+    () => scope.loadAttentions(files.npz),
+    () => scope.loadAttentions(files.packed),
+    () => scope.loadAttentions(files.safetensors),
+    () => scope.loadAttentions(json),
+    () => scope.loadAttentions(npy(scores, shape), { tokens: TOKENS.join('\n'), softmax: true }),
+    () => scope.rollout(A, { layers: L, heads: H, n: N }),
+    (i) => scope.rollout(A, { layers: L, heads: H, n: N, residual: (i % 10) / 10, head: i % 3 === 0 ? 'max' : i % H }),
+    () => scope.headSummaries(A, { layers: L, heads: H, nq: N, nk: N }),
+    () => expectThrow(() => scope.loadAttentions(truncated)),                                  // zip structure, in C++
+    () => expectThrow(() => scope.loadAttentions(damaged)),                                    // inflate or CRC, in C++
+    () => expectThrow(() => scope.loadAttentions(npy(withNaN, shape), { tokens: TOKENS })),    // validation, in C++
+    () => expectThrow(() => scope.loadAttentions(files.npy, { tokens: ['x'] })),               // token count, in C++
+    () => expectThrow(() => scope.loadAttentions('{"attentions": [[1, 2], [3]]}')),           // ragged, in JS
+    () => expectThrow(() => scope.rollout(withNaN, { layers: L, heads: H, n: N })),            // in JS
+    () => expectThrow(() => scope.rollout(A, { layers: L, heads: H, n: N, head: H })),         // in JS
+    () => expectThrow(() => scope.headSummaries(A, { layers: L, heads: H, nq: N, nk: N + 1 })), // in JS
+  ];
+  for (let i = 0; i < 3 * calls.length; i++) calls[i % calls.length](i);
+  const inUse = scope.memoryInUse(), heap = heapBytes();
+  failures = 0;
+  for (let i = 0; i < CALLS; i++) calls[i % calls.length](i);
+  const failing = 8;
+  const expected = failing * Math.floor(CALLS / calls.length) + Math.max(0, (CALLS % calls.length) - (calls.length - failing));
+  assert.equal(failures, expected, 'the failing calls failed');
+  assert.equal(scope.memoryInUse(), inUse, 'bytes in use by the wasm allocator');
+  assert.equal(heapBytes(), heap, 'wasm heap size');
+  // Still correct afterwards.
+  const back = scope.loadAttentions(files.packed);
+  assert.deepEqual(back.attentions, A);
+  const R = scope.rollout(A, { layers: L, heads: H, n: N });
+  for (let i = 0; i < N; i++) {
+    let s = 0; for (let j = 0; j < N; j++) s += R[i * N + j];
+    assert.ok(Math.abs(s - 1) < 1e-5, `rollout row ${i} sums to 1`);
+  }
 });

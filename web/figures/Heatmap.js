@@ -14,10 +14,11 @@ export class Heatmap extends Figure {
    * @param {HTMLElement} slot
    * @param {{tooltip?: HTMLElement}} [opts] the page's shared tooltip (positioned absolutely in the
    *   document); without one the figure makes its own, fixed to the viewport (works in a Shadow DOM).
+   *   id: the figure's id (default 'heatmap'), for a page with more than one heatmap.
    */
-  constructor(slot, { tooltip } = {}) {
+  constructor(slot, { tooltip, id = 'heatmap' } = {}) {
     super(slot, {
-      id: 'heatmap',
+      id,
       title: 'Attention weights',
       caption: '',
     });
@@ -38,8 +39,8 @@ export class Heatmap extends Figure {
       .attr('aria-live', 'polite');
     // What the colours show: the weights (after the softmax) or the raw scores (before it).
     const kindWrap = this.tools.insert('span', ':first-child').attr('class', 'values-choice');
-    kindWrap.append('label').attr('for', 'heatmap-values').attr('class', 'inline-label').text('show');
-    this.kindSelect = kindWrap.append('select').attr('id', 'heatmap-values')
+    kindWrap.append('label').attr('for', `${id}-values`).attr('class', 'inline-label').text('show');
+    this.kindSelect = kindWrap.append('select').attr('id', `${id}-values`)
       .on('change', (ev) => this.emit('values', { kind: ev.target.value }));
     this.kindSelect.selectAll('option').data([['weights', 'weights'], ['scores', 'raw scores']]).join('option')
       .attr('value', (o) => o[0]).text((o) => o[1]);

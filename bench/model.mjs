@@ -1,0 +1,123 @@
+// Model page benchmark: a 12 layers × 12 heads × 512 tokens .npy (+ tokens) dropped on
+// dist/web/model.html → the layers × heads grid drawn, in headless Chromium.
+//
+// The page measures it itself (web/model.js): "attnscope:model-file-to-grid" runs from the drop event
+// to the first animation frame after the grid's image is set (reading the file, loadAttentions' copy
+// into wasm, parsing and validation, the copy out, the grid's one pass over the 37.7 M numbers and its
+// PNG), and "attnscope:model-file-to-all" until the heatmap, line view, summaries and rollout are
+// drawn too. The file (151 MB) is built inside the page once, with rows of random weights that sum to
+// 1, and dropped again and again: at least WARMUP_MS of drops first, then RUNS measured ones; medians.
+//
+//   node bench/model.mjs [--quick]       (JSON on stdout; scripts/bench.sh stores bench/results/model.json)
+// A duration is never asserted anywhere: tests/e2e/model.test.mjs checks what is drawn, not how fast.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { chromium } from 'playwright-core';
+import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+
+// --readme: writes the table of bench/results/model.json into README.md (between the MODELBENCH markers).
+if (process.argv.includes('--readme')) {
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const r = JSON.parse(readFileSync(join(root, 'bench/results/model.json'), 'utf8'));
+  const ms = (x) => (x === null || x === undefined ? '–' : `${Math.round(x).toLocaleString('en')}`);
+  let t = `Measured ${r.date} in ${r.browser} (headless, software rendering, ${r.viewport}) on ${r.cpu} (${r.cores} cores, shared: load average ${r.loadavg.join(', ')}), `
+    + `a ${r.shape.join(' × ')} float32 .npy (${(r.file_bytes / 1e6).toFixed(0)} MB) and its tokens dropped ${r.runs} times after ${r.warmup_ms / 1000} s of drops to warm up; medians (\`node bench/model.mjs\`):\n\n`
+    + '| step | median ms |\n|---|--:|\n';
+  for (const x of r.results) t += `| ${x.name} | ${ms(x.median_ms)} |\n`;
+  const readme = join(root, 'README.md');
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- MODELBENCH:START -->\n)[\s\S]*?(<!-- MODELBENCH:END -->)/;
+  if (!re.test(text)) throw new Error('README.md lacks the MODELBENCH markers');
+  writeFileSync(readme, text.replace(re, (_, a, b) => `${a}${t}${b}`));
+  process.exit(0);
+}
+
+const quick = process.argv.includes('--quick');
+const WARMUP_MS = 1500;
+const RUNS = quick ? 5 : 9;
+const SHAPE = [12, 12, 512, 512];
+
+if (!existsSync(join(root, 'dist/web/model.html'))) throw new Error('dist/web/model.html is missing: run `npm run build` first');
+
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.floor(s.length / 2)] : null; };
+const round = (x) => (x === null ? null : Math.round(x * 10) / 10);
+
+const server = await startServer();
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const runs = [];
+let drawn;
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+  await page.goto(server.url + 'model.html');
+  await page.waitForSelector('body.model-ready', { timeout: 60000 });
+  // The file: an .npy v1 header and the float32 rows, plus one token per line.
+  await page.evaluate((shape) => {
+    const [L, H, n] = shape;
+    const values = new Float32Array(L * H * n * n);
+    let s = 12345;
+    const rand = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 4294967296; };
+    for (let r = 0; r < L * H * n; r++) {
+      let z = 0;
+      const o = r * n;
+      for (let j = 0; j < n; j++) { const v = rand() ** 6; values[o + j] = v; z += v; }
+      for (let j = 0; j < n; j++) values[o + j] /= z;
+    }
+    let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')}), }`;
+    while ((10 + header.length + 1) % 64) header += ' ';
+    header += '\n';
+    const head = new Uint8Array(10 + header.length);
+    head.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 255, header.length >> 8]);
+    for (let i = 0; i < header.length; i++) head[10 + i] = header.charCodeAt(i);
+    const tokens = Array.from({ length: n }, (_, i) => `t${i}`).join('\n');
+    window.__benchFiles = [new File([head, values.buffer], 'big.npy'), new File([tokens], 'tokens.txt')];
+  }, SHAPE);
+  const dropOnce = () => page.evaluate(() => new Promise((resolve, reject) => {
+    const dt = new DataTransfer();
+    for (const f of window.__benchFiles) dt.items.add(f);
+    const notice = document.getElementById('notice');
+    notice.hidden = true;
+    const mark = performance.getEntriesByName('attnscope:model-file-to-grid').length;
+    document.addEventListener('model-loaded', () => {
+      const last = (name) => { const e = performance.getEntriesByName(name); return e.length ? e[e.length - 1].duration : null; };
+      if (performance.getEntriesByName('attnscope:model-file-to-grid').length === mark) reject(new Error('no measure'));
+      resolve({
+        grid: last('attnscope:model-file-to-grid'), all: last('attnscope:model-file-to-all'),
+        gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
+      });
+      performance.clearMeasures();
+    }, { once: true });
+    setTimeout(() => { if (!notice.hidden) reject(new Error(document.getElementById('notice-text').textContent)); }, 60000);
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }));
+  const t0 = Date.now();
+  let warm = 0;
+  while (Date.now() - t0 < WARMUP_MS || warm < 2) { await dropOnce(); warm++; }
+  for (let i = 0; i < RUNS; i++) runs.push(await dropOnce());
+  drawn = await page.evaluate(() => ({
+    info: document.getElementById('file-info').textContent,
+    labels: document.querySelectorAll('#figure-grid .grid-labels text').length,
+  }));
+  await context.close();
+} finally {
+  await browser.close();
+  await server.stop();
+}
+
+const chromiumVersion = (() => { try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
+const col = (k) => runs.map((r) => r[k]).filter((x) => x !== null);
+console.log(JSON.stringify({
+  date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg: loadavg().map((x) => Math.round(x * 10) / 10),
+  browser: chromiumVersion, viewport: '1440×900', warmup_ms: WARMUP_MS, runs: RUNS, shape: SHAPE, file_bytes: 128 + 4 * SHAPE.reduce((a, b) => a * b, 1),
+  drawn, note: 'headless, software rendering; file → grid = drop event to the first frame after the grid image is set',
+  results: [
+    { name: 'file dropped → grid drawn', median_ms: round(median(col('grid'))), min_ms: round(Math.min(...col('grid'))), max_ms: round(Math.max(...col('grid'))) },
+    { name: 'of which: the grid figure (one pass, ImageData, PNG)', median_ms: round(median(col('gridDraw'))) },
+    { name: 'file dropped → every view drawn', median_ms: round(median(col('all'))) },
+    { name: 'headSummaries (C++ kernel, copy in and out)', median_ms: round(median(col('summaries'))) },
+    { name: 'rollout, heads averaged (C++ kernel, copy in and out)', median_ms: round(median(col('rollout'))) },
+  ],
+}, null, 1));

@@ -1,0 +1,500 @@
+// The "Your model's attention" page (model.html): a dropped or chosen file → scope.loadAttentions (C++
+// parsers and validation) → the layers × heads grid, one head in the heatmap and line view, the head
+// summaries (scope.headSummaries) and the attention rollout (scope.rollout). A file that fails leaves
+// the previous view as it was and says why in a notice. The URL's hash keeps the view (layer, head,
+// token window, rollout settings, chosen token, summary measure), never the file.
+import { createAttnScope } from 'attnscope';
+import { Heatmap } from './figures/Heatmap.js';
+import { LineView } from './figures/LineView.js';
+import { ModelGrid } from './figures/ModelGrid.js';
+import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
+import { TokenFlow } from './figures/TokenFlow.js';
+import { shortLabel } from './figures/base.js';
+import { download } from './export.js';
+import { keepForOffline } from './offline.js';
+
+export const WINDOW = 32;          // tokens shown at once in the heatmaps and the line view
+const NOTICE_MAX = 400;            // characters of a notice (a message can quote a long file name)
+const ATTENTION_EXT = ['npy', 'npz', 'safetensors'];
+
+const $ = (id) => document.getElementById(id);
+const ui = {
+  status: $('load-text'), notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
+  warning: $('warning'), warningText: $('warning-text'), applySoftmax: $('apply-softmax'),
+  drop: $('drop-zone'), input: $('file-input'), info: $('file-info'), example: $('load-example'),
+  layer: $('pick-layer'), head: $('pick-head'), windowStart: $('window-start'), windowWrap: $('window-wrap'),
+  windowNote: $('window-note'), residual: $('residual'), rolloutHead: $('rollout-head'), token: $('rollout-token'),
+  headCSV: $('export-head-csv'), rolloutCSV: $('export-rollout-csv'), json: $('export-json'), copyLink: $('copy-link'),
+};
+
+let scope = null;
+/** The loaded file: { name, bytes, tokensText, softmax, res (loadAttentions' result), summaries, rollout } */
+let current = null;
+/** The view; 0-based here, 1-based in the URL and on screen. */
+const view = { layer: 0, head: 0, window: 0, residual: 0.5, rolloutHead: 'mean', token: 0, measure: 'entropy' };
+
+// ---------------------------------------------------------------------------------- notices ----
+function notice(text) {
+  const t = String(text);
+  ui.noticeText.textContent = t.length > NOTICE_MAX ? t.slice(0, NOTICE_MAX - 1) + '…' : t;
+  ui.notice.hidden = false;
+}
+function clearNotice() { ui.notice.hidden = true; ui.noticeText.textContent = ''; }
+ui.noticeClose.addEventListener('click', clearNotice);
+
+function showWarnings(res) {
+  const w = res.warnings || [];
+  ui.warning.hidden = w.length === 0;
+  ui.warningText.textContent = w.join(' ').slice(0, NOTICE_MAX * 2);
+  ui.applySoftmax.hidden = !w.some((m) => /do not sum to 1/.test(m));
+}
+
+// ---------------------------------------------------------------------------------- figures ----
+const fig = {
+  grid: new ModelGrid($('fig-grid')),
+  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip') }),
+  lines: new LineView($('fig-lines')),
+  summary: new SummaryGrid($('fig-summary')),
+  rollout: new Heatmap($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
+  flow: new TokenFlow($('fig-flow')),
+};
+// Imported attention has weights only: no "raw scores" choice.
+for (const h of [fig.heatmap, fig.rollout]) h.kindSelect.node().parentNode.hidden = true;
+for (const [name, f] of Object.entries(fig)) {
+  f.measureName = `model-${name}`;
+  f.addEventListener('export', async (ev) => {
+    try {
+      const blob = await f.toBlob(ev.detail.format);
+      download(blob, `${fileStem()}-${name}.${ev.detail.format}`);
+    } catch (e) {
+      notice(`Export failed: ${e.message}`);
+    }
+  });
+}
+fig.grid.addEventListener('pick', (ev) => setView({ layer: ev.detail.layer, head: ev.detail.head }));
+fig.summary.addEventListener('pick', (ev) => setView({ layer: ev.detail.layer, head: ev.detail.head }));
+fig.summary.addEventListener('measure', (ev) => setView({ measure: ev.detail.measure }));
+// A cell of either heatmap chooses its row (an output token) for the rollout.
+for (const h of [fig.heatmap, fig.rollout]) h.addEventListener('select', (ev) => setView({ token: view.window + ev.detail.i }));
+
+function fileStem() {
+  const base = current ? current.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_').slice(0, 60) : 'attention';
+  return `attnscope-${base || 'attention'}`;
+}
+
+// ---------------------------------------------------------------------------------- loading ----
+/** Reads dropped or chosen files: one attention file, plus optionally a tokens file (.json list or .txt). */
+async function loadFiles(files, t0 = performance.now()) {
+  const list = [...files];
+  if (!list.length) return;
+  const read = await Promise.all(list.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+  const attention = [], tokens = [];
+  for (const f of read) {
+    const ext = f.name.toLowerCase().split('.').pop();
+    if (ext === 'txt') tokens.push(f);
+    else if (ext === 'json') {
+      // A JSON list is a tokens file; a JSON object is attention.
+      let i = 0;
+      while (i < f.bytes.length && f.bytes[i] <= 0x20) i++;
+      (f.bytes[i] === 0x5b ? tokens : attention).push(f);
+    } else attention.push(f);
+  }
+  if (attention.length > 1) {
+    notice(`Drop one attention file at a time (got ${attention.map((f) => f.name).join(', ')}); the view is unchanged.`);
+    return;
+  }
+  if (tokens.length > 1) {
+    notice(`Drop at most one tokens file (got ${tokens.map((f) => f.name).join(', ')}); the view is unchanged.`);
+    return;
+  }
+  const tokensText = tokens.length ? new TextDecoder().decode(tokens[0].bytes) : null;
+  if (!attention.length) {
+    // Tokens alone: for the attention already shown, when it came without tokens of its own (.npy).
+    if (current && current.format === 'npy') {
+      load({ ...current, tokensText, tokensName: tokens[0].name }, t0);
+    } else {
+      notice(`${tokens[0].name} looks like a tokens file: drop it together with its .npy attention file; the view is unchanged.`);
+    }
+    return;
+  }
+  const a = attention[0];
+  const ext = a.name.toLowerCase().split('.').pop();
+  if (!ATTENTION_EXT.includes(ext) && ext !== 'json') {
+    notice(`${a.name}: expected a .npy, .npz, .safetensors or .json file; trying it anyway.`);
+  }
+  load({ name: a.name, bytes: a.bytes, tokensText, tokensName: tokens.length ? tokens[0].name : null, softmax: false }, t0);
+}
+
+/** Loads one file; on failure the notice says why and the previous view stays. */
+function load(file, t0 = performance.now()) {
+  let res;
+  try {
+    const options = { softmax: !!file.softmax };
+    if (file.tokensText !== null && file.tokensText !== undefined) options.tokens = file.tokensText;
+    res = scope.loadAttentions(file.bytes, options);
+  } catch (e) {
+    notice(`${file.name}${file.tokensName ? ` with ${file.tokensName}` : ''}: ${e.message}. ${current ? 'The previous view stays.' : ''}`);
+    return false;
+  }
+  clearNotice();
+  current = { ...file, format: res.format, res, summaries: null, rolloutCache: new Map() };
+  showWarnings(res);
+  const { layers, heads, nq, nk } = res;
+  ui.info.textContent = `${file.name}${file.tokensName ? ` + ${file.tokensName}` : ''}: ${layers} layer${layers > 1 ? 's' : ''} × ${heads} head${heads > 1 ? 's' : ''} × ${nq} × ${nk} tokens (${res.format}${file.softmax ? ', softmax applied' : ''}).`;
+  clampView();
+  fillControls();
+  // First the grid (what the benchmark times: file → grid drawn), then the rest.
+  fig.grid.setData(res);
+  fig.grid.setCurrent(view.layer, view.head);
+  fig.grid.schedule(() => fig.grid.draw(), true);
+  requestAnimationFrame(() => {
+    performance.measure('attnscope:model-file-to-grid', { start: t0, end: performance.now() });
+    renderDetail();
+    const t1 = performance.now();
+    current.summaries = scope.headSummaries(res.attentions, { layers, heads, nq, nk });
+    performance.measure('attnscope:model-summaries', { start: t1, end: performance.now() });
+    renderSummary();
+    renderRollout();
+    performance.measure('attnscope:model-file-to-all', { start: t0, end: performance.now() });
+    document.body.classList.add('model-ready');
+    document.dispatchEvent(new CustomEvent('model-loaded', { detail: { name: file.name } }));
+    writeURL();
+  });
+  return true;
+}
+
+// ---------------------------------------------------------------------------------- view state ----
+function clampView() {
+  const r = current.res;
+  view.layer = Math.min(view.layer, r.layers - 1);
+  view.head = Math.min(view.head, r.heads - 1);
+  view.token = Math.min(view.token, r.nq - 1);
+  view.window = Math.max(0, Math.min(view.window, Math.max(r.nq, r.nk) - WINDOW));
+  if (typeof view.rolloutHead === 'number' && view.rolloutHead >= r.heads) view.rolloutHead = 'mean';
+}
+
+function option(select, value, text) {
+  const o = document.createElement('option');
+  o.value = String(value);
+  o.textContent = text;
+  select.appendChild(o);
+}
+
+function fillControls() {
+  const r = current.res;
+  ui.layer.textContent = '';
+  for (let l = 0; l < r.layers; l++) option(ui.layer, l, `${l + 1} of ${r.layers}`);
+  ui.head.textContent = '';
+  for (let h = 0; h < r.heads; h++) option(ui.head, h, `${h + 1} of ${r.heads}`);
+  ui.rolloutHead.textContent = '';
+  option(ui.rolloutHead, 'mean', 'mean of the heads');
+  option(ui.rolloutHead, 'max', 'largest over the heads');
+  for (let h = 0; h < r.heads; h++) option(ui.rolloutHead, h, `head ${h + 1} only`);
+  ui.token.textContent = '';
+  for (let t = 0; t < r.nq; t++) option(ui.token, t, `${t + 1}: ${shortLabel(r.tokens[t], 24)}`);
+  const big = Math.max(r.nq, r.nk) > WINDOW;
+  ui.windowWrap.hidden = !big;
+  ui.windowStart.max = String(Math.max(r.nq, r.nk) - WINDOW + 1);
+  syncControls();
+}
+
+function syncControls() {
+  ui.layer.value = String(view.layer);
+  ui.head.value = String(view.head);
+  ui.windowStart.value = String(view.window + 1);
+  ui.residual.value = String(view.residual);
+  ui.rolloutHead.value = String(view.rolloutHead);
+  ui.token.value = String(view.token);
+  fig.summary.setMeasure(view.measure);
+  if (current) {
+    const r = current.res;
+    const n = Math.max(r.nq, r.nk);
+    ui.windowNote.textContent = n > WINDOW
+      ? `The heatmaps and the line view show tokens ${view.window + 1}–${Math.min(n, view.window + WINDOW)} of ${n} (the grid shows all of them).`
+      : '';
+  }
+}
+
+/** Changes the view and redraws what depends on it. */
+function setView(patch) {
+  if (!current) { Object.assign(view, patch); return; }
+  const before = { ...view };
+  Object.assign(view, patch);
+  // Choosing a token outside the window moves the window to it.
+  if (patch.token !== undefined && (view.token < view.window || view.token >= view.window + WINDOW) && patch.window === undefined) {
+    view.window = Math.max(0, view.token - Math.floor(WINDOW / 2));
+  }
+  clampView();
+  syncControls();
+  const pickChanged = before.layer !== view.layer || before.head !== view.head;
+  if (pickChanged) {
+    fig.grid.setCurrent(view.layer, view.head);
+    fig.grid.drawCurrent();
+    fig.lines.setShownHeads([view.head]);
+  }
+  if (pickChanged || before.window !== view.window) renderDetail();
+  if (pickChanged || before.measure !== view.measure) renderSummary();
+  if (before.residual !== view.residual || before.rolloutHead !== view.rolloutHead || before.window !== view.window || before.token !== view.token) renderRollout();
+  writeURL();
+}
+
+ui.layer.addEventListener('change', () => setView({ layer: Number(ui.layer.value) }));
+ui.head.addEventListener('change', () => setView({ head: Number(ui.head.value) }));
+ui.windowStart.addEventListener('change', () => {
+  const w = Math.round(Number(ui.windowStart.value));
+  if (Number.isFinite(w)) setView({ window: w - 1 }); else syncControls();
+});
+ui.residual.addEventListener('change', () => {
+  const r = Number(ui.residual.value);
+  if (ui.residual.value.trim() !== '' && r >= 0 && r <= 1) setView({ residual: r });
+  else { notice(`Residual: expected a number from 0 to 1 (the weight of the identity), got “${ui.residual.value}”.`); syncControls(); }
+});
+ui.rolloutHead.addEventListener('change', () => {
+  const v = ui.rolloutHead.value;
+  setView({ rolloutHead: v === 'mean' || v === 'max' ? v : Number(v) });
+});
+ui.token.addEventListener('change', () => setView({ token: Number(ui.token.value) }));
+
+// ---------------------------------------------------------------------------------- rendering ----
+const asTokens = (list) => list.map((text) => ({ text, oov: false }));
+
+/** Rows and columns [w, w + WINDOW) of matrix m (nq × nk, at offset) as a new array. */
+function windowOf(m, offset, nq, nk, w) {
+  const rows = Math.min(WINDOW, nq - Math.min(w, nq - 1)), cols = Math.min(WINDOW, nk - Math.min(w, nk - 1));
+  const r0 = Math.min(w, nq - rows), c0 = Math.min(w, nk - cols);
+  const out = new Float32Array(rows * cols);
+  for (let i = 0; i < rows; i++) out.set(m.subarray(offset + (r0 + i) * nk + c0, offset + (r0 + i) * nk + c0 + cols), i * cols);
+  return { out, rows, cols, r0, c0 };
+}
+
+function renderDetail() {
+  const r = current.res;
+  const { nq, nk, heads } = r;
+  const nn = nq * nk;
+  const base = (view.layer * heads + view.head) * nn;
+  const win = windowOf(r.attentions, base, nq, nk, view.window);
+  const q = asTokens(r.tokens.slice(win.r0, win.r0 + win.rows)), k = asTokens(r.keyTokens.slice(win.c0, win.c0 + win.cols));
+  fig.heatmap.setData({ qTokens: q, kTokens: k, nq: win.rows, nk: win.cols, heads, head: view.head,
+    weights: win.out, scores: win.out, masked: () => false, selfIdentity: false });
+  fig.heatmap.setValueKind('weights');
+  fig.heatmap.schedule(() => {
+    fig.heatmap.draw();
+    const part = win.rows < nq || win.cols < nk ? ` (tokens ${win.r0 + 1}–${win.r0 + win.rows} of ${nq})` : '';
+    fig.heatmap.titleEl.text(`Layer ${view.layer + 1}, head ${view.head + 1}${part}`);
+    fig.heatmap.captionEl.text(`Rows are output (query) tokens, columns input (key) tokens; each full row sums to 1${part ? ', so a row cut by the token window sums to less' : ''}. Hover for values; click a cell to follow its row in the rollout below.`);
+  });
+  // The line view: every head of the layer over the same window; the picked head shown first.
+  const all = new Float32Array(heads * win.rows * win.cols);
+  for (let h = 0; h < heads; h++) {
+    all.set(windowOf(r.attentions, (view.layer * heads + h) * nn, nq, nk, view.window).out, h * win.rows * win.cols);
+  }
+  fig.lines.setData({ qTokens: q, kTokens: k, nq: win.rows, nk: win.cols, heads, weights: all });
+  if (!fig.lines.shown.has(view.head) || fig.lines.shown.size === heads) fig.lines.setShownHeads([view.head]);
+  fig.lines.schedule(() => {
+    fig.lines.draw();
+    fig.lines.titleEl.text(`Who looks at whom: layer ${view.layer + 1}`);
+  });
+}
+
+function renderSummary() {
+  if (!current.summaries) return;
+  const r = current.res;
+  fig.summary.setData({ layers: r.layers, heads: r.heads, summaries: current.summaries });
+  fig.summary.setCurrent(view.layer, view.head);
+  fig.summary.setMeasure(view.measure);
+  fig.summary.schedule(() => fig.summary.draw());
+}
+
+/** The rollout for the current settings (cached per file: the residual box and the token list change often). */
+function rolloutMatrix() {
+  const r = current.res;
+  const key = `${view.residual}|${view.rolloutHead}`;
+  if (!current.rolloutCache.has(key)) {
+    const t0 = performance.now();
+    current.rolloutCache.set(key, scope.rollout(r.attentions, { layers: r.layers, heads: r.heads, n: r.nq, residual: view.residual, head: view.rolloutHead }));
+    performance.measure('attnscope:model-rollout', { start: t0, end: performance.now() });
+  }
+  return current.rolloutCache.get(key);
+}
+
+function renderRollout() {
+  const r = current.res;
+  const self = r.nq === r.nk && r.tokens.every((t, i) => t === r.keyTokens[i]);
+  for (const el of [ui.residual, ui.rolloutHead, ui.token]) el.disabled = !self;
+  if (!self) {
+    fig.rollout.cancel();
+    fig.flow.cancel();
+    fig.rollout.captionEl.text('Rollout needs self-attention (the same tokens as queries and keys); this file is cross-attention.');
+    fig.flow.captionEl.text('');
+    return;
+  }
+  const R = rolloutMatrix();
+  const n = r.nq;
+  const win = windowOf(R, 0, n, n, view.window);
+  const q = asTokens(r.tokens.slice(win.r0, win.r0 + win.rows)), k = asTokens(r.tokens.slice(win.c0, win.c0 + win.cols));
+  const t = view.token;
+  fig.rollout.setData({ qTokens: q, kTokens: k, nq: win.rows, nk: win.cols, heads: 1, head: 0,
+    weights: win.out, scores: win.out, masked: () => false, selfIdentity: false });
+  fig.rollout.setValueKind('weights');
+  fig.rollout.setSelected(t >= win.r0 && t < win.r0 + win.rows ? [t - win.r0, Math.min(win.cols - 1, Math.max(0, t - win.c0))] : null);
+  const heads = view.rolloutHead === 'mean' ? 'heads averaged' : view.rolloutHead === 'max' ? 'largest over the heads' : `head ${view.rolloutHead + 1} followed`;
+  fig.rollout.schedule(() => {
+    fig.rollout.draw();
+    const part = win.rows < n ? ` (tokens ${win.r0 + 1}–${win.r0 + win.rows} of ${n})` : '';
+    fig.rollout.titleEl.text(`Rollout, r = ${view.residual}, ${heads}${part}`);
+    fig.rollout.captionEl.text(`Row i: how much each input token (column) flows into output token i through all ${r.layers} layers. Computed by the rollout C++ kernel. Click a row to show it on the right.`);
+  });
+  fig.flow.setData({ tokens: r.tokens, row: R.subarray(t * n, (t + 1) * n), t });
+  fig.flow.schedule(() => fig.flow.draw());
+}
+
+// ---------------------------------------------------------------------------------- exports ----
+function csvCell(v) {
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+const num = (x) => Number(x.toPrecision(9)).toString();
+
+ui.headCSV.addEventListener('click', () => {
+  if (!current) return;
+  const r = current.res;
+  const base = (view.layer * r.heads + view.head) * r.nq * r.nk;
+  const lines = ['layer,head,query_index,query_token,key_index,key_token,weight'];
+  for (let i = 0; i < r.nq; i++) for (let j = 0; j < r.nk; j++) {
+    lines.push([view.layer + 1, view.head + 1, i, csvCell(r.tokens[i]), j, csvCell(r.keyTokens[j]), num(r.attentions[base + i * r.nk + j])].join(','));
+  }
+  download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), `${fileStem()}-L${view.layer + 1}-H${view.head + 1}.csv`);
+});
+
+ui.rolloutCSV.addEventListener('click', () => {
+  if (!current || current.res.nq !== current.res.nk) { notice('Rollout needs self-attention: nothing to export.'); return; }
+  const r = current.res, R = rolloutMatrix(), n = r.nq;
+  const lines = ['output_index,output_token,input_index,input_token,rollout'];
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) lines.push([i, csvCell(r.tokens[i]), j, csvCell(r.tokens[j]), num(R[i * n + j])].join(','));
+  download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), `${fileStem()}-rollout.csv`);
+});
+
+ui.json.addEventListener('click', () => {
+  if (!current) return;
+  const r = current.res;
+  const rows = (m, off, nq, nk) => Array.from({ length: nq }, (_, i) => Array.from(m.subarray(off + i * nk, off + (i + 1) * nk), (x) => Number(x.toPrecision(9))));
+  const perHead = (a) => Array.from({ length: r.layers }, (_, l) => Array.from(a.subarray(l * r.heads, (l + 1) * r.heads), (x) => Number(x.toPrecision(7))));
+  const self = r.nq === r.nk;
+  const out = {
+    generator: 'attnscope model page',
+    file: current.name, format: r.format, layers: r.layers, heads: r.heads, nq: r.nq, nk: r.nk,
+    tokens: r.tokens, keyTokens: r.keyTokens,
+    head: { layer: view.layer + 1, head: view.head + 1, shape: '[nq][nk]', weights: rows(r.attentions, (view.layer * r.heads + view.head) * r.nq * r.nk, r.nq, r.nk) },
+    rollout: self ? { residual: view.residual, heads: view.rolloutHead, shape: '[n][n]', matrix: rows(rolloutMatrix(), 0, r.nq, r.nq) } : null,
+    summaries: current.summaries ? {
+      shape: '[layers][heads]', entropy: perHead(current.summaries.entropy), max: perHead(current.summaries.max), meanMax: perHead(current.summaries.meanMax),
+    } : null,
+  };
+  download(new Blob([JSON.stringify(out) + '\n'], { type: 'application/json' }), `${fileStem()}.json`);
+});
+
+ui.copyLink.addEventListener('click', async () => {
+  writeURL();
+  try {
+    await navigator.clipboard.writeText(location.href);
+    ui.copyLink.textContent = 'Link copied';
+  } catch {
+    ui.copyLink.textContent = 'Copy the address bar';
+  }
+  setTimeout(() => { ui.copyLink.textContent = 'Copy link to this view'; }, 2000);
+});
+
+// ---------------------------------------------------------------------------------- URL ----
+/** The hash for the view: 1-based layer, head, window start and token, as on screen. */
+export function viewToHash(v) {
+  const p = new URLSearchParams();
+  p.set('l', String(v.layer + 1));
+  p.set('h', String(v.head + 1));
+  p.set('w', String(v.window + 1));
+  p.set('r', String(v.residual));
+  p.set('rh', typeof v.rolloutHead === 'number' ? String(v.rolloutHead + 1) : v.rolloutHead);
+  p.set('t', String(v.token + 1));
+  p.set('m', v.measure);
+  return '#' + p.toString();
+}
+
+/** The view a hash asks for; anything missing or malformed keeps its default (clamped to the file later). */
+export function hashToView(hash) {
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const v = {};
+  const int = (key, field) => {
+    const s = p.get(key);
+    if (s !== null && /^\d{1,5}$/.test(s) && Number(s) >= 1) v[field] = Number(s) - 1;
+  };
+  int('l', 'layer'); int('h', 'head'); int('w', 'window'); int('t', 'token');
+  const r = p.get('r');
+  if (r !== null && r.trim() !== '' && Number(r) >= 0 && Number(r) <= 1) v.residual = Number(r);
+  const rh = p.get('rh');
+  if (rh === 'mean' || rh === 'max') v.rolloutHead = rh;
+  else if (rh !== null && /^\d{1,4}$/.test(rh) && Number(rh) >= 1) v.rolloutHead = Number(rh) - 1;
+  const m = p.get('m');
+  if (SUMMARY_MEASURES.some((x) => x[0] === m)) v.measure = m;
+  return v;
+}
+
+function writeURL() {
+  const h = viewToHash(view);
+  if (location.hash !== h) history.replaceState(null, '', h);
+}
+window.addEventListener('hashchange', () => setView(hashToView(location.hash)));
+
+// ---------------------------------------------------------------------------------- drop ----
+const dropTarget = document.body;
+dropTarget.addEventListener('dragover', (ev) => {
+  ev.preventDefault();
+  ui.drop.classList.add('dragging');
+});
+dropTarget.addEventListener('dragleave', (ev) => {
+  if (ev.target === document.body || ev.target === ui.drop) ui.drop.classList.remove('dragging');
+});
+dropTarget.addEventListener('drop', (ev) => {
+  ev.preventDefault();
+  ui.drop.classList.remove('dragging');
+  const t0 = performance.now();
+  if (!scope) { notice('The kernels are still loading; drop the file again in a moment.'); return; }
+  if (ev.dataTransfer && ev.dataTransfer.files.length) loadFiles(ev.dataTransfer.files, t0);
+});
+ui.input.addEventListener('change', () => {
+  const t0 = performance.now();
+  if (ui.input.files.length) loadFiles(ui.input.files, t0).finally(() => { ui.input.value = ''; });
+});
+ui.drop.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); ui.input.click(); }
+});
+ui.applySoftmax.addEventListener('click', () => {
+  if (current && !current.softmax) load({ ...current, softmax: true });
+});
+ui.example.addEventListener('click', () => loadExample());
+
+async function loadExample() {
+  const t0 = performance.now();
+  try {
+    const response = await fetch(new URL('model-example.json', import.meta.url));
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    load({ name: 'model-example.json', bytes: new Uint8Array(await response.arrayBuffer()), tokensText: null, softmax: false }, t0);
+  } catch (e) {
+    notice(`The example could not be loaded (${e.message}); drop a file of your own.`);
+  }
+}
+
+// ---------------------------------------------------------------------------------- start ----
+async function start() {
+  Object.assign(view, hashToView(location.hash));
+  try {
+    scope = await createAttnScope({ locateFile: (path) => new URL(path, import.meta.url).href });
+  } catch (e) {
+    ui.status.textContent = `The attention module could not be loaded: ${e.message}`;
+    return;
+  }
+  ui.status.textContent = `Ready: kernels ${scope.variants.isa}. Drop a file, or look at the example: a 6-layer, 4-head transformer with random weights (no trained model is shipped).`;
+  document.body.classList.add('ready');
+  await loadExample();
+  keepForOffline($('offline-status'));
+}
+
+start();
