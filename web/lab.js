@@ -94,6 +94,7 @@ function setup() {
     o.textContent = s.text;
     return o;
   }));
+  run++;
   snapshots = [{ step: 0, weights: trainer.weights() }];
   evals = [{ step: 0, ...trainer.evaluate(task.heldOut.data) }];
   following = true;
@@ -136,12 +137,18 @@ function heatData(tokens, weights) {
   return { qTokens: tokens, kTokens: tokens, nq: n, nk: n, weights, scores: weights, masked: () => false, head: 0, heads: 1,
     scoreName: trainer.options.score, temperature: trainer.options.temperature };
 }
+// The "before" picture changes only with the sentence or a new run: redrawn only then (a frame of
+// training redraws just the "after" ones). Heatmap.draw() writes its own title: the lab's goes on after it.
+let run = 0;
 function drawPair(before, after, tokens, vectors, snap) {
-  before.setData(heatData(tokens, headWeights(scope, snapshots[0].weights, trainer.options, vectors)));
-  after.setData(heatData(tokens, headWeights(scope, snap.weights, trainer.options, vectors)));
-  // (Heatmap.draw() writes its own title: the lab's goes on after it.)
   const caption = `Each row is one query word; its ${tokens.length} cells (one per key word) sum to 1. Brighter = more attention. Hover for values.`;
-  before.schedule(() => { before.draw(); before.titleEl.text('Before training (step 0)'); before.captionEl.text(caption); }, true);
+  const key = `${run}\u0000${tokens.map((t) => t.text).join('\u0000')}`;
+  if (before.labKey !== key) {
+    before.labKey = key;
+    before.setData(heatData(tokens, headWeights(scope, snapshots[0].weights, trainer.options, vectors)));
+    before.schedule(() => { before.draw(); before.titleEl.text('Before training (step 0)'); before.captionEl.text(caption); }, true);
+  }
+  after.setData(heatData(tokens, headWeights(scope, snap.weights, trainer.options, vectors)));
   after.schedule(() => { after.draw(); after.titleEl.text(`At step ${snap.step}`); after.captionEl.text(caption); }, true);
 }
 function ownSentence() {

@@ -1,0 +1,55 @@
+// The lab page in headless Chromium: from a click on Train to 500 steps done, with the loss curve and
+// the four heatmaps redrawn every frame, and the longest main-thread task while it trains (the
+// PerformanceObserver's long tasks, > 50 ms). Runs 3 times (Start over in between), prints JSON with
+// every run and the medians; scripts/bench.sh stores it as bench/results/lab-page.json. Never asserted
+// anywhere (the machine is shared and noisy).   node bench/lab-page.mjs
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
+import { chromium } from 'playwright-core';
+import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+
+if (!existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
+const RUNS = 3;
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+
+const server = await startServer();
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const runs = [];
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(server.url + 'lab.html');
+  await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask' });
+  });
+  for (let r = 0; r < RUNS; r++) {
+    await page.click('#reset');
+    const run = await page.evaluate(() => new Promise((resolve) => {
+      window.__longTasks.length = 0;
+      const t0 = performance.now();
+      let frames = 0;
+      const poll = () => {
+        frames++;
+        if (Number(document.getElementById('step-count').dataset.steps) >= 500) {
+          resolve({ ms_to_500_steps: performance.now() - t0, frames, long_tasks: window.__longTasks.length,
+            longest_task_ms: window.__longTasks.length ? Math.max(...window.__longTasks) : 0 });
+        } else requestAnimationFrame(poll);
+      };
+      document.getElementById('play').click();
+      requestAnimationFrame(poll);
+    }));
+    runs.push(run);
+  }
+} finally {
+  await browser.close();
+  await server.stop();
+}
+console.log(JSON.stringify({
+  date: new Date().toISOString(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg: loadavg().map((x) => +x.toFixed(2)),
+  task: 'previous word, scaled-dot, defaults of web/lab.js', runs,
+  median_ms_to_500_steps: Math.round(median(runs.map((r) => r.ms_to_500_steps))),
+  median_longest_task_ms: Math.round(median(runs.map((r) => r.longest_task_ms))),
+}, null, 1));
