@@ -116,9 +116,9 @@ describe('npm pack', () => {
       'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
-    // docs/element.png, docs/model-view.png: the README's pictures of the <attn-scope> element and the
-    // model page (the package page shows them).
-    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md|docs\/(element|model-view)\.png)$/, `${f} should not be published`);
+    // docs/element.png, docs/model-view.png, docs/lab.png: the README's pictures of the <attn-scope>
+    // element, the model page and the lab (the package page shows them).
+    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md|docs\/(element|model-view|lab)\.png)$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   });
 
