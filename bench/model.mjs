@@ -86,7 +86,7 @@ try {
       if (performance.getEntriesByName('attnscope:model-file-to-grid').length === mark) reject(new Error('no measure'));
       resolve({
         grid: last('attnscope:model-file-to-grid'), all: last('attnscope:model-file-to-all'),
-        gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
+        read: last('attnscope:model-read'), parse: last('attnscope:model-parse'), gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
       });
       performance.clearMeasures();
     }, { once: true });
@@ -115,6 +115,8 @@ console.log(JSON.stringify({
   drawn, note: 'headless, software rendering; file → grid = drop event to the first frame after the grid image is set',
   results: [
     { name: 'file dropped → grid drawn', median_ms: round(median(col('grid'))), min_ms: round(Math.min(...col('grid'))), max_ms: round(Math.max(...col('grid'))) },
+    { name: 'of which: reading the files (File.arrayBuffer)', median_ms: round(median(col('read'))) },
+    { name: 'of which: loadAttentions (copy into wasm, parse, validate, copy out)', median_ms: round(median(col('parse'))) },
     { name: 'of which: the grid figure (one pass, ImageData, PNG)', median_ms: round(median(col('gridDraw'))) },
     { name: 'file dropped → every view drawn', median_ms: round(median(col('all'))) },
     { name: 'headSummaries (C++ kernel, copy in and out)', median_ms: round(median(col('summaries'))) },

@@ -754,7 +754,7 @@ export interface AttnScope {
   nearest(wordOrVector: string | Float32Array, k?: number): { word: string; cosine: number }[];
   /**
    * Reads attention exported from a model: .npy (float32/float16, C order; tokens via options.tokens),
-   * .npz from numpy.savez (members attentions, tokens), .safetensors (tensor "attentions", metadata
+   * .npz from numpy.savez or savez_compressed (members attentions, tokens), .safetensors (tensor "attentions", metadata
    * "tokens" = JSON array as a string), JSON text or bytes, or an AttentionJson object. Throws a
    * TypeError/RangeError naming the problem and the fix for bad shapes, token counts, NaN/Inf,
    * truncated or corrupt files.

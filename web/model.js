@@ -88,6 +88,7 @@ async function loadFiles(files, t0 = performance.now()) {
   const list = [...files];
   if (!list.length) return;
   const read = await Promise.all(list.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
+  performance.measure('attnscope:model-read', { start: t0, end: performance.now() });
   const attention = [], tokens = [];
   for (const f of read) {
     const ext = f.name.toLowerCase().split('.').pop();
@@ -131,7 +132,9 @@ function load(file, t0 = performance.now()) {
   try {
     const options = { softmax: !!file.softmax };
     if (file.tokensText !== null && file.tokensText !== undefined) options.tokens = file.tokensText;
+    const t1 = performance.now();
     res = scope.loadAttentions(file.bytes, options);
+    performance.measure('attnscope:model-parse', { start: t1, end: performance.now() });
   } catch (e) {
     notice(`${file.name}${file.tokensName ? ` with ${file.tokensName}` : ''}: ${e.message}. ${current ? 'The previous view stays.' : ''}`);
     return false;

@@ -6,7 +6,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, parseCSV, parseShown, outDir } from './harness.mjs';
+import { setup, startServer, parseCSV, parseShown, outDir } from './harness.mjs';
 import { npy, npyStrings, safetensors, tinyTransformer, zip } from '../js/attention-files.mjs';
 
 const L = 3, H = 2, N = 6;
@@ -245,6 +245,27 @@ describe('model page', () => {
       assert.ok(Math.abs(json.summaries.max[l][k] - sums.max[l * H + k]) < 1e-5);
     }
     assert.equal(json.rollout.matrix.length, N);
+  });
+
+  test('offline: once loaded, the page, its example and a dropped file work with the server gone', async () => {
+    const server = await startServer();
+    const ctx = await h.newContext({}, new URL(server.url).origin);
+    try {
+      const p = h.watch(await ctx.newPage());
+      await p.goto(server.url + 'model.html');
+      await p.waitForSelector('body.model-ready', { timeout: 30000 });
+      await p.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30000 });
+      await server.stop();
+      await ctx.setOffline(true);
+      await p.reload();
+      await p.waitForSelector('body.model-ready', { timeout: 30000 });
+      assert.match(await p.textContent('#file-info'), /model-example\.json: 6 layers × 4 heads/);
+      assert.equal(await dropAndWait(FILES['npz (savez_compressed)'], p), 'packed.npz');
+      assert.match(await p.textContent('#offline-status'), /^Available offline/);
+    } finally {
+      await ctx.close();
+      await server.stop();
+    }
   });
 
   test('URL round trip: layer, head, window, rollout settings, token and measure', async () => {
