@@ -12,7 +12,9 @@ export function download(blob, name) {
   document.body.appendChild(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  // Revoked only once the browser has surely read it: a busy machine can take seconds to start a
+  // download, and a revoked URL makes it fail without a word.
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
 }
 
 export function exportSVG(svg, stem) {

@@ -107,6 +107,8 @@ describe('long documents', () => {
     // Clicking a cell of the detail opens it ("Why this weight?") at that row and column.
     await page.mouse.click(box.x + box.width - 40, box.y + box.height - 40);
     await settled(page);
+    // The URL is written 150 ms after the last change.
+    await page.waitForFunction(() => /cell=\d+,\d+/.test(decodeURIComponent(location.hash)), null, { timeout: 5000 }).catch(() => {});
     assert.match(decodeURIComponent(await page.evaluate(() => location.hash)), /cell=\d+,\d+/);
     const [ci, cj] = /cell=(\d+),(\d+)/.exec(decodeURIComponent(await page.evaluate(() => location.hash))).slice(1).map(Number);
     const after = await visible();
