@@ -7,7 +7,7 @@ import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
 import { ComputeClient } from './compute-client.js';
-import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS } from './scale.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS } from './scale.js';
 import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
 import { Heatmap } from './figures/Heatmap.js';
 import { LineView } from './figures/LineView.js';
@@ -448,7 +448,8 @@ function render(c) {
     fig.heatmapLarge.cancel();
     fig.heatmap.schedule(() => FEED.heatmap(fig.heatmap, x), now);
   }
-  fig.lines.setFocusRows(large ? focusRows(x) : null, LINES_TOP);
+  const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
+  fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
   for (const name of ['lines', 'selection', 'heads']) fig[name].schedule(() => FEED[name](fig[name], x), now);
   // A long document's head summary (two n × n matrices and a row of entropies per query) is drawn
   // from the second answer, on its first tokens, as the comparison is (renderExtras).

@@ -10,6 +10,11 @@ export const SMALL_TOKENS = 64;
  * and the line view draws only the selected tokens' strongest links. */
 export const LARGE_FROM = 65;
 
+/** Above this many (head, query, key) links, the line view draws only the selected tokens' strongest
+ * links even below LARGE_FROM: 10 heads of 64 × 64 tokens were 41,000 <line>s, and every change of
+ * the scoring function blocked the page for about 400 ms. */
+export const MAX_LINKS = 8192;
+
 /** Links per selected query token the line view draws at large n. */
 export const LINES_TOP = 8;
 

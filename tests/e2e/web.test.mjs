@@ -232,6 +232,23 @@ describe('numbers', () => {
     await page.locator('#figure-compare').screenshot({ path: join(outDir, '05-compare.png') });
   });
 
+  test('64 + 64 tokens with 10 heads: the line view draws only the strongest links, so the page stays small', async () => {
+    // Before: one <line> per (head, query, key), 40,960 of them and 51,000 elements in the page,
+    // and every change of the scoring function blocked the page for about 400 ms (issue 15).
+    const words = (n, step) => Array.from({ length: n }, (_, i) => ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'a', 'lazy', 'dog', 'near', 'river'][(i * step) % 11]).join(' ');
+    const ctx = await h.newContext();
+    const p = autoSettle(await h.open(ctx, `#q=${encodeURIComponent(words(64, 1))}&k=${encodeURIComponent(words(64, 3))}&heads=10&proj=random&seed=3`));
+    await p.selectOption('#score', 'dot');
+    await p.locator('#figure-lines').scrollIntoViewIfNeeded();
+    await p.waitForFunction(() => /strongest links/.test(document.querySelector('#figure-lines figcaption').textContent), null, { timeout: 10000 });
+    const lines = await p.locator('#figure-lines g.lines line').count();
+    assert.ok(lines > 0 && lines <= 10 * 8 * 10, `${lines} lines: one selected row, at most 8 keys per head, 10 heads`);
+    assert.match(await p.textContent('#figure-lines figcaption'), /64 query × 64 key tokens × 10 heads: too many for one line each/);
+    const elements = await p.evaluate(() => document.querySelectorAll('*').length);
+    assert.ok(elements < 15000, `${elements} elements in the page`);
+    await ctx.close();
+  });
+
   test('cross-attention: rows are the query sentence, columns the key sentence', async () => {
     const s = { q: 'Where is the station?', k: 'The train station is next to the old church on the hill.' };
     await setQuery(s.q, s.k);
@@ -308,11 +325,16 @@ describe('export and share', () => {
     const s = { q: 'Commas, "quotes" and; more', k: 'The keys, "too".', score: 'idw', t: 0.5, heads: 2, proj: 'identity' };
     await page.goto(h.server.url + '#q=' + encodeURIComponent(s.q) + '&k=' + encodeURIComponent(s.k) + '&score=idw&t=0.5&heads=2');
     await page.waitForSelector('body.ready');
+    const r = expected(s);
+    // A hash-only navigation: wait until the page shows the new state (its cells and heads), not the
+    // previous one, before downloading.
+    await page.waitForFunction(([n, heads]) => document.querySelectorAll('#figure-heatmap svg.heatmap g.cells rect').length === n
+      && document.getElementById('heads').value === heads && !document.body.classList.contains('computing'),
+    [r.nq * r.nk, String(r.heads)], { timeout: 10000 });
     const { name, text } = await downloadText('#export-csv');
     assert.equal(name, 'attnscope-weights.csv');
     const rows = parseCSV(text);
     assert.deepEqual(rows[0], ['head', 'query_index', 'query_token', 'key_index', 'key_token', 'weight', 'score']);
-    const r = expected(s);
     assert.equal(rows.length - 1, r.heads * r.nq * r.nk);
     for (const row of rows.slice(1)) {
       const [hh, i, qt, j, kt, w, sc] = row;

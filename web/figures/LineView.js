@@ -78,7 +78,7 @@ export class LineView extends Figure {
     this.reduced = null;
     if (this.focusRows) d = this.reduce(d);
     this.captionEl.text(this.reduced
-      ? `${this.reduced.nq} query × ${this.reduced.nk} key tokens: too many for one line each, so only the `
+      ? `${this.reduced.nq} query × ${this.reduced.nk} key tokens${d.heads > 1 ? ` × ${d.heads} heads` : ''}: too many for one line each, so only the `
         + `${this.topLinks} strongest links of the selected query token${this.reduced.rows.length > 1 ? 's' : ''} `
         + `(${this.reduced.rows.map((i) => i + 1).join(', ')}) are drawn, per head, opaque in proportion to the strongest of them; labels give each token's position. `
         + 'Select query tokens, or click a cell of the heatmap, to choose which.'
