@@ -75,14 +75,55 @@ try {
     await page.waitForTimeout(200);
     const m = await page.evaluate(() => ({
       update: window.__bench.update, paint: window.__bench.paint, frame: window.__bench.frame,
-      rows: document.querySelectorAll('#figure-heatmap .row-labels text').length,
-      cells: document.querySelectorAll('#figure-heatmap svg.heatmap g.cells rect').length,
+      // Tokens drawn: the query's token strip (from 65 tokens the heatmap is the canvas one, and the
+      // SVG heatmap, hidden, still holds the previous text's cells).
+      rows: document.querySelectorAll('#query-tokens .chip').length,
+      cells: document.getElementById('fig-heatmap').hidden ? null
+        : document.querySelectorAll('#figure-heatmap svg.heatmap g.cells rect').length,
     }));
     results.push({
       name: `keystroke → plots redrawn, ${n} tokens asked`,
       tokensAsked: n,
       tokensShown: m.rows, cells: m.cells,
       updates: m.update.length,
+      update_median_ms: round(median(m.update)), update_p90_ms: round(p90(m.update)),
+      paint_median_ms: round(median(m.paint)), frame_median_ms: round(median(m.frame)),
+    });
+  }
+  // Many heads (issue 15): 64 + 64 tokens, 10 heads of a random projection; each change of the scoring
+  // function redraws every figure. Measured as above, over CHANGES changes after the warm-up.
+  {
+    const q = sentence(64), k = sentence(64).split(' ').reverse().join(' ');
+    await page.goto(`${server.url}#q=${encodeURIComponent(q)}&k=${encodeURIComponent(k)}&heads=10&proj=random&seed=3`);
+    await page.waitForSelector('body.ready', { timeout: 30000 });
+    const scores = ['dot', 'scaled-dot', 'cosine', 'neg-euclidean'];
+    const change = async (i) => {
+      await page.selectOption('#score', scores[i % scores.length]);
+      await page.waitForFunction(() => !document.body.classList.contains('computing'), null, { timeout: 30000 });
+      await page.waitForTimeout(60);
+    };
+    const t0 = Date.now();
+    for (let i = 0; Date.now() - t0 < WARMUP_MS; i++) await change(i);
+    await page.evaluate(() => {
+      window.__bench?.observer.disconnect();
+      const b = { update: [], paint: [], frame: [] };
+      b.observer = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          const kind = e.name.replace('attnscope:', '');
+          if (b[kind]) b[kind].push(e.duration);
+        }
+      });
+      b.observer.observe({ type: 'measure' });
+      window.__bench = b;
+    });
+    const CHANGES = quick ? 8 : 20;
+    for (let i = 0; i < CHANGES; i++) await change(i + 1);
+    await page.waitForTimeout(300);
+    const m = await page.evaluate(() => ({ update: window.__bench.update, paint: window.__bench.paint, frame: window.__bench.frame,
+      elements: document.querySelectorAll('*').length }));
+    results.push({
+      name: 'change of scoring function, 64 + 64 tokens, 10 heads (random projection)', manyHeads: true, changes: CHANGES,
+      elements: m.elements, updates: m.update.length,
       update_median_ms: round(median(m.update)), update_p90_ms: round(p90(m.update)),
       paint_median_ms: round(median(m.paint)), frame_median_ms: round(median(m.frame)),
     });

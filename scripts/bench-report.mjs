@@ -108,6 +108,10 @@ if (existsSync('bench/results/page.json')) {
   for (const r of pg.results.filter((x) => x.tokensAsked)) {
     extra += `| ${r.tokensAsked} tokens typed | ${r.tokensShown} | ${ms(r.update_median_ms)} | ${ms(r.update_p90_ms)} | ${ms(r.paint_median_ms)} |\n`;
   }
+  const mh = pg.results.find((x) => x.manyHeads);
+  if (mh) {
+    extra += `| ${mh.name}: ${mh.changes} changes, ${mh.elements.toLocaleString('en')} elements in the page | – | ${ms(mh.update_median_ms)} | ${ms(mh.update_p90_ms)} | ${ms(mh.paint_median_ms)} |\n`;
+  }
   const fr = pg.results.find((x) => x.first_render_ms !== undefined);
   if (fr) extra += `\nFirst render ${Math.round(fr.first_render_ms)} ms after navigation (module, 5.6 MB vocabulary from a local server, plots).\n`;
 }
