@@ -218,11 +218,17 @@ function publicSettings() {
 
 // -------------------------------------------------------------------------------- the URL ----
 let urlTimer = 0;
+// The hash this page last wrote or read. Another one in the address bar is a navigation (a link
+// followed, the hash edited) whose hashchange is on its way: a write due from an earlier change
+// must not replace it with the old state.
+let urlHash = location.hash;
 function writeURL(now = false) {
   clearTimeout(urlTimer);
   const go = () => {
+    if (location.hash !== urlHash) return;
     const h = toHash(state);
     if (location.hash !== h) history.replaceState(null, '', h);
+    urlHash = location.hash;
   };
   if (now) go(); else urlTimer = setTimeout(go, 150);
 }
@@ -237,6 +243,7 @@ function readURL() {
   return s;
 }
 window.addEventListener('hashchange', () => {
+  urlHash = location.hash;
   if (location.hash === toHash(state)) return;
   state = readURL();
   syncControls();
