@@ -29,6 +29,23 @@ const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length 
 const p90 = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.min(s.length - 1, Math.floor(s.length * 0.9))] : null; };
 const round = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
 
+/** From now on, collects the page's own update/paint/frame measures into window.__bench (the page
+ * trims its performance buffer now and then, so they are taken as they come). */
+function collectMeasures(page) {
+  return page.evaluate(() => {
+    window.__bench?.observer.disconnect();
+    const b = { update: [], paint: [], frame: [] };
+    b.observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = e.name.replace('attnscope:', '');
+        if (b[kind]) b[kind].push(e.duration);
+      }
+    });
+    b.observer.observe({ type: 'measure' });
+    window.__bench = b;
+  });
+}
+
 const server = await startServer();
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const results = [];
@@ -54,18 +71,7 @@ try {
     }
     await page.waitForTimeout(100);
     // The page trims its performance buffer now and then: collect the measures as they come.
-    await page.evaluate(() => {
-      window.__bench?.observer.disconnect();
-      const b = { update: [], paint: [], frame: [] };
-      b.observer = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) {
-          const kind = e.name.replace('attnscope:', '');
-          if (b[kind]) b[kind].push(e.duration);
-        }
-      });
-      b.observer.observe({ type: 'measure' });
-      window.__bench = b;
-    });
+    await collectMeasures(page);
     let typed = 0;
     while (typed < KEYSTROKES) {
       await page.keyboard.type(tail, { delay: 30 });
@@ -104,18 +110,7 @@ try {
     };
     const t0 = Date.now();
     for (let i = 0; Date.now() - t0 < WARMUP_MS; i++) await change(i);
-    await page.evaluate(() => {
-      window.__bench?.observer.disconnect();
-      const b = { update: [], paint: [], frame: [] };
-      b.observer = new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) {
-          const kind = e.name.replace('attnscope:', '');
-          if (b[kind]) b[kind].push(e.duration);
-        }
-      });
-      b.observer.observe({ type: 'measure' });
-      window.__bench = b;
-    });
+    await collectMeasures(page);
     const CHANGES = quick ? 8 : 20;
     for (let i = 0; i < CHANGES; i++) await change(i + 1);
     await page.waitForTimeout(300);
