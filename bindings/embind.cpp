@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -136,15 +137,22 @@ int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
 
 // ---- limits (attnscope/limits.hpp) ---------------------------------------------------------------
 
+// The score name and the shapes of a cost query (call_cost, backward_cost): "" when the name is
+// known (then in `s`) and every shape is a whole number JS can hold exactly, else the message.
+std::string cost_arguments(const std::string& score, Score& s, std::initializer_list<double> shapes) {
+    if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
+    for (double x : shapes)
+        if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
+    return "";
+}
+
 // What scores() (dv = 0) or attention() (dv > 0) of these shapes will allocate and compute, checked
 // by the JS layer before it allocates the outputs: "" or the message naming the limit. The shapes
 // arrive as doubles (JS numbers, exact to 2^53) and are multiplied in 64 bits: nothing wraps.
 std::string call_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden,
                       bool output_only) {
     Score s;
-    if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
-    for (double x : {nq, nk, d, dk, dv, hidden})
-        if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
+    if (std::string err = cost_arguments(score, s, {nq, nk, d, dk, dv, hidden}); !err.empty()) return err;
     const auto u = [](double x) { return static_cast<std::uint64_t>(x); };
     Budget b;
     // The inputs are in the heap too (the JS layer copies them in).
@@ -350,9 +358,7 @@ std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr
 // forward twice). "" or the message naming the limit.
 std::string backward_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden) {
     Score s;
-    if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
-    for (double x : {nq, nk, d, dk, dv, hidden})
-        if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
+    if (std::string err = cost_arguments(score, s, {nq, nk, d, dk, dv, hidden}); !err.empty()) return err;
     const auto u = [](double x) { return static_cast<std::uint64_t>(x); };
     Budget b;
     for (int twice = 0; twice < 2; ++twice) {  // the inputs and dO, then their gradients
