@@ -496,9 +496,16 @@ let progressTimer = 0;
 function showProgress(on) {
   clearTimeout(progressTimer);
   if (!on) { progressUI.box.hidden = true; return; }
+  lastProgress = null;
   progressTimer = setTimeout(() => {
-    if (client && client.busy) progressUI.box.hidden = false;
+    if (client && client.busy) { showProgressStep(); progressUI.box.hidden = false; }
   }, LONG_MS);
+}
+let lastProgress = null;   // the running computation's last step { fraction, text }
+function showProgressStep() {
+  if (!lastProgress) return;
+  progressUI.bar.value = lastProgress.fraction;
+  progressUI.text.textContent = lastProgress.text;
 }
 progressUI.cancel.addEventListener('click', () => {
   if (!client) return;
@@ -648,9 +655,10 @@ async function start() {
       },
     });
     client.addEventListener('progress', (ev) => {
-      const { fraction, text } = ev.detail;
-      progressUI.bar.value = fraction;
-      progressUI.text.textContent = text;
+      // A computation reports about ten steps; the bar is only written while it shows (from LONG_MS),
+      // so a quick change does not restyle a hidden bar ten times.
+      lastProgress = ev.detail;
+      if (!progressUI.box.hidden) showProgressStep();
     });
     scopeInfo = await client.ready;
   } catch (e) {
