@@ -7,7 +7,7 @@ import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
 import { ComputeClient } from './compute-client.js';
-import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS } from './scale.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS } from './scale.js';
 import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
 import { Heatmap } from './figures/Heatmap.js';
 import { LineView } from './figures/LineView.js';
@@ -578,8 +578,11 @@ async function update(reason, ev) {
     ch.port2.postMessage(0);
   });
   if (performance.getEntriesByType('measure').length > 400) performance.clearMeasures();
-  // Second answer: the figures below the heatmap (a newer change supersedes it like the first).
+  // Second answer: the figures below the heatmap (a newer change supersedes it like the first),
+  // asked for once no newer change has come for EXTRAS_AFTER_MS (that change's update owns the page).
   if (c && !c.empty) {
+    await new Promise((resolve) => setTimeout(resolve, EXTRAS_AFTER_MS));
+    if (client.gen !== answer.gen) return;
     const more = await client.request(st, {
       phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key, scaling: variant !== scalingVariant,
     });
