@@ -8,7 +8,7 @@
 // Medians after at least 1 s of warm-up. Prints JSON (scripts/bench.sh stores it as
 // bench/results/page-scale.json; scripts/bench-report.mjs renders its table in the README).
 // Never asserted in a test: the machine is shared and noisy.
-//   node bench/page-scale.mjs [--quick]
+//   node bench/page-scale.mjs [--quick] [--web DIR]   (DIR: another build of dist/web/, to compare two builds)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -17,6 +17,8 @@ import { chromium } from 'playwright-core';
 import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
 
 const quick = process.argv.includes('--quick');
+const webArg = process.argv.indexOf('--web');
+const webDir = webArg > 0 ? process.argv[webArg + 1] : undefined;
 const WARMUP_MS = 1000;
 const PASTES = quick ? 3 : 7;
 const KEYSTROKES = quick ? 20 : 40;
@@ -63,7 +65,7 @@ const pasteInPage = (text) => new Promise((resolve) => {
   requestAnimationFrame(check);
 });
 
-const server = await startServer();
+const server = await startServer(webDir);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const results = [];
 try {

@@ -6,18 +6,22 @@
 // runs new wasm in a slower tier for its first ~100 ms of calls, and the page's own JS is cold) and
 // prints JSON with the medians, which scripts/bench.sh stores as bench/results/page.json.
 //
-//   node bench/page.mjs [--quick]
+//   node bench/page.mjs [--quick] [--web DIR]   (DIR: another build of dist/web/, to compare two builds)
+//   node bench/page.mjs --many-heads   only the many-heads case (quicker A/B comparisons)
 // A duration is never asserted anywhere: the machine is shared and noisy, and the tests in tests/e2e
 // only check that typing updates the plots.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
 
 const quick = process.argv.includes('--quick');
-const SIZES = [40, 128];                         // tokens asked for (the page may cut; "tokens" says what it drew)
+const webArg = process.argv.indexOf('--web');
+const webDir = webArg > 0 ? process.argv[webArg + 1] : undefined;
+const manyHeadsOnly = process.argv.includes('--many-heads');
+const SIZES = manyHeadsOnly ? [] : [40, 128];                         // tokens asked for (the page may cut; "tokens" says what it drew)
 const WARMUP_MS = quick ? 1000 : 1500;
 const KEYSTROKES = quick ? 20 : 40;
 
@@ -34,19 +38,29 @@ const round = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
 function collectMeasures(page) {
   return page.evaluate(() => {
     window.__bench?.observer.disconnect();
-    const b = { update: [], paint: [], frame: [] };
+    window.__bench?.longtasks.disconnect();
+    // figures: every figure's redraw ("attnscope:<figure>", base.js runJob), by figure; tasks: the
+    // main thread's long tasks (≥ 50 ms, the browser's threshold) as [start, duration].
+    const b = { update: [], paint: [], frame: [], figures: {}, tasks: [] };
+    const FIGURES = ['heatmap', 'heatmapLarge', 'selection', 'headsum', 'why', 'lines', 'heads', 'compare'];
     b.observer = new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
         const kind = e.name.replace('attnscope:', '');
-        if (b[kind]) b[kind].push(e.duration);
+        if (b[kind] && kind !== 'figures' && kind !== 'tasks') b[kind].push(e.duration);
+        else if (FIGURES.includes(kind)) (b.figures[kind] ||= []).push(e.duration);
       }
     });
     b.observer.observe({ type: 'measure' });
+    b.longtasks = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) b.tasks.push([e.startTime, e.duration]);
+    });
+    b.longtasks.observe({ type: 'longtask' });
     window.__bench = b;
   });
 }
 
-const server = await startServer();
+const loadAtStart = loadavg();   // the machine is shared: say how busy it was
+const server = await startServer(webDir);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const results = [];
 try {
@@ -103,7 +117,9 @@ try {
     await page.goto(`${server.url}#q=${encodeURIComponent(q)}&k=${encodeURIComponent(k)}&heads=10&proj=random&seed=3`);
     await page.waitForSelector('body.ready', { timeout: 30000 });
     const scores = ['dot', 'scaled-dot', 'cosine', 'neg-euclidean'];
+    const starts = [];
     const change = async (i) => {
+      starts.push(await page.evaluate(() => performance.now()));
       await page.selectOption('#score', scores[i % scores.length]);
       await page.waitForFunction(() => !document.body.classList.contains('computing'), null, { timeout: 30000 });
       await page.waitForTimeout(60);
@@ -111,16 +127,22 @@ try {
     const t0 = Date.now();
     for (let i = 0; Date.now() - t0 < WARMUP_MS; i++) await change(i);
     await collectMeasures(page);
+    starts.length = 0;
     const CHANGES = quick ? 8 : 20;
     for (let i = 0; i < CHANGES; i++) await change(i + 1);
     await page.waitForTimeout(300);
     const m = await page.evaluate(() => ({ update: window.__bench.update, paint: window.__bench.paint, frame: window.__bench.frame,
-      elements: document.querySelectorAll('*').length }));
+      figures: window.__bench.figures, tasks: window.__bench.tasks, elements: document.querySelectorAll('*').length }));
+    // The longest task of each change: from its start to the next change's (0: none of 50 ms or more).
+    const longest = starts.map((t, k) => Math.max(0, ...m.tasks.filter(([s0]) => s0 >= t && (k + 1 >= starts.length || s0 < starts[k + 1])).map(([, d]) => d)));
+    const figureMedians = Object.fromEntries(Object.entries(m.figures).map(([name, a]) => [name, round(median(a))]));
     results.push({
       name: 'change of scoring function, 64 + 64 tokens, 10 heads (random projection)', manyHeads: true, changes: CHANGES,
       elements: m.elements, updates: m.update.length,
       update_median_ms: round(median(m.update)), update_p90_ms: round(p90(m.update)),
       paint_median_ms: round(median(m.paint)), frame_median_ms: round(median(m.frame)),
+      figure_median_ms: figureMedians, figure_runs: Object.fromEntries(Object.entries(m.figures).map(([name, a]) => [name, a.length])),
+      longest_task_median_ms: round(median(longest)), longest_task_max_ms: round(Math.max(...longest)),
     });
   }
   results.push({ name: 'first render after navigation (module + vocabulary + plots)', first_render_ms: round(firstRender) });
@@ -133,7 +155,7 @@ try {
 const chromiumVersion = (() => { try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
 console.log(JSON.stringify({
   date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  browser: chromiumVersion, viewport: '1366×768', warmup_ms: WARMUP_MS, keystrokes: KEYSTROKES,
+  browser: chromiumVersion, viewport: '1366×768', loadavg: loadAtStart.map((v) => Math.round(v * 100) / 100), warmup_ms: WARMUP_MS, keystrokes: KEYSTROKES,
   note: 'headless, software rendering; update = input event to DOM updated, paint = style/layout/paint after it',
   results,
 }, null, 1));

@@ -60,6 +60,42 @@ if (process.argv[2] === '--lab') { renderLab('README.md'); process.exit(0); }
 // `node scripts/bench-report.mjs --limits`: only the limits table, from bench/results/limits.json.
 if (process.argv[2] === '--limits') { renderLimits('README.md'); process.exit(0); }
 
+// The demo page's table (bench/page.mjs), between the PAGE markers inside the BENCH block; also
+// rendered alone by `node scripts/bench-report.mjs --page`.
+function pageTable() {
+  if (!existsSync('bench/results/page.json')) return '';
+  const pg = JSON.parse(readFileSync('bench/results/page.json', 'utf8'));
+  const ms = (x) => (x === null || x === undefined ? '–' : x.toFixed(1));
+  let t = `The demo in ${pg.browser} (headless, software rendering, ${pg.viewport}), after ${pg.warmup_ms / 1000} s of typing to warm up; ` +
+    'update = input event to plots redrawn (DOM updated), paint = the browser\'s style, layout and paint after it; medians of ' +
+    `${pg.keystrokes} keystrokes (\`node bench/page.mjs\`${pg.loadavg ? `, load average ${pg.loadavg.map((v) => v.toFixed(1)).join(', ')} while it ran` : ''}):\n\n` +
+    '| sentence | tokens drawn | update median ms | update p90 ms | paint median ms |\n|---|--:|--:|--:|--:|\n';
+  for (const r of pg.results.filter((x) => x.tokensAsked)) {
+    t += `| ${r.tokensAsked} tokens typed | ${r.tokensShown} | ${ms(r.update_median_ms)} | ${ms(r.update_p90_ms)} | ${ms(r.paint_median_ms)} |\n`;
+  }
+  const mh = pg.results.find((x) => x.manyHeads);
+  if (mh) {
+    t += `| ${mh.name}: ${mh.changes} changes, ${mh.elements.toLocaleString('en')} elements in the page | – | ${ms(mh.update_median_ms)} | ${ms(mh.update_p90_ms)} | ${ms(mh.paint_median_ms)} |\n`;
+    if (mh.figure_median_ms) {
+      t += `\nThe many-heads case per figure (each figure's redraw on the main thread, median ms over the changes, whether it ran at once or when idle or scrolled into view), and the longest main-thread task per change (PerformanceObserver 'longtask', median ${ms(mh.longest_task_median_ms)} ms, largest ${ms(mh.longest_task_max_ms)} ms; tasks under 50 ms are not reported, so 0 = none):\n\n` +
+        `| ${Object.keys(mh.figure_median_ms).join(' | ')} |\n|${Object.keys(mh.figure_median_ms).map(() => '--:').join('|')}|\n` +
+        `| ${Object.values(mh.figure_median_ms).map(ms).join(' | ')} |\n`;
+    }
+  }
+  const fr = pg.results.find((x) => x.first_render_ms !== undefined);
+  if (fr) t += `\nFirst render ${Math.round(fr.first_render_ms)} ms after navigation (module, 5.6 MB vocabulary from a local server, plots).\n`;
+  return t;
+}
+function renderPage(readme) {
+  const t = pageTable();
+  if (!t || !existsSync(readme)) return;
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- PAGE:START -->\n)[\s\S]*?(<!-- PAGE:END -->)/;
+  if (!re.test(text)) throw new Error(`${readme} lacks the PAGE markers`);
+  writeFileSync(readme, text.replace(re, (_, a, b) => a + t + b));
+}
+if (process.argv[2] === '--page') { renderPage('README.md'); process.exit(0); }
+
 const [nativeFile, wasmFile] = process.argv.slice(2);
 const cpu = cpus()[0]?.model ?? 'unknown';
 const compiler = (cmd) => { try { return execFileSync(cmd, ['--version'], { encoding: 'utf8' }).split('\n')[0]; } catch { return 'unknown'; } };
@@ -99,22 +135,7 @@ if (existsSync('bench/results/attend-node.json')) {
   extra += `\n\`attend()\` on a 12-word sentence pair in node ${a.node} (whole call: tokenize, embed, score, softmax, copy out), median of ${a.results[0].iterations} calls:\n\n| options | median ms | p90 ms |\n|---|--:|--:|\n`;
   for (const r of a.results) extra += `| ${r.name} | ${r.median_ms.toFixed(3)} | ${r.p90_ms.toFixed(3)} |\n`;
 }
-if (existsSync('bench/results/page.json')) {
-  const pg = JSON.parse(readFileSync('bench/results/page.json', 'utf8'));
-  const ms = (x) => (x === null || x === undefined ? '–' : x.toFixed(1));
-  extra += `\nThe demo in ${pg.browser} (headless, software rendering, ${pg.viewport}), after ${pg.warmup_ms / 1000} s of typing to warm up; ` +
-    'update = input event to plots redrawn (DOM updated), paint = the browser\'s style, layout and paint after it; medians of ' +
-    `${pg.keystrokes} keystrokes (\`node bench/page.mjs\`):\n\n| sentence | tokens drawn | update median ms | update p90 ms | paint median ms |\n|---|--:|--:|--:|--:|\n`;
-  for (const r of pg.results.filter((x) => x.tokensAsked)) {
-    extra += `| ${r.tokensAsked} tokens typed | ${r.tokensShown} | ${ms(r.update_median_ms)} | ${ms(r.update_p90_ms)} | ${ms(r.paint_median_ms)} |\n`;
-  }
-  const mh = pg.results.find((x) => x.manyHeads);
-  if (mh) {
-    extra += `| ${mh.name}: ${mh.changes} changes, ${mh.elements.toLocaleString('en')} elements in the page | – | ${ms(mh.update_median_ms)} | ${ms(mh.update_p90_ms)} | ${ms(mh.paint_median_ms)} |\n`;
-  }
-  const fr = pg.results.find((x) => x.first_render_ms !== undefined);
-  if (fr) extra += `\nFirst render ${Math.round(fr.first_render_ms)} ms after navigation (module, 5.6 MB vocabulary from a local server, plots).\n`;
-}
+if (existsSync('bench/results/page.json')) extra += `\n<!-- PAGE:START -->\n${pageTable()}<!-- PAGE:END -->\n`;
 // Attention (issue 12): the wasm SIMD peak and the score GEMM's share of it, every score through the
 // fused path, long sequences (from the wasm kernel benchmark), then attnscope against TF.js and
 // plain JS in node (bench/attention-node.mjs), with an SVG plot of GFLOP/s against n.

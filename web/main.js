@@ -7,7 +7,7 @@ import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
 import { ComputeClient } from './compute-client.js';
-import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS } from './scale.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS } from './scale.js';
 import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
 import { Heatmap } from './figures/Heatmap.js';
 import { LineView } from './figures/LineView.js';
@@ -496,9 +496,16 @@ let progressTimer = 0;
 function showProgress(on) {
   clearTimeout(progressTimer);
   if (!on) { progressUI.box.hidden = true; return; }
+  lastProgress = null;
   progressTimer = setTimeout(() => {
-    if (client && client.busy) progressUI.box.hidden = false;
+    if (client && client.busy) { showProgressStep(); progressUI.box.hidden = false; }
   }, LONG_MS);
+}
+let lastProgress = null;   // the running computation's last step { fraction, text }
+function showProgressStep() {
+  if (!lastProgress) return;
+  progressUI.bar.value = lastProgress.fraction;
+  progressUI.text.textContent = lastProgress.text;
 }
 progressUI.cancel.addEventListener('click', () => {
   if (!client) return;
@@ -571,8 +578,11 @@ async function update(reason, ev) {
     ch.port2.postMessage(0);
   });
   if (performance.getEntriesByType('measure').length > 400) performance.clearMeasures();
-  // Second answer: the figures below the heatmap (a newer change supersedes it like the first).
+  // Second answer: the figures below the heatmap (a newer change supersedes it like the first),
+  // asked for once no newer change has come for EXTRAS_AFTER_MS (that change's update owns the page).
   if (c && !c.empty) {
+    await new Promise((resolve) => setTimeout(resolve, EXTRAS_AFTER_MS));
+    if (client.gen !== answer.gen) return;
     const more = await client.request(st, {
       phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key, scaling: variant !== scalingVariant,
     });
@@ -648,9 +658,10 @@ async function start() {
       },
     });
     client.addEventListener('progress', (ev) => {
-      const { fraction, text } = ev.detail;
-      progressUI.bar.value = fraction;
-      progressUI.text.textContent = text;
+      // A computation reports about ten steps; the bar is only written while it shows (from LONG_MS),
+      // so a quick change does not restyle a hidden bar ten times.
+      lastProgress = ev.detail;
+      if (!progressUI.box.hidden) showProgressStep();
     });
     scopeInfo = await client.ready;
   } catch (e) {

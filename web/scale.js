@@ -21,3 +21,9 @@ export const LINES_TOP = 8;
 /** A computation still running after this long is terminated (worker respawned) when a newer
  * request comes, instead of being waited for; it also makes the progress bar and Cancel appear. */
 export const LONG_MS = 100;
+
+/** The second answer (the comparison, "Why this weight?", the teaching panels) is asked for this
+ * long after the first is drawn, unless a newer change came meanwhile: while someone types, the
+ * worker computes only what the heatmap needs, and a keystroke never waits for the comparison of
+ * the previous one (at 128 tokens it did: keystroke → redraw took 51 ms, issue 11). */
+export const EXTRAS_AFTER_MS = 80;

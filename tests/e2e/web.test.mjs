@@ -5,6 +5,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from './harness.mjs';
 
 let h, context, page;
@@ -246,6 +247,119 @@ describe('numbers', () => {
     assert.match(await p.textContent('#figure-lines figcaption'), /64 query × 64 key tokens × 10 heads: too many for one line each/);
     const elements = await p.evaluate(() => document.querySelectorAll('*').length);
     assert.ok(elements < 15000, `${elements} elements in the page`);
+    await ctx.close();
+  });
+
+  test('64 + 64 tokens: the heatmap\'s cells are one image of the API\'s weights; hover, click, keys, mask and exports still work', async () => {
+    // Issue 15: 4,096 <rect>s restyled on every change became one <image> of one pixel per cell
+    // (cells of ≤ 10 px have no gap and no number, so the picture is the same).
+    const words = (n, step) => Array.from({ length: n }, (_, i) => ['the', 'quick', 'brown', 'fox', 'jumps', 'over', 'a', 'lazy', 'dog', 'near', 'river'][(i * step) % 11]).join(' ');
+    const s = { q: words(64, 1), k: words(64, 3), heads: 10, proj: 'random', seed: 3, score: 'dot', t: 0.5 };
+    const ctx = await h.newContext();
+    const p = autoSettle(await h.open(ctx, `#q=${encodeURIComponent(s.q)}&k=${encodeURIComponent(s.k)}&heads=10&proj=random&seed=3&score=dot&t=0.5`));
+    const r = h.scope.attend(attendOptions(s));
+    const { nq, nk } = r;
+    assert.equal(nq, 64);
+    const img = '#figure-heatmap svg.heatmap g.cells image.cells-img';
+    assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells rect').count(), 0, 'no <rect> per cell');
+    assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells > *').count(), 1, 'one image');
+    assert.equal(await p.getAttribute(img, 'data-rows'), String(nq));
+    assert.equal(await p.getAttribute(img, 'data-cols'), String(nk));
+    // The pixels: cell (i, j) of head 1 in viridis from 0 to the head's largest weight.
+    const VIRIDIS = Array.from({ length: 256 }, (_, i) => {
+      const c = interpolateViridis(i / 255);
+      const n = parseInt(c.slice(1), 16);
+      return [n >> 16, (n >> 8) & 255, n & 255];
+    });
+    const head0 = r.weights.subarray(0, nq * nk);
+    const hi = head0.reduce((a, b) => Math.max(a, b), 0);
+    const want = (i, j) => VIRIDIS[Math.round((head0[i * nk + j] / hi) * 255)];
+    /** The RGB of every pixel of a PNG (a data URL or base64 bytes), read back in the page. */
+    const pixels = (src) => p.evaluate(async (url) => {
+      const im = new Image();
+      im.src = url;
+      await im.decode();
+      const c = document.createElement('canvas');
+      c.width = im.naturalWidth; c.height = im.naturalHeight;
+      const g = c.getContext('2d');
+      g.drawImage(im, 0, 0);
+      return { w: c.width, h: c.height, data: Array.from(g.getImageData(0, 0, c.width, c.height).data) };
+    }, src);
+    const near = (a, b, tol) => a.every((v, k) => Math.abs(v - b[k]) <= tol);
+    const shown = await pixels(await p.getAttribute(img, 'href'));
+    assert.deepEqual([shown.w, shown.h], [nk, nq]);
+    let off = 0;
+    for (let i = 0; i < nq; i++) {
+      for (let j = 0; j < nk; j++) {
+        const o = 4 * (i * nk + j);
+        if (!near(shown.data.slice(o, o + 3), want(i, j), 1)) off++;
+      }
+    }
+    assert.equal(off, 0, `${off} of ${nq * nk} cells differ from the API's weights`);
+    // Hover, click and the keyboard work from the pointer's position, as with one <rect> per cell.
+    const box = await p.locator(img).boundingBox();
+    const at = (i, j) => [box.x + ((j + 0.5) * box.width) / nk, box.y + ((i + 0.5) * box.height) / nq];
+    await p.mouse.move(...at(5, 9));
+    assert.match(await p.textContent('#tooltip .tip-head'), new RegExp(`^${r.queryTokens[5]}\\?? → ${r.keyTokens[9]}`));
+    assert.ok(close(parseShown(/weight (\S+)/.exec(await p.textContent('#tooltip .tip-body'))[1]), r.weights[5 * nk + 9], 2e-3));
+    await p.mouse.click(...at(7, 3));
+    await p.waitForFunction(() => document.querySelector('#figure-why .why-scores tbody tr.current'), null, { timeout: 10000 });
+    assert.match(await p.textContent('#figure-why'), new RegExp(`${r.queryTokens[7]}`));
+    assert.match(await p.getAttribute('#figure-heatmap .selected-cell', 'visibility'), /visible/);
+    await p.focus('#figure-heatmap svg.heatmap');
+    await p.keyboard.press('ArrowDown');
+    assert.match(await p.textContent('#figure-heatmap-live'), /^Row 9, .*column 4, .*weight/);
+    // Exports: the SVG file embeds the same image; the PNG shows it (pixels of a few cells, at 2×).
+    const dl = async (fmt) => {
+      const [d] = await Promise.all([p.waitForEvent('download'), p.click(`#figure-heatmap button.export-${fmt}`)]);
+      return readFileSync(await d.path());
+    };
+    const svg = (await dl('svg')).toString('utf8');
+    const href = await p.getAttribute(img, 'href');
+    assert.ok(svg.includes(`href="${href}"`), 'the SVG file holds the cells\' image');
+    assert.match(svg, /image-rendering="pixelated"/);
+    const png = await pixels(`data:image/png;base64,${(await dl('png')).toString('base64')}`);
+    const svgBox = await p.locator('#figure-heatmap svg.heatmap').boundingBox();
+    const scale = png.w / svgBox.width;
+    for (const [i, j] of [[0, 0], [5, 9], [40, 17], [63, 63], [20, 50]]) {
+      const [x, y] = at(i, j);
+      const o = 4 * (Math.floor((y - svgBox.y) * scale) * png.w + Math.floor((x - svgBox.x) * scale));
+      assert.ok(near(png.data.slice(o, o + 3), want(i, j), 3), `PNG cell (${i}, ${j}): ${png.data.slice(o, o + 3)} vs ${want(i, j)}`);
+    }
+    // The head summary: 10 heads × 64 rows of entropies are one image too, and hover gives each value.
+    await p.locator('#figure-headsum').scrollIntoViewIfNeeded();
+    const ent = '#figure-headsum image.entropy-img';
+    await p.waitForSelector(ent, { timeout: 10000 });
+    assert.equal(await p.locator('#figure-headsum .row-entropy').count(), 0, 'no number per row');
+    assert.equal(await p.locator('#figure-headsum .head-mean-entropy').count(), 10, 'each head\'s mean stays a number');
+    assert.deepEqual([await p.getAttribute(ent, 'data-rows'), await p.getAttribute(ent, 'data-cols')], ['64', '10']);
+    const CIVIDIS = Array.from({ length: 256 }, (_, i) => {
+      const c = interpolateCividis(i / 255);
+      const m = /^#/.test(c) ? [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 16), parseInt(c.slice(5, 7), 16)] : c.match(/\d+/g).map(Number);
+      return m;
+    });
+    const ep = await pixels(await p.getAttribute(ent, 'href'));
+    assert.deepEqual([ep.w, ep.h], [10, nq]);
+    let eoff = 0;
+    for (let hd = 0; hd < 10; hd++) {
+      for (let i = 0; i < nq; i++) {
+        const o = 4 * (i * 10 + hd);
+        if (!near(ep.data.slice(o, o + 3), CIVIDIS[Math.round((r.stats.entropy[hd * nq + i] / Math.log(nk)) * 255)], 1)) eoff++;
+      }
+    }
+    assert.equal(eoff, 0, `${eoff} of ${10 * nq} entropies differ from the API's`);
+    const eb = await p.locator(ent).boundingBox();
+    await p.mouse.move(eb.x + (6.5 * eb.width) / 10, eb.y + (30.5 * eb.height) / nq);
+    assert.match(await p.textContent('#figure-headsum .tooltip'), new RegExp(`\\(row 31\\), head 7`));
+    assert.ok(close(parseShown(/entropy (\S+) nats/.exec(await p.textContent('#figure-headsum .tooltip'))[1]), r.stats.entropy[6 * nq + 30], 2e-3));
+    const [hs] = await Promise.all([p.waitForEvent('download'), p.click('#figure-headsum button.export-svg')]);
+    assert.ok(readFileSync(await hs.path(), 'utf8').includes(`href="${await p.getAttribute(ent, 'href')}"`), 'the SVG file holds the entropies\' image');
+    // The causal mask: cells after the query in the theme's masked colour.
+    await p.selectOption('#mask', 'causal');
+    const masked = await p.evaluate(() => getComputedStyle(document.querySelector('#figure-heatmap svg.heatmap')).getPropertyValue('--masked').trim());
+    const mrgb = [1, 3, 5].map((k) => parseInt(masked.slice(k, k + 2), 16));
+    const withMask = await pixels(await p.getAttribute(img, 'href'));
+    assert.ok(near(withMask.data.slice(4 * (2 * nk + 40), 4 * (2 * nk + 40) + 3), mrgb, 1), 'cell (2, 40) is masked');
     await ctx.close();
   });
 

@@ -11,6 +11,10 @@ const viridis = colourTable(interpolateViridis);
 const cividis = colourTable(interpolateCividis);
 const MAT = 200;   // px of a matrix's longer side
 const ECELL_W = 48, ECELL_H = 16;
+/** Above this many (head, row) entropies, they are one image (a pixel per cell, drawn at the cells'
+ * size without smoothing) instead of a rect and a number each: 10 heads × 64 rows were 1,920
+ * elements rewritten on every change. The numbers then show on hover and are in the CSV/JSON. */
+export const ENTROPY_TEXT_MAX = 256;
 
 export class HeadSummary extends Figure {
   constructor(slot) {
@@ -23,6 +27,9 @@ export class HeadSummary extends Figure {
     this.addPlot('headsum');
     this.gMats = this.svg.append('g').attr('class', 'hs-mats');
     this.gEnt = this.svg.append('g').attr('class', 'hs-entropy');
+    // The value under the pointer when the rows' entropies are an image (fixed to the viewport, so it
+    // works in a Shadow DOM too).
+    this.tooltip = this.root.append('div').attr('class', 'tooltip fixed').attr('role', 'tooltip').attr('hidden', '').node();
     this.data = null;
   }
 
@@ -71,7 +78,7 @@ export class HeadSummary extends Figure {
       const g = enter.append('g').attr('class', (M) => `hs-mat hs-${M.key}`);
       g.append('text').attr('class', 'chart-title').attr('y', 12);
       g.append('text').attr('class', 'panel-sub').attr('y', 26);
-      g.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none');
+      g.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none').attr('image-rendering', 'pixelated');
       g.append('rect').attr('class', 'panel-frame');
       g.append('g').attr('class', 'row-labels');
       g.append('g').attr('class', 'col-labels');
@@ -86,7 +93,7 @@ export class HeadSummary extends Figure {
         const img = g.querySelector('.panel-img');
         const scale = M.hi > 0 ? 1 / M.hi : 1;
         img.setAttribute('x', ox); img.setAttribute('y', top); img.setAttribute('width', mw); img.setAttribute('height', mh);
-        img.setAttribute('href', matrixImage(M.m, nq, nk, (v, i, j) => (d.masked(i, j) ? MASKED : lookup(viridis, v * scale)), 0, Math.max(1, Math.min(cell, 8))));
+        img.setAttribute('href', matrixImage(M.m, nq, nk, (v, i, j) => (d.masked(i, j) ? MASKED : lookup(viridis, v * scale))));
         const frame = g.querySelector('.panel-frame');
         frame.setAttribute('x', ox - 1); frame.setAttribute('y', top - 1);
         frame.setAttribute('width', mw + 2); frame.setAttribute('height', mh + 2);
@@ -106,9 +113,10 @@ export class HeadSummary extends Figure {
       .text((h) => `head ${h + 1}`);
     labels(g.selectAll('g.row-labels').data([0]).join('g').attr('class', 'row-labels').node(), lineLabels,
       (t, k) => [eLab - 4, eTop + k * ECELL_H + ECELL_H / 2 - 1 + (k >= nq ? 4 : 0), 0], 'end', 14);
+    const asImage = heads * nq > ENTROPY_TEXT_MAX;
     const cells = [];
     for (let h = 0; h < heads; h++) {
-      for (let i = 0; i < nq; i++) cells.push({ h, i, v: d.rowEntropy[h * nq + i], kind: 'row' });
+      if (!asImage) for (let i = 0; i < nq; i++) cells.push({ h, i, v: d.rowEntropy[h * nq + i], kind: 'row' });
       cells.push({ h, i: nq, v: d.perHead.entropy[h], kind: 'mean' });
       cells.push({ h, i: nq + 1, v: d.perHead.max[h], kind: 'max' });
       cells.push({ h, i: nq + 2, v: d.perHead.meanMax[h], kind: 'meanmax' });
@@ -129,11 +137,68 @@ export class HeadSummary extends Figure {
         return `ecell-value ${kind} ${luminance(lookup(cividis, maxEntropy > 0 ? c.v / maxEntropy : 0)) > 0.35 ? 'dark' : 'light'}`;
       })
       .text((c) => fmt(c.v));
+    this.drawEntropyImage(asImage, g, eLab, eTop, maxEntropy);
 
     this.svg.attr('role', 'img').attr('aria-label', `Heads summarised: mean and max over ${heads} head${heads === 1 ? '' : 's'} of ${nq} by ${nk} weights; mean entropy per head ${Array.from(d.perHead.entropy, (e) => fmt(e)).join(', ')} nats.`);
-    this.captionEl.text(heads > 1
+    this.captionEl.text((heads > 1
       ? `Left: each weight averaged over the ${heads} heads (rows still sum to 1) and its largest value over the heads. Right: the entropy −Σ a·ln a of every query word's row in each head — low when a word looks at one key, ln ${nk} = ${fmt(maxEntropy)} when it looks at all alike — with its mean over the rows, the head's largest weight and its mean row maximum (from the module's head-summary kernel).`
-      : `With one head, the mean and the max over heads are that head's weights; choose 2 to 10 heads to compare them. Right: the entropy −Σ a·ln a of every query word's row — low when a word looks at one key, ln ${nk} = ${fmt(maxEntropy)} when it looks at all alike — with its mean, the largest weight and the mean row maximum (from the module's head-summary kernel).`);
+      : `With one head, the mean and the max over heads are that head's weights; choose 2 to 10 heads to compare them. Right: the entropy −Σ a·ln a of every query word's row — low when a word looks at one key, ln ${nk} = ${fmt(maxEntropy)} when it looks at all alike — with its mean, the largest weight and the mean row maximum (from the module's head-summary kernel).`)
+      + (asImage ? ` With ${heads} heads of ${nq} rows, the rows' entropies are colours only: hover a cell for its value; the CSV and JSON hold them all.` : ''));
+  }
+
+  /**
+   * The rows' entropies as one image (ENTROPY_TEXT_MAX): pixel (h, i) is head h's row i, in cividis
+   * from 0 to ln nk, drawn at the cells' size; a path in the panel's colour keeps the gaps between
+   * cells. Hovering a cell names it and its value (the image's <title>). asImage false: removes it.
+   */
+  drawEntropyImage(asImage, g, eLab, eTop, maxEntropy) {
+    const d = this.data;
+    const { nq, heads } = d;
+    if (!asImage) {
+      g.selectAll('image.entropy-img, path.entropy-gaps').remove();
+      return;
+    }
+    const img = g.selectAll('image.entropy-img').data([0]).join((enter) => {
+      const e = enter.append('image').attr('class', 'entropy-img').attr('preserveAspectRatio', 'none')
+        .attr('image-rendering', 'pixelated');
+      e.append('title');
+      return e;
+    });
+    const gaps = g.selectAll('path.entropy-gaps').data([0]).join('path').attr('class', 'entropy-gaps');
+    // [nq rows, heads columns]: the transpose of rowEntropy [heads, nq].
+    const byRow = new Float32Array(nq * heads);
+    for (let h = 0; h < heads; h++) for (let i = 0; i < nq; i++) byRow[i * heads + h] = d.rowEntropy[h * nq + i];
+    const scale = maxEntropy > 0 ? 1 / maxEntropy : 0;
+    img.attr('x', eLab).attr('y', eTop).attr('width', heads * ECELL_W).attr('height', nq * ECELL_H)
+      .attr('data-rows', nq).attr('data-cols', heads).attr('data-hi', maxEntropy)
+      .attr('href', matrixImage(byRow, nq, heads, (v) => lookup(cividis, v * scale)));
+    let path = '';
+    for (let h = 1; h <= heads; h++) path += `M${eLab + h * ECELL_W - 1},${eTop}v${nq * ECELL_H}`;
+    for (let i = 1; i <= nq; i++) path += `M${eLab},${eTop + i * ECELL_H - 1}h${heads * ECELL_W}`;
+    gaps.attr('d', path);
+    img.select('title').text(`The entropy of each query word's row (${nq} rows) in each of ${heads} heads: hover a cell for its value.`);
+    const tip = this.tooltip;
+    img.on('pointermove', (ev) => {
+      const box = ev.currentTarget.getBoundingClientRect();
+      const h = Math.min(heads - 1, Math.floor(((ev.clientX - box.left) / box.width) * heads));
+      const i = Math.min(nq - 1, Math.floor(((ev.clientY - box.top) / box.height) * nq));
+      if (h < 0 || i < 0) return;
+      tip.textContent = '';
+      const doc = tip.ownerDocument;
+      const head = doc.createElement('div');
+      head.className = 'tip-head';
+      head.textContent = `${d.qTokens[i].text} (row ${i + 1}), head ${h + 1}`;
+      const body = doc.createElement('div');
+      body.className = 'tip-body';
+      body.textContent = `entropy ${fmt(d.rowEntropy[h * nq + i], 4)} nats`;
+      tip.append(head, body);
+      tip.hidden = false;
+      const win = doc.defaultView;
+      let x = ev.clientX + 14;
+      if (x + tip.offsetWidth > win.innerWidth - 8) x = Math.max(8, ev.clientX - tip.offsetWidth - 14);
+      tip.style.left = `${x}px`;
+      tip.style.top = `${ev.clientY + 14}px`;
+    }).on('pointerleave', () => { tip.hidden = true; });
   }
 
   /** Long form: what (mean, max, entropy, mean_entropy, max_weight, mean_row_max), head, query, key, value. */

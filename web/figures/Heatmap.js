@@ -6,12 +6,21 @@
 // { i, j, shift, toggle, kind: 'cell' | 'row' | 'col', from? } (CONTRACT-11); setSelection draws them.
 import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB } from './base.js';
+import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
 
 const MAX_PLOT = 620;   // px available for the cells
 // 256-step colour tables: one string look-up per cell instead of an interpolation.
 const VIRIDIS = Array.from({ length: 256 }, (_, i) => interpolateViridis(i / 255));
 const CIVIDIS = Array.from({ length: 256 }, (_, i) => interpolateCividis(i / 255));
+// The same tables as [r, g, b], for the cells drawn as one image.
+const VIRIDIS_RGB = colourTable(interpolateViridis);
+const CIVIDIS_RGB = colourTable(interpolateCividis);
+/** Cells of at most this many px a side have no gap between them and no number in them: from there
+ * (57 tokens on a side) the cells are one image of one pixel per cell, scaled up without smoothing,
+ * instead of one <rect> each (64 × 64 tokens were 4,096 rects restyled on every change). The picture
+ * is the same; hover, click, the keyboard cursor and the selection work from the pointer's position
+ * and stay SVG on top of it. */
+export const IMAGE_MAX_CELL = 10;
 
 export class Heatmap extends Figure {
   /**
@@ -155,35 +164,9 @@ export class Heatmap extends Figure {
 
     const cells = new Array(nq * nk);
     for (let k = 0; k < cells.length; k++) cells[k] = k;
-    // The cells' geometry changes only with the matrix's shape; on a keystroke that keeps the shape,
-    // only the colours (and the mask) are written, straight to the elements.
-    const shape = `${nq}x${nk}x${size}x${left}x${top}`;
-    if (shape !== this.shape) {
-      this.shape = shape;
-      this.cellNodes = this.gCells.selectAll('rect').data(cells).join('rect')
-        .attr('x', (k) => left + (k % nk) * size)
-        .attr('y', (k) => top + Math.floor(k / nk) * size)
-        .attr('width', size - (size > 10 ? 1 : 0))
-        .attr('height', size - (size > 10 ? 1 : 0))
-        .nodes();
-      this.cellMasked = new Int8Array(nq * nk).fill(-1);
-    }
-    const table = this.kind === 'scores' ? CIVIDIS : VIRIDIS;
     const span = hi - lo;
-    for (let k = 0; k < cells.length; k++) {
-      const i = (k / nk) | 0, j = k - i * nk;
-      const m = d.masked(i, j) ? 1 : 0;
-      const node = this.cellNodes[k];
-      if (m !== this.cellMasked[k]) {
-        this.cellMasked[k] = m;
-        node.setAttribute('class', m ? 'cell masked' : 'cell');
-        if (m) node.removeAttribute('fill');
-      }
-      if (!m) {
-        const v = vals[k];
-        node.setAttribute('fill', table[Math.max(0, Math.min(255, Math.round(((v - lo) / span) * 255))) || 0]);
-      }
-    }
+    if (size <= IMAGE_MAX_CELL) this.drawImage(vals, lo, span, left, top, size);
+    else this.drawRects(vals, lo, span, left, top, size, cells);
 
     // Numbers in the cells when there is room for them.
     const showText = size >= 30 && this.kind !== 'scores';
@@ -221,6 +204,65 @@ export class Heatmap extends Figure {
       ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
       : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`
         + (d.selfIdentity ? ' With one sentence and the raw word vectors, every word is most like itself, so the diagonal is bright: try a second sentence, the random projection or the causal mask.' : ''));
+  }
+
+  /** One <rect> per cell (cells with room for a gap and a number). */
+  drawRects(vals, lo, span, left, top, size, cells) {
+    const d = this.data;
+    const { nq, nk } = d;
+    if (this.cellImage) { this.cellImage.remove(); this.cellImage = null; }
+    // The cells' geometry changes only with the matrix's shape; on a keystroke that keeps the shape,
+    // only the colours (and the mask) are written, straight to the elements.
+    const shape = `${nq}x${nk}x${size}x${left}x${top}`;
+    if (shape !== this.shape) {
+      this.shape = shape;
+      this.cellNodes = this.gCells.selectAll('rect').data(cells).join('rect')
+        .attr('x', (k) => left + (k % nk) * size)
+        .attr('y', (k) => top + Math.floor(k / nk) * size)
+        .attr('width', size - (size > 10 ? 1 : 0))
+        .attr('height', size - (size > 10 ? 1 : 0))
+        .nodes();
+      this.cellMasked = new Int8Array(nq * nk).fill(-1);
+    }
+    const table = this.kind === 'scores' ? CIVIDIS : VIRIDIS;
+    for (let k = 0; k < cells.length; k++) {
+      const i = (k / nk) | 0, j = k - i * nk;
+      const m = d.masked(i, j) ? 1 : 0;
+      const node = this.cellNodes[k];
+      if (m !== this.cellMasked[k]) {
+        this.cellMasked[k] = m;
+        node.setAttribute('class', m ? 'cell masked' : 'cell');
+        if (m) node.removeAttribute('fill');
+      }
+      if (!m) {
+        const v = vals[k];
+        node.setAttribute('fill', table[Math.max(0, Math.min(255, Math.round(((v - lo) / span) * 255))) || 0]);
+      }
+    }
+  }
+
+  /**
+   * Every cell as one pixel of a PNG in an SVG <image> (IMAGE_MAX_CELL): exports keep the picture
+   * (the SVG file embeds it, the PNG renders it). Its data-rows, data-cols, data-lo and data-hi say
+   * what it shows: pixel (j, i) is cell (i, j), coloured from data-lo to data-hi.
+   */
+  drawImage(vals, lo, span, left, top, size) {
+    const d = this.data;
+    const { nq, nk } = d;
+    if (this.cellNodes) { this.gCells.selectAll('rect').remove(); this.cellNodes = null; this.shape = null; }
+    if (!this.cellImage) {
+      this.cellImage = this.gCells.append('image').attr('class', 'cells-img').attr('preserveAspectRatio', 'none')
+        .attr('image-rendering', 'pixelated');
+    }
+    const css = getComputedStyle(this.svg.node()).getPropertyValue('--masked').trim();
+    const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
+    const table = this.kind === 'scores' ? CIVIDIS_RGB : VIRIDIS_RGB;
+    const href = matrixImage(vals, nq, nk, (v, i, j) => (d.masked(i, j) ? MASKED
+      : table[Math.max(0, Math.min(255, Math.round(((v - lo) / span) * 255))) || 0]));
+    this.cellImage.attr('x', left).attr('y', top).attr('width', nk * size).attr('height', nq * size)
+      .attr('data-rows', nq).attr('data-cols', nk).attr('data-lo', lo).attr('data-hi', lo + span)
+      .attr('data-kind', this.kind === 'scores' ? 'scores' : 'weights')
+      .attr('href', href);
   }
 
   drawLegend(lo, hi, x, y, h) {

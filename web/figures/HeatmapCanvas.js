@@ -56,7 +56,8 @@ export class HeatmapCanvas extends Figure {
     }
   }
 
-  /** d: { qTokens, kTokens, nq, nk, weights, scores (this head, [nq, nk]), masked(i, j), head, heads } */
+  /** d: { qTokens, kTokens, nq, nk, weights, scores (this head, [nq, nk]), rowMax? (this head's largest
+   * weight per row, [nq]: the module's stats.maxWeight), masked(i, j), head, heads } */
   setData(d) {
     const reset = !this.data || this.data.nq !== d.nq || this.data.nk !== d.nk;
     this.data = d;
@@ -96,19 +97,26 @@ export class HeatmapCanvas extends Figure {
       && this.painted_.kind === this.kind && this.painted_.causal === !!d.causal && this.painted_.nq === nq && this.painted_.nk === nk;
     if (same) return;
     this.painted_ = { buffer: vals.buffer, offset: vals.byteOffset, kind: this.kind, causal: !!d.causal, nq, nk };
-    let lo = Infinity, hi = -Infinity;
-    for (let i = 0, k = 0; i < nq; i++, k += nk) {
-      const jm = d.causal ? Math.min(nk, i + 1) : nk;
-      for (let j = 0; j < jm; j++) {
-        const v = vals[k + j];
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
+    // Raw scores share one scale: their range takes a pass over every cell. Weights are coloured
+    // per row, from 0 to the row's largest weight (the module's stats.maxWeight when given), and
+    // need no pass over the whole matrix first.
+    const rowScaled = this.kind !== 'scores';
+    let lo = 0, hi = 1;
+    if (!rowScaled) {
+      lo = Infinity; hi = -Infinity;
+      for (let i = 0, k = 0; i < nq; i++, k += nk) {
+        const jm = d.causal ? Math.min(nk, i + 1) : nk;
+        for (let j = 0; j < jm; j++) {
+          const v = vals[k + j];
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
       }
+      if (!(hi > lo)) hi = lo + 1;
+      if (!Number.isFinite(lo)) lo = hi - 1;
     }
-    if (this.kind !== 'scores') lo = 0;
-    if (!(hi > lo)) hi = lo + 1;
-    if (!Number.isFinite(lo)) lo = hi - 1;
     this.range = [lo, hi];
+    const rowMax = rowScaled && d.rowMax && d.rowMax.length === nq ? d.rowMax : null;
     const table = (this.kind === 'scores' ? CIVIDIS : VIRIDIS).map(packRGB);
     const css = getComputedStyle(this.root.node()).getPropertyValue('--masked').trim();
     const M = packRGB(/^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150]);
@@ -118,13 +126,12 @@ export class HeatmapCanvas extends Figure {
     const img = ctx.createImageData(nk, nq);
     const px = new Uint32Array(img.data.buffer);
     const scale = 255 / (hi - lo);
-    const rowScaled = this.kind !== 'scores';
     // One look-up per cell into a table of packed pixels; a causal mask hides j > i. Coloured in
-    // blocks of rows, one task each (about 200,000 cells), so that a 2,000 × 2,000 matrix never
+    // blocks of rows, one task each (about 100,000 cells), so that a 2,000 × 2,000 matrix never
     // blocks the page for long: the detail is redrawn as the blocks land.
     const job = {};
     this.paintJob = job;
-    const block = Math.max(1, Math.floor(200000 / nk));
+    const block = Math.max(1, Math.floor(100000 / nk));
     const paintRows = (r0) => {
       if (this.paintJob !== job) return;   // newer data: this picture is out of date
       const r1 = Math.min(nq, r0 + block);
@@ -134,8 +141,8 @@ export class HeatmapCanvas extends Figure {
         // one matrix-wide scale would leave all but the strongest cells dark). Scores: one scale.
         let base = lo, gain = scale;
         if (rowScaled) {
-          let m = 0;
-          for (let j = 0; j < jm; j++) if (vals[k + j] > m) m = vals[k + j];
+          let m = rowMax ? rowMax[i] : 0;
+          if (!rowMax) for (let j = 0; j < jm; j++) if (vals[k + j] > m) m = vals[k + j];
           base = 0;
           gain = m > 0 ? 255 / m : 0;
         }

@@ -67,7 +67,7 @@ export class SmallMultiples extends Figure {
       g.append('text').attr('class', 'panel-sub').attr('x', 0).attr('y', 26);
       g.append('rect').attr('class', 'panel-frame');
       g.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none')
-        .attr('image-rendering', 'optimizeSpeed');
+        .attr('image-rendering', 'pixelated');
       return g;
     })
       .attr('transform', (_, k) => `translate(${2 + (k % cols) * cellW},${2 + Math.floor(k / cols) * cellH})`)
@@ -99,10 +99,10 @@ export class SmallMultiples extends Figure {
         let max = 0;
         for (let i = 0; i < p.nq * p.nk; i++) { const v = p.weights[p.offset + i]; if (v > max) max = v; }
         const scale = max > 0 ? 1 / max : 1;
-        const block = Math.max(1, Math.floor(S / Math.max(p.nq, p.nk)));
-        // At most 2 pixels per panel pixel: a long document is max-pooled down to the panel's size.
+        // One pixel per cell, scaled up without smoothing (image-rendering: pixelated, kept in
+        // exports), at most 2 pixels per panel pixel: a long document is max-pooled down to the panel's size.
         img.setAttribute('href', matrixImage(p.weights, p.nq, p.nk,
-          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset, block, 2 * S));
+          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset, 1, 2 * S));
       });
   }
 }

@@ -4,6 +4,7 @@
 // anything up in the document, and its styles (figures.css) are plain selectors under its root.
 import { select } from 'd3-selection';
 import { svgBlob, pngBlob } from './export.js';
+import { pngDataURL } from './png.js';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -225,7 +226,6 @@ export function labelWidth(tokens, max = 14, px = 6.6) {
   return Math.ceil(w * px) + 8;
 }
 
-const raster = typeof document !== 'undefined' ? document.createElement('canvas') : null;
 const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** [r, g, b] as one RGBA pixel of a Uint32Array view on ImageData (opaque). */
@@ -246,11 +246,7 @@ export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, m
   const down = Math.max(rows, cols) > maxSide;
   if (!down) {
     const W = cols * scale, H = rows * scale;
-    raster.width = W;
-    raster.height = H;
-    const ctx = raster.getContext('2d');
-    const img = ctx.createImageData(W, H);
-    const px = new Uint32Array(img.data.buffer);
+    const px = new Uint32Array(W * H);   // 0: transparent
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const rgb = colour(values[offset + i * cols + j], i, j);
@@ -259,8 +255,7 @@ export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, m
         for (let y = i * scale; y < (i + 1) * scale; y++) px.fill(p, y * W + j * scale, y * W + (j + 1) * scale);
       }
     }
-    ctx.putImageData(img, 0, 0);
-    return raster.toDataURL('image/png');
+    return pngDataURL(W, H, new Uint8Array(px.buffer));
   }
   // Max-pooling into W × H pixels.
   const f = maxSide / Math.max(rows, cols);
@@ -277,18 +272,13 @@ export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, m
       if (v > best[q]) { best[q] = v; at[q] = i * cols + j; }
     }
   }
-  raster.width = W;
-  raster.height = H;
-  const ctx = raster.getContext('2d');
-  const img = ctx.createImageData(W, H);
-  const px = new Uint32Array(img.data.buffer);
+  const px = new Uint32Array(W * H);
   for (let q = 0; q < W * H; q++) {
     const k = at[q], i = Math.floor(k / cols);
     const rgb = colour(best[q] === -Infinity ? NaN : best[q], i, k - i * cols);
     if (rgb) px[q] = packRGB(rgb);
   }
-  ctx.putImageData(img, 0, 0);
-  return raster.toDataURL('image/png');
+  return pngDataURL(W, H, new Uint8Array(px.buffer));
 }
 
 /** Parses "rgb(r, g, b)" or "#rrggbb" (what d3 interpolators return) into [r, g, b]. */

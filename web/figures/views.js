@@ -76,6 +76,7 @@ export const FEED = {
     fig.setValueKind(st.values);
     fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads, head: x.head,
       weights: slice(x, r.weights), scores: slice(x, r.scores), masked: x.masked, causal: st.mask === 'causal',
+      rowMax: r.stats.maxWeight ? r.stats.maxWeight.subarray(x.head * x.nq, (x.head + 1) * x.nq) : null,
       selfIdentity: !x.c.k && st.proj === 'identity' });
     fig.setSelected(x.cell);
     fig.setSelection({ rows: x.rows, cols: x.cols });
