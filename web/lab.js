@@ -25,7 +25,7 @@ const ui = {
   progress: $('load-progress'), status: $('status'), notice: $('notice'), noticeText: $('notice-text'),
   cmpScores: $('compare-scores'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
   cmpRun: $('compare-run'), cmpCancel: $('compare-cancel'), cmpProgress: $('compare-progress'), cmpStatus: $('compare-status'),
-  cmpTable: $('compare-table'), cmpReading: $('compare-reading'), cmpTask: $('compare-task'),
+  cmpTable: $('compare-table'), cmpSummary: $('compare-summary'), cmpReading: $('compare-reading'), cmpTask: $('compare-task'),
 };
 
 const worker = new Worker(new URL('lab-worker.js', import.meta.url), { type: 'module' });
@@ -404,11 +404,11 @@ function drawCompareTable() {
     return tr;
   }));
   const i = compare.info;
-  t.caption.textContent = i && compare.rows.length
+  t.caption.textContent = compare.rows.length ? 'Results (click a column to sort)' : 'Results';
+  ui.cmpSummary.textContent = i && compare.rows.length
     ? `${RULES.find((r) => r.id === i.rule).label}, learning rate ${i.learningRate}, seed ${i.seed}, ${i.steps} steps; ` +
-      `held-out accuracy after the last step (chance ${(100 * i.chance).toFixed(0)}%) and the first step (of every ${COMPARE_EVAL_EVERY}) at which it reached 90%. Click a column to sort.`
+      `held-out accuracy after the last step (chance ${(100 * i.chance).toFixed(0)}%) and the first step (of every ${COMPARE_EVAL_EVERY}) at which it reached 90%.`
     : 'No comparison yet: pick scoring functions and press Compare.';
-  t.hidden = false;
 }
 
 // ---- start ----
@@ -463,6 +463,8 @@ async function main() {
   ui.cmpAll.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = true; updateCompareButton(); writeURL(); });
   ui.cmpNone.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = false; updateCompareButton(); writeURL(); });
   ui.cmpRun.addEventListener('click', compareRun);
+  // The comparison's plot has a narrow layout (key below): a rotated phone gets the other one.
+  window.addEventListener('resize', () => { if (compare.info) fig.compare.schedule(() => fig.compare.draw()); });
   ui.cmpCancel.addEventListener('click', compareCancel);
   // A link pasted or followed on the page: its settings, and a new run when part 1's changed.
   window.addEventListener('hashchange', () => {

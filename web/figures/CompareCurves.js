@@ -5,12 +5,14 @@
 // functions the lab's questions compare (dot, scaled-dot, cosine; neg-euclidean, idw) colours of
 // their own; the last two functions reuse the first two colours, dashed. The picture carries its own
 // key (an exported file has no HTML), so colour is never the only cue.
-import { scaleLinear } from 'd3-scale';
+import { scaleLinear, scaleLog } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
 import { Figure } from './base.js';
 import { headClass } from './heads.js';
 
-const W = 640, H = 280, M = { left: 48, right: 150, top: 14, bottom: 34 };
+// Wide: the key to the right of the plot; narrow (a phone): a smaller plot with the key below it in two columns.
+const WIDE = { W: 640, plotH: 280, M: { left: 48, right: 150, top: 14, bottom: 34 } };
+const NARROW = { W: 360, plotH: 220, M: { left: 44, right: 12, top: 14, bottom: 34 } };
 const SOLID = ['dot', 'scaled-dot', 'cosine', 'neg-euclidean', 'idw', 'general', 'neg-sq-euclidean', 'additive'];
 
 /** The class names of a scoring function's line (see headClass): a style of its own among `order` (the registry's names). */
@@ -22,9 +24,9 @@ export function scoreClass(name, order) {
 }
 
 export const METRICS = {
-  heldOutLoss: { label: 'held-out loss', axis: 'held-out loss (nats)' },
+  heldOutLoss: { label: 'held-out loss', axis: 'held-out loss (nats, log scale)' },
   accuracy: { label: 'held-out accuracy', axis: 'held-out accuracy' },
-  trainLoss: { label: 'training loss', axis: 'training loss (nats, mean per interval)' },
+  trainLoss: { label: 'training loss', axis: 'training loss (nats, log scale; mean per interval)' },
 };
 
 /** The points [step, value] of one series for a metric. */
@@ -59,11 +61,13 @@ export class CompareCurves extends Figure {
     this.gx = this.svg.append('g').attr('class', 'axis x');
     this.gy = this.svg.append('g').attr('class', 'axis y');
     this.chance = this.svg.append('line').attr('class', 'chance');
+    this.target = this.svg.append('line').attr('class', 'target');
+    this.targetLabel = this.svg.append('text').attr('class', 'target-label').attr('text-anchor', 'end').text('90%');
     this.gLines = this.svg.append('g').attr('class', 'lines');
-    this.gKey = this.svg.append('g').attr('class', 'key').attr('transform', `translate(${W - M.right + 14},${M.top + 4})`);
-    this.svg.append('text').attr('class', 'axis-title').attr('x', M.left).attr('y', H - 4).text('training step');
+    this.gKey = this.svg.append('g').attr('class', 'key');
+    this.xTitle = this.svg.append('text').attr('class', 'axis-title').text('training step');
     this.yTitle = this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10);
-    this.setSize(W, H);
+    this.setSize(WIDE.W, WIDE.plotH);
     this.data = null;
   }
 
@@ -75,17 +79,35 @@ export class CompareCurves extends Figure {
     if (!d) return;
     const metric = this.metric;
     this.select.property('value', metric);
+    const width = this.slot.clientWidth;
+    const L = width > 0 && width < 520 ? NARROW : WIDE;
+    const { W, M } = L, narrow = L === NARROW;
+    const keyRows = narrow ? Math.ceil(d.series.length / 2) : 0;
+    const H = L.plotH + (narrow ? 6 + keyRows * 16 : 0);
+    const plotBottom = L.plotH - M.bottom;
+    this.setSize(W, H);
+    this.xTitle.attr('x', M.left).attr('y', L.plotH - 4);
+    this.gKey.attr('transform', narrow ? `translate(${M.left},${L.plotH + 10})` : `translate(${W - M.right + 14},${M.top + 4})`);
     const pts = d.series.map((s) => ({ s, points: seriesPoints(s, metric, d.evalEvery), cls: scoreClass(s.score, d.order) }));
-    let top = metric === 'accuracy' ? 1 : 0.5;
-    if (metric !== 'accuracy') for (const p of pts) for (const [, v] of p.points) if (Number.isFinite(v)) top = Math.max(top, v);
+    // Losses on a log scale (they fall over orders of magnitude, and a plateau such as cosine's
+    // bounded scores would otherwise flatten every other curve); accuracy on 0–100% with 90% marked.
+    const acc = metric === 'accuracy';
+    let lo = Infinity, hi = 0;
+    if (!acc) for (const p of pts) for (const [, v] of p.points) if (Number.isFinite(v) && v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (!(hi > 0)) { lo = 0.01; hi = 1; }
+    lo = Math.max(1e-4, Math.min(lo, hi / 10));
     const x = scaleLinear().domain([0, d.steps]).range([M.left, W - M.right]);
-    const y = scaleLinear().domain([0, metric === 'accuracy' ? 1 : top * 1.05]).range([H - M.bottom, M.top]).nice();
-    this.gx.attr('transform', `translate(0,${H - M.bottom})`).call(axisBottom(x).ticks(6));
-    this.gy.attr('transform', `translate(${M.left},0)`).call(metric === 'accuracy' ? axisLeft(y).ticks(5, '%') : axisLeft(y).ticks(5));
+    const y = acc ? scaleLinear().domain([0, 1]).range([plotBottom, M.top])
+      : scaleLog().domain([lo, hi]).range([plotBottom, M.top]).nice().clamp(true);
+    this.gx.attr('transform', `translate(0,${plotBottom})`).call(axisBottom(x).ticks(6));
+    this.gy.attr('transform', `translate(${M.left},0)`).call(acc ? axisLeft(y).ticks(5, '%') : axisLeft(y).ticks(4, '~g'));
     this.yTitle.text(METRICS[metric].axis);
-    const showChance = metric === 'accuracy' && Number.isFinite(d.chance);
+    const showChance = acc && Number.isFinite(d.chance);
     this.chance.attr('visibility', showChance ? null : 'hidden')
-      .attr('x1', M.left).attr('x2', W - M.right).attr('y1', y(showChance ? d.chance : 0)).attr('y2', y(showChance ? d.chance : 0));
+      .attr('x1', M.left).attr('x2', W - M.right).attr('y1', y(showChance ? d.chance : 1)).attr('y2', y(showChance ? d.chance : 1));
+    this.target.attr('visibility', acc ? null : 'hidden')
+      .attr('x1', M.left).attr('x2', W - M.right).attr('y1', acc ? y(0.9) : 0).attr('y2', acc ? y(0.9) : 0);
+    this.targetLabel.attr('visibility', acc ? null : 'hidden').attr('x', W - M.right - 2).attr('y', acc ? y(0.9) - 3 : 0);
     const line = (points) => points.map(([s, v], i) => `${i ? 'L' : 'M'}${x(s).toFixed(1)},${y(v).toFixed(1)}`).join('') || null;
     this.gLines.selectAll('path').data(pts, (p) => p.s.score).join('path')
       .attr('class', (p) => `series ${p.cls}`).attr('data-score', (p) => p.s.score).attr('d', (p) => line(p.points));
@@ -95,7 +117,7 @@ export class CompareCurves extends Figure {
       g.append('text').attr('x', 24).attr('dy', '0.32em');
       return g;
     });
-    key.attr('transform', (p, i) => `translate(0,${i * 18})`).attr('data-score', (p) => p.s.score);
+    key.attr('transform', (p, i) => (narrow ? `translate(${(i % 2) * 150},${Math.floor(i / 2) * 16})` : `translate(0,${i * 18})`)).attr('data-score', (p) => p.s.score);
     key.select('line').attr('class', (p) => `series ${p.cls}`);
     key.select('text').text((p) => `${p.s.score}${p.s.partial ? ' …' : ''}`);
   }
