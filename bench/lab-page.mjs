@@ -4,18 +4,19 @@
 // over in between); then part 2: a comparison of all ten scoring functions, 300 steps each, with the
 // same measures. Prints JSON with every run and the medians; scripts/bench.sh stores it as
 // bench/results/lab-page.json. Never asserted anywhere (the machine is shared and noisy).
-//   node bench/lab-page.mjs
+//   node bench/lab-page.mjs [folder]   (folder: another build's dist/web, e.g. main's, to compare under the same load)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
 
-if (!existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
+const folder = process.argv[2];
+if (!folder && !existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
 const RUNS = 3;
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 
-const server = await startServer();
+const server = await startServer(folder);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const runs = [], compareRuns = [];
 try {
@@ -46,8 +47,9 @@ try {
     }));
     runs.push(run);
   }
-  // Part 2: Compare, all ten functions, 300 steps each (the defaults).
-  for (let r = 0; r < RUNS; r++) {
+  // Part 2: Compare, all ten functions, 300 steps each (the defaults); a build without it is skipped.
+  const hasCompare = await page.$('#compare-run');
+  for (let r = 0; hasCompare && r < RUNS; r++) {
     const run = await page.evaluate(() => new Promise((resolve) => {
       window.__longTasks.length = 0;
       const t0 = performance.now();
@@ -69,10 +71,10 @@ try {
 }
 console.log(JSON.stringify({
   date: new Date().toISOString(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg: loadavg().map((x) => +x.toFixed(2)),
-  task: 'previous word, scaled-dot, defaults of web/lab.js', runs,
+  build: folder || 'dist/web', task: 'previous word, scaled-dot, defaults of web/lab.js', runs,
   median_ms_to_500_steps: Math.round(median(runs.map((r) => r.ms_to_500_steps))),
   median_longest_task_ms: Math.round(median(runs.map((r) => r.longest_task_ms))),
-  compare: { task: 'previous word, seed 1, all 10 scoring functions x 300 steps', runs: compareRuns,
+  compare: compareRuns.length === 0 ? null : { task: 'previous word, seed 1, all 10 scoring functions x 300 steps', runs: compareRuns,
     median_ms: Math.round(median(compareRuns.map((r) => r.ms_to_compare))),
     median_longest_task_ms: Math.round(median(compareRuns.map((r) => r.longest_task_ms))) },
 }, null, 1));

@@ -60,7 +60,7 @@ function renderLabCompare(readme) {
   const l = JSON.parse(readFileSync('bench/results/lab-compare.json', 'utf8'));
   const cell = (r) => `${(100 * r.accuracy).toFixed(1)}% (${r.steps_to_90 ?? '–'})`;
   const scores = l.by_rule[0].rows.map((r) => r.score);
-  let t = `Computed ${l.date.slice(0, 10)} with \`node bench/lab-compare.mjs\` (node ${l.node}, ${l.isa} wasm): the page's Compare with its ` +
+  let t = `Computed ${l.date.slice(0, 10)} with \`node bench/lab-compare.mjs\` (node ${l.node}, ${l.isa}): the page's Compare with its ` +
     `defaults, ${l.steps} steps per function, learning rate ${l.learning_rate}, held-out accuracy measured every ${l.eval_every} steps. ` +
     'Each cell: held-out accuracy after the last step, and in brackets the first step at which it reached 90% (– not reached). ' +
     'The numbers are deterministic for a build: the page shows the same ones for the same seed.\n\n' +

@@ -152,7 +152,9 @@ async function pump() {
       run = r;
       if (run.steps >= run.maxSteps) stop();
       scheduleRender();
-      if (following) requestView();
+      // The heatmaps follow at most every VIEW_EVERY_MS while training (the curve every slice):
+      // a frame then draws one figure or two, not five, which keeps each of this thread's tasks short.
+      if (following && performance.now() - lastViewAt >= VIEW_EVERY_MS) requestView();
     }
   } catch (e) {
     stop();
@@ -161,6 +163,7 @@ async function pump() {
     pumping = false;
     busy(0);
     render();
+    if (following) requestView();   // the last slice's heatmaps
   }
 }
 function play() {
@@ -191,8 +194,10 @@ async function stepFive() {
 }
 
 // ---- the heatmaps: asked of the worker (it holds every saved step), one request at a time ----
-let viewBusy = false, viewAgain = false;
+const VIEW_EVERY_MS = 120;
+let viewBusy = false, viewAgain = false, lastViewAt = 0;
 async function requestView() {
+  lastViewAt = performance.now();
   if (viewBusy) { viewAgain = true; return; }
   viewBusy = true;
   busy(1);
@@ -232,11 +237,17 @@ function drawPair(before, after, pair, step) {
   after.setData(heatData(tokens, pair.after));
   after.schedule(() => { after.draw(); after.titleEl.text(`At step ${step}`); after.captionEl.text(caption); }, true);
 }
+// The two pairs in two tasks (a task of this thread then holds one figure's drawing and layout).
 function drawHeatmaps() {
   if (!shown) return;
-  drawPair(fig.heldBefore, fig.heldAfter, shown.held, shown.step);
-  drawPair(fig.ownBefore, fig.ownAfter, shown.own, shown.step);
-  ui.view.dataset.step = String(shown.step);
+  const v = shown;
+  drawPair(fig.heldBefore, fig.heldAfter, v.held, v.step);
+  busy(1);
+  setTimeout(() => {
+    if (shown === v) drawPair(fig.ownBefore, fig.ownAfter, v.own, v.step);
+    ui.view.dataset.step = String(v.step);
+    busy(-1);
+  }, 0);
 }
 
 let renderQueued = false;
