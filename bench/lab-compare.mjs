@@ -14,7 +14,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const web = (f) => import(pathToFileURL(join(root, 'web', f)).href);
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
 const { LabSession } = await web('lab/session.js');
-const { Comparison, summaryRows, readComparison, COMPARE_DEFAULT_STEPS, COMPARE_EVAL_EVERY } = await web('lab/compare.js');
+const { Comparison, summaryRows, readComparison, scoreFamilies, COMPARE_DEFAULT_STEPS, COMPARE_EVAL_EVERY } = await web('lab/compare.js');
 const { RULES } = await web('lab/rules.js');
 const corpus = JSON.parse(readFileSync(join(root, 'web/lab/corpus.json'), 'utf8'));
 
@@ -36,7 +36,7 @@ const byRule = RULES.map((r) => compare(r.id, 1));
 const bySeed = SEEDS.map((seed) => (seed === 1 ? byRule.find((x) => x.rule === 'previous') : compare('previous', seed)));
 const first = byRule.find((x) => x.rule === 'previous');
 const reading = readComparison(first.rows.map((r) => ({ score: r.score, accuracy: r.accuracy, stepsTo90: r.steps_to_90, steps: STEPS, rows: first.held_out_rows })),
-  { steps: STEPS, seed: 1, rule: RULES.find((r) => r.id === 'previous').label, dHead: 16 });
+  { steps: STEPS, seed: 1, rule: RULES.find((r) => r.id === 'previous').label, dHead: 16, families: scoreFamilies(scope.scoreFunctions) });
 const out = {
   date: new Date().toISOString(), node: process.version, isa: scope.variants.isa, learning_rate: LR, steps: STEPS, eval_every: COMPARE_EVAL_EVERY,
   seconds: +((performance.now() - t0) / 1000).toFixed(1), by_rule: byRule, by_seed: bySeed, reading_seed_1_previous: reading,

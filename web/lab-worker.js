@@ -18,7 +18,7 @@ const api = {
       onProgress: onProgress ? (loaded, total) => { onProgress(loaded, total); } : undefined,
     });
     session = new LabSession(scope, corpus);
-    return { scoreFunctions: scope.scoreFunctions.map((s) => ({ name: s.name })), isa: scope.variants.isa };
+    return { scoreFunctions: scope.scoreFunctions.map((s) => ({ name: s.name, formula: s.formula })), isa: scope.variants.isa };
   },
   setup: (o) => session.setup(o),
   train: (o) => session.train(o),

@@ -11,7 +11,7 @@ import { CompareCurves, scoreClass } from './figures/CompareCurves.js';
 import { download } from './export.js';
 import { keepForOffline } from './offline.js';
 import { RULES, RULE_IDS } from './lab/rules.js';
-import { COMPARE_EVAL_EVERY, COMPARE_STEPS, curvesCSV, readComparison, sortRows, stepsText, summaryRows } from './lab/compare.js';
+import { COMPARE_EVAL_EVERY, COMPARE_STEPS, curvesCSV, readComparison, scoreFamilies, sortRows, stepsText, summaryRows } from './lab/compare.js';
 import { labDefaults, labFromHash, labToHash } from './lab/state.js';
 
 const SNAP_EVERY = 5;   // web/lab/session.js: the worker saves the weights every 5 steps
@@ -30,7 +30,7 @@ const ui = {
 
 const worker = new Worker(new URL('lab-worker.js', import.meta.url), { type: 'module' });
 const api = Comlink.wrap(worker);
-let scoreNames = [];
+let scoreNames = [], families = { dot: [], distance: [] };
 
 function notice(text) {
   ui.noticeText.textContent = text;
@@ -350,7 +350,7 @@ function finishCompare() {
   drawCompareTable();
   const i = compare.info;
   const paragraphs = i && compare.rows.length
-    ? readComparison(compare.rows, { steps: i.steps, seed: i.seed, rule: i.ruleLabel, dHead: DHEAD }) : [];
+    ? readComparison(compare.rows, { steps: i.steps, seed: i.seed, rule: i.ruleLabel, dHead: DHEAD, families }) : [];
   ui.cmpReading.replaceChildren(...paragraphs.map((t) => { const p = document.createElement('p'); p.textContent = t; return p; }));
 }
 function drawCompareCurves() {
@@ -435,6 +435,7 @@ async function main() {
     return;
   }
   scoreNames = init.scoreFunctions.map((s) => s.name);
+  families = scoreFamilies(init.scoreFunctions);
   ui.rule.replaceChildren(...RULES.map((r) => new Option(r.label, r.id)));
   ui.score.replaceChildren(...scoreNames.map((s) => new Option(s, s)));
   ui.cmpSteps.replaceChildren(...COMPARE_STEPS.map((n) => new Option(String(n), String(n))));

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { ROOT, loadScope } from './helpers.mjs';
 
-const { Comparison, stepsTo, summaryRows, sortRows, stepsText, readComparison, curvesCSV, versus, COMPARE_EVAL_EVERY } =
+const { Comparison, stepsTo, summaryRows, sortRows, stepsText, readComparison, curvesCSV, versus, scoreFamilies, COMPARE_EVAL_EVERY } =
   await import(join(ROOT, 'web/lab/compare.js'));
 const { labDefaults, labFromHash, labToHash, LEARNING_RATES, MAX_PROBLEMS } = await import(join(ROOT, 'web/lab/state.js'));
 const { LabSession, HEAD, SNAP_EVERY } = await import(join(ROOT, 'web/lab/session.js'));
@@ -27,8 +27,10 @@ test('scoreClass: every scoring function of the registry gets a style of its own
   const { scoreClass } = await import(join(ROOT, 'web/figures/CompareCurves.js'));
   const classes = SCORES.map((s) => scoreClass(s, SCORES));
   assert.equal(new Set(classes).size, SCORES.length, classes.join(' | '));
-  for (const s of ['dot', 'scaled-dot', 'cosine', 'neg-euclidean', 'idw']) assert.doesNotMatch(scoreClass(s, SCORES), /repeat/, `${s} is solid`);
-  assert.equal(scoreClass('idw', ['idw', 'dot']), scoreClass('idw', SCORES), 'the same style whatever the list');
+  for (const s of ['dot', 'scaled-dot']) assert.doesNotMatch(scoreClass(s, SCORES), /repeat/, `${s} is solid`);
+  const colour = (c) => c.split(' ')[0];
+  assert.notEqual(colour(scoreClass('idw', SCORES)), colour(scoreClass('dot', SCORES)), 'idw and dot: two colours');
+  assert.notEqual(colour(scoreClass('idw', SCORES)), colour(scoreClass('neg-euclidean', SCORES)), 'idw and neg-euclidean: two colours');
 });
 
 test('stepsTo: the first evaluation at or above 90%, null when none', () => {
@@ -71,7 +73,10 @@ test('curvesCSV: one line per series and step, batch loss from step 1, held-out 
 });
 
 test('readComparison: computed from the rows (the fastest, the spread, √d, cosine, distance or dot), with the caveat', () => {
-  const ctx = { steps: 300, seed: 3, rule: 'each word → the previous word', dHead: 16 };
+  const families = scoreFamilies(scope.scoreFunctions);
+  assert.deepEqual(families, { dot: ['dot', 'scaled-dot', 'cosine', 'general'], distance: ['neg-euclidean', 'neg-sq-euclidean', 'idw', 'neg-manhattan'] },
+    'the families read from the registry\'s formulas');
+  const ctx = { steps: 300, seed: 3, rule: 'each word → the previous word', dHead: 16, families };
   const rows = [row('dot', 0.92, 120), row('scaled-dot', 0.95, 60), row('cosine', 0.97, 40), row('neg-euclidean', 0.8, null), row('idw', 0.99, 30)];
   const text = readComparison(rows, ctx);
   assert.match(text[0], /^4 of the 5 scoring functions reached 90% .* within 300 steps .*first idw at step 30, last dot at step 120; not reached by neg-euclidean\.$/);

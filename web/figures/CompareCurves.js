@@ -1,26 +1,23 @@
 // The lab's comparison (part 2): one curve per scoring function on one plot, the held-out loss, the
 // held-out accuracy or the training loss (mean of each evaluation interval's batches) against the
-// step. Each function keeps its style whatever is ticked: the head palette of figures/heads.js (8
-// colour-blind-safe colours that follow the theme) in the order of SOLID below, which gives the
-// functions the lab's questions compare (dot, scaled-dot, cosine; neg-euclidean, idw) colours of
-// their own; the last two functions reuse the first two colours, dashed. The picture carries its own
-// key (an exported file has no HTML), so colour is never the only cue.
+// step. Each function keeps its style whatever is ticked, by its place in the registry: the head
+// palette of figures/heads.js (8 colour-blind-safe colours that follow the theme) for the first
+// eight, and for the 9th and 10th (idw and neg-manhattan today) the 5th and 6th colours dashed, not
+// the 1st and 2nd: dot and scaled-dot, which the lab's questions compare with idw, keep colours no
+// other line has. The picture carries its own key (an exported file has no HTML), so colour is never
+// the only cue.
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
 import { Figure } from './base.js';
-import { headClass } from './heads.js';
+import { headClass, HEAD_COLOURS } from './heads.js';
 
 // Wide: the key to the right of the plot; narrow (a phone): a smaller plot with the key below it in two columns.
 const WIDE = { W: 640, plotH: 280, M: { left: 48, right: 150, top: 14, bottom: 34 } };
 const NARROW = { W: 360, plotH: 220, M: { left: 44, right: 12, top: 14, bottom: 34 } };
-const SOLID = ['dot', 'scaled-dot', 'cosine', 'neg-euclidean', 'idw', 'general', 'neg-sq-euclidean', 'additive'];
-
-/** The class names of a scoring function's line (see headClass): a style of its own among `order` (the registry's names). */
+/** The class names of a scoring function's line, from its place in `order` (the registry's names). */
 export function scoreClass(name, order) {
-  const rest = order.filter((n) => !SOLID.includes(n));
-  const ranked = [...SOLID, ...rest];
-  const i = ranked.indexOf(name);
-  return headClass(i < 0 ? ranked.length : i);
+  const i = Math.max(0, order.indexOf(name));
+  return i < HEAD_COLOURS ? headClass(i) : `head-c${(i - 4) % HEAD_COLOURS} head-repeat`;
 }
 
 export const METRICS = {
@@ -48,7 +45,7 @@ export class CompareCurves extends Figure {
     super(slot, {
       id: 'lab-compare',
       title: 'The same task, one curve per scoring function',
-      caption: 'Each line is one scoring function trained from the same seed on the same batches; the key names them (location and neg-manhattan are dashed).',
+      caption: 'Each line is one scoring function trained from the same seed on the same batches; the key names them (the 9th and 10th functions are dashed).',
       dataFormats: csv ? ['csv'] : [],
     });
     if (csv) this.dataCSV = () => csv(this.data);

@@ -136,8 +136,20 @@ export function stepsText(row) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const DOT_FAMILY = ['dot', 'scaled-dot', 'cosine', 'general'];
-const DISTANCE_FAMILY = ['neg-euclidean', 'neg-sq-euclidean', 'neg-manhattan', 'idw'];
+
+/**
+ * The two families the lab's question "distance or dot?" compares, read from the registry's formulas
+ * (scope.scoreFunctions: [{ name, formula }]), not kept by hand: a product of q and k (q·k, qᵀ W k)
+ * or a distance between them (‖q − k‖ in any form). Other functions (additive, location) are in neither.
+ */
+export function scoreFamilies(scoreFunctions) {
+  const dot = [], distance = [];
+  for (const f of scoreFunctions) {
+    if (/q\s*[−-]\s*k/.test(f.formula)) distance.push(f.name);
+    else if (/q\s*·\s*k|qᵀ\s*W\s*k/.test(f.formula)) dot.push(f.name);
+  }
+  return { dot, distance };
+}
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -167,9 +179,9 @@ export function versus(a, b, { evalEvery = COMPARE_EVAL_EVERY } = {}) {
 /**
  * Short paragraphs that read a comparison's rows against the questions of the lab (1/√d or cosine?
  * distance or dot?), computed from the rows: only what they show, with the caveat that one seed of a
- * toy task is an anecdote. ctx: { steps, evalEvery, seed, rule (its label), dHead }.
+ * toy task is an anecdote. ctx: { steps, evalEvery, seed, rule (its label), dHead, families (scoreFamilies()) }.
  */
-export function readComparison(rows, { steps, evalEvery = COMPARE_EVAL_EVERY, seed, rule, dHead = 16 }) {
+export function readComparison(rows, { steps, evalEvery = COMPARE_EVAL_EVERY, seed, rule, dHead = 16, families = { dot: [], distance: [] } }) {
   const out = [];
   if (!rows.length) return out;
   const by = new Map(rows.map((r) => [r.score, r]));
@@ -202,8 +214,8 @@ export function readComparison(rows, { steps, evalEvery = COMPARE_EVAL_EVERY, se
   if (by.has('cosine') && by.has('scaled-dot')) sq.push(`normalising both vectors instead, cosine ${versus(by.get('cosine'), by.get('scaled-dot'), { evalEvery }).text}`);
   if (sq.length) out.push(`√d or cosine? On this run: ${sq.join('; ')}.`);
   // Distance or dot?
-  const dots = rows.filter((r) => DOT_FAMILY.includes(r.score));
-  const dists = rows.filter((r) => DISTANCE_FAMILY.includes(r.score));
+  const dots = rows.filter((r) => families.dot.includes(r.score));
+  const dists = rows.filter((r) => families.distance.includes(r.score));
   if (dots.length && dists.length) {
     const family = (list) => {
       const hit = list.filter((r) => r.stepsTo90 !== null);
