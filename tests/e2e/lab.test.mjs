@@ -91,6 +91,12 @@ describe('lab', () => {
       assert.equal(await page.locator('#own-after svg.heatmap g.cells rect').count(), 49, 'seven words: 7 × 7 cells');
       await setSlider(page, (paused + 5) / 5);
       await page.screenshot({ path: join(outDir, 'lab-1440.png'), fullPage: true });
+      // Start over: a new run from the seed, its step-0 picture the same as the first run's.
+      await act(page, '#reset');
+      assert.equal(await steps(page), 0);
+      assert.equal(await page.$eval('#view-step', (e) => e.max), '0');
+      assert.match(await page.textContent('#figure-lab-held-after-title'), /At step 0$/);
+      assert.deepEqual(await fills(page, 'held-after'), before0, 'the same seed: the same untrained head');
       assert.deepEqual(h.log.pageErrors, []);
       assert.deepEqual(h.log.outside, [], 'nothing requested outside the page origin');
     } finally { await context.close(); }
