@@ -1,21 +1,24 @@
 // The lab page in headless Chromium: from a click on Train to 500 steps done, with the loss curve and
-// the four heatmaps redrawn every frame, and the longest main-thread task while it trains (the
-// PerformanceObserver's long tasks, > 50 ms). Runs 3 times (Start over in between), prints JSON with
-// every run and the medians; scripts/bench.sh stores it as bench/results/lab-page.json. Never asserted
-// anywhere (the machine is shared and noisy).   node bench/lab-page.mjs
+// the four heatmaps redrawn as the worker's slices arrive, and the longest main-thread task while it
+// trains (the PerformanceObserver's long tasks, > 50 ms; 0 = none that long). Runs 3 times (Start
+// over in between); then part 2: a comparison of all ten scoring functions, 300 steps each, with the
+// same measures. Prints JSON with every run and the medians; scripts/bench.sh stores it as
+// bench/results/lab-page.json. Never asserted anywhere (the machine is shared and noisy).
+//   node bench/lab-page.mjs [folder]   (folder: another build's dist/web, e.g. main's, to compare under the same load)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
 
-if (!existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
+const folder = process.argv[2];
+if (!folder && !existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
 const RUNS = 3;
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 
-const server = await startServer();
+const server = await startServer(folder);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-const runs = [];
+const runs = [], compareRuns = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
@@ -27,6 +30,7 @@ try {
   });
   for (let r = 0; r < RUNS; r++) {
     await page.click('#reset');
+    await page.waitForFunction(() => !document.body.classList.contains('computing') && document.getElementById('step-count').dataset.steps === '0');
     const run = await page.evaluate(() => new Promise((resolve) => {
       window.__longTasks.length = 0;
       const t0 = performance.now();
@@ -43,13 +47,34 @@ try {
     }));
     runs.push(run);
   }
+  // Part 2: Compare, all ten functions, 300 steps each (the defaults); a build without it is skipped.
+  const hasCompare = await page.$('#compare-run');
+  for (let r = 0; hasCompare && r < RUNS; r++) {
+    const run = await page.evaluate(() => new Promise((resolve) => {
+      window.__longTasks.length = 0;
+      const t0 = performance.now();
+      const status = document.getElementById('compare-status');
+      const poll = () => {
+        if (status.dataset.state === 'done') {
+          resolve({ ms_to_compare: performance.now() - t0, long_tasks: window.__longTasks.length,
+            longest_task_ms: window.__longTasks.length ? Math.max(...window.__longTasks) : 0 });
+        } else requestAnimationFrame(poll);
+      };
+      document.getElementById('compare-run').click();
+      requestAnimationFrame(poll);
+    }));
+    compareRuns.push(run);
+  }
 } finally {
   await browser.close();
   await server.stop();
 }
 console.log(JSON.stringify({
   date: new Date().toISOString(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg: loadavg().map((x) => +x.toFixed(2)),
-  task: 'previous word, scaled-dot, defaults of web/lab.js', runs,
+  build: folder || 'dist/web', task: 'previous word, scaled-dot, defaults of web/lab.js', runs,
   median_ms_to_500_steps: Math.round(median(runs.map((r) => r.ms_to_500_steps))),
   median_longest_task_ms: Math.round(median(runs.map((r) => r.longest_task_ms))),
+  compare: compareRuns.length === 0 ? null : { task: 'previous word, seed 1, all 10 scoring functions x 300 steps', runs: compareRuns,
+    median_ms: Math.round(median(compareRuns.map((r) => r.ms_to_compare))),
+    median_longest_task_ms: Math.round(median(compareRuns.map((r) => r.longest_task_ms))) },
 }, null, 1));

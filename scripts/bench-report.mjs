@@ -54,8 +54,31 @@ function renderLab(readme) {
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
 }
 
-// `node scripts/bench-report.mjs --lab`: only the lab's tables, from bench/results/lab.json.
-if (process.argv[2] === '--lab') { renderLab('README.md'); process.exit(0); }
+// The lab's comparison tables (README "Lab", part 2), from bench/lab-compare.mjs.
+function renderLabCompare(readme) {
+  if (!existsSync('bench/results/lab-compare.json') || !existsSync(readme)) return;
+  const l = JSON.parse(readFileSync('bench/results/lab-compare.json', 'utf8'));
+  const cell = (r) => `${(100 * r.accuracy).toFixed(1)}% (${r.steps_to_90 ?? '–'})`;
+  const scores = l.by_rule[0].rows.map((r) => r.score);
+  let t = `Computed ${l.date.slice(0, 10)} with \`node bench/lab-compare.mjs\` (node ${l.node}, ${l.isa}): the page's Compare with its ` +
+    `defaults, ${l.steps} steps per function, learning rate ${l.learning_rate}, held-out accuracy measured every ${l.eval_every} steps. ` +
+    'Each cell: held-out accuracy after the last step, and in brackets the first step at which it reached 90% (– not reached). ' +
+    'The numbers are deterministic for a build: the page shows the same ones for the same seed.\n\n' +
+    `Every rule, seed 1 (chance: ${l.by_rule.map((r) => `${r.rule} ${(100 * r.chance).toFixed(0)}%`).join(', ')}; held-out target words: ` +
+    `${l.by_rule.map((r) => `${r.rule} ${r.held_out_rows}`).join(', ')}):\n\n` +
+    `| score | ${l.by_rule.map((r) => r.rule).join(' | ')} |\n|---|${l.by_rule.map(() => '--:').join('|')}|\n`;
+  for (const s of scores) t += `| ${s} | ${l.by_rule.map((r) => cell(r.rows.find((x) => x.score === s))).join(' | ')} |\n`;
+  t += `\nThe previous-word rule from ${l.by_seed.length} seeds (how much the order moves with the seed alone):\n\n` +
+    `| score | ${l.by_seed.map((r) => `seed ${r.seed}`).join(' | ')} |\n|---|${l.by_seed.map(() => '--:').join('|')}|\n`;
+  for (const s of scores) t += `| ${s} | ${l.by_seed.map((r) => cell(r.rows.find((x) => x.score === s))).join(' | ')} |\n`;
+  t += `\nWhat the page writes under the table for seed 1 (previous word):\n\n${l.reading_seed_1_previous.map((p) => `> ${p}`).join('\n>\n')}\n`;
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- LABCOMPARE:START -->\n)[\s\S]*?(<!-- LABCOMPARE:END -->)/;
+  if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
+}
+
+// `node scripts/bench-report.mjs --lab`: only the lab's tables, from bench/results/lab.json and lab-compare.json.
+if (process.argv[2] === '--lab') { renderLab('README.md'); renderLabCompare('README.md'); process.exit(0); }
 
 // `node scripts/bench-report.mjs --limits`: only the limits table, from bench/results/limits.json.
 if (process.argv[2] === '--limits') { renderLimits('README.md'); process.exit(0); }
@@ -238,4 +261,5 @@ if (existsSync(readme)) {
 }
 renderLimits('README.md');
 renderLab('README.md');
+renderLabCompare('README.md');
 console.log(env + '\n' + table);

@@ -38,14 +38,15 @@ const registry = await loadDistRegistry(dist);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 // The pages: each an HTML file and its entry script (bundled to the same name), and CSS files. Another
-// page is one more line here. Plus the demo's compute worker (worker.js, a module worker that holds
-// the wasm; web/compute-client.js talks to it): its own bundle, no chunk shared with a page.
+// page is one more line here. Plus the pages' module workers, each its own bundle (no chunk shared
+// with a page): the demo's compute worker (worker.js, which holds the wasm; web/compute-client.js
+// talks to it) and the lab's trainer (lab-worker.js; web/lab.js talks to it).
 const PAGES = [
   { html: 'web/index.html', entry: 'web/main.js' },
   { html: 'web/lab.html', entry: 'web/lab.js' },
   { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention
 ];
-const WORKERS = ['web/worker.js'];
+const WORKERS = ['web/worker.js', 'web/lab-worker.js'];
 const STYLES = ['web/style.css', 'web/lab.css', 'web/model.css'];
 const result = await build({
   entryPoints: [...PAGES.map((p) => p.entry), ...WORKERS].map((e) => join(root, e)),

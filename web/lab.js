@@ -1,21 +1,21 @@
-// The attention lab (web/lab.html): train one head's W_q, W_k on a rule over the built-in corpus and
-// watch its weights change. Training runs on this thread in slices of at most ~12 ms per animation
-// frame (a step of the default task takes well under a millisecond in wasm), so the page never
-// freezes; every 5 steps the head's weights are saved, and the slider redraws any saved step.
-import { createAttnScope } from 'attnscope';
+// The attention lab (web/lab.html). Part 1: train one head's W_q, W_k on a rule over the built-in
+// corpus and watch its weights change. Part 2: train the same task from the same seed once per
+// scoring function and compare the curves. All training runs in a module worker (web/lab-worker.js,
+// web/lab/session.js) in slices of ~16–30 ms; this thread only draws what the worker sends back, so
+// no task of the page's own thread grows with the training. The page's settings live in the URL hash
+// (web/lab/state.js).
+import * as Comlink from 'comlink';
 import { Heatmap } from './figures/Heatmap.js';
 import { LossCurve } from './figures/LossCurve.js';
+import { CompareCurves, scoreClass } from './figures/CompareCurves.js';
 import { download } from './export.js';
 import { keepForOffline } from './offline.js';
-import { RULES, buildTask, chanceAccuracy, wordTokens } from './lab/rules.js';
-import { headWeights } from './lab/model.js';
-import corpus from './lab/corpus.json';
+import { RULES, RULE_IDS } from './lab/rules.js';
+import { COMPARE_EVAL_EVERY, COMPARE_STEPS, curvesCSV, readComparison, scoreFamilies, sortRows, stepsText, summaryRows } from './lab/compare.js';
+import { labDefaults, labFromHash, labToHash } from './lab/state.js';
 
-const SNAP_EVERY = 5;      // steps between saved weights (the slider's unit)
-const EVAL_EVERY = 25;     // steps between held-out evaluations
-const MAX_STEPS = 500;     // a run stops here (Start over for another)
-const FRAME_MS = 12;       // training time per animation frame
-const HEAD = { dHead: 16, positions: 'concat', dPos: 16, maxLen: 24, batch: 32, temperature: 1, mask: 'none' };
+const SNAP_EVERY = 5;   // web/lab/session.js: the worker saves the weights every 5 steps
+const DHEAD = 16;
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -23,17 +23,29 @@ const ui = {
   stepCount: $('step-count'), accuracy: $('accuracy'), view: $('view-step'), viewLabel: $('view-label'),
   held: $('held-sentence'), own: $('own-sentence'), taskInfo: $('task-info'), loadText: $('load-text'),
   progress: $('load-progress'), status: $('status'), notice: $('notice'), noticeText: $('notice-text'),
+  cmpScores: $('compare-scores'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
+  cmpRun: $('compare-run'), cmpCancel: $('compare-cancel'), cmpProgress: $('compare-progress'), cmpStatus: $('compare-status'),
+  cmpTable: $('compare-table'), cmpSummary: $('compare-summary'), cmpReading: $('compare-reading'), cmpTask: $('compare-task'),
 };
 
-let scope = null, trainer = null, task = null, chance = 0;
-let snapshots = [];   // [{ step, weights }]
-let evals = [];       // [{ step, loss, accuracy }]
-let playing = false, following = true;
-const embedCache = new Map();
+const worker = new Worker(new URL('lab-worker.js', import.meta.url), { type: 'module' });
+const api = Comlink.wrap(worker);
+let scoreNames = [], families = { dot: [], distance: [] };
 
 function notice(text) {
   ui.noticeText.textContent = text;
   ui.notice.hidden = !text;
+}
+
+// ---- busy: body.computing while the page waits for the worker (tests wait on it, as on the demo's) ----
+let pending = 0;
+function busy(delta) {
+  pending += delta;
+  document.body.classList.toggle('computing', pending > 0 || pumping);
+}
+async function call(name, ...args) {
+  busy(1);
+  try { return await api[name](...args); } finally { busy(-1); }
 }
 
 // ---- figures ----
@@ -51,171 +63,430 @@ function heatmap(slotId, title) {
   return f;
 }
 const fig = {
-  curve: new LossCurve($('curve-slot')),
+  curve: new LossCurve($('curve-slot'), { csv: (d) => curvesCSV([{ ...d.settings, losses: d.losses, evals: d.evals }]) }),
   heldBefore: heatmap('held-before', 'Before training (step 0)'),
   heldAfter: heatmap('held-after', 'At step 0'),
   ownBefore: heatmap('own-before', 'Before training (step 0)'),
   ownAfter: heatmap('own-after', 'At step 0'),
+  compare: new CompareCurves($('compare-slot'), {
+    csv: (d) => curvesCSV(d.series.filter((s) => !s.partial).map((s) => ({ ...d.settings, score: s.score, losses: s.losses, evals: s.evals }))),
+  }),
 };
+fig.compare.setExportEnabled(false, 'Run a comparison first.');
 for (const f of Object.values(fig)) {
   f.addEventListener('export', async (ev) => {
-    try { download(await f.toBlob(ev.detail.format), `${f.fileStem()}.${ev.detail.format}`); } catch (e) { notice(`The download failed: ${e.message}.`); }
+    const stem = f === fig.curve && info ? `attnscope-lab-curves-${info.rule}-${info.score}`
+      : f === fig.compare && compare.info ? `attnscope-lab-compare-${compare.info.rule}` : f.fileStem();
+    try { download(await f.toBlob(ev.detail.format), `${stem}.${ev.detail.format}`); } catch (e) { notice(`The download failed: ${e.message}.`); }
   });
 }
 
-// ---- the task ----
-function embed(w) {
-  let v = embedCache.get(w.lookup);
-  if (!v) { v = scope.embed(w.lookup).vector; embedCache.set(w.lookup, v); }
-  return v;
-}
-
-function trainerOptions() {
+// ---- settings and the URL ----
+function settings() {
   const seed = Number(ui.seed.value);
   return {
-    ...HEAD, dIn: scope.vocabulary.dim, score: ui.score.value, learningRate: Number(ui.lr.value),
-    seed: Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : 1,
+    rule: ui.rule.value, score: ui.score.value, lr: Number(ui.lr.value),
+    seed: ui.seed.value.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : 1,
+    cmp: [...ui.cmpScores.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value),
+    steps: Number(ui.cmpSteps.value),
   };
 }
+function writeURL() {
+  const hash = labToHash(settings(), { scores: scoreNames });
+  if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+}
+function applyState(s) {
+  ui.rule.value = s.rule;
+  ui.score.value = s.score;
+  ui.lr.value = String(s.lr);
+  ui.seed.value = String(s.seed);
+  ui.cmpSteps.value = String(s.steps);
+  for (const c of ui.cmpScores.querySelectorAll('input[type=checkbox]')) c.checked = s.cmp.includes(c.value);
+  updateCompareButton();
+}
+function readURL() {
+  const { state, problems } = labFromHash(location.hash, { scores: scoreNames, rules: RULE_IDS });
+  applyState(state);
+  notice(problems.length ? `Some settings of the link were not understood and keep their defaults: ${problems.join('; ')}.` : '');
+}
 
-function setup() {
+// ---- part 1: one run ----
+let runId = 0;
+let info = null;          // the run's task: { rule, score, learningRate, seed, train, heldOut: [text], chance }
+let run = null;           // { steps, losses, evals, snaps, maxSteps }
+let shown = null;         // the newest view from the worker: { snap, step, held, own }
+let playing = false, pumping = false, following = true;
+
+async function setup() {
   stop();
-  if (trainer) trainer.dispose();
-  const rule = ui.rule.value;
-  task = buildTask(corpus, rule, { tokenize: (t) => scope.tokenize(t), embed, dIn: scope.vocabulary.dim, maxLen: HEAD.maxLen });
-  chance = chanceAccuracy(task.heldOut.data);
-  trainer = scope.createTrainer({ data: task.train.data, ...trainerOptions() });
-  ui.seed.value = trainer.options.seed;
-  ui.taskInfo.textContent = `${task.train.sentences.length} training sentences, ${task.heldOut.sentences.length} held out; ` +
-    `chance accuracy on the held-out ones ${(100 * chance).toFixed(0)}% (the target is one of a sentence's words).`;
-  ui.held.replaceChildren(...task.heldOut.sentences.map((s, i) => {
-    const o = document.createElement('option');
-    o.value = String(i);
-    o.textContent = s.text;
-    return o;
-  }));
-  run++;
-  snapshots = [{ step: 0, weights: trainer.weights() }];
-  evals = [{ step: 0, ...trainer.evaluate(task.heldOut.data) }];
+  const s = settings();
+  const id = ++runId;
+  let r;
+  try {
+    r = await call('setup', { rule: s.rule, score: s.score, learningRate: s.lr, seed: s.seed });
+  } catch (e) { notice(`Could not start training: ${e.message}`); return; }
+  if (id !== runId) return;
+  info = r;
+  run = r;
+  ui.seed.value = String(r.seed);
+  ui.taskInfo.textContent = `${r.train} training sentences, ${r.heldOut.length} held out; ` +
+    `chance accuracy on the held-out ones ${(100 * r.chance).toFixed(0)}% (the target is one of a sentence's words).`;
+  ui.held.replaceChildren(...r.heldOut.map((text, i) => new Option(text, String(i))));
   following = true;
+  fig.heldBefore.labKey = fig.ownBefore.labKey = null;
+  writeURL();
   render();
+  requestView();
 }
 
-// ---- training ----
-function trainSlice() {
-  const t0 = performance.now();
-  do {
-    trainer.step(SNAP_EVERY);
-    snapshots.push({ step: trainer.steps, weights: trainer.weights() });
-    if (trainer.steps % EVAL_EVERY === 0) evals.push({ step: trainer.steps, ...trainer.evaluate(task.heldOut.data) });
-  } while (playing && trainer.steps < MAX_STEPS && performance.now() - t0 < FRAME_MS);
-  if (trainer.steps >= MAX_STEPS) stop();
-}
-function frame() {
-  if (!playing) return;
-  trainSlice();
-  render();
-  if (playing) requestAnimationFrame(frame);
+/** Trains slice after slice while playing (the worker answers each within ~16 ms of training). */
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  busy(0);
+  try {
+    while (playing && run.steps < run.maxSteps) {
+      const id = runId;
+      const r = await api.train({ budgetMs: 16 });
+      if (id !== runId) continue;
+      run = r;
+      if (run.steps >= run.maxSteps) stop();
+      scheduleRender();
+      // The heatmaps follow at most every VIEW_EVERY_MS while training (the curve every slice):
+      // a frame then draws one figure or two, not five, which keeps each of this thread's tasks short.
+      if (following && performance.now() - lastViewAt >= VIEW_EVERY_MS) requestView();
+    }
+  } catch (e) {
+    stop();
+    notice(`Training stopped: ${e.message}`);
+  } finally {
+    pumping = false;
+    busy(0);
+    render();
+    if (following) requestView();   // the last slice's heatmaps
+  }
 }
 function play() {
-  if (trainer.steps >= MAX_STEPS) return;
+  if (!run || run.steps >= run.maxSteps) return;
   playing = true;
   following = true;
   ui.play.textContent = 'Pause';
   ui.play.setAttribute('aria-pressed', 'true');
-  requestAnimationFrame(frame);
+  render();
+  pump();
 }
 function stop() {
   playing = false;
   ui.play.textContent = 'Train';
   ui.play.setAttribute('aria-pressed', 'false');
 }
+async function stepFive() {
+  if (playing || pumping || !run) return;
+  const id = runId;
+  following = true;
+  try {
+    const r = await call('train', { count: SNAP_EVERY });
+    if (id !== runId) return;
+    run = r;
+  } catch (e) { notice(`Training stopped: ${e.message}`); }
+  render();
+  requestView();
+}
 
-// ---- drawing ----
+// ---- the heatmaps: asked of the worker (it holds every saved step), one request at a time ----
+const VIEW_EVERY_MS = 120;
+let viewBusy = false, viewAgain = false, lastViewAt = 0;
+async function requestView() {
+  lastViewAt = performance.now();
+  if (viewBusy) { viewAgain = true; return; }
+  viewBusy = true;
+  busy(1);
+  try {
+    do {
+      viewAgain = false;
+      const id = runId;
+      const snap = following ? undefined : Number(ui.view.value);
+      const v = await api.view({ snap, held: Number(ui.held.value) || 0, own: ui.own.value });
+      if (id === runId) { shown = v; drawHeatmaps(); }
+    } while (viewAgain);
+  } catch (e) {
+    notice(`Could not draw the heatmaps: ${e.message}`);
+  } finally {
+    viewBusy = false;
+    busy(-1);
+  }
+}
+
 function heatData(tokens, weights) {
   const n = tokens.length;
   return { qTokens: tokens, kTokens: tokens, nq: n, nk: n, weights, scores: weights, masked: () => false, head: 0, heads: 1,
-    scoreName: trainer.options.score, temperature: trainer.options.temperature };
+    scoreName: info.score, temperature: 1 };
 }
-// The "before" picture changes only with the sentence or a new run: redrawn only then (a frame of
-// training redraws just the "after" ones). Heatmap.draw() writes its own title: the lab's goes on after it.
-let run = 0;
-function drawPair(before, after, tokens, vectors, snap) {
+// The "before" picture changes only with the sentence or a new run: redrawn only then. Heatmap.draw()
+// writes its own title: the lab's goes on after it.
+function drawPair(before, after, pair, step) {
+  if (!pair) return;
+  const tokens = pair.tokens.map((text) => ({ text }));
   const caption = `Each row is one query word; its ${tokens.length} cells (one per key word) sum to 1. Brighter = more attention. Hover for values.`;
-  const key = `${run}\u0000${tokens.map((t) => t.text).join('\u0000')}`;
+  const key = `${runId}\u0000${pair.tokens.join('\u0000')}`;
   if (before.labKey !== key) {
     before.labKey = key;
-    before.setData(heatData(tokens, headWeights(scope, snapshots[0].weights, trainer.options, vectors)));
+    before.setData(heatData(tokens, pair.before));
     before.schedule(() => { before.draw(); before.titleEl.text('Before training (step 0)'); before.captionEl.text(caption); }, true);
   }
-  after.setData(heatData(tokens, headWeights(scope, snap.weights, trainer.options, vectors)));
-  after.schedule(() => { after.draw(); after.titleEl.text(`At step ${snap.step}`); after.captionEl.text(caption); }, true);
+  after.setData(heatData(tokens, pair.after));
+  after.schedule(() => { after.draw(); after.titleEl.text(`At step ${step}`); after.captionEl.text(caption); }, true);
 }
-function ownSentence() {
-  const words = wordTokens(scope.tokenize(ui.own.value)).slice(0, HEAD.maxLen);
-  if (!words.length) return null;
-  const vectors = new Float32Array(words.length * scope.vocabulary.dim);
-  words.forEach((w, i) => vectors.set(embed(w), i * scope.vocabulary.dim));
-  return { tokens: words.map((w) => ({ text: w.text })), vectors };
+// The two pairs in two tasks (a task of this thread then holds one figure's drawing and layout).
+function drawHeatmaps() {
+  if (!shown) return;
+  const v = shown;
+  drawPair(fig.heldBefore, fig.heldAfter, v.held, v.step);
+  busy(1);
+  setTimeout(() => {
+    if (shown === v) drawPair(fig.ownBefore, fig.ownAfter, v.own, v.step);
+    ui.view.dataset.step = String(v.step);
+    busy(-1);
+  }, 0);
 }
 
+let renderQueued = false;
+function scheduleRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => { renderQueued = false; render(); });
+}
 function render() {
-  const last = snapshots.length - 1;
+  if (!run) return;
+  const last = run.snaps - 1;
   ui.view.max = String(last);
   if (following) ui.view.value = String(last);
-  const snap = snapshots[Number(ui.view.value)];
-  ui.viewLabel.textContent = String(snap.step);
-  ui.view.dataset.step = String(snap.step);
-  ui.stepCount.textContent = `step ${trainer.steps} of ${MAX_STEPS}`;
-  ui.stepCount.dataset.steps = String(trainer.steps);
-  const e = evals[evals.length - 1];
-  ui.accuracy.textContent = `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * chance).toFixed(0)}%)`;
+  const snap = Number(ui.view.value);
+  const step = Math.min(snap * SNAP_EVERY, run.steps);
+  ui.viewLabel.textContent = String(step);
+  ui.stepCount.textContent = `step ${run.steps} of ${run.maxSteps}`;
+  ui.stepCount.dataset.steps = String(run.steps);
+  const e = run.evals[run.evals.length - 1];
+  ui.accuracy.textContent = `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * info.chance).toFixed(0)}%)`;
   ui.accuracy.dataset.accuracy = String(e.accuracy);
-  ui.accuracy.dataset.chance = String(chance);
-  ui.step.disabled = playing || trainer.steps >= MAX_STEPS;
-  ui.play.disabled = trainer.steps >= MAX_STEPS;
-  fig.curve.setData({ losses: trainer.losses, evals, chance, maxSteps: MAX_STEPS, marker: snap.step });
+  ui.accuracy.dataset.chance = String(info.chance);
+  ui.step.disabled = playing || pumping || run.steps >= run.maxSteps;
+  ui.play.disabled = run.steps >= run.maxSteps;
+  fig.curve.setData({ losses: run.losses, evals: run.evals, chance: info.chance, maxSteps: run.maxSteps, marker: step,
+    settings: { rule: info.rule, score: info.score, learningRate: info.learningRate, seed: info.seed } });
   fig.curve.schedule(() => fig.curve.draw(), true);
-  const h = task.heldOut;
-  const s = Number(ui.held.value) || 0;
-  let at = 0;
-  for (let i = 0; i < s; i++) at += h.data.lengths[i];
-  const n = h.data.lengths[s], dIn = scope.vocabulary.dim;
-  drawPair(fig.heldBefore, fig.heldAfter, h.sentences[s].words.map((text) => ({ text })), h.data.vectors.subarray(at * dIn, (at + n) * dIn), snap);
-  const own = ownSentence();
-  if (own) drawPair(fig.ownBefore, fig.ownAfter, own.tokens, own.vectors, snap);
+}
+
+// ---- part 2: compare ----
+let compareId = 0;
+let compare = { series: [], info: null, rows: [], sort: { key: 'stepsTo90', reverse: false } };
+
+function updateCompareButton() {
+  const n = ui.cmpScores.querySelectorAll('input[type=checkbox]:checked').length;
+  ui.cmpRun.disabled = n === 0 || !scoreNames.length || ui.cmpStatus.dataset.state === 'running';
+  ui.cmpRun.textContent = `Compare ${n} scoring function${n === 1 ? '' : 's'}`;
+}
+function compareTaskText() {
+  const s = settings();
+  const rule = RULES.find((r) => r.id === s.rule);
+  ui.cmpTask.textContent = `Trains the rule above (${rule ? rule.label : s.rule}) with learning rate ${s.lr} from seed ${s.seed}: ` +
+    `the same initial matrices (where the functions share them) and the same batches for every function, ${s.steps} steps each, ` +
+    `held-out accuracy measured every ${COMPARE_EVAL_EVERY} steps.`;
+}
+
+async function compareRun() {
+  const s = settings();
+  if (!s.cmp.length) return;
+  const id = ++compareId;
+  ui.cmpStatus.dataset.state = 'running';
+  ui.cmpCancel.disabled = false;
+  ui.cmpProgress.hidden = false;
+  ui.cmpProgress.value = 0;
+  updateCompareButton();
+  compare.rows = [];
+  drawCompareTable();
+  ui.cmpReading.replaceChildren();
+  try {
+    await api.compareStart({ rule: s.rule, learningRate: s.lr, seed: s.seed, scores: s.cmp, steps: s.steps });
+    for (;;) {
+      const r = await api.compareAdvance(30);
+      if (id !== compareId) return;
+      compare.series = r.curves;
+      compare.info = r.info;
+      const p = r.progress;
+      ui.cmpProgress.max = p.total;
+      ui.cmpProgress.value = p.done;
+      ui.cmpStatus.textContent = r.done ? '' : `Training ${p.score} (${p.index + 1} of ${p.count}): ${p.done} of ${p.total} steps…`;
+      drawCompareCurves();
+      if (r.done) break;
+    }
+  } catch (e) {
+    if (id !== compareId) return;
+    notice(`The comparison stopped: ${e.message}`);
+    ui.cmpStatus.dataset.state = 'error';
+    finishCompare();
+    return;
+  }
+  ui.cmpStatus.dataset.state = 'done';
+  finishCompare();
+  ui.cmpStatus.textContent = `Done: ${compare.rows.length} scoring functions, ${compare.info.steps} steps each.`;
+}
+function compareCancel() {
+  if (ui.cmpStatus.dataset.state !== 'running') return;
+  compareId++;
+  api.compareCancel().catch(() => {});
+  compare.series = compare.series.filter((x) => !x.partial);
+  ui.cmpStatus.dataset.state = 'cancelled';
+  finishCompare();
+  ui.cmpStatus.textContent = `Cancelled: ${compare.rows.length} of ${settings().cmp.length} functions finished (their rows are below).`;
+  drawCompareCurves();
+}
+function finishCompare() {
+  ui.cmpCancel.disabled = true;
+  ui.cmpProgress.hidden = true;
+  updateCompareButton();
+  const done = compare.series.filter((x) => !x.partial);
+  compare.rows = summaryRows(done);
+  drawCompareTable();
+  const i = compare.info;
+  const paragraphs = i && compare.rows.length
+    ? readComparison(compare.rows, { steps: i.steps, seed: i.seed, rule: i.ruleLabel, dHead: DHEAD, families }) : [];
+  ui.cmpReading.replaceChildren(...paragraphs.map((t) => { const p = document.createElement('p'); p.textContent = t; return p; }));
+}
+function drawCompareCurves() {
+  const i = compare.info;
+  if (!i) return;
+  fig.compare.setData({ series: compare.series, order: scoreNames, steps: i.steps, evalEvery: COMPARE_EVAL_EVERY, chance: i.chance,
+    settings: { rule: i.rule, learningRate: i.learningRate, seed: i.seed } });
+  fig.compare.schedule(() => fig.compare.draw(), true);
+  fig.compare.setExportEnabled(compare.series.some((x) => !x.partial), 'Wait until a scoring function has finished.');
+}
+
+const COLUMNS = [
+  { key: 'score', label: 'Scoring function' },
+  { key: 'accuracy', label: 'Held-out accuracy' },
+  { key: 'stepsTo90', label: 'Steps to 90%' },
+  { key: 'heldOutLoss', label: 'Held-out loss' },
+  { key: 'trainLoss', label: `Training loss (last ${COMPARE_EVAL_EVERY} steps)` },
+];
+function drawCompareTable() {
+  const t = ui.cmpTable;
+  const { key, reverse } = compare.sort;
+  const head = document.createElement('tr');
+  for (const c of COLUMNS) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    // Natural orders (web/lab/compare.js sortRows): accuracy highest first, the rest lowest first.
+    const natural = c.key === 'accuracy' ? 'descending' : 'ascending';
+    if (c.key === key) th.setAttribute('aria-sort', reverse ? (natural === 'ascending' ? 'descending' : 'ascending') : natural);
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'sort';
+    b.dataset.key = c.key;
+    b.textContent = c.label;
+    b.addEventListener('click', () => {
+      compare.sort = { key: c.key, reverse: compare.sort.key === c.key ? !compare.sort.reverse : false };
+      drawCompareTable();
+    });
+    th.append(b);
+    head.append(th);
+  }
+  t.tHead.replaceChildren(head);
+  const rows = sortRows(compare.rows, key, reverse, scoreNames);
+  t.tBodies[0].replaceChildren(...rows.map((r) => {
+    const tr = document.createElement('tr');
+    tr.dataset.score = r.score;
+    tr.dataset.accuracy = String(r.accuracy);
+    tr.dataset.stepsTo90 = r.stepsTo90 === null ? '' : String(r.stepsTo90);
+    const name = document.createElement('th');
+    name.scope = 'row';
+    const sw = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    sw.setAttribute('class', 'swatch');
+    sw.setAttribute('width', '20');
+    sw.setAttribute('height', '8');
+    sw.setAttribute('aria-hidden', 'true');
+    const ln = document.createElementNS('http://www.w3.org/2000/svg', 'line');
+    ln.setAttribute('x1', '0'); ln.setAttribute('x2', '20'); ln.setAttribute('y1', '4'); ln.setAttribute('y2', '4');
+    ln.setAttribute('class', `series ${scoreClass(r.score, scoreNames)}`);
+    sw.append(ln);
+    name.append(sw, document.createTextNode(` ${r.score}`));
+    const cells = [`${(100 * r.accuracy).toFixed(1)}%`, stepsText(r), r.heldOutLoss.toFixed(3), r.trainLoss.toFixed(3)];
+    tr.append(name, ...cells.map((text) => { const td = document.createElement('td'); td.textContent = text; return td; }));
+    return tr;
+  }));
+  const i = compare.info;
+  t.caption.textContent = compare.rows.length ? 'Results (click a column to sort)' : 'Results';
+  ui.cmpSummary.textContent = i && compare.rows.length
+    ? `${RULES.find((r) => r.id === i.rule).label}, learning rate ${i.learningRate}, seed ${i.seed}, ${i.steps} steps; ` +
+      `held-out accuracy after the last step (chance ${(100 * i.chance).toFixed(0)}%) and the first step (of every ${COMPARE_EVAL_EVERY}) at which it reached 90%.`
+    : 'No comparison yet: pick scoring functions and press Compare.';
 }
 
 // ---- start ----
 async function main() {
+  let init;
   try {
-    scope = await createAttnScope({
-      preload: true,
-      locateFile: (path) => new URL(path, import.meta.url).href,
-      onProgress: (loaded, total) => {
-        if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }
-        ui.loadText.textContent = `Loading the vocabulary… ${(loaded / 1e6).toFixed(1)} MB`;
-      },
-    });
+    init = await api.init(Comlink.proxy((loaded, total) => {
+      if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }
+      ui.loadText.textContent = `Loading the vocabulary… ${(loaded / 1e6).toFixed(1)} MB`;
+    }));
   } catch (e) {
     ui.loadText.textContent = `Could not load attnscope: ${e.message}`;
     return;
   }
+  scoreNames = init.scoreFunctions.map((s) => s.name);
+  families = scoreFamilies(init.scoreFunctions);
   ui.rule.replaceChildren(...RULES.map((r) => new Option(r.label, r.id)));
-  ui.score.replaceChildren(...scope.scoreFunctions.map((s) => new Option(s.name, s.name)));
-  ui.score.value = 'scaled-dot';
-  setup();
+  ui.score.replaceChildren(...scoreNames.map((s) => new Option(s, s)));
+  ui.cmpSteps.replaceChildren(...COMPARE_STEPS.map((n) => new Option(String(n), String(n))));
+  ui.cmpScores.replaceChildren(...scoreNames.map((name, i) => {
+    const label = document.createElement('label');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.value = name;
+    box.checked = true;
+    const sw = document.createElement('span');
+    sw.className = `swatch ${scoreClass(name, scoreNames)}`;
+    sw.setAttribute('aria-hidden', 'true');
+    label.append(box, sw, document.createTextNode(name));
+    return label;
+  }));
+  applyState(labDefaults(scoreNames));
+  readURL();
+  await setup();
   ui.progress.hidden = true;
-  ui.loadText.textContent = `Ready (${scope.variants.isa}).`;
+  ui.loadText.textContent = `Ready (${init.isa}). Training runs in a background worker.`;
   ui.status.dataset.ready = 'true';
-  for (const b of [ui.play, ui.step, ui.reset, ui.view]) b.disabled = false;
+  document.body.classList.add('ready');
+  for (const b of [ui.play, ui.reset, ui.view]) b.disabled = false;
+  render();
+  compareTaskText();
+  drawCompareTable();
+  updateCompareButton();
   ui.play.addEventListener('click', () => (playing ? (stop(), render()) : play()));
-  ui.step.addEventListener('click', () => { if (!playing) { following = true; trainSlice(); render(); } });
+  ui.step.addEventListener('click', stepFive);
   ui.reset.addEventListener('click', setup);
-  for (const el of [ui.rule, ui.score, ui.lr, ui.seed]) el.addEventListener('change', setup);
-  ui.view.addEventListener('input', () => { following = Number(ui.view.value) === snapshots.length - 1; render(); });
-  ui.held.addEventListener('change', render);
-  ui.own.addEventListener('input', () => { if (!playing) render(); });
+  for (const el of [ui.rule, ui.score, ui.lr, ui.seed]) el.addEventListener('change', () => { setup(); compareTaskText(); });
+  ui.view.addEventListener('input', () => { following = Number(ui.view.value) === run.snaps - 1; render(); requestView(); });
+  ui.held.addEventListener('change', requestView);
+  ui.own.addEventListener('input', requestView);
+  ui.cmpScores.addEventListener('change', () => { updateCompareButton(); writeURL(); });
+  ui.cmpSteps.addEventListener('change', () => { compareTaskText(); writeURL(); });
+  ui.cmpAll.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = true; updateCompareButton(); writeURL(); });
+  ui.cmpNone.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = false; updateCompareButton(); writeURL(); });
+  ui.cmpRun.addEventListener('click', compareRun);
+  // The comparison's plot has a narrow layout (key below): a rotated phone gets the other one.
+  window.addEventListener('resize', () => { if (compare.info) fig.compare.schedule(() => fig.compare.draw()); });
+  ui.cmpCancel.addEventListener('click', compareCancel);
+  // A link pasted or followed on the page: its settings, and a new run when part 1's changed.
+  window.addEventListener('hashchange', () => {
+    const before = JSON.stringify([info.rule, info.score, info.learningRate, info.seed]);
+    readURL();
+    compareTaskText();
+    const s = settings();
+    if (JSON.stringify([s.rule, s.score, s.lr, s.seed]) !== before) setup();
+    else writeURL();
+  });
   keepForOffline($('offline-status'));
 }
 main();

@@ -1,6 +1,6 @@
 // The lab's training curves: the batch loss of every step (a line), the held-out loss and accuracy at
 // the steps they were measured (dots on their own scales), chance accuracy (a dashed line), and a
-// marker at the step the slider shows.
+// marker at the step the slider shows. Optionally (opts.csv) a CSV button for the numbers behind it.
 import { scaleLinear } from 'd3-scale';
 import { axisBottom, axisLeft, axisRight } from 'd3-axis';
 import { Figure } from './base.js';
@@ -8,12 +8,15 @@ import { Figure } from './base.js';
 const W = 560, H = 240, M = { left: 48, right: 52, top: 14, bottom: 34 };
 
 export class LossCurve extends Figure {
-  constructor(slot) {
+  /** @param {{ csv?: (data) => string }} [opts]  csv: the curves as CSV text (adds a CSV button). */
+  constructor(slot, { csv } = {}) {
     super(slot, {
       id: 'loss-curve',
       title: 'Training curves',
       caption: 'Line: the loss (cross-entropy, nats) of each training batch. Dots: held-out loss (same scale) and held-out accuracy (right scale; dashed: chance). The vertical line marks the step shown below.',
+      dataFormats: csv ? ['csv'] : [],
     });
+    if (csv) this.dataCSV = () => csv(this.data);
     this.addPlot('loss-curve');
     this.gx = this.svg.append('g').attr('class', 'axis x');
     this.gy = this.svg.append('g').attr('class', 'axis y');

@@ -1,0 +1,121 @@
+// The lab's comparison (part 2): one curve per scoring function on one plot, the held-out loss, the
+// held-out accuracy or the training loss (mean of each evaluation interval's batches) against the
+// step. Each function keeps its style whatever is ticked, by its place in the registry: the head
+// palette of figures/heads.js (8 colour-blind-safe colours that follow the theme) for the first
+// eight, and for the 9th and 10th (idw and neg-manhattan today) the 5th and 6th colours dashed, not
+// the 1st and 2nd: dot and scaled-dot, which the lab's questions compare with idw, keep colours no
+// other line has. The picture carries its own key (an exported file has no HTML), so colour is never
+// the only cue.
+import { scaleLinear, scaleLog } from 'd3-scale';
+import { axisBottom, axisLeft } from 'd3-axis';
+import { Figure } from './base.js';
+import { headClass, HEAD_COLOURS } from './heads.js';
+
+// Wide: the key to the right of the plot; narrow (a phone): a smaller plot with the key below it in two columns.
+const WIDE = { W: 640, plotH: 280, M: { left: 48, right: 150, top: 14, bottom: 34 } };
+const NARROW = { W: 360, plotH: 220, M: { left: 44, right: 12, top: 14, bottom: 34 } };
+/** The class names of a scoring function's line, from its place in `order` (the registry's names). */
+export function scoreClass(name, order) {
+  const i = Math.max(0, order.indexOf(name));
+  return i < HEAD_COLOURS ? headClass(i) : `head-c${(i - 4) % HEAD_COLOURS} head-repeat`;
+}
+
+export const METRICS = {
+  heldOutLoss: { label: 'held-out loss', axis: 'held-out loss (nats, log scale)' },
+  accuracy: { label: 'held-out accuracy', axis: 'held-out accuracy' },
+  trainLoss: { label: 'training loss', axis: 'training loss (nats, log scale; mean per interval)' },
+};
+
+/** The points [step, value] of one series for a metric. */
+export function seriesPoints(s, metric, evalEvery) {
+  if (metric === 'heldOutLoss') return s.evals.map((e) => [e.step, e.loss]);
+  if (metric === 'accuracy') return s.evals.map((e) => [e.step, e.accuracy]);
+  const out = [];
+  for (let end = evalEvery; end <= s.losses.length; end += evalEvery) {
+    let sum = 0;
+    for (let i = end - evalEvery; i < end; i++) sum += s.losses[i];
+    out.push([end, sum / evalEvery]);
+  }
+  return out;
+}
+
+export class CompareCurves extends Figure {
+  /** @param {{ csv?: (data) => string }} [opts]  csv: the numbers behind the plot, as CSV text (adds a CSV button). */
+  constructor(slot, { csv } = {}) {
+    super(slot, {
+      id: 'lab-compare',
+      title: 'The same task, one curve per scoring function',
+      caption: 'Each line is one scoring function trained from the same seed on the same batches; the key names them (the 9th and 10th functions are dashed).',
+      dataFormats: csv ? ['csv'] : [],
+    });
+    if (csv) this.dataCSV = () => csv(this.data);
+    this.metric = 'heldOutLoss';
+    const pick = this.body.append('label').attr('class', 'metric-choice').text('Show ');
+    this.select = pick.append('select').attr('class', 'metric');
+    for (const [k, m] of Object.entries(METRICS)) this.select.append('option').attr('value', k).text(m.label);
+    this.select.on('change', () => { this.metric = this.select.property('value'); this.draw(); });
+    this.addPlot('compare-curves');
+    this.gx = this.svg.append('g').attr('class', 'axis x');
+    this.gy = this.svg.append('g').attr('class', 'axis y');
+    this.chance = this.svg.append('line').attr('class', 'chance');
+    this.target = this.svg.append('line').attr('class', 'target');
+    this.targetLabel = this.svg.append('text').attr('class', 'target-label').attr('text-anchor', 'end').text('90%');
+    this.gLines = this.svg.append('g').attr('class', 'lines');
+    this.gKey = this.svg.append('g').attr('class', 'key');
+    this.xTitle = this.svg.append('text').attr('class', 'axis-title').text('training step');
+    this.yTitle = this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10);
+    this.setSize(WIDE.W, WIDE.plotH);
+    this.data = null;
+  }
+
+  /** d: { series: [{ score, losses, evals, partial }], order: string[] (registry), steps, evalEvery, chance } */
+  setData(d) { this.data = d; }
+
+  draw() {
+    const d = this.data;
+    if (!d) return;
+    const metric = this.metric;
+    this.select.property('value', metric);
+    const width = this.slot.clientWidth;
+    const L = width > 0 && width < 520 ? NARROW : WIDE;
+    const { W, M } = L, narrow = L === NARROW;
+    const keyRows = narrow ? Math.ceil(d.series.length / 2) : 0;
+    const H = L.plotH + (narrow ? 6 + keyRows * 16 : 0);
+    const plotBottom = L.plotH - M.bottom;
+    this.setSize(W, H);
+    this.xTitle.attr('x', M.left).attr('y', L.plotH - 4);
+    this.gKey.attr('transform', narrow ? `translate(${M.left},${L.plotH + 10})` : `translate(${W - M.right + 14},${M.top + 4})`);
+    const pts = d.series.map((s) => ({ s, points: seriesPoints(s, metric, d.evalEvery), cls: scoreClass(s.score, d.order) }));
+    // Losses on a log scale (they fall over orders of magnitude, and a plateau such as cosine's
+    // bounded scores would otherwise flatten every other curve); accuracy on 0–100% with 90% marked.
+    const acc = metric === 'accuracy';
+    let lo = Infinity, hi = 0;
+    if (!acc) for (const p of pts) for (const [, v] of p.points) if (Number.isFinite(v) && v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (!(hi > 0)) { lo = 0.01; hi = 1; }
+    lo = Math.max(1e-4, Math.min(lo, hi / 10));
+    const x = scaleLinear().domain([0, d.steps]).range([M.left, W - M.right]);
+    const y = acc ? scaleLinear().domain([0, 1]).range([plotBottom, M.top])
+      : scaleLog().domain([lo, hi]).range([plotBottom, M.top]).nice().clamp(true);
+    this.gx.attr('transform', `translate(0,${plotBottom})`).call(axisBottom(x).ticks(6));
+    this.gy.attr('transform', `translate(${M.left},0)`).call(acc ? axisLeft(y).ticks(5, '%') : axisLeft(y).ticks(4, '~g'));
+    this.yTitle.text(METRICS[metric].axis);
+    const showChance = acc && Number.isFinite(d.chance);
+    this.chance.attr('visibility', showChance ? null : 'hidden')
+      .attr('x1', M.left).attr('x2', W - M.right).attr('y1', y(showChance ? d.chance : 1)).attr('y2', y(showChance ? d.chance : 1));
+    this.target.attr('visibility', acc ? null : 'hidden')
+      .attr('x1', M.left).attr('x2', W - M.right).attr('y1', acc ? y(0.9) : 0).attr('y2', acc ? y(0.9) : 0);
+    this.targetLabel.attr('visibility', acc ? null : 'hidden').attr('x', W - M.right - 2).attr('y', acc ? y(0.9) - 3 : 0);
+    const line = (points) => points.map(([s, v], i) => `${i ? 'L' : 'M'}${x(s).toFixed(1)},${y(v).toFixed(1)}`).join('') || null;
+    this.gLines.selectAll('path').data(pts, (p) => p.s.score).join('path')
+      .attr('class', (p) => `series ${p.cls}`).attr('data-score', (p) => p.s.score).attr('d', (p) => line(p.points));
+    const key = this.gKey.selectAll('g.entry').data(pts, (p) => p.s.score).join((enter) => {
+      const g = enter.append('g').attr('class', 'entry');
+      g.append('line').attr('x1', 0).attr('x2', 18).attr('y1', 0).attr('y2', 0);
+      g.append('text').attr('x', 24).attr('dy', '0.32em');
+      return g;
+    });
+    key.attr('transform', (p, i) => (narrow ? `translate(${(i % 2) * 150},${Math.floor(i / 2) * 16})` : `translate(0,${i * 18})`)).attr('data-score', (p) => p.s.score);
+    key.select('line').attr('class', (p) => `series ${p.cls}`);
+    key.select('text').text((p) => `${p.s.score}${p.s.partial ? ' …' : ''}`);
+  }
+}
