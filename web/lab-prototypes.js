@@ -192,7 +192,9 @@ function render() {
   fig.map.setData({ view: VIEW, classes: cur.data.classes, train: cur.data.train, test: cur.data.test, K: cur.K, V: cur.V, m,
     grid: cur.grid, trails, keyClass: cur.keys.keyClass, dist: cur.keys.dist });
   fig.map.schedule(() => fig.map.draw(), true);
-  fig.curve.setData({ losses, evals, chance: 1 / cur.data.classes, maxSteps: MAX_STEPS, marker: cur.step });
+  // The step axis grows with the run (to MAX_STEPS), so the first hundred steps are not a sliver.
+  const axis = Math.min(MAX_STEPS, Math.max(100, Math.ceil((cur.step * 1.25) / 100) * 100));
+  fig.curve.setData({ losses, evals, chance: 1 / cur.data.classes, maxSteps: axis, marker: cur.step });
   fig.curve.schedule(() => fig.curve.draw(), true);
 }
 // ---- the comparison ----
