@@ -16,7 +16,7 @@ const STEPS_PER_FRAME = 5;   // training steps per animation frame while playing
 const STEP_BUTTON = 25;      // steps of "+25 steps"
 const EVAL_EVERY = 25;       // steps between two test-set dots on the curves
 const MAX_STEPS = 2000;      // a run stops here (Start over for another)
-const TRAIL_MAX = 400;       // saved key positions per key (the trail is thinned past that)
+const TRAIL_MAX = 200;       // saved key positions per key (the trail is thinned past that)
 
 const $ = (id) => document.getElementById(id);
 const ui = {

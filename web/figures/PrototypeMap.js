@@ -5,7 +5,7 @@
 // triangle on its edge, pointing the way it went.
 import { scaleLinear } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
-import { Figure, matrixImage, toRGB } from './base.js';
+import { Figure, packRGB, toRGB } from './base.js';
 
 const M = { left: 30, right: 10, top: 10, bottom: 24 };
 
@@ -29,6 +29,9 @@ export class PrototypeMap extends Figure {
     this.setSize(size + this.m.left + this.m.right, size + this.m.top + this.m.bottom);
     this.data = null;
     this.pointsKey = null;
+    this.canvas = null;
+    this.paints = 0;
+    this.blobURL = null;
   }
 
   /**
@@ -44,18 +47,70 @@ export class PrototypeMap extends Figure {
     return { x, y };
   }
 
-  /** The regions as a picture: each cell the class colour over the panel, by confidence. */
-  regionsImage(grid, classes) {
-    const style = getComputedStyle(this.root.node());
-    const panel = toRGB(style.getPropertyValue('--panel').trim() || '#ffffff');
-    const colours = [];
-    for (let c = 0; c < classes; c++) colours.push(toRGB(style.getPropertyValue(`--head-${c + 1}`).trim() || '#888888'));
-    const floor = 1 / classes;
-    return matrixImage(grid.conf, grid.res, grid.res, (conf, i, j) => {
-      const col = colours[grid.cls[i * grid.res + j]];
-      const a = 0.12 + 0.4 * Math.max(0, Math.min(1, (conf - floor) / (1 - floor)));
-      return [0, 1, 2].map((k) => Math.round(panel[k] + (col[k] - panel[k]) * a));
-    });
+  /**
+   * The panel and class colours of the current theme, read from the CSS once per theme (reading
+   * computed styles every frame would make the browser recompute styles every frame).
+   */
+  themeColours(classes) {
+    const win = this.root.node().ownerDocument.defaultView;
+    const dark = !!(win.matchMedia && win.matchMedia('(prefers-color-scheme: dark)').matches);
+    const key = `${dark}:${classes}`;
+    if (this.colourKey !== key) {
+      const style = getComputedStyle(this.root.node());
+      const colours = [];
+      for (let c = 0; c < classes; c++) colours.push(toRGB(style.getPropertyValue(`--head-${c + 1}`).trim() || '#888888'));
+      this.colourCache = { panel: toRGB(style.getPropertyValue('--panel').trim() || '#ffffff'), colours };
+      this.colourKey = key;
+    }
+    return this.colourCache;
+  }
+
+  /**
+   * The regions as a picture, painted into this figure's own canvas: each grid cell the class colour
+   * over the panel, by confidence. Painting is cheap; encoding it (to put it in the SVG) is not, so
+   * the canvas is encoded off this thread (toBlob) and shown through a blob: URL once ready, and
+   * encoded synchronously only for an export (a file needs it inside, as a data: URL).
+   */
+  paintRegions(grid, classes) {
+    const { panel, colours } = this.themeColours(classes);
+    const floor = 1 / classes, n = grid.res;
+    if (!this.canvas) this.canvas = this.root.node().ownerDocument.createElement('canvas');
+    this.canvas.width = n;
+    this.canvas.height = n;
+    const ctx = this.canvas.getContext('2d');
+    const img = ctx.createImageData(n, n);
+    const px = new Uint32Array(img.data.buffer);
+    for (let i = 0; i < n * n; i++) {
+      const col = colours[grid.cls[i]];
+      const a = 0.12 + 0.4 * Math.max(0, Math.min(1, (grid.conf[i] - floor) / (1 - floor)));
+      px[i] = packRGB([0, 1, 2].map((k) => Math.round(panel[k] + (col[k] - panel[k]) * a)));
+    }
+    ctx.putImageData(img, 0, 0);
+    const token = ++this.paints;
+    this.canvas.toBlob((blob) => {
+      if (!blob || token !== this.paints) return;   // a newer picture is on its way
+      const url = URL.createObjectURL(blob);
+      this.image.attr('href', url);
+      if (this.blobURL) URL.revokeObjectURL(this.blobURL);
+      this.blobURL = url;
+    }, 'image/png');
+  }
+
+  dispose() {
+    this.paints++;
+    if (this.blobURL) { URL.revokeObjectURL(this.blobURL); this.blobURL = null; }
+    super.dispose();
+  }
+
+  /** Exports carry the regions inside the file (a data: URL), whatever the screen shows now. */
+  async toBlob(format) {
+    this.runJob();
+    if (this.canvas && (format === 'png' || format === 'svg')) {
+      this.paints++;   // a pending blob: URL must not replace the data: URL while the file is made
+      if (this.blobURL) { URL.revokeObjectURL(this.blobURL); this.blobURL = null; }
+      this.image.attr('href', this.canvas.toDataURL('image/png'));
+    }
+    return super.toBlob(format);
   }
 
   draw() {
@@ -63,10 +118,11 @@ export class PrototypeMap extends Figure {
     if (!d) return;
     const { x, y } = this.scales();
     const m = this.m, S = this.size;
-    this.image.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S)
-      .attr('href', this.regionsImage(d.grid, d.classes));
+    this.image.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S);
+    this.paintRegions(d.grid, d.classes);
     this.frame.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S);
-    if (!this.small) {
+    if (!this.small && this.axesView !== d.view) {
+      this.axesView = d.view;   // the axes change only with the view
       this.gx.attr('transform', `translate(0,${m.top + S})`).call(axisBottom(x).ticks(5));
       this.gy.attr('transform', `translate(${m.left},0)`).call(axisLeft(y).ticks(5));
     }
