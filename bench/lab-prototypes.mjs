@@ -24,16 +24,18 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 function renderReadme() {
   const r = JSON.parse(readFileSync(resultFile, 'utf8'));
   const c = r.comparison;
-  const cell = (rows) => {
-    const acc = rows.reduce((s, x) => s + x.test_accuracy, 0) / rows.length;
-    const dist = rows.reduce((s, x) => s + x.key_to_nearest_mean, 0) / rows.length;
-    return `${pct(acc)} · ${dist.toFixed(2)}`;
-  };
+  const mean = (rows, f) => rows.reduce((s, x) => s + f(x), 0) / rows.length;
+  const cell = (rows) => `${pct(mean(rows, (x) => x.test_accuracy))} · ${mean(rows, (x) => x.key_to_nearest_median).toFixed(2)} · ` +
+    `${(c.settings.m * mean(rows, (x) => x.keys_on_data)).toFixed(rows.length > 1 ? 1 : 0)}`;
+  const spacing = (d) => mean(c.rows.filter((x) => x.dataset === d && x.score === 'idw'), (x) => x.data_spacing);
   let t = `Measured ${r.date.slice(0, 10)} with \`node bench/lab-prototypes.mjs\` (node ${r.node}, ${r.cpu}, ${r.cores} cores, load average ` +
     `${r.loadavg[0]} while it ran). Every data set: ${c.settings.n} points (70% train, 30% test), noise ${c.settings.noise}; ` +
     `${c.settings.m} keys, τ = ${c.settings.temperature}, Adam with learning rate ${c.settings.learningRate}, ${c.settings.steps} full-batch steps; ` +
-    'every scoring function starts from the same keys and values for a seed. Each cell: test accuracy · mean distance from a key ' +
-    `to its nearest training point (the data span about 3 × 3; the keys start uniform in [−1.5, 1.5]², on average ${c.start_mean.toFixed(2)} from the nearest point).\n\n`;
+    'every scoring function starts from the same keys and values for a seed (uniform in [−1.5, 1.5]², where the data lie: a median ' +
+    `${mean(c.rows, (x) => x.key_to_nearest_median_at_start).toFixed(2)} from the nearest training point). Each cell: test accuracy · median distance from a key ` +
+    `to its nearest training point · keys (of ${c.settings.m}) on the data, i.e. within twice the points' own spacing (a training point's median ` +
+    `distance to its nearest neighbour: ${[...new Set(c.rows.map((x) => x.dataset))].map((d) => `${d} ${spacing(d).toFixed(3)}`).join(', ')}). ` +
+    'Cosine\'s distances say little: a cosine key\'s length gets no gradient.\n\n';
   const datasets = [...new Set(c.rows.map((x) => x.dataset))];
   const scores = [...new Set(c.rows.map((x) => x.score))];
   for (const [label, seeds] of [[`Seed ${c.seeds[0]}`, [c.seeds[0]]], [`Mean over seeds ${c.seeds[0]}–${c.seeds[c.seeds.length - 1]}`, c.seeds]]) {
@@ -109,7 +111,8 @@ for (const dataset of DATASET_IDS) {
     for (const r of c.results) {
       rows.push({ dataset, seed, score: r.score, test_accuracy: +r.test.accuracy.toFixed(4), train_accuracy: +r.train.accuracy.toFixed(4),
         final_train_loss: +r.finalLoss.toFixed(4), key_to_nearest_mean: +r.keys.mean.toFixed(4), key_to_nearest_median: +r.keys.median.toFixed(4),
-        key_to_nearest_mean_at_start: +r.keys.mean0.toFixed(4), keys_class_agrees: +r.keys.agree.toFixed(4), key_norm_mean: +r.keys.norm.toFixed(4) });
+        key_to_nearest_mean_at_start: +r.keys.mean0.toFixed(4),
+        key_to_nearest_median_at_start: +r.keys.median0.toFixed(4), keys_on_data: +r.keys.onData.toFixed(4), data_spacing: +r.keys.spacing.toFixed(4), keys_class_agrees: +r.keys.agree.toFixed(4), key_norm_mean: +r.keys.norm.toFixed(4) });
     }
     startMean += c.results[0].keys.mean0;
     starts++;
