@@ -211,6 +211,15 @@ OpCase op_idw_epilogue() {
             },
             [](const Inputs& x) { return 6.0 * x.nq * x.nk; }};
 }
+OpCase op_cancelled_keys() {  // the distance scores' scan of every row of S = A (no pair cancels)
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                static thread_local std::vector<std::uint32_t> keys;
+                keys.resize(x.nk);
+                for (std::size_t i = 0; i < x.nq; ++i)
+                    t.cancelled_keys(x.nk, x.A.data() + i * x.nk, x.qq[i], x.kk.data(), 0.25f, keys.data());
+            },
+            [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
+}
 OpCase op_neg_manhattan() {
     return {[](const kernels::KernelTable& t, Inputs& x) {
                 t.neg_manhattan(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk);

@@ -447,15 +447,31 @@ class Scope {
         ptrs[parts[i]] = p;
         if (a) { if (parts[i + 2]) heap32.set(a, p >> 2); else heap8.set(a, p); }
       }
-      for (const name of finite) {
-        const a = arrays[name];
-        const bad = this._m._firstNonFinite(ptrs[name], typedLength(a));
-        if (bad >= 0) throw nonFinite(name, a, bad);
-      }
+      if (finite.length) this._checkFinite(arrays, ptrs, finite);
       return fn(ptrs);
     } finally {
       this._m._free(base);
     }
+  }
+  // The Float32Array inputs named in `finite` (the first arrays of the block, in order) are checked in
+  // one wasm call over their whole span: the alignment gaps between them are zeroed first, and an
+  // element found non-finite is mapped back to its array and index for the message.
+  _checkFinite(arrays, ptrs, finite) {
+    const heap32 = this._m.HEAPF32;
+    const first = ptrs[finite[0]] >> 2;
+    let end = first;
+    for (const name of finite) {
+      const at = ptrs[name] >> 2;
+      if (at !== end) heap32.fill(0, end, at);
+      end = at + typedLength(arrays[name]);
+    }
+    const bad = this._m._firstNonFinite(first << 2, end - first);
+    if (bad < 0) return;
+    for (const name of finite) {
+      const i = first + bad - (ptrs[name] >> 2);
+      if (i >= 0 && i < typedLength(arrays[name])) throw nonFinite(name, arrays[name], i);
+    }
+    throw new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
   }
   _read(ptr, n) { return this._m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n); }
   _variantOption(v) {
@@ -563,7 +579,7 @@ class Scope {
         result[name] = name !== 'stats' ? v
           : { entropy: v.subarray(0, nq), maxWeight: v.subarray(nq, 2 * nq), argmax: Uint32Array.from(v.subarray(2 * nq)) };
       }
-      result.variant = this._m._resolvedVariant(e.variant[a.variant]);
+      result.variant = this._instance.resolvedVariants[a.variant];
       return result;
     }, QKV);
   }
@@ -605,7 +621,7 @@ class Scope {
       if (err) throw coreError(err);
       const result = {};
       for (const [name, n] of Object.entries(outputs)) result[name] = this._read(ptrs[name], n);
-      result.variant = this._m._resolvedVariant(e.variant[a.variant]);
+      result.variant = this._instance.resolvedVariants[a.variant];
       return result;
     }, QKV_DO);
   }
@@ -725,7 +741,7 @@ class Scope {
       });
       if (res.error) throw coreError(res.error);
       const timeMs = now() - t0;
-      return unpackAttend(res, d, score, temperature, this._m._resolvedVariant(e.variant[variant]), timeMs);
+      return unpackAttend(res, d, score, temperature, this._instance.resolvedVariants[variant], timeMs);
     });
   }
 
@@ -1238,8 +1254,12 @@ export async function createScopeWith(build, options = {}) {
   }
   const module = await factory(moduleArgs);
   const registry = registryOf(module);
+  const enums = enumsOf(module, registry);
   const instance = {
-    module, registry, enums: enumsOf(module, registry), lists: listsOf(registry), locate,
+    module, registry, enums, lists: listsOf(registry), locate,
+    // What each variant name runs as in this build: fixed per instance, so asked once here rather
+    // than on every call (each Embind call costs about a microsecond without dynamic code).
+    resolvedVariants: Object.freeze(Object.fromEntries(Object.entries(enums.variant).map(([n, e]) => [n, module._resolvedVariant(e)]))),
     defaultVocabulary: build.smallVocabulary ? 'small' : 'default',
     smallVocabulary: build.smallVocabulary ?? null,
     canLocate: (file) => !!options.locateFile || !!build.file(file),

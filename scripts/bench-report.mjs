@@ -168,8 +168,11 @@ if (existsSync('bench/results/attention-node.json')) {
     const w = by('attnscope attention() weights+output', n, d), tw = by('tfjs-wasm weights+output', n, d), p = by('plain JS', n, d);
     const ag = a.agreement.find((g) => g.n === n && g.d === d);
     const diff = ag ? (ag.attentionOutput_vs_tfjs ?? ag.attention_vs_tfjs) : undefined;
-    extra += `| ${n} | ${d} | ${ms(f)} | ${ms(t)} | ${x(f, t)} | ${ms(w)} | ${ms(tw)} | ${x(w, tw)} | ${ms(p)} | ${diff === undefined ? '–' : diff.toExponential(1)} |\n`;
+    const refused = (a.refusals || []).find((r) => r.n === n && r.d === d);
+    extra += `| ${n} | ${d} | ${ms(f)} | ${ms(t)} | ${x(f, t)} | ${refused ? 'refused¹' : ms(w)} | ${ms(tw)} | ${x(w, tw)} | ${ms(p)} | ${diff === undefined ? '–' : diff.toExponential(1)} |\n`;
   }
+  const firstRefusal = (a.refusals || [])[0];
+  if (firstRefusal) extra += `\n¹ refused up front by the work budget (README "Limits and guarantees"): "${firstRefusal.refused}"\n`;
   extra += '\nSmall calls (CPU time per call from batches of 50 after a 1.5 s warm-up, median):\n\n| call | median µs |\n|---|--:|\n';
   for (const s2 of a.small) extra += `| ${s2.call} | ${s2.median_us.toFixed(1)} |\n`;
   // The plot: GFLOP/s against n at d = 64, one line per implementation.

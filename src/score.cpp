@@ -212,13 +212,13 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
             // Pairs where the identity cancels get the direct distance instead: row by row, the
             // direct values are kept aside while the epilogue runs over the row, then written back.
             std::vector<std::pair<std::size_t, float>> direct;
+            std::vector<std::uint32_t> cancelled(nk);
             for (std::size_t i = 0; i < nq; ++i) {
                 direct.clear();
-                for (std::size_t j = 0; j < nk; ++j) {
-                    const float norms = qq[i] + kk[j];
-                    const float d2 = norms - 2.0f * S(i, j);
-                    if (!(d2 > kCancelFraction * norms) && std::isfinite(norms))
-                        direct.emplace_back(j, distance_score(score, direct_sq_distance(Q.row(i), K.row(j), d), p));
+                const std::size_t count = kt.cancelled_keys(nk, S.row(i), qq[i], kk.data(), kCancelFraction, cancelled.data());
+                for (std::size_t c = 0; c < count; ++c) {
+                    const std::size_t j = cancelled[c];
+                    direct.emplace_back(j, distance_score(score, direct_sq_distance(Q.row(i), K.row(j), d), p));
                 }
                 float* row = S.row(i);
                 if (score == Score::neg_sq_euclidean)

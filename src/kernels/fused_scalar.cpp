@@ -35,6 +35,7 @@ void f32_attention_fused__scalar(const FusedAttentionArgs& a) {
     assert(a.ldq >= a.d && a.ldk >= a.d && a.ldv >= a.dv && a.ldo >= a.dv);
     float s[kScalarKeyBlock];
     std::vector<DirectPatch> patches;
+    std::vector<std::uint32_t> cancelled;
     for (std::size_t i = 0; i < a.nq; ++i) {
         const float* q = a.Q + i * a.ldq;
         float* o = a.O + i * a.ldo;
@@ -50,7 +51,7 @@ void f32_attention_fused__scalar(const FusedAttentionArgs& a) {
                 for (std::size_t t = 0; t < a.d; ++t) acc += q[t] * k[t];
                 s[j] = acc;
             }
-            find_direct(a, 1, nb, s, kScalarKeyBlock, i, j0, patches);
+            find_direct(a, 1, nb, s, kScalarKeyBlock, i, j0, patches, f32_cancelled_keys__scalar, cancelled);
             apply_score(a, table_scalar, 1, nb, s, kScalarKeyBlock, i, j0);
             patch_direct(patches, s, kScalarKeyBlock);
             fused_mask_row(a, i, j0, nb, s);

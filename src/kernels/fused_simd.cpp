@@ -102,6 +102,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
 
     OnlineRow state[kQueries];
     std::vector<DirectPatch> patches;
+    std::vector<std::uint32_t> cancelled;
     for (std::size_t q0 = 0; q0 < a.nq; q0 += kQueries) {
         const std::size_t qrows = std::min(kQueries, a.nq - q0);
         for (std::size_t r = 0; r < qrows; ++r) state[r] = OnlineRow{};
@@ -123,7 +124,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                     o[r] = a.O + (i0 + r) * a.ldo;
                 }
                 score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
-                find_direct(a, mr, nb, S, kKeys, i0, j0, patches);
+                find_direct(a, mr, nb, S, kKeys, i0, j0, patches, f32_cancelled_keys__simd, cancelled);
                 switch (a.score) {
                     case FusedScore::dot: break;
                     case FusedScore::cosine: f32_cosine_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0); break;

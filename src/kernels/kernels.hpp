@@ -30,6 +30,13 @@ using sq_euclidean_epilogue_fn = void (*)(std::size_t m, std::size_t n, float* S
 using euclidean_epilogue_fn = sq_euclidean_epilogue_fn;
 using idw_epilogue_fn = void (*)(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
                                  const float* kk, float p, float eps);
+// The keys of one query row where the distance identity cancels (the Euclidean family's scores and
+// the fused kernel recompute those pairs directly): with s[j] = q·k_j, norms = qa + kb[j] and
+// d2 = norms - 2 s[j], key j is listed when d2 is not above cancel_fraction * norms and norms is
+// finite. Writes the indices in increasing order to out (room for n) and returns how many; the same
+// float operations in every variant, so the lists are identical.
+using cancelled_keys_fn = std::size_t (*)(std::size_t n, const float* s, float qa, const float* kb,
+                                          float cancel_fraction, std::uint32_t* out);
 // S[i][j] = -sum_t |A[i][t] - B[j][t]|              A: m x k, B: n x k  (minus the L1 distance of rows;
 // no dot-product identity exists for it, so it reads the rows themselves). NaN stays NaN.
 using neg_manhattan_fn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,

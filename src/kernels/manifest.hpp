@@ -32,6 +32,7 @@
     X(sq_euclidean_epilogue, arg)         \
     X(euclidean_epilogue, arg)            \
     X(idw_epilogue, arg)                  \
+    X(cancelled_keys, arg)                \
     X(neg_manhattan, arg)                 \
     X(additive, arg)                      \
     X(softmax_rows, arg)                  \

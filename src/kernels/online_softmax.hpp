@@ -33,16 +33,15 @@ struct DirectPatch {
     float value;
 };
 inline void find_direct(const FusedAttentionArgs& a, std::size_t m, std::size_t n, const float* S, std::size_t lds,
-                        std::size_t i0, std::size_t j0, std::vector<DirectPatch>& out) {
+                        std::size_t i0, std::size_t j0, std::vector<DirectPatch>& out, cancelled_keys_fn scan,
+                        std::vector<std::uint32_t>& keys) {
     out.clear();
     if (!a.direct) return;
-    for (std::size_t r = 0; r < m; ++r)
-        for (std::size_t j = 0; j < n; ++j) {
-            const float norms = a.qa[i0 + r] + a.kb[j0 + j];
-            const float d2 = norms - 2.0f * S[r * lds + j];
-            if (!(d2 > a.cancel_fraction * norms) && std::isfinite(norms))
-                out.push_back({r, j, a.direct(a.direct_ctx, i0 + r, j0 + j)});
-        }
+    keys.resize(n);
+    for (std::size_t r = 0; r < m; ++r) {
+        const std::size_t count = scan(n, S + r * lds, a.qa[i0 + r], a.kb + j0, a.cancel_fraction, keys.data());
+        for (std::size_t c = 0; c < count; ++c) out.push_back({r, keys[c], a.direct(a.direct_ctx, i0 + r, j0 + keys[c])});
+    }
 }
 inline void patch_direct(const std::vector<DirectPatch>& patches, float* S, std::size_t lds) {
     for (const DirectPatch& p : patches) S[p.r * lds + p.j] = p.value;

@@ -225,6 +225,17 @@ void f32_manhattan_backward__scalar(std::size_t m, std::size_t n, std::size_t k,
     }
 }
 
+std::size_t f32_cancelled_keys__scalar(std::size_t n, const float* s, float qa, const float* kb, float cancel_fraction,
+                                       std::uint32_t* out) {
+    std::size_t count = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        const float norms = qa + kb[j];
+        const float d2 = norms - 2.0f * s[j];
+        if (!(d2 > cancel_fraction * norms) && std::isfinite(norms)) out[count++] = static_cast<std::uint32_t>(j);
+    }
+    return count;
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
 const KernelTable table_scalar = {"scalar", "scalar", ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR

@@ -486,6 +486,29 @@ void f32_manhattan_backward__simd(std::size_t m, std::size_t n, std::size_t k, c
     }
 }
 
+// Four keys at a time; only a group where some lane cancels (rare: near-duplicate rows) and the
+// tail take the one-key test, which makes the same decisions (the same float operations).
+std::size_t f32_cancelled_keys__simd(std::size_t n, const float* s, float qa, const float* kb, float cancel_fraction,
+                                     std::uint32_t* out) {
+    std::size_t count = 0;
+    auto one = [&](std::size_t j) {
+        const float norms = qa + kb[j];
+        const float d2 = norms - 2.0f * s[j];
+        if (!(d2 > cancel_fraction * norms) && std::isfinite(norms)) out[count++] = static_cast<std::uint32_t>(j);
+    };
+    const batch qv(qa), cf(cancel_fraction), two(2.0f), zero(0.0f);
+    std::size_t j = 0;
+    for (; j + W <= n; j += W) {
+        const batch norms = qv + batch::load_unaligned(kb + j);
+        const batch d2 = norms - two * batch::load_unaligned(s + j);
+        // norms - norms is 0 exactly when norms is finite (inf - inf and NaN give NaN).
+        if (xsimd::any(!(d2 > cf * norms) && ((norms - norms) == zero)))
+            for (std::size_t t = j; t < j + W; ++t) one(t);
+    }
+    for (; j < n; ++j) one(j);
+    return count;
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,
 const KernelTable table_simd = {"simd", xsimd::default_arch::name(), ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR

@@ -208,6 +208,54 @@ void check_f32_idw_epilogue(const KernelTable& kt) {
                                 });
 }
 
+// The keys where the distance identity cancels, against the definition (kernels.hpp) evaluated here in
+// the same float operations: rows of random keys with planted exact and near duplicates of the query
+// (the cancelling pairs), an infinite key norm and a NaN dot product, at lengths that reach the
+// vector body and the tail. The lists must be identical, not just close.
+void check_f32_cancelled_keys(const KernelTable& kt) {
+    Rng rng(141);
+    constexpr std::size_t d = 8;
+    constexpr float cf = 0.25f;
+    std::size_t planted_total = 0;
+    for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 131}) {
+        for (int round = 0; round < 4; ++round) {
+            Mat q = uniform_matrix(1, d, rng, -2, 2);
+            Mat K = uniform_matrix(n, d, rng, -2, 2);
+            for (std::size_t j = round; j < n; j += 5) {  // duplicates and near duplicates of q
+                for (std::size_t t = 0; t < d; ++t) K(j, t) = q(0, t) + (j % 2 ? 1e-3f * rng.uniform(-1, 1) : 0.0f);
+                ++planted_total;
+            }
+            std::vector<float> s(n), kb(n);
+            float qa = 0.0f;
+            for (std::size_t t = 0; t < d; ++t) qa += q(0, t) * q(0, t);
+            for (std::size_t j = 0; j < n; ++j) {
+                float acc = 0.0f, kk = 0.0f;
+                for (std::size_t t = 0; t < d; ++t) {
+                    acc += q(0, t) * K(j, t);
+                    kk += K(j, t) * K(j, t);
+                }
+                s[j] = acc;
+                kb[j] = kk;
+            }
+            if (round == 1) kb[n - 1] = std::numeric_limits<float>::infinity();  // never listed
+            if (round == 2) s[n / 2] = std::numeric_limits<float>::quiet_NaN();  // d2 NaN: listed if norms finite
+            std::vector<std::uint32_t> expected;
+            for (std::size_t j = 0; j < n; ++j) {
+                const float norms = qa + kb[j];
+                const float d2 = norms - 2.0f * s[j];
+                if (!(d2 > cf * norms) && std::isfinite(norms)) expected.push_back(static_cast<std::uint32_t>(j));
+            }
+            std::vector<std::uint32_t> got(n, 0xffffffffu);
+            const std::size_t count = kt.cancelled_keys(n, s.data(), qa, kb.data(), cf, got.data());
+            INFO("n=" << n << " round=" << round);
+            REQUIRE(count == expected.size());
+            got.resize(count);
+            CHECK(got == expected);
+        }
+    }
+    CHECK(planted_total > 40);  // the planted pairs were there to find
+}
+
 // S_ij = −Σ_t |A_it − B_jt|. Each difference rounds once (≤ ε|a − b|), |·| and the negation are exact,
 // and a sum of k non-negative terms errs by ≤ kε of it: ≤ (k+2)ε Σ|a − b| with one ε of margin. A NaN
 // in one row of A makes that row NaN, in both variants.
@@ -571,6 +619,7 @@ TEST_CASE("f32_cosine_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(cosin
 TEST_CASE("f32_sq_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(sq_euclidean_epilogue) }
 TEST_CASE("f32_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(euclidean_epilogue) }
 TEST_CASE("f32_idw_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(idw_epilogue) }
+TEST_CASE("f32_cancelled_keys", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(cancelled_keys) }
 TEST_CASE("f32_neg_manhattan", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(neg_manhattan) }
 TEST_CASE("f32_additive", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(additive) }
 TEST_CASE("f32_softmax_rows", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_rows) }

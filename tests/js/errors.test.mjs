@@ -102,6 +102,12 @@ run('attention()', [
   ['V of the wrong length', () => scope.attention(Q, K, V.subarray(1), { ...base, dv }), RangeError, [/\bV\b/, /8/]],
   ['dv missing', () => scope.attention(Q, K, V, base), TypeError, [/\bdv\b/]],
   ['NaN in V', () => scope.attention(Q, K, withNaN(V, 1), { ...base, dv }), RangeError, [/\bV\b/, /element 1/]],
+  // Q, K and V are checked in one pass over their span in the heap: the first and last element of
+  // each, on either side of the alignment gaps between them, must be named by array and index.
+  ['-Infinity at the end of Q', () => scope.attention(withNaN(Q, Q.length - 1, -Infinity), K, V, { ...base, dv }), RangeError, [/^Q: element 14\b/]],
+  ['NaN at the start of K', () => scope.attention(Q, withNaN(K, 0), V, { ...base, dv }), RangeError, [/^K: element 0\b/]],
+  ['Infinity at the end of K', () => scope.attention(Q, withNaN(K, K.length - 1, Infinity), V, { ...base, dv }), RangeError, [/^K: element 19\b/]],
+  ['NaN at the end of V', () => scope.attention(Q, K, withNaN(V, V.length - 1), { ...base, dv }), RangeError, [/^V: element 7\b/]],
   ['temperature 0', () => scope.attention(Q, K, V, { ...base, dv, temperature: 0 }), RangeError, [/temperature/]],
   ['unknown scoring name', () => scope.attention(Q, K, V, { ...base, dv, score: 'Cosine' }), TypeError, [/score/, /'Cosine'/]],
   ['additive without weights', () => scope.attention(Q, K, V, { ...base, dv, score: 'additive' }), TypeError, [/W1, W2, v/]],
