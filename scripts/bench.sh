@@ -21,6 +21,7 @@ node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls
 node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (README "Lab")
 node bench/lab-compare.mjs > /dev/null   # writes bench/results/lab-compare.json: the lab's Compare (every score, per rule and per seed; README "Lab")
 node bench/lab-page.mjs > bench/results/lab-page.json   # the lab page in Chromium: click Train to 500 steps, a full Compare, longest main-thread task
+node bench/lab-prototypes.mjs "$@" > /dev/null && node bench/lab-prototypes.mjs --readme   # lab part 3: ms per step, the comparison per score and data set, the page's longest task
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node bench/model.mjs "$@" > bench/results/model.json   # the model page: 12x12x512 file dropped -> grid drawn
 node bench/model.mjs --readme

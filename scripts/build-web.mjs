@@ -6,7 +6,7 @@
 //   node scripts/build-web.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
@@ -44,10 +44,11 @@ mkdirSync(out, { recursive: true });
 const PAGES = [
   { html: 'web/index.html', entry: 'web/main.js' },
   { html: 'web/lab.html', entry: 'web/lab.js' },
+  { html: 'web/lab-prototypes.html', entry: 'web/lab-prototypes.js' },   // lab part 3: keys as prototypes
   { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention
 ];
-const WORKERS = ['web/worker.js', 'web/lab-worker.js'];
-const STYLES = ['web/style.css', 'web/lab.css', 'web/model.css'];
+const WORKERS = ['web/worker.js', 'web/lab-worker.js', 'web/lab/prototypes-worker.js'];
+const STYLES = ['web/style.css', 'web/lab.css', 'web/lab-prototypes.css', 'web/model.css'];
 const result = await build({
   entryPoints: [...PAGES.map((p) => p.entry), ...WORKERS].map((e) => join(root, e)),
   outdir: out,
@@ -89,7 +90,7 @@ for (const css of STYLES) {
 writeFileSync(join(out, 'model-example.json'), JSON.stringify(modelExample()) + '\n');
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 for (const entry of [...PAGES.map((p) => p.entry), ...WORKERS]) {
-  const js = entry.replace(/^web\//, '');
+  const js = basename(entry);   // entryNames '[name]': every bundle at the top of dist/web/
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
 }
 mkdirSync(join(root, 'build'), { recursive: true });

@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// Lab part 3 (web/lab-prototypes.html): what a training step costs, what the comparison finds, and
+// how the page behaves while it trains.
+//   ms per step: one full-batch step (attentionOutput forward, cross-entropy, attentionBackward, Adam)
+//   on the page's default data (two moons, 400 points → 280 training points, 16 keys), every score,
+//   SIMD wasm in node; median over 21 batches of 20 steps after >= 1 s of warm-up (wall and CPU time).
+//   The comparison: every data set × the five scoring functions × seeds 1–5, 1000 steps each, the
+//   page's defaults otherwise (400 points, noise 0.1, 16 keys, τ = 1, learning rate 0.05): test
+//   accuracy and the mean distance from a key to its nearest training point (and at the start).
+//   The page: in headless Chromium, from a click on Train to 500 steps, the longest main-thread task
+//   (PerformanceObserver long tasks, > 50 ms; 0 = none) and the time taken; 3 runs.
+// Writes bench/results/lab-prototypes.json; --readme renders the README table from it.
+//   node bench/lab-prototypes.mjs [--quick] [--no-page]     node bench/lab-prototypes.mjs --readme
+import { cpus, loadavg } from 'node:os';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const resultFile = join(root, 'bench/results/lab-prototypes.json');
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+function renderReadme() {
+  const r = JSON.parse(readFileSync(resultFile, 'utf8'));
+  const c = r.comparison;
+  const mean = (rows, f) => rows.reduce((s, x) => s + f(x), 0) / rows.length;
+  const cell = (rows) => `${pct(mean(rows, (x) => x.test_accuracy))} · ${mean(rows, (x) => x.key_to_nearest_median).toFixed(2)} · ` +
+    `${(c.settings.m * mean(rows, (x) => x.keys_on_data)).toFixed(rows.length > 1 ? 1 : 0)}`;
+  const spacing = (d) => mean(c.rows.filter((x) => x.dataset === d && x.score === 'idw'), (x) => x.data_spacing);
+  let t = `Measured ${r.date.slice(0, 10)} with \`node bench/lab-prototypes.mjs\` (node ${r.node}, ${r.cpu}, ${r.cores} cores, load average ` +
+    `${r.loadavg[0]} while it ran). Every data set: ${c.settings.n} points (70% train, 30% test), noise ${c.settings.noise}; ` +
+    `${c.settings.m} keys, τ = ${c.settings.temperature}, Adam with learning rate ${c.settings.learningRate}, ${c.settings.steps} full-batch steps; ` +
+    'every scoring function starts from the same keys and values for a seed (uniform in [−1.5, 1.5]², where the data lie: a median ' +
+    `${mean(c.rows, (x) => x.key_to_nearest_median_at_start).toFixed(2)} from the nearest training point). Each cell: test accuracy · median distance from a key ` +
+    `to its nearest training point · keys (of ${c.settings.m}) on the data, i.e. within twice the points' own spacing (a training point's median ` +
+    `distance to its nearest neighbour: ${[...new Set(c.rows.map((x) => x.dataset))].map((d) => `${d} ${spacing(d).toFixed(3)}`).join(', ')}). ` +
+    'Cosine\'s distances say little: a cosine key\'s length gets no gradient.\n\n';
+  const datasets = [...new Set(c.rows.map((x) => x.dataset))];
+  const scores = [...new Set(c.rows.map((x) => x.score))];
+  for (const [label, seeds] of [[`Seed ${c.seeds[0]}`, [c.seeds[0]]], [`Mean over seeds ${c.seeds[0]}–${c.seeds[c.seeds.length - 1]}`, c.seeds]]) {
+    t += `${label}:\n\n| score | ${datasets.join(' | ')} |\n|---|${datasets.map(() => '--:').join('|')}|\n`;
+    for (const s of scores) {
+      t += `| ${s} | ${datasets.map((d) => cell(c.rows.filter((x) => x.dataset === d && x.score === s && seeds.includes(x.seed)))).join(' | ')} |\n`;
+    }
+    t += '\n';
+  }
+  t += `Keys that carry the class of their nearest training point (mean over all runs): ` +
+    scores.map((s) => { const rows = c.rows.filter((x) => x.score === s); return `${s} ${pct(rows.reduce((a, x) => a + x.keys_class_agrees, 0) / rows.length)}`; }).join(', ') + '.\n\n';
+  t += `One training step on the default data (${r.step.train_points} training points, ${r.step.keys} keys; forward, cross-entropy, backward, Adam), ` +
+    `SIMD wasm in node, median ms: ${r.step.per_score.map((p) => `${p.score} ${p.ms_per_step.toFixed(3)}`).join(', ')}.`;
+  if (r.page) t += ` In the page (Chromium, training in the worker, map and curves redrawn every frame): 500 steps in a median ${(r.page.median_ms_to_500_steps / 1000).toFixed(1)} s; longest main-thread task ${r.page.median_longest_task_ms} ms (median of ${r.page.runs.length} runs; 0 = no task over 50 ms).`;
+  t += '\n';
+  const readme = join(root, 'README.md');
+  const text = readFileSync(readme, 'utf8');
+  const re = /(<!-- LAB-PROTOTYPES:START -->\n)[\s\S]*?(<!-- LAB-PROTOTYPES:END -->)/;
+  if (!re.test(text)) throw new Error('README.md lacks the LAB-PROTOTYPES markers');
+  writeFileSync(readme, text.replace(re, `$1${t}$2`));
+}
+
+if (process.argv.includes('--readme')) { renderReadme(); process.exit(0); }
+
+const quick = process.argv.includes('--quick');
+const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { makeData, DATASET_IDS } = await import(pathToFileURL(join(root, 'web/lab/prototypes-data.js')).href);
+const { PrototypeClassifier, SCORES } = await import(pathToFileURL(join(root, 'web/lab/prototypes-model.js')).href);
+const { compareScores } = await import(pathToFileURL(join(root, 'web/lab/prototypes-compare.js')).href);
+const scope = await createAttnScope();
+
+const DATA = { n: 400, noise: 0.1, testFraction: 0.3 };
+const MODEL = { m: 16, temperature: 1, learningRate: 0.05 };
+const STEPS = 1000, SEEDS = quick ? [1, 2] : [1, 2, 3, 4, 5];
+const WARMUP_MS = quick ? 300 : 1000, BATCHES = quick ? 7 : 21, PER_BATCH = 20;
+
+// ---- ms per step ----
+const def = makeData({ dataset: 'moons', ...DATA, seed: 1 });
+const perScore = [];
+for (const score of SCORES) {
+  let model = new PrototypeClassifier(scope, def.train, { ...MODEL, classes: def.classes, score, seed: 1 });
+  const until = performance.now() + WARMUP_MS;
+  while (performance.now() < until) model.step(PER_BATCH);
+  const wall = [], cpu = [];
+  for (let b = 0; b < BATCHES; b++) {
+    if (model.steps > 5000) model = new PrototypeClassifier(scope, def.train, { ...MODEL, classes: def.classes, score, seed: 1 });
+    const t0 = performance.now(), c0 = process.cpuUsage();
+    model.step(PER_BATCH);
+    const c = process.cpuUsage(c0);
+    wall.push((performance.now() - t0) / PER_BATCH);
+    cpu.push((c.user + c.system) / 1000 / PER_BATCH);
+  }
+  perScore.push({ score, ms_per_step: +median(wall).toFixed(4), cpu_ms_per_step: +median(cpu).toFixed(4) });
+}
+// What the worker adds per frame while the page trains: the 60 × 60 decision grid and both evaluations.
+const gridModel = new PrototypeClassifier(scope, def.train, { ...MODEL, classes: def.classes, score: 'idw', seed: 1 });
+const gridMs = [];
+for (let b = 0; b < BATCHES; b++) {
+  const t0 = performance.now();
+  gridModel.grid(60);
+  gridModel.evaluate(def.train);
+  gridModel.evaluate(def.test);
+  gridMs.push(performance.now() - t0);
+}
+
+// ---- the comparison ----
+const rows = [];
+let startMean = 0, starts = 0;
+for (const dataset of DATASET_IDS) {
+  for (const seed of SEEDS) {
+    const d = makeData({ dataset, ...DATA, seed });
+    const c = await compareScores(scope, d, { ...MODEL, classes: d.classes, seed }, STEPS);
+    for (const r of c.results) {
+      rows.push({ dataset, seed, score: r.score, test_accuracy: +r.test.accuracy.toFixed(4), train_accuracy: +r.train.accuracy.toFixed(4),
+        final_train_loss: +r.finalLoss.toFixed(4), key_to_nearest_mean: +r.keys.mean.toFixed(4), key_to_nearest_median: +r.keys.median.toFixed(4),
+        key_to_nearest_mean_at_start: +r.keys.mean0.toFixed(4),
+        key_to_nearest_median_at_start: +r.keys.median0.toFixed(4), keys_on_data: +r.keys.onData.toFixed(4), data_spacing: +r.keys.spacing.toFixed(4), keys_class_agrees: +r.keys.agree.toFixed(4), key_norm_mean: +r.keys.norm.toFixed(4) });
+    }
+    startMean += c.results[0].keys.mean0;
+    starts++;
+  }
+}
+
+// ---- the page ----
+let page = null;
+if (!process.argv.includes('--no-page') && existsSync(join(root, 'dist/web/lab-prototypes.html'))) {
+  const { chromium } = await import('playwright-core');
+  const { startServer, CHROMIUM_ARGS } = await import(pathToFileURL(join(root, 'tests/e2e/harness.mjs')).href);
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const runs = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const p = await context.newPage();
+    await p.goto(server.url + 'lab-prototypes.html');
+    await p.waitForSelector('body.ready', { timeout: 60000 });
+    await p.evaluate(() => {
+      window.__longTasks = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask' });
+    });
+    for (let r = 0; r < 3; r++) {
+      await p.click('#reset');
+      await p.waitForFunction(() => Number(document.getElementById('step-count').dataset.steps) === 0 && !document.body.classList.contains('computing'));
+      runs.push(await p.evaluate(() => new Promise((resolve) => {
+        window.__longTasks.length = 0;
+        const t0 = performance.now();
+        let frames = 0;
+        const poll = () => {
+          frames++;
+          if (Number(document.getElementById('step-count').dataset.steps) >= 500) {
+            document.getElementById('play').click();
+            resolve({ ms_to_500_steps: Math.round(performance.now() - t0), frames, long_tasks: window.__longTasks.length,
+              longest_task_ms: window.__longTasks.length ? Math.round(Math.max(...window.__longTasks)) : 0 });
+          } else requestAnimationFrame(poll);
+        };
+        document.getElementById('play').click();
+        requestAnimationFrame(poll);
+      })));
+    }
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  page = { runs, median_ms_to_500_steps: median(runs.map((r) => r.ms_to_500_steps)), median_longest_task_ms: median(runs.map((r) => r.longest_task_ms)) };
+}
+
+const out = {
+  date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
+  loadavg: loadavg().map((x) => +x.toFixed(2)), isa: scope.variants.isa,
+  step: { data: 'moons', train_points: def.train.n, keys: MODEL.m, warmup_ms: WARMUP_MS, batches: BATCHES, steps_per_batch: PER_BATCH, per_score: perScore,
+    worker_frame_extra_ms: +median(gridMs).toFixed(3) },
+  comparison: { settings: { ...DATA, ...MODEL, steps: STEPS }, seeds: SEEDS, start_mean: +(startMean / starts).toFixed(4), rows },
+  page,
+};
+mkdirSync(join(root, 'bench/results'), { recursive: true });
+writeFileSync(resultFile, JSON.stringify(out, null, 1) + '\n');
+console.log(JSON.stringify({ ...out, comparison: { ...out.comparison, rows: `${rows.length} rows (see ${resultFile})` } }, null, 1));
