@@ -77,77 +77,6 @@ inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float in
     st.m = m_new;
 }
 
-// idw with p = 2, tau = 1 and eps > 0 (its defaults) needs neither a logarithm nor an exponential per
-// pair: its scores are s_j = -log a_j with a_j = eps + ||q - k_j||^2, so the online softmax's
-// exp(s_j - m) is a_min / a_j for the running minimum a_min of the visible a (the maximum score).
-// The tile holds a instead of s (hidden keys +inf, weight 0); the row keeps m = -log a_min (one log
-// when a_min falls), so online_finish_row and the NaN rule read the state as for any other score.
-// Every a is >= eps > 0, so the +inf scores of softmax's special cases cannot occur here.
-inline void idw_ratio_epilogue(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
-                               const float* kk, float eps) {
-    const batch eps_v(eps), two(2.0f), zero(0.0f);
-    for (std::size_t i = 0; i < m; ++i) {
-        float* s = S + i * lds;
-        const batch qi(qq[i]);
-        std::size_t j = 0;
-        for (; j + W <= n; j += W) {
-            const batch d2 = qi + batch::load_unaligned(kk + j) - two * batch::load_unaligned(s + j);
-            (eps_v + xsimd::select(d2 < zero, zero, d2)).store_unaligned(s + j);  // NaN stays NaN
-        }
-        for (; j < n; ++j) {
-            const float d2 = qq[i] + kk[j] - 2.0f * s[j];
-            s[j] = eps + (d2 < 0.0f ? 0.0f : d2);
-        }
-    }
-}
-
-inline void online_update_idw_ratio(OnlineRow& st, float* s, std::size_t nb, float& scale) {
-    const batch inf(kFusedInf);
-    batch mn_v = inf;
-    auto has_nan = batch(0.0f) != batch(0.0f);
-    std::size_t j = 0;
-    for (; j + W <= nb; j += W) {
-        const batch x = batch::load_aligned(s + j);
-        has_nan = has_nan || (x != x);
-        mn_v = xsimd::min(mn_v, x);
-    }
-    float amin = -hmax(-mn_v);
-    bool tnan = xsimd::any(has_nan);
-    for (; j < nb; ++j) {
-        if (std::isnan(s[j])) tnan = true;
-        if (s[j] < amin) amin = s[j];
-    }
-    if (st.nan || tnan) {  // the row is NaN from here on (online_special's rule)
-        online_special(st, s, nb, 0.0f, true, scale);
-        return;
-    }
-    scale = 1.0f;
-    if (amin == kFusedInf) {  // every key of the tile hidden: nothing to add
-        for (std::size_t t = 0; t < nb; ++t) s[t] = 0.0f;
-        return;
-    }
-    const float a_new = std::min(st.a_min, amin);
-    if (st.a_min != kFusedInf) scale = a_new / st.a_min;  // exp(m_old - m_new); the first tile adds to 0
-    const batch an(a_new);
-    batch sum0(0.0f);
-    j = 0;
-    for (; j + W <= nb; j += W) {
-        const batch w = an / batch::load_aligned(s + j);  // a = +inf (hidden): 0
-        w.store_aligned(s + j);
-        sum0 += w;
-    }
-    float sum = hsum(sum0);
-    for (; j < nb; ++j) {
-        s[j] = a_new / s[j];
-        sum += s[j];
-    }
-    st.l = st.l * scale + sum;
-    if (a_new != st.a_min) {
-        st.a_min = a_new;
-        st.m = -std::log(a_new);
-    }
-}
-
 inline void scale_row(float* o, std::size_t dv, float scale) {
     const batch sb(scale);
     std::size_t c = 0;
@@ -170,8 +99,6 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
         pack_kt_panel(a.K + b * kKeys * a.ldk, a.ldk, std::min(kKeys, a.nk - b * kKeys), a.d, kt + b * per_panel);
     float* S = s_buf.get(kMR * kKeys);
     const float alpha = a.score == FusedScore::dot ? a.alpha : 1.0f;
-    const bool idw_ratio = a.score == FusedScore::idw && a.p == 2.0f && a.inv_tau == 1.0f &&
-                           a.eps >= std::numeric_limits<float>::min();  // a normal eps: a = exp(-score) of a patch stays > 0
 
     OnlineRow state[kQueries];
     std::vector<DirectPatch> patches;
@@ -198,23 +125,6 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                 }
                 score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
                 find_direct(a, mr, nb, S, kKeys, i0, j0, patches, f32_cancelled_keys__simd, cancelled);
-                if (idw_ratio) {
-                    idw_ratio_epilogue(mr, nb, S, kKeys, a.qa + i0, a.kb + j0, a.eps);
-                    for (const DirectPatch& d : patches) S[d.r * kKeys + d.j] = std::exp(-d.value);  // scores to a
-                    for (std::size_t r = 0; r < mr; ++r) {
-                        float* s = S + r * kKeys;
-                        if (a.causal || a.key_padding) {
-                            fused_mask_row(a, i0 + r, j0, nb, s);
-                            for (std::size_t t = 0; t < nb; ++t)
-                                if (s[t] == -kFusedInf) s[t] = kFusedInf;  // hidden: a = +inf, weight 0
-                        }
-                        float scale;
-                        online_update_idw_ratio(state[i0 + r - q0], s, nb, scale);
-                        if (scale != 1.0f) scale_row(o[r], a.dv, scale);
-                    }
-                    av_rows(mr, p, nb, a.V + j0 * a.ldv, a.ldv, a.dv, o);
-                    continue;
-                }
                 switch (a.score) {
                     case FusedScore::dot: break;
                     case FusedScore::cosine: f32_cosine_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0); break;

@@ -23,7 +23,6 @@ struct OnlineRow {
     float m = -kFusedInf;  // running max of the visible scores (+inf: only +inf entries count now)
     float l = 0.0f;        // running sum of exp((s - m) * inv_tau), or the count of +inf entries
     bool nan = false;      // a visible NaN score: the row's output is NaN
-    float a_min = kFusedInf;  // idw's ratio form only (fused_simd.cpp): the a = eps + d2 of m = -log a
 };
 
 // The pairs of a tile of raw dot products (m rows from query i0, n keys from j0, row stride lds)
