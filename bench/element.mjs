@@ -4,13 +4,12 @@
 //   node bench/element.mjs [--runs N]      writes bench/results/element.json
 // "first figure" = the attn-ready event's time (performance.now(), from navigation start): the wasm
 // compiled, the inlined vocabulary decoded and loaded, the attention computed and the heatmap drawn.
-import { chromium } from 'playwright-core';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { header, launch, median } from './browser.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const runsArg = process.argv.indexOf('--runs');
@@ -28,8 +27,7 @@ for (const [name, body] of Object.entries(pages)) {
   writeFileSync(join(dir, `${name}.html`), `<!doctype html><meta charset="utf-8"><title>${name}</title>\n<script src="attnscope-element.js"></script>\n${body}\n`);
 }
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-const version = browser.version();
+const browser = await launch();
 
 /** One cold load: navigation start → first attn-ready (and → every element ready, for "fifty"). */
 async function load(name) {
@@ -54,7 +52,6 @@ async function load(name) {
   return t;
 }
 
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 const results = {};
 for (const name of Object.keys(pages)) {
   // Warm-up, at least 1 s: the browser's own caches (not the page's: each context is new).
@@ -70,8 +67,7 @@ await browser.close();
 rmSync(dir, { recursive: true, force: true });
 
 const out = {
-  date: new Date().toISOString().slice(0, 10),
-  chromium: version,
+  ...header(),
   machine: 'headless, software rendering, 1366×768; 2 shared cores (noisy)',
   file: 'dist/attnscope-element.js',
   bytes: bytes.length,

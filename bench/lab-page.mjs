@@ -4,48 +4,32 @@
 // over in between); then part 2: a comparison of all ten scoring functions, 300 steps each, with the
 // same measures. Prints JSON with every run and the medians; scripts/bench.sh stores it as
 // bench/results/lab-page.json. Never asserted anywhere (the machine is shared and noisy).
-//   node bench/lab-page.mjs [folder]   (folder: another build's dist/web, e.g. main's, to compare under the same load)
+//   node bench/lab-page.mjs [--web DIR]   (DIR: another build's dist/web, e.g. main's, to compare under the same load;
+//   a bare DIR as the only argument works too)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpus, loadavg } from 'node:os';
-import { chromium } from 'playwright-core';
-import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { loadavg } from 'node:os';
+import { root, startServer } from '../tests/e2e/harness.mjs';
+import { header, launch, median, observeLongTasks, option, trainUntil } from './browser.mjs';
 
-const folder = process.argv[2];
+const folder = option('web') ?? (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : undefined);
 if (!folder && !existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
 const RUNS = 3;
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+const load = loadavg();
 
 const server = await startServer(folder);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await launch();
 const runs = [], compareRuns = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   await page.goto(server.url + 'lab.html');
   await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
-  await page.evaluate(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask' });
-  });
+  await observeLongTasks(page);
   for (let r = 0; r < RUNS; r++) {
     await page.click('#reset');
     await page.waitForFunction(() => !document.body.classList.contains('computing') && document.getElementById('step-count').dataset.steps === '0');
-    const run = await page.evaluate(() => new Promise((resolve) => {
-      window.__longTasks.length = 0;
-      const t0 = performance.now();
-      let frames = 0;
-      const poll = () => {
-        frames++;
-        if (Number(document.getElementById('step-count').dataset.steps) >= 500) {
-          resolve({ ms_to_500_steps: performance.now() - t0, frames, long_tasks: window.__longTasks.length,
-            longest_task_ms: window.__longTasks.length ? Math.max(...window.__longTasks) : 0 });
-        } else requestAnimationFrame(poll);
-      };
-      document.getElementById('play').click();
-      requestAnimationFrame(poll);
-    }));
-    runs.push(run);
+    runs.push(await trainUntil(page));
   }
   // Part 2: Compare, all ten functions, 300 steps each (the defaults); a build without it is skipped.
   const hasCompare = await page.$('#compare-run');
@@ -70,7 +54,7 @@ try {
   await server.stop();
 }
 console.log(JSON.stringify({
-  date: new Date().toISOString(), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg: loadavg().map((x) => +x.toFixed(2)),
+  ...header({ load }),
   build: folder || 'dist/web', task: 'previous word, scaled-dot, defaults of web/lab.js', runs,
   median_ms_to_500_steps: Math.round(median(runs.map((r) => r.ms_to_500_steps))),
   median_longest_task_ms: Math.round(median(runs.map((r) => r.longest_task_ms))),

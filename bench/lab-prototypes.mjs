@@ -9,9 +9,11 @@
 //   accuracy and the mean distance from a key to its nearest training point (and at the start).
 //   The page: in headless Chromium, from a click on Train to 500 steps, the longest main-thread task
 //   (PerformanceObserver long tasks, > 50 ms; 0 = none) and the time taken; 3 runs.
-// Writes bench/results/lab-prototypes.json; --readme renders the README table from it.
+// Writes bench/results/lab-prototypes.json; --readme renders the README table from it. --page-only
+// measures only the page and prints it (writes nothing); --web DIR serves another build's dist/web.
 //   node bench/lab-prototypes.mjs [--quick] [--no-page]     node bench/lab-prototypes.mjs --readme
-import { cpus, loadavg } from 'node:os';
+//   node bench/lab-prototypes.mjs --page-only [--web DIR]
+import { loadavg } from 'node:os';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -59,6 +61,41 @@ function renderReadme() {
 }
 
 if (process.argv.includes('--readme')) { renderReadme(); process.exit(0); }
+
+// ---- the page ----
+/** In headless Chromium: 3 runs from a click on Train to 500 steps (Start over in between). */
+async function measurePage(folder) {
+  const { startServer } = await import(pathToFileURL(join(root, 'tests/e2e/harness.mjs')).href);
+  const { launch, observeLongTasks, trainUntil } = await import('./browser.mjs');
+  const server = await startServer(folder);
+  const browser = await launch();
+  const runs = [];
+  try {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const p = await context.newPage();
+    await p.goto(server.url + 'lab-prototypes.html');
+    await p.waitForSelector('body.ready', { timeout: 60000 });
+    await observeLongTasks(p);
+    for (let r = 0; r < 3; r++) {
+      await p.click('#reset');
+      await p.waitForFunction(() => Number(document.getElementById('step-count').dataset.steps) === 0 && !document.body.classList.contains('computing'));
+      runs.push(await trainUntil(p, { pause: true, round: true }));
+    }
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+  return { runs, median_ms_to_500_steps: median(runs.map((r) => r.ms_to_500_steps)), median_longest_task_ms: median(runs.map((r) => r.longest_task_ms)) };
+}
+
+const webDir = process.argv.includes('--web') ? process.argv[process.argv.indexOf('--web') + 1] : undefined;
+if (process.argv.includes('--page-only')) {
+  const { header } = await import('./browser.mjs');
+  const load = loadavg();
+  const page = await measurePage(webDir);
+  console.log(JSON.stringify({ ...header({ load }), build: webDir || 'dist/web', page }, null, 1));
+  process.exit(0);
+}
 
 const quick = process.argv.includes('--quick');
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
@@ -120,51 +157,11 @@ for (const dataset of DATASET_IDS) {
 }
 
 // ---- the page ----
-let page = null;
-if (!process.argv.includes('--no-page') && existsSync(join(root, 'dist/web/lab-prototypes.html'))) {
-  const { chromium } = await import('playwright-core');
-  const { startServer, CHROMIUM_ARGS } = await import(pathToFileURL(join(root, 'tests/e2e/harness.mjs')).href);
-  const server = await startServer();
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-  const runs = [];
-  try {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const p = await context.newPage();
-    await p.goto(server.url + 'lab-prototypes.html');
-    await p.waitForSelector('body.ready', { timeout: 60000 });
-    await p.evaluate(() => {
-      window.__longTasks = [];
-      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask' });
-    });
-    for (let r = 0; r < 3; r++) {
-      await p.click('#reset');
-      await p.waitForFunction(() => Number(document.getElementById('step-count').dataset.steps) === 0 && !document.body.classList.contains('computing'));
-      runs.push(await p.evaluate(() => new Promise((resolve) => {
-        window.__longTasks.length = 0;
-        const t0 = performance.now();
-        let frames = 0;
-        const poll = () => {
-          frames++;
-          if (Number(document.getElementById('step-count').dataset.steps) >= 500) {
-            document.getElementById('play').click();
-            resolve({ ms_to_500_steps: Math.round(performance.now() - t0), frames, long_tasks: window.__longTasks.length,
-              longest_task_ms: window.__longTasks.length ? Math.round(Math.max(...window.__longTasks)) : 0 });
-          } else requestAnimationFrame(poll);
-        };
-        document.getElementById('play').click();
-        requestAnimationFrame(poll);
-      })));
-    }
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
-  page = { runs, median_ms_to_500_steps: median(runs.map((r) => r.ms_to_500_steps)), median_longest_task_ms: median(runs.map((r) => r.longest_task_ms)) };
-}
+const page = !process.argv.includes('--no-page') && (webDir || existsSync(join(root, 'dist/web/lab-prototypes.html'))) ? await measurePage(webDir) : null;
 
+const { header } = await import('./browser.mjs');
 const out = {
-  date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  loadavg: loadavg().map((x) => +x.toFixed(2)), isa: scope.variants.isa,
+  ...header(), node: process.version, isa: scope.variants.isa,
   step: { data: 'moons', train_points: def.train.n, keys: MODEL.m, warmup_ms: WARMUP_MS, batches: BATCHES, steps_per_batch: PER_BATCH, per_score: perScore,
     worker_frame_extra_ms: +median(gridMs).toFixed(3) },
   comparison: { settings: { ...DATA, ...MODEL, steps: STEPS }, seeds: SEEDS, start_mean: +(startMean / starts).toFixed(4), rows },

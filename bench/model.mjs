@@ -12,10 +12,8 @@
 // A duration is never asserted anywhere: tests/e2e/model.test.mjs checks what is drawn, not how fast.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
-import { chromium } from 'playwright-core';
-import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../tests/e2e/harness.mjs';
+import { header, launch } from './browser.mjs';
 
 // --readme: writes the table of bench/results/model.json into README.md (between the MODELBENCH markers).
 if (process.argv.includes('--readme')) {
@@ -45,7 +43,7 @@ const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length 
 const round = (x) => (x === null ? null : Math.round(x * 10) / 10);
 
 const server = await startServer();
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await launch();
 const runs = [];
 let drawn;
 try {
@@ -107,11 +105,9 @@ try {
   await server.stop();
 }
 
-const chromiumVersion = (() => { try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
 const col = (k) => runs.map((r) => r[k]).filter((x) => x !== null);
 console.log(JSON.stringify({
-  date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, loadavg: loadavg().map((x) => Math.round(x * 10) / 10),
-  browser: chromiumVersion, viewport: '1440×900', warmup_ms: WARMUP_MS, runs: RUNS, shape: SHAPE, file_bytes: 128 + 4 * SHAPE.reduce((a, b) => a * b, 1),
+  ...header(), viewport: '1440×900', warmup_ms: WARMUP_MS, runs: RUNS, shape: SHAPE, file_bytes: 128 + 4 * SHAPE.reduce((a, b) => a * b, 1),
   drawn, note: 'headless, software rendering; file → grid = drop event to the first frame after the grid image is set',
   results: [
     { name: 'file dropped → grid drawn', median_ms: round(median(col('grid'))), min_ms: round(Math.min(...col('grid'))), max_ms: round(Math.max(...col('grid'))) },

@@ -11,14 +11,11 @@
 //   node bench/page-scale.mjs [--quick] [--web DIR]   (DIR: another build of dist/web/, to compare two builds)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
-import { chromium } from 'playwright-core';
-import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../tests/e2e/harness.mjs';
+import { header, launch, option } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
-const webArg = process.argv.indexOf('--web');
-const webDir = webArg > 0 ? process.argv[webArg + 1] : undefined;
+const webDir = option('web');
 const WARMUP_MS = 1000;
 const PASTES = quick ? 3 : 7;
 const KEYSTROKES = quick ? 20 : 40;
@@ -66,7 +63,7 @@ const pasteInPage = (text) => new Promise((resolve) => {
 });
 
 const server = await startServer(webDir);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await launch();
 const results = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -192,10 +189,8 @@ try {
   await server.stop();
 }
 
-const chromiumVersion = (() => { try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
 console.log(JSON.stringify({
-  date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  load_average: loadavg()[0].toFixed(1), browser: chromiumVersion, viewport: '1440×900', warmup_ms: WARMUP_MS,
+  ...header(), viewport: '1440×900', warmup_ms: WARMUP_MS,
   note: 'headless, software rendering; the wasm runs in a module worker; medians',
   results,
 }, null, 1));

@@ -12,14 +12,12 @@
 // only check that typing updates the plots.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
-import { chromium } from 'playwright-core';
-import { root, startServer, CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { loadavg } from 'node:os';
+import { root, startServer } from '../tests/e2e/harness.mjs';
+import { header, launch, option } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
-const webArg = process.argv.indexOf('--web');
-const webDir = webArg > 0 ? process.argv[webArg + 1] : undefined;
+const webDir = option('web');
 const manyHeadsOnly = process.argv.includes('--many-heads');
 const SIZES = manyHeadsOnly ? [] : [40, 128];                         // tokens asked for (the page may cut; "tokens" says what it drew)
 const WARMUP_MS = quick ? 1000 : 1500;
@@ -61,7 +59,7 @@ function collectMeasures(page) {
 
 const loadAtStart = loadavg();   // the machine is shared: say how busy it was
 const server = await startServer(webDir);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await launch();
 const results = [];
 try {
   const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
@@ -152,10 +150,8 @@ try {
   await server.stop();
 }
 
-const chromiumVersion = (() => { try { return execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } })();
 console.log(JSON.stringify({
-  date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  browser: chromiumVersion, viewport: '1366×768', loadavg: loadAtStart.map((v) => Math.round(v * 100) / 100), warmup_ms: WARMUP_MS, keystrokes: KEYSTROKES,
+  ...header({ load: loadAtStart }), viewport: '1366×768', warmup_ms: WARMUP_MS, keystrokes: KEYSTROKES,
   note: 'headless, software rendering; update = input event to DOM updated, paint = style/layout/paint after it',
   results,
 }, null, 1));

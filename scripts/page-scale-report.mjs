@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const r = JSON.parse(readFileSync('bench/results/page-scale.json', 'utf8'));
 const ms = (x) => (x === null || x === undefined ? '–' : x < 10 ? x.toFixed(1) : Math.round(x).toLocaleString('en'));
 let out = `Long documents in the demo, measured ${r.date} with \`node bench/page-scale.mjs\` in ${r.browser} (headless, software `
-  + `rendering, ${r.viewport}) on ${r.cpu} (${r.cores} cores, load average ${r.load_average} while it ran: upper bounds for a quiet machine); `
+  + `rendering, ${r.viewport}) on ${r.cpu} (${r.cores} cores, load average ${r.loadavg ? r.loadavg[0].toFixed(1) : r.load_average} while it ran: upper bounds for a quiet machine); `
   + `medians after ${r.warmup_ms / 1000} s of warm-up; the wasm runs in the page's module worker.\n\n`
   + '| what | runs | median ms | p90 ms | notes |\n|---|--:|--:|--:|---|\n';
 for (const x of r.results) {

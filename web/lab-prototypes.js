@@ -1,8 +1,10 @@
 // Lab part 3 (web/lab-prototypes.html): one layer of attention as a classifier of 2-D points, in
 // McCarter's setting. All computing happens in a module worker (web/lab/prototypes-worker.js): this
-// thread asks it for a few steps at a time, one request per animation frame while training plays,
-// and draws what comes back (the map, the curves), so no task here waits for the wasm. The state
+// thread asks it for training and draws what comes back (the map, the curves), so no task here waits
+// for the wasm. The state
 // (data set, size, noise, seed, scoring function, keys, τ, learning rate) lives in the URL's hash.
+// While training plays, the worker trains for ~SLICE_MS per request and answers with the picture,
+// which the page draws in the next animation frame before it asks for more.
 import * as Comlink from 'comlink';
 import { LossCurve } from './figures/LossCurve.js';
 import { PrototypeMap } from './figures/PrototypeMap.js';
@@ -12,9 +14,8 @@ import { DATASETS, DATASET_IDS, VIEW } from './lab/prototypes-data.js';
 import { SCORES } from './lab/prototypes-model.js';
 import { comparisonCSV, readComparison } from './lab/prototypes-compare.js';
 
-const STEPS_PER_FRAME = 5;   // training steps per animation frame while playing
+const SLICE_MS = 20;         // training per request of the worker while playing (then the picture)
 const STEP_BUTTON = 25;      // steps of "+25 steps"
-const EVAL_EVERY = 25;       // steps between two test-set dots on the curves
 const MAX_STEPS = 2000;      // a run stops here (Start over for another)
 const TRAIL_MAX = 200;       // saved key positions per key (the trail is thinned past that)
 
@@ -118,9 +119,15 @@ function take(snap) {
     all.set(snap.losses, losses.length);
     losses = all;
   }
-  if (snap.step % EVAL_EVERY === 0 || snap.step === 0) evals.push({ step: snap.step, loss: snap.test.loss, accuracy: snap.test.accuracy });
-  trails.push(snap.K);
-  if (trails.length > TRAIL_MAX) trails = trails.filter((_, i) => i % 2 === 0 || i === trails.length - 1);
+  if (snap.data) {
+    evals.push({ step: 0, loss: snap.test.loss, accuracy: snap.test.accuracy });
+    trails.push(snap.K);
+  }
+  evals.push(...snap.evals);
+  trails.push(...snap.trail);
+  // The newest keys end the trail even between two of the worker's saved steps.
+  if (trails[trails.length - 1] !== snap.K && !snap.trail.length) trails.push(snap.K);
+  while (trails.length > TRAIL_MAX) trails = trails.filter((_, i) => i % 2 === 0 || i === trails.length - 1);
 }
 
 async function setup() {
@@ -137,23 +144,26 @@ async function setup() {
   render();
 }
 
-async function advance(n) {
+/** Trains (n steps, or { budgetMs, until }) and takes the answer; false if the run changed meanwhile. */
+async function advance(what) {
   const mine = run;
-  const snap = await ask(() => api.advance(n));
+  const snap = await ask(() => api.advance(what));
   if (mine !== run) return false;
   take(snap);
-  render();
+  scheduleRender();
   return true;
 }
 
+// One request in flight at a time, and a frame between two: the newest picture is drawn before the
+// worker trains on, so this thread and the worker do not compete for a core while a frame is made.
 const nextFrame = () => new Promise((r) => requestAnimationFrame(() => r()));
 async function loop() {
   while (playing && cur.step < MAX_STEPS) {
-    if (!(await advance(Math.min(STEPS_PER_FRAME, MAX_STEPS - cur.step)))) return;
+    if (!(await advance({ budgetMs: SLICE_MS, until: MAX_STEPS }))) return;
     await nextFrame();
   }
   if (cur.step >= MAX_STEPS) stop();
-  render();
+  scheduleRender();
 }
 function play() {
   if (cur.step >= MAX_STEPS) return;
@@ -172,19 +182,26 @@ function failed(e) {
   notice(`Training failed: ${e.message}`);
 }
 
-// ---- drawing ----
+// ---- drawing: at most once per animation frame ----
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+let renderQueued = false;
+function scheduleRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => { renderQueued = false; render(); });
+}
 function render() {
   if (!cur) return;
-  ui.stepCount.textContent = `step ${cur.step} of ${MAX_STEPS}`;
+  setText(ui.stepCount, `step ${cur.step} of ${MAX_STEPS}`);
   ui.stepCount.dataset.steps = String(cur.step);
-  ui.accuracy.textContent = `Test accuracy ${pct(cur.test.accuracy)}, training accuracy ${pct(cur.train.accuracy)}.`;
+  setText(ui.accuracy, `Test accuracy ${pct(cur.test.accuracy)}, training accuracy ${pct(cur.train.accuracy)}.`);
   ui.accuracy.dataset.test = String(cur.test.accuracy);
   ui.accuracy.dataset.train = String(cur.train.accuracy);
   const m = cur.K.length / 2;
-  ui.keyDistance.textContent = `Keys: median distance to their nearest training point ${cur.keys.median.toFixed(2)} ` +
+  setText(ui.keyDistance, `Keys: median distance to their nearest training point ${cur.keys.median.toFixed(2)} ` +
     `(${cur.keys.median0.toFixed(2)} at step 0; the points' own spacing ${cur.keys.spacing.toFixed(2)}); ` +
-    `${Math.round(cur.keys.onData * m)} of ${m} on the data; ${pct(cur.keys.agree)} carry their nearest point's class.`;
+    `${Math.round(cur.keys.onData * m)} of ${m} on the data; ${pct(cur.keys.agree)} carry their nearest point's class.`);
   ui.keyDistance.dataset.mean = String(cur.keys.mean);
   ui.keyDistance.dataset.median = String(cur.keys.median);
   ui.step.disabled = playing || cur.step >= MAX_STEPS;

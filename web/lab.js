@@ -133,6 +133,7 @@ async function setup() {
     `chance accuracy on the held-out ones ${(100 * r.chance).toFixed(0)}% (the target is one of a sentence's words).`;
   ui.held.replaceChildren(...r.heldOut.map((text, i) => new Option(text, String(i))));
   following = true;
+  if (heatPending) { heatJobs = []; heatPending = false; busy(-1); }   // the last run's pictures
   fig.heldBefore.labKey = fig.ownBefore.labKey = null;
   writeURL();
   render();
@@ -237,25 +238,47 @@ function drawPair(before, after, pair, step) {
   after.setData(heatData(tokens, pair.after));
   after.schedule(() => { after.draw(); after.titleEl.text(`At step ${step}`); after.captionEl.text(caption); }, true);
 }
-// The two pairs in two tasks (a task of this thread then holds one figure's drawing and layout).
+// The two pairs in two animation frames (frame() below): a frame then holds one pair's drawing and
+// layout besides the curve's. A newer view replaces the pairs still waiting.
+let heatJobs = [], heatPending = false;
 function drawHeatmaps() {
   if (!shown) return;
   const v = shown;
-  drawPair(fig.heldBefore, fig.heldAfter, v.held, v.step);
-  busy(1);
-  setTimeout(() => {
-    if (shown === v) drawPair(fig.ownBefore, fig.ownAfter, v.own, v.step);
-    ui.view.dataset.step = String(v.step);
-    busy(-1);
-  }, 0);
+  if (!heatPending) { heatPending = true; busy(1); }
+  heatJobs = [
+    () => drawPair(fig.heldBefore, fig.heldAfter, v.held, v.step),
+    () => {
+      drawPair(fig.ownBefore, fig.ownAfter, v.own, v.step);
+      ui.view.dataset.step = String(v.step);
+      heatPending = false;
+      busy(-1);
+    },
+  ];
+  queueFrame();
 }
 
-let renderQueued = false;
+// ---- drawing: at most once per animation frame ----
+// While training plays, slices and views arrive faster than frames; each frame brings the curve and
+// the readouts up to date once (if anything changed) and draws at most one heatmap pair, so no task
+// of this thread holds more than about one figure's drawing, style and layout.
+let renderQueued = false, frameQueued = false;
 function scheduleRender() {
-  if (renderQueued) return;
   renderQueued = true;
-  requestAnimationFrame(() => { renderQueued = false; render(); });
+  queueFrame();
 }
+function queueFrame() {
+  if (frameQueued) return;
+  frameQueued = true;
+  requestAnimationFrame(frame);
+}
+function frame() {
+  frameQueued = false;
+  if (renderQueued) { renderQueued = false; render(); }
+  const job = heatJobs.shift();
+  if (job) job();
+  if (heatJobs.length) queueFrame();
+}
+const setText = (el, text) => { if (el.textContent !== text) el.textContent = text; };
 function render() {
   if (!run) return;
   const last = run.snaps - 1;
@@ -263,11 +286,11 @@ function render() {
   if (following) ui.view.value = String(last);
   const snap = Number(ui.view.value);
   const step = Math.min(snap * SNAP_EVERY, run.steps);
-  ui.viewLabel.textContent = String(step);
-  ui.stepCount.textContent = `step ${run.steps} of ${run.maxSteps}`;
+  setText(ui.viewLabel, String(step));
+  setText(ui.stepCount, `step ${run.steps} of ${run.maxSteps}`);
   ui.stepCount.dataset.steps = String(run.steps);
   const e = run.evals[run.evals.length - 1];
-  ui.accuracy.textContent = `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * info.chance).toFixed(0)}%)`;
+  setText(ui.accuracy, `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * info.chance).toFixed(0)}%)`);
   ui.accuracy.dataset.accuracy = String(e.accuracy);
   ui.accuracy.dataset.chance = String(info.chance);
   ui.step.disabled = playing || pumping || run.steps >= run.maxSteps;

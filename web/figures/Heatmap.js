@@ -170,14 +170,16 @@ export class Heatmap extends Figure {
 
     // Numbers in the cells when there is room for them.
     const showText = size >= 30 && this.kind !== 'scores';
-    this.gText.selectAll('text').data(showText ? cells : []).join('text')
-      .attr('x', (k) => left + (k % nk) * size + size / 2 - 0.5)
-      .attr('y', (k) => top + Math.floor(k / nk) * size + size / 2)
-      .attr('class', (k) => {
-        if (d.masked(Math.floor(k / nk), k % nk)) return 'cell-value hidden';
-        return luminance(toRGB(colour(vals[k]))) > 0.35 ? 'cell-value dark' : 'cell-value light';
-      })
-      .text((k) => (d.masked(Math.floor(k / nk), k % nk) ? '' : fmtCell(vals[k])));
+    // Each number's attributes and text are written only where they changed: a text rewritten is a
+    // text laid out again, and a redraw (the lab's, many times a second while it trains) keeps most.
+    this.gText.selectAll('text').data(showText ? cells : []).join('text').each(function (k) {
+      const masked = d.masked(Math.floor(k / nk), k % nk);
+      setAttr(this, 'x', left + (k % nk) * size + size / 2 - 0.5);
+      setAttr(this, 'y', top + Math.floor(k / nk) * size + size / 2);
+      setAttr(this, 'class', masked ? 'cell-value hidden' : luminance(toRGB(colour(vals[k]))) > 0.35 ? 'cell-value dark' : 'cell-value light');
+      const text = masked ? '' : fmtCell(vals[k]);
+      if (this.textContent !== text) this.textContent = text;
+    });
 
     const labels = `${size}|${left}|${top}|` + d.qTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001') + '\u0002'
       + d.kTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001');
@@ -428,6 +430,11 @@ function runs(list) {
     else out.push([t, t]);
   }
   return out;
+}
+
+function setAttr(node, name, value) {
+  const v = String(value);
+  if (node.getAttribute(name) !== v) node.setAttribute(name, v);
 }
 
 function fmtCell(w) {

@@ -46,16 +46,41 @@ export class LossCurve extends Figure {
     const x = scaleLinear().domain([0, Math.max(d.maxSteps, n)]).range([M.left, W - M.right]);
     const y = scaleLinear().domain([0, top * 1.05]).range([H - M.bottom, M.top]).nice();
     const ya = scaleLinear().domain([0, 1]).range([H - M.bottom, M.top]);
-    this.gx.attr('transform', `translate(0,${H - M.bottom})`).call(axisBottom(x).ticks(6));
-    this.gy.attr('transform', `translate(${M.left},0)`).call(axisLeft(y).ticks(5));
-    this.gy2.attr('transform', `translate(${W - M.right},0)`).call(axisRight(ya).ticks(5, '%'));
-    let path = '';
-    for (let i = 0; i < n; i++) path += `${i ? 'L' : 'M'}${x(i + 1).toFixed(1)},${y(d.losses[i]).toFixed(1)}`;
-    this.path.attr('d', path || null);
-    this.gHeld.selectAll('circle').data(d.evals).join('circle').attr('r', 3)
-      .attr('cx', (e) => x(e.step)).attr('cy', (e) => y(e.loss));
-    this.gAcc.selectAll('rect').data(d.evals).join('rect').attr('width', 6).attr('height', 6)
-      .attr('x', (e) => x(e.step) - 3).attr('y', (e) => ya(e.accuracy) - 3);
+    // While a run trains this is redrawn every frame: the axes (text, the costly part to lay out) and
+    // the dots are rewritten only when their scales or the evaluations changed, and the path is
+    // extended, not rebuilt, while the scales stay.
+    const scales = `${x.domain()}|${y.domain()}`;
+    if (scales !== this.scalesKey) {
+      this.scalesKey = scales;
+      this.pathText = '';
+      this.pathPoints = 0;
+      this.evalsKey = null;
+      this.gx.attr('transform', `translate(0,${H - M.bottom})`).call(axisBottom(x).ticks(6));
+      this.gy.attr('transform', `translate(${M.left},0)`).call(axisLeft(y).ticks(5));
+      this.gy2.attr('transform', `translate(${W - M.right},0)`).call(axisRight(ya).ticks(5, '%'));
+    }
+    // The path drawn so far is kept only if these losses begin with the ones it shows (same first
+    // and last value), e.g. the same run a few steps on.
+    const k = this.pathPoints;
+    if (k && (n < k || d.losses[0] !== this.pathFirst || d.losses[k - 1] !== this.pathLast)) { this.pathText = ''; this.pathPoints = 0; }
+    if (n !== this.pathPoints || n === 0) {
+      let path = this.pathText;
+      for (let i = this.pathPoints; i < n; i++) path += `${i ? 'L' : 'M'}${x(i + 1).toFixed(1)},${y(d.losses[i]).toFixed(1)}`;
+      this.pathText = path;
+      this.pathPoints = n;
+      this.pathFirst = d.losses[0];
+      this.pathLast = d.losses[n - 1];
+      this.path.attr('d', path || null);
+    }
+    const last = d.evals[d.evals.length - 1];
+    const evalsKey = `${d.evals.length}|${last ? `${last.step},${last.loss},${last.accuracy}` : ''}`;
+    if (evalsKey !== this.evalsKey) {
+      this.evalsKey = evalsKey;
+      this.gHeld.selectAll('circle').data(d.evals).join('circle').attr('r', 3)
+        .attr('cx', (e) => x(e.step)).attr('cy', (e) => y(e.loss));
+      this.gAcc.selectAll('rect').data(d.evals).join('rect').attr('width', 6).attr('height', 6)
+        .attr('x', (e) => x(e.step) - 3).attr('y', (e) => ya(e.accuracy) - 3);
+    }
     this.chance.attr('x1', M.left).attr('x2', W - M.right).attr('y1', ya(d.chance)).attr('y2', ya(d.chance));
     this.marker.attr('x1', x(d.marker)).attr('x2', x(d.marker)).attr('y1', M.top).attr('y2', H - M.bottom);
   }

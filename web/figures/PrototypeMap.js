@@ -8,6 +8,7 @@ import { axisBottom, axisLeft } from 'd3-axis';
 import { Figure, packRGB, toRGB } from './base.js';
 
 const M = { left: 30, right: 10, top: 10, bottom: 24 };
+const LEVELS = 255;   // confidence levels of the regions' colours
 
 export class PrototypeMap extends Figure {
   /** opts: { id, title, caption, size (the plot's side, px), small (no axes, smaller marks) } */
@@ -18,7 +19,11 @@ export class PrototypeMap extends Figure {
     this.m = small ? { left: 4, right: 4, top: 4, bottom: 4 } : M;
     this.addPlot(`prototype-map${small ? ' small' : ''}`);
     this.svg.attr('role', 'img');
-    this.image = this.svg.append('image').attr('class', 'regions').attr('preserveAspectRatio', 'none');
+    // The regions on screen: a canvas (one pixel per grid cell, scaled up) inside the SVG, repainted
+    // in place on every frame of training. Exports get an <image> with the picture as a data: URL.
+    this.liveRegions = this.svg.append('foreignObject').attr('class', 'regions-live');
+    this.canvas = this.liveRegions.append('xhtml:canvas').attr('class', 'regions-canvas').attr('width', 1).attr('height', 1).node();
+    this.image = this.svg.append('image').attr('class', 'regions').attr('preserveAspectRatio', 'none').attr('display', 'none');
     this.frame = this.svg.append('rect').attr('class', 'map-frame');
     this.gx = this.svg.append('g').attr('class', 'axis x');
     this.gy = this.svg.append('g').attr('class', 'axis y');
@@ -29,9 +34,6 @@ export class PrototypeMap extends Figure {
     this.setSize(size + this.m.left + this.m.right, size + this.m.top + this.m.bottom);
     this.data = null;
     this.pointsKey = null;
-    this.canvas = null;
-    this.paints = 0;
-    this.blobURL = null;
   }
 
   /**
@@ -65,52 +67,48 @@ export class PrototypeMap extends Figure {
     return this.colourCache;
   }
 
-  /**
-   * The regions as a picture, painted into this figure's own canvas: each grid cell the class colour
-   * over the panel, by confidence. Painting is cheap; encoding it (to put it in the SVG) is not, so
-   * the canvas is encoded off this thread (toBlob) and shown through a blob: URL once ready, and
-   * encoded synchronously only for an export (a file needs it inside, as a data: URL).
-   */
+  /** The regions painted into the figure's canvas: each grid cell the class colour over the panel, by confidence. */
   paintRegions(grid, classes) {
     const { panel, colours } = this.themeColours(classes);
     const floor = 1 / classes, n = grid.res;
-    if (!this.canvas) this.canvas = this.root.node().ownerDocument.createElement('canvas');
-    this.canvas.width = n;
-    this.canvas.height = n;
+    // One packed pixel per class and confidence level (LEVELS of them), made once per theme.
+    if (this.tableKey !== this.colourKey) {
+      this.tableKey = this.colourKey;
+      this.table = new Uint32Array(classes * (LEVELS + 1));
+      for (let c = 0; c < classes; c++) {
+        for (let l = 0; l <= LEVELS; l++) {
+          const a = 0.12 + 0.4 * (l / LEVELS);
+          this.table[c * (LEVELS + 1) + l] = packRGB([0, 1, 2].map((k) => Math.round(panel[k] + (colours[c][k] - panel[k]) * a)));
+        }
+      }
+    }
+    if (this.canvas.width !== n) { this.canvas.width = n; this.canvas.height = n; this.img = null; }
     const ctx = this.canvas.getContext('2d');
-    const img = ctx.createImageData(n, n);
-    const px = new Uint32Array(img.data.buffer);
+    if (!this.img) this.img = ctx.createImageData(n, n);
+    const px = new Uint32Array(this.img.data.buffer), table = this.table, scale = LEVELS / (1 - floor);
     for (let i = 0; i < n * n; i++) {
-      const col = colours[grid.cls[i]];
-      const a = 0.12 + 0.4 * Math.max(0, Math.min(1, (grid.conf[i] - floor) / (1 - floor)));
-      px[i] = packRGB([0, 1, 2].map((k) => Math.round(panel[k] + (col[k] - panel[k]) * a)));
+      const l = Math.round((grid.conf[i] - floor) * scale);
+      px[i] = table[grid.cls[i] * (LEVELS + 1) + (l < 0 ? 0 : l > LEVELS ? LEVELS : l)];
     }
-    ctx.putImageData(img, 0, 0);
-    const token = ++this.paints;
-    this.canvas.toBlob((blob) => {
-      if (!blob || token !== this.paints) return;   // a newer picture is on its way
-      const url = URL.createObjectURL(blob);
-      this.image.attr('href', url);
-      if (this.blobURL) URL.revokeObjectURL(this.blobURL);
-      this.blobURL = url;
-    }, 'image/png');
+    ctx.putImageData(this.img, 0, 0);
   }
 
-  dispose() {
-    this.paints++;
-    if (this.blobURL) { URL.revokeObjectURL(this.blobURL); this.blobURL = null; }
-    super.dispose();
-  }
-
-  /** Exports carry the regions inside the file (a data: URL), whatever the screen shows now. */
-  async toBlob(format) {
+  /**
+   * Exports carry the regions inside the file: while the file's copy of the SVG is made, the <image>
+   * shows the canvas as a data: URL and the canvas is left out (both made in toBlob's first,
+   * synchronous part, so the page never shows the swap).
+   */
+  toBlob(format) {
     this.runJob();
-    if (this.canvas && (format === 'png' || format === 'svg')) {
-      this.paints++;   // a pending blob: URL must not replace the data: URL while the file is made
-      if (this.blobURL) { URL.revokeObjectURL(this.blobURL); this.blobURL = null; }
-      this.image.attr('href', this.canvas.toDataURL('image/png'));
+    if (!this.data) return super.toBlob(format);
+    this.image.attr('href', this.canvas.toDataURL('image/png')).attr('display', null);
+    this.liveRegions.attr('display', 'none');
+    try {
+      return super.toBlob(format);
+    } finally {
+      this.image.attr('display', 'none').attr('href', null);
+      this.liveRegions.attr('display', null);
     }
-    return super.toBlob(format);
   }
 
   draw() {
@@ -118,7 +116,11 @@ export class PrototypeMap extends Figure {
     if (!d) return;
     const { x, y } = this.scales();
     const m = this.m, S = this.size;
-    this.image.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S);
+    if (this.placed !== S) {
+      this.placed = S;
+      this.image.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S);
+      this.liveRegions.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S);
+    }
     this.paintRegions(d.grid, d.classes);
     this.frame.attr('x', m.left).attr('y', m.top).attr('width', S).attr('height', S);
     if (!this.small && this.axesView !== d.view) {
@@ -143,9 +145,18 @@ export class PrototypeMap extends Figure {
     const keys = Array.from({ length: d.m }, (_, j) => j);
     const clampX = (v) => Math.max(m.left, Math.min(m.left + S, x(v)));
     const clampY = (v) => Math.max(m.top, Math.min(m.top + S, y(v)));
+    // A trail that only grew since the last frame is extended, not rebuilt.
+    const from = trails === this.trailsRef && this.trailText && this.trailText.length === d.m && trails.length >= this.trailsDone ? this.trailsDone : 0;
+    if (!from) this.trailText = keys.map(() => '');
+    for (let t = from; t < trails.length; t++) {
+      const K = trails[t];
+      for (let j = 0; j < d.m; j++) this.trailText[j] += `${t ? 'L' : 'M'}${clampX(K[2 * j]).toFixed(1)},${clampY(K[2 * j + 1]).toFixed(1)}`;
+    }
+    this.trailsRef = trails;
+    this.trailsDone = trails.length;
     this.gTrails.selectAll('path').data(trails.length > 1 ? keys : []).join('path')
       .attr('class', 'trail')
-      .attr('d', (j) => trails.map((K, t) => `${t ? 'L' : 'M'}${clampX(K[2 * j]).toFixed(1)},${clampY(K[2 * j + 1]).toFixed(1)}`).join(''));
+      .attr('d', (j) => this.trailText[j]);
     // Keys: a diamond inside the picture, a triangle on its edge when outside.
     const size = this.small ? 5 : 8;
     const g = this.gKeys.selectAll('g.key').data(keys).join((enter) => {

@@ -8,7 +8,9 @@ import { makeData } from './prototypes-data.js';
 import { PrototypeClassifier, SCORES, keyStats } from './prototypes-model.js';
 import { compareScores } from './prototypes-compare.js';
 
-const GRID = 60;   // cells a side of the decision-region picture
+const GRID = 60;         // cells a side of the decision-region picture
+const TRAIL_EVERY = 5;   // steps between two saved key positions (the keys' trails)
+const EVAL_EVERY = 25;   // steps between two test-set evaluations (the dots on the curves)
 let scope = null, data = null, model = null, lossesSent = 0;
 const channel = new MessageChannel();
 /** Lets the worker read its messages between two parts of a long request. */
@@ -24,13 +26,18 @@ function transferable(value) {
   return Comlink.transfer(value, [...new Set(list)]);
 }
 
-/** What the page draws for the current model. */
-function snapshot(withData) {
+/**
+ * What the page draws for the current model; `trail`: the keys at each TRAIL_EVERY-th step since the
+ * last answer, `evals`: the test set's { step, loss, accuracy } at each EVAL_EVERY-th step since then.
+ */
+function snapshot(withData, trail = [], evals = []) {
   const losses = Float32Array.from(model.losses.slice(lossesSent));
   lossesSent = model.losses.length;
   return {
     step: model.steps,
     losses,
+    trail,
+    evals,
     K: model.K.slice(),
     V: model.V.slice(),
     train: model.evaluate(data.train),
@@ -56,10 +63,24 @@ const api = {
     return transferable(snapshot(true));
   },
 
-  /** `n` more training steps, then the picture. */
-  advance(n) {
-    model.step(n);
-    return transferable(snapshot(false));
+  /**
+   * More training, then the picture: `n` more steps, or (an object { budgetMs, until }) as many as
+   * fit in about budgetMs (at least TRAIL_EVERY), never past step `until`. Steps go in chunks that end
+   * on multiples of TRAIL_EVERY, so the trails and the test evaluations fall on the same steps however
+   * the page slices the run.
+   */
+  advance(arg) {
+    const t0 = performance.now();
+    const budget = typeof arg === 'number' ? Infinity : arg.budgetMs;
+    const until = typeof arg === 'number' ? model.steps + arg : arg.until;
+    const trail = [], evals = [];
+    while (model.steps < until) {
+      model.step(Math.min(TRAIL_EVERY - (model.steps % TRAIL_EVERY), until - model.steps));
+      if (model.steps % TRAIL_EVERY === 0) trail.push(model.K.slice());
+      if (model.steps % EVAL_EVERY === 0) { const t = model.evaluate(data.test); evals.push({ step: model.steps, loss: t.loss, accuracy: t.accuracy }); }
+      if (performance.now() - t0 >= budget) break;
+    }
+    return transferable(snapshot(false, trail, evals));
   },
 
   /**

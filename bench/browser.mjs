@@ -1,0 +1,77 @@
+// What the browser benchmarks (bench/page.mjs, page-scale.mjs, element.mjs, model.mjs, lab-page.mjs,
+// lab-prototypes.mjs) share: headless Chromium launched as the e2e tests launch it, the header of
+// their JSON (when, on what machine, how busy it was, which browser), `--web DIR` (another build's
+// dist/web, to compare two builds under the same load), and for the lab pages the long-task observer
+// and the run "click Train, poll every animation frame until 500 steps, report the longest task".
+// Nothing here measures by itself; the numbers come from the pages (performance.now, PerformanceObserver).
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Headless Chromium with the e2e tests' flags. */
+export function launch() {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** The browser's own version line ("Chromium 1xx… built on …"), or 'unknown'. */
+export function browserVersion() {
+  try { return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; }
+}
+
+/**
+ * The start of every browser benchmark's JSON: { date (YYYY-MM-DD), cpu, cores, loadavg (1, 5 and 15
+ * minutes), browser }. `load`: a loadavg() taken earlier (at the start of the run), else now.
+ */
+export function header({ load = loadavg() } = {}) {
+  return {
+    date: new Date().toISOString().slice(0, 10), cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
+    loadavg: load.map((x) => Math.round(x * 100) / 100), browser: browserVersion(),
+  };
+}
+
+/** The value after `--name` on the command line (`--web DIR`), or undefined. */
+export function option(name, argv = process.argv) {
+  const i = argv.indexOf(`--${name}`);
+  return i > 0 && i + 1 < argv.length ? argv[i + 1] : undefined;
+}
+
+export const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.floor(s.length / 2)] : null; };
+
+/**
+ * Starts collecting the page's long tasks (PerformanceObserver 'longtask': main-thread tasks over
+ * 50 ms) into window.__longTasks (durations, ms). Call once per page.
+ */
+export function observeLongTasks(page) {
+  return page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask' });
+  });
+}
+
+/**
+ * In a lab page (web/lab.html or web/lab-prototypes.html, after Start over): clears the long tasks,
+ * clicks #play, polls every animation frame until #step-count's data-steps reaches `steps`, and
+ * resolves { ms_to_500_steps, frames, long_tasks, longest_task_ms } (0 = no task over 50 ms).
+ * `pause`: click #play again at the end (stops the training); `round`: whole milliseconds.
+ */
+export function trainUntil(page, { steps = 500, pause = false, round = false } = {}) {
+  return page.evaluate(({ steps, pause, round }) => new Promise((resolve) => {
+    window.__longTasks.length = 0;
+    const t0 = performance.now();
+    const r = round ? Math.round : (x) => x;
+    let frames = 0;
+    const poll = () => {
+      frames++;
+      if (Number(document.getElementById('step-count').dataset.steps) >= steps) {
+        if (pause) document.getElementById('play').click();
+        resolve({ ms_to_500_steps: r(performance.now() - t0), frames, long_tasks: window.__longTasks.length,
+          longest_task_ms: window.__longTasks.length ? r(Math.max(...window.__longTasks)) : 0 });
+      } else requestAnimationFrame(poll);
+    };
+    document.getElementById('play').click();
+    requestAnimationFrame(poll);
+  }), { steps, pause, round });
+}
