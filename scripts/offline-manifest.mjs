@@ -1,10 +1,15 @@
 // Writes dist/web/sw.js: web/sw.js with the list of files to save for offline use and their
-// SHA-256 filled in, and a version (the cache's name) that is a hash of all of them and of the
-// worker's own code, so any change to the page gives a new cache and the old one is deleted.
-// Used by scripts/build-web.mjs (and by the offline e2e test, on a copy of dist/web).
+// SHA-256 filled in, which of them each page needs, and a version (the cache's name) that is a hash
+// of all of them and of the worker's own code, so any change to the page gives a new cache and the
+// old one is deleted. Used by scripts/build-web.mjs (and by the offline e2e test, on a copy of dist/web).
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** The vocabulary files (tens of MB): saved only for the pages that load the vocabulary. */
+const VOCABULARY = /^glove-[0-9a-z]+\.bin$/;
+/** The pages that load the vocabulary; every other page gets by without it (lab part 3, the model page). */
+export const VOCABULARY_PAGES = ['index.html', 'lab.html'];
 
 /** Every file the page can ask for: all of the folder but source maps, the worker and its kill switch. */
 export function offlineFiles(dir) {
@@ -14,8 +19,42 @@ export function offlineFiles(dir) {
 }
 
 /**
- * Fills the template's two placeholders and writes dir/sw.js.
- * @returns {{ version: string, files: Record<string, string> }}
+ * The files a page of dir needs offline: the page, the scripts and styles its HTML links, every file
+ * of dir a script names in a string (its workers, the wasm, the model page's example), followed
+ * through the scripts it finds, and each script's .LEGAL.txt; the vocabulary only when `vocabulary`
+ * (the module's code names it whether the page loads it or not).
+ */
+export function pageFiles(dir, page, { vocabulary = false } = {}) {
+  const all = new Set(offlineFiles(dir));
+  const out = new Set([page]);
+  const queue = [page];
+  while (queue.length) {
+    const f = queue.shift();
+    const text = /\.(html|js)$/.test(f) ? readFileSync(join(dir, f), 'utf8') : '';
+    const refs = f.endsWith('.html')
+      ? [...text.matchAll(/<(?:script|link)\b[^>]*?\s(?:src|href)="([^"]+)"/g)].map((m) => m[1])
+      : [...text.matchAll(/["'`]([\w.-]+\.[a-z]+)["'`]/g)].map((m) => m[1]);
+    for (const r of refs) {
+      if (!all.has(r) || out.has(r) || VOCABULARY.test(r) || r.endsWith('.html')) continue;
+      out.add(r);
+      queue.push(r);
+    }
+    if (all.has(`${f}.LEGAL.txt`)) out.add(`${f}.LEGAL.txt`);
+  }
+  if (vocabulary) for (const f of all) if (VOCABULARY.test(f)) out.add(f);
+  return [...out].sort();
+}
+
+/** Every page of dir (its .html files) → the files it needs offline (pageFiles). */
+export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
+  const pages = {};
+  for (const f of offlineFiles(dir).filter((x) => x.endsWith('.html'))) pages[f] = pageFiles(dir, f, { vocabulary: vocabularyPages.includes(f) });
+  return pages;
+}
+
+/**
+ * Fills the template's placeholders and writes dir/sw.js.
+ * @returns {{ version: string, files: Record<string, string>, pages: Record<string, string[]> }}
  */
 export function writeServiceWorker(dir, templatePath) {
   const template = readFileSync(templatePath, 'utf8');
@@ -26,15 +65,18 @@ export function writeServiceWorker(dir, templatePath) {
     files[f] = createHash('sha256').update(bytes).digest('hex');
     all.update(`${f}\0${files[f]}\0`);
   }
+  const pages = offlinePages(dir);
+  all.update(JSON.stringify(pages));
   const version = all.digest('hex').slice(0, 16);
   let out = template;
   for (const [placeholder, value] of [
     ["/* build: VERSION */ 'unbuilt'", JSON.stringify(version)],
     ['/* build: FILES */ {}', JSON.stringify(files, null, 2)],
+    ['/* build: PAGES */ {}', JSON.stringify(pages, null, 2)],
   ]) {
     if (!out.includes(placeholder)) throw new Error(`offline-manifest: ${templatePath} lacks ${placeholder}`);
     out = out.replace(placeholder, () => value);
   }
   writeFileSync(join(dir, 'sw.js'), out);
-  return { version, files };
+  return { version, files, pages };
 }

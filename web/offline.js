@@ -1,7 +1,20 @@
-// Registers the service worker (sw.js, next to this bundle) that saves the page for offline use, and
-// says so in one quiet line once the worker controls the page. Where service workers are not
-// available (a file:// page, a browser or mode without them, an insecure origin, storage refused)
-// nothing happens and the page works as before, online.
+// Registers the service worker (sw.js, next to this bundle) that saves the page for offline use, asks
+// it to keep this page's files (only those this page needs: see web/sw.js), and says so in one quiet
+// line once they are saved. Where service workers are not available (a file:// page, a browser or
+// mode without them, an insecure origin, storage refused) nothing happens and the page works as
+// before, online.
+
+const SAVED = 'Available offline: this page and what it needs are saved in your browser.';
+const NEWER = 'Available offline. A newer version has been saved: reload to use it.';
+
+/** Asks the active worker to keep this page's files; resolves true once they are saved. */
+function keepPage(worker) {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (ev) => resolve(!!(ev.data && ev.data.kept));
+    worker.postMessage({ type: 'keep' }, [channel.port2]);
+  });
+}
 
 /** @param {HTMLElement} line  a hidden element for the one-line status */
 export function keepForOffline(line) {
@@ -17,13 +30,14 @@ export function keepForOffline(line) {
     line.textContent = text;
     line.hidden = false;
   };
-  let controlled = !!container.controller;
-  if (controlled) show('Available offline: this page and its vocabulary are saved in your browser.');
+  let controlled = !!container.controller, newer = false;
+  // Controlled at load: this worker saved the page on an earlier visit (or saves it now: see below).
+  if (controlled) show(SAVED);
   container.addEventListener('controllerchange', () => {
-    // The first time: the worker has saved everything and took over this page. Later: a new build
-    // was saved and replaced the old one; this page still runs the old one until it is reloaded.
-    show(controlled ? 'Available offline. A newer version has been saved: reload to use it.'
-      : 'Available offline: this page and its vocabulary are saved in your browser.');
+    // The first time: the worker has saved the pages open while it installed, this one among them,
+    // and took over this page. Later: a new build was saved and replaced the old one; this page
+    // still runs the old one until it is reloaded.
+    if (controlled) { newer = true; show(NEWER); } else show(SAVED);
     controlled = true;
   });
   // updateViaCache 'none': the browser asks the server for sw.js itself on every check, never an
@@ -34,4 +48,13 @@ export function keepForOffline(line) {
     .catch(() => {
       // No offline copy this time (private mode, storage full, offline, …): nothing the reader must act on.
     });
+  // Once a worker is active (installed by this load or an earlier one, maybe for another page of the
+  // site): it saves this page's files if it lacks any. The line marks when they are saved.
+  container.ready
+    .then((registration) => (registration.active ? keepPage(registration.active) : false))
+    .then((kept) => {
+      line.dataset.kept = String(kept);
+      if (kept && !newer) show(SAVED);
+    })
+    .catch(() => {});
 }

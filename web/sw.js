@@ -1,13 +1,17 @@
-// The service worker that keeps the demo usable offline once it has been loaded. On install it
-// saves every file of the page (the list and each file's SHA-256 are written in by
-// scripts/build-web.mjs, see scripts/offline-manifest.mjs) into one cache named after the build's
-// content hash; afterwards it answers requests for those files from that cache, never asking the
-// network. A new build has a new hash, so a new sw.js: the browser installs it next to the old one,
-// and once it has every file it takes over and deletes the caches of older builds.
+// The service worker that keeps the demo's pages usable offline once they have been loaded. Each
+// page saves what it needs, no more: the build writes in every file with its SHA-256 and, for each
+// page, the files it needs (scripts/build-web.mjs, see scripts/offline-manifest.mjs), so lab part 3
+// or the model page never downloads the 50 MB vocabulary. Files go into one cache named after the
+// build's content hash: on install, those of the pages open now (the one registering this worker
+// among them) and of the pages an older build's cache kept; afterwards, those of each page that
+// loads (web/offline.js asks with a 'keep' message). Requests for saved files are answered from the
+// cache, never asking the network. A new build has a new hash, so a new sw.js: the browser installs
+// it next to the old one, and once it has the files it takes over and deletes older builds' caches.
 // Not bundled and not a module (service workers as modules are not supported everywhere).
 
 const VERSION = /* build: VERSION */ 'unbuilt';
 const FILES = /* build: FILES */ {};   // path relative to this file → SHA-256 of its bytes (hex)
+const PAGES = /* build: PAGES */ {};   // page (its .html) → the files it needs, itself included
 const PREFIX = 'attnscope-web-';
 const CACHE = PREFIX + VERSION;
 
@@ -21,24 +25,68 @@ async function sha256(buffer) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** The page (a key of PAGES) at a URL, or null; the scope itself is the demo. */
+function pageAt(href) {
+  const url = new URL(href);
+  url.search = '';
+  url.hash = '';
+  if (url.href === scope) return 'index.html';
+  return Object.keys(PAGES).find((p) => at(p) === url.href) || null;
+}
+
+/** Saves the files of `pages` that the cache lacks, each checked against the build's hash. */
+async function keep(pages) {
+  const cache = await caches.open(CACHE);
+  const files = new Set();
+  for (const p of pages) for (const f of PAGES[p] || []) files.add(f);
+  await Promise.all([...files].map(async (file) => {
+    const url = at(file);
+    if (await cache.match(url)) return;
+    // 'no-cache': revalidated with the server, so a stale copy in the HTTP cache is never saved.
+    const response = await fetch(url, { cache: 'no-cache' });
+    if (!response.ok) throw new Error(`sw: ${file}: HTTP ${response.status}`);
+    // A file from another build (a deploy half done, a proxy's old copy) would mix versions in
+    // this cache: refuse it, and the install (or the keep) fails and is retried on a later visit.
+    const got = await sha256(await response.clone().arrayBuffer());
+    if (got !== FILES[file]) throw new Error(`sw: ${file} is not the file of build ${VERSION}`);
+    await cache.put(url, response);
+  }));
+}
+
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    await Promise.all(Object.entries(FILES).map(async ([file, hash]) => {
-      const url = at(file);
-      // 'no-cache': revalidated with the server, so a stale copy in the HTTP cache is never saved.
-      const response = await fetch(url, { cache: 'no-cache' });
-      if (!response.ok) throw new Error(`sw: ${file}: HTTP ${response.status}`);
-      // A file from another build (a deploy half done, a proxy's old copy) would mix versions in
-      // this cache: refuse it, and the install fails and is retried on a later visit.
-      const got = await sha256(await response.clone().arrayBuffer());
-      if (got !== hash) throw new Error(`sw: ${file} is not the file of build ${VERSION}`);
-      await cache.put(url, response);
-    }));
+    const pages = new Set();
+    for (const client of await self.clients.matchAll({ type: 'window', includeUncontrolled: true })) {
+      const p = pageAt(client.url);
+      if (p) pages.add(p);
+    }
+    for (const name of await caches.keys()) {
+      if (!name.startsWith(PREFIX) || name === CACHE) continue;
+      const old = await caches.open(name);
+      for (const p of Object.keys(PAGES)) if (await old.match(at(p))) pages.add(p);
+    }
+    await keep(pages);
     // Take over from an older build's worker at once. Safe for a page it was serving: the page
     // fetches every file it needs while it loads (one wasm, one vocabulary), so it asks nothing of
     // the new cache; its next load is the new build.
     await self.skipWaiting();
+  })());
+});
+
+// A page that loaded asks for its files ({ type: 'keep' }, a MessagePort to answer on): saved, the
+// answer is { kept: true }; else { kept: false, error }.
+self.addEventListener('message', (event) => {
+  if (!event.data || event.data.type !== 'keep') return;
+  const port = event.ports && event.ports[0];
+  const page = event.source && event.source.url ? pageAt(event.source.url) : null;
+  event.waitUntil((async () => {
+    try {
+      if (!page) throw new Error('not one of the pages this worker saves');
+      await keep([page]);
+      if (port) port.postMessage({ kept: true, page });
+    } catch (e) {
+      if (port) port.postMessage({ kept: false, page, error: String(e && e.message || e) });
+    }
   })());
 });
 
@@ -64,7 +112,7 @@ self.addEventListener('fetch', (event) => {
   if (!key) return;   // not one of the page's files (a source map, say): the network, as without us
   event.respondWith((async () => {
     const cached = await caches.match(key, { cacheName: CACHE });
-    // Missing only if the browser evicted the cache: fall back to the network.
+    // Missing if no page that needs it was kept yet, or if the browser evicted the cache: the network.
     return cached || fetch(request);
   })());
 });

@@ -1,5 +1,5 @@
 // The page once loaded works offline: its service worker (web/sw.js, filled in by build-web) saves
-// every file of the build and answers from that cache. Each test has its own browser context (so its
+// the files each loaded page needs (lab part 3 without the vocabulary) and answers from that cache. Each test has its own browser context (so its
 // own service workers and caches); the tests that take the network away or change the build serve
 // their own copy of the page on their own port, leaving the shared server alone.
 import { test, before, after, describe } from 'node:test';
@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setup, startServer, attendOptions, outDir, root } from './harness.mjs';
-import { offlineFiles, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
+import { offlineFiles, offlinePages, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
 
 const web = join(root, 'dist/web');
 const SENTENCE = 'Offline, the kernels still weigh every word of this sentence.';
@@ -56,6 +56,18 @@ describe('offline', () => {
     assert.match(builtVersion(web), /^[0-9a-f]{16}$/);
     for (const f of files) assert.ok(sw.includes(JSON.stringify(f)), `sw.js lists ${f}`);
     assert.doesNotMatch(sw, /https?:\/\//, 'the worker names no other origin');
+    // What each page saves: its own files, and the vocabulary only where the page loads it.
+    const pages = offlinePages(web);
+    assert.deepEqual(Object.keys(pages).sort(), ['index.html', 'lab-prototypes.html', 'lab.html', 'model.html']);
+    for (const [page, needs] of Object.entries(pages)) {
+      for (const f of [page, 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm']) assert.ok(needs.includes(f), `${page} saves ${f}`);
+      assert.equal(needs.includes('glove-50k.bin'), page === 'index.html' || page === 'lab.html', `${page} and the vocabulary`);
+      assert.ok(needs.every((f) => files.includes(f)));
+      assert.ok(sw.includes(JSON.stringify(page)), `sw.js lists the files of ${page}`);
+    }
+    for (const [page, f] of [['index.html', 'worker.js'], ['index.html', 'main.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'prototypes-worker.js'],
+      ['lab-prototypes.html', 'lab-prototypes.css'], ['model.html', 'model-example.json']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
+    assert.deepEqual(files.filter((f) => !Object.values(pages).some((x) => x.includes(f))), [], 'every file is saved by some page');
   });
 
   test('once loaded, the page reloads and computes with the server gone and the network off', async () => {
@@ -67,8 +79,8 @@ describe('offline', () => {
       assert.match(await page.textContent('#offline-status'), /^Available offline/);
       const version = builtVersion(web);
       assert.deepEqual(await cacheContents(page), {
-        [`attnscope-web-${version}`]: offlineFiles(web).map((f) => server.url + f).sort(),
-      });
+        [`attnscope-web-${version}`]: offlinePages(web)['index.html'].map((f) => server.url + f).sort(),
+      }, 'the demo saves its own files (not the other pages\')');
 
       // No network at all: the server is stopped and the browser is offline.
       await server.stop();
@@ -94,6 +106,46 @@ describe('offline', () => {
       assert.equal(await cells(page), r.nq * r.nk);
       assert.deepEqual(await page.locator('#figure-heatmap .row-labels text').allTextContents(), r.queryTokens);
       await page.screenshot({ path: join(outDir, '12-offline.png'), fullPage: true });
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('lab part 3 saves its files without the vocabulary; the demo opened next adds its own; both load offline', async () => {
+    const server = await startServer();
+    const context = await h.newContext({}, new URL(server.url).origin);
+    const since = h.log.requests.length;
+    const cachedNow = async (p) => Object.values(await cacheContents(p))[0] || [];
+    try {
+      const part3 = h.watch(await context.newPage());
+      await part3.goto(server.url + 'lab-prototypes.html');
+      await part3.waitForSelector('body.ready', { timeout: 60000 });
+      await controlled(part3);
+      await part3.waitForSelector('#offline-status[data-kept="true"]', { state: 'attached', timeout: 30000 });
+      const pages = offlinePages(web);
+      const own = pages['lab-prototypes.html'].map((f) => server.url + f).sort();
+      assert.deepEqual(await cachedNow(part3), own, 'part 3 saves exactly its own files');
+      const vocabulary = h.log.requests.slice(since).filter((u) => u.startsWith(server.url) && /glove-50k\.bin/.test(u));
+      assert.deepEqual(vocabulary, [], 'nothing asked for the vocabulary (the page and its service worker)');
+
+      // The demo, opened next in the same browser: the worker is active already, and the page's
+      // 'keep' message adds the demo's files (the vocabulary with them) to the same cache.
+      const demo = h.watch(await context.newPage());
+      await demo.goto(server.url);
+      await demo.waitForSelector('body.ready', { timeout: 60000 });
+      await demo.waitForSelector('#offline-status[data-kept="true"]', { state: 'attached', timeout: 60000 });
+      assert.deepEqual(await cachedNow(demo), [...new Set([...own, ...pages['index.html'].map((f) => server.url + f)])].sort());
+
+      await server.stop();
+      await context.setOffline(true);
+      await part3.reload();
+      await part3.waitForSelector('body.ready', { timeout: 60000 });
+      await part3.click('#step');
+      await part3.waitForFunction(() => document.getElementById('step-count').dataset.steps === '25', null, { timeout: 30000 });
+      await demo.reload();
+      await demo.waitForSelector('body.ready', { timeout: 60000 });
+      assert.match(await demo.textContent('#load-text'), /^Ready: 50,000 words/);
     } finally {
       await context.close();
       await server.stop();
