@@ -18,7 +18,7 @@ export function launch() {
 
 /** The browser's own version line ("Chromium 1xx… built on …"), or 'unknown'. */
 export function browserVersion() {
-  try { return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'unknown'; }
+  try { return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return 'unknown'; }
 }
 
 /**
