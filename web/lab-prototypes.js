@@ -307,6 +307,9 @@ async function main() {
   ui.status.dataset.ready = 'true';
   document.body.classList.add('ready');
   for (const b of [ui.play, ui.step, ui.reset, ui.compareRun]) b.disabled = false;
+  // In the background (not "computing"): a throwaway copy trains briefly, so the first run does not
+  // share the cores with the engine's compiling of the hot code (web/lab/prototypes-worker.js warmUp).
+  api.warmUp().catch(() => {});
   render();
   ui.play.addEventListener('click', () => (playing ? (stop(), render()) : play()));
   ui.step.addEventListener('click', () => { if (!playing) advance(Math.min(STEP_BUTTON, MAX_STEPS - cur.step)).catch(failed); });

@@ -21,6 +21,7 @@ const api = {
     return { scoreFunctions: scope.scoreFunctions.map((s) => ({ name: s.name, formula: s.formula })), isa: scope.variants.isa };
   },
   setup: (o) => session.setup(o),
+  warmUp: (o) => session.warmUp(o),
   train: (o) => session.train(o),
   view: (o) => session.view(o),
   compareStart: (o) => session.compareStart(o),

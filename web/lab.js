@@ -482,6 +482,9 @@ async function main() {
   ui.status.dataset.ready = 'true';
   document.body.classList.add('ready');
   for (const b of [ui.play, ui.reset, ui.view]) b.disabled = false;
+  // In the background (not "computing"): a few steps of a throwaway head, so the first run does not
+  // share the cores with the engine's compiling of the training code (web/lab/session.js warmUp).
+  api.warmUp({ rule: info.rule, score: info.score }).catch(() => {});
   render();
   compareTaskText();
   drawCompareTable();

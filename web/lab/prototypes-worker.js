@@ -64,6 +64,23 @@ const api = {
   },
 
   /**
+   * Trains a throwaway copy of the current classifier (same data and settings) for about `ms`, with
+   * the pictures the page asks for between steps. The page asks once, after loading, so the engine
+   * compiles the hot code with its optimising tier before the reader presses Train rather than while
+   * the first run plays. The current run is left as it is. Returns the steps taken.
+   */
+  warmUp(ms = 120) {
+    const copy = new PrototypeClassifier(scope, data.train, { ...model.options });
+    const t0 = performance.now();
+    while (performance.now() - t0 < ms) {
+      copy.step(TRAIL_EVERY);
+      copy.evaluate(data.test);
+      copy.grid(GRID);
+    }
+    return copy.steps;
+  },
+
+  /**
    * More training, then the picture: `n` more steps, or (an object { budgetMs, until }) as many as
    * fit in about budgetMs (at least TRAIL_EVERY), never past step `until`. Steps go in chunks that end
    * on multiples of TRAIL_EVERY, so the trails and the test evaluations fall on the same steps however
