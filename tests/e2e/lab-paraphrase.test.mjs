@@ -2,7 +2,7 @@
 // from a sentence and the keys from its paraphrase, so the heatmaps have the sentence's words as rows
 // and the paraphrase's as columns; the user's own sentence gets a second box for its paraphrase (shown
 // only for this rule). Training 300 steps (a count, never a time) raises held-out accuracy far above
-// chance. Training runs in the lab's worker: after an action the test waits for the page to settle.
+// chance; Compare trains the pairs too. Training runs in the lab's worker: after an action the test waits for the page to settle.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -69,6 +69,25 @@ describe('lab, paraphrase rule (cross-attention)', () => {
       assert.equal(await cells(page, 'own-after'), 25, 'your sentence alone: 5 × 5');
       assert.deepEqual(h.log.pageErrors, []);
       assert.deepEqual(h.log.outside, [], 'nothing requested outside the page origin');
+    } finally { await context.close(); }
+  });
+
+  test('compare on the paraphrase rule: content-blind location stays far below scaled-dot', async () => {
+    const context = await h.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const page = h.watch(await context.newPage());
+      await page.goto(h.server.url + 'lab.html#rule=paraphrase&cmp=scaled-dot,location&steps=100');
+      await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
+      await settled(page, 60000);
+      assert.match(await page.textContent('#compare-task'), /the same word in a paraphrase/);
+      await page.click('#compare-run');
+      await page.waitForSelector('#compare-status[data-state="done"]', { timeout: 120000 });
+      const rows = await page.$$eval('#compare-table tbody tr', (trs) => Object.fromEntries(trs.map((tr) => [tr.dataset.score, Number(tr.dataset.accuracy)])));
+      assert.deepEqual(Object.keys(rows).sort(), ['location', 'scaled-dot']);
+      // Location scores key positions only, and a paraphrase moves the words.
+      assert.ok(rows['scaled-dot'] > 0.8 && rows.location < 0.6, JSON.stringify(rows));
+      assert.equal(await page.locator('#figure-lab-compare g.lines path.series').count(), 2);
+      assert.deepEqual(h.log.pageErrors, []);
     } finally { await context.close(); }
   });
 });
