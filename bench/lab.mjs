@@ -55,6 +55,7 @@ const tokensPerBatch = Math.round(HEAD.batch * def.train.data.targets.length / d
 const steps = [
   { case: 'default task (previous word, scaled-dot), SIMD wasm', ...timeSteps(simd.scope, def, 'scaled-dot') },
   { case: 'default task (previous word, scaled-dot), scalar wasm', ...timeSteps(scalar.scope, scalar.tasks.previous, 'scaled-dot') },
+  { case: 'paraphrase task (cross-attention, scaled-dot), SIMD wasm', ...timeSteps(simd.scope, simd.tasks.paraphrase, 'scaled-dot') },
 ];
 const perScore = simd.scope.scoreFunctions.map((s) => ({ score: s.name, ...timeSteps(simd.scope, def, s.name) }));
 

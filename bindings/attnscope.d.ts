@@ -157,14 +157,27 @@ export interface AttentionGradients {
 /**
  * Sentences for a {@link Trainer}: token vectors stacked, the length of each sentence, and for each
  * token the index (within its sentence) of the key its query should attend to, or -1 for none.
+ * Cross-attention: give each sentence a key sentence (e.g. its paraphrase) in `keyVectors` and
+ * `keyLengths` (both or neither); the queries come from the sentence, the keys from its key sentence,
+ * and the targets index the key sentence.
+ * @example
+ * // "the cat sat" / "sat the cat": each word → the same word in the paraphrase
+ * { vectors, lengths: [3], keyVectors, keyLengths: [3], targets: [1, 2, 0] }
  */
 export interface TrainerData {
   /** [sum of lengths, dIn]: the token vectors, sentence after sentence. */
   vectors: Float32Array;
   /** One length per sentence, 1 to `maxLen`. */
   lengths: Uint32Array | number[];
-  /** One per token: -1 (no target, not counted) or the index of a key of its sentence that the mask lets it see. */
+  /**
+   * One per token: -1 (no target, not counted) or the index of a key that the mask lets it see: a
+   * token of its sentence (self-attention) or of its key sentence (cross-attention).
+   */
   targets: Int32Array | number[];
+  /** Cross-attention: [sum of keyLengths, dIn], the key sentences' vectors, one key sentence per sentence. */
+  keyVectors?: Float32Array;
+  /** Cross-attention: one key sentence length per sentence, 1 to `maxLen`. */
+  keyLengths?: Uint32Array | number[];
 }
 
 /** How positions enter a {@link Trainer}'s features. */
@@ -248,20 +261,24 @@ export interface TrainerGradients {
   loss: number;
   /** Target rows of the batch. */
   count: number;
-  /** Tokens of the batch (rows of the matrices below). */
+  /** Tokens of the batch's sentences (rows of features, Q, dQ). */
   rows: number;
+  /** Key tokens of the batch (rows of K, dK): = rows for self-attention, the key sentences' tokens for cross-attention. */
+  keyRows: number;
   /** dLoss/d(each trained matrix). */
   grads: TrainerWeights;
-  /** [rows, dFeat]: the features (vectors with positions) the projections see. */
+  /** [rows, dFeat]: the features (vectors with positions) the query projection sees (and, self-attention, the key projection). */
   features: Float32Array;
   /** [rows, dHead]: the projected queries. */
   Q: Float32Array;
-  /** [rows, dHead]: the projected keys. */
+  /** [keyRows, dHead]: the projected keys. */
   K: Float32Array;
   /** [rows, dHead]: dLoss/dQ. */
   dQ: Float32Array;
-  /** [rows, dHead]: dLoss/dK. */
+  /** [keyRows, dHead]: dLoss/dK. */
   dK: Float32Array;
+  /** Cross-attention: [keyRows, dFeat], the key sentences' features (positions counted within each key sentence); null for self-attention. */
+  keyFeatures: Float32Array | null;
 }
 
 /**
@@ -283,6 +300,8 @@ export interface Trainer {
   readonly layout: Readonly<{ Wq: number; Wk: number; W: number; W1: number; W2: number; v: number; Wa: number; total: number; dFeat: number }>;
   /** Number of training sentences. */
   readonly examples: number;
+  /** True when the training data has key sentences (cross-attention). */
+  readonly cross: boolean;
   /** Steps taken since creation or the last reset(). */
   readonly steps: number;
   /** The batch loss of every step so far (a copy). */
@@ -294,10 +313,13 @@ export interface Trainer {
   step(count?: number): number;
   /** Copies of the trained matrices. */
   weights(): TrainerWeights;
-  /** Loss and argmax accuracy on other sentences (e.g. a held-out split). */
+  /** Loss and argmax accuracy on other sentences (e.g. a held-out split), with or without key sentences. */
   evaluate(data: TrainerData): TrainerEvaluation;
-  /** The attention weights [n, n] of one sentence, vectors [n, dIn], under the current parameters. */
-  attentionWeights(vectors: Float32Array): Float32Array;
+  /**
+   * The attention weights under the current parameters of one sentence, vectors [n, dIn]: [n, n] over
+   * itself, or [n, m] over the key sentence `keyVectors` [m, dIn] (cross-attention), row-major.
+   */
+  attentionWeights(vectors: Float32Array, keyVectors?: Float32Array): Float32Array;
   /** Loss and gradients of these training sentences (indices) as one batch, at the current parameters. */
   gradients(examples: number[]): TrainerGradients;
   /** Back to the initial state with the matrices drawn from `seed` (default: options.seed); losses cleared. */

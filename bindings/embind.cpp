@@ -411,7 +411,9 @@ struct JsTrainerOptions {
     Variant variant = Variant::automatic;
 };
 
-TrainerData trainer_data(std::uintptr_t X, int tokens, int d_in, std::uintptr_t lengths, int sentences, std::uintptr_t targets) {
+// Cross-attention: key_lengths nonzero, one key sentence per sentence (KX: key_tokens rows).
+TrainerData trainer_data(std::uintptr_t X, int tokens, int d_in, std::uintptr_t lengths, int sentences, std::uintptr_t targets,
+                         std::uintptr_t KX, int key_tokens, std::uintptr_t key_lengths) {
     TrainerData d;
     const auto nt = static_cast<std::size_t>(tokens), ns = static_cast<std::size_t>(sentences);
     d.X.assign(fptr(X), fptr(X) + nt * static_cast<std::size_t>(d_in));
@@ -419,6 +421,11 @@ TrainerData trainer_data(std::uintptr_t X, int tokens, int d_in, std::uintptr_t 
     d.lengths.assign(l, l + ns);
     const auto* t = reinterpret_cast<const std::int32_t*>(targets);
     d.targets.assign(t, t + nt);
+    if (key_lengths) {
+        const auto* kl = reinterpret_cast<const std::uint32_t*>(key_lengths);
+        d.key_lengths.assign(kl, kl + ns);
+        d.KX.assign(fptr(KX), fptr(KX) + static_cast<std::size_t>(key_tokens) * static_cast<std::size_t>(d_in));
+    }
     return d;
 }
 
@@ -426,7 +433,7 @@ TrainerData trainer_data(std::uintptr_t X, int tokens, int d_in, std::uintptr_t 
 class JsTrainer {
 public:
     std::string init(const JsTrainerOptions& jo, std::uintptr_t X, int tokens, std::uintptr_t lengths, int sentences,
-                     std::uintptr_t targets) {
+                     std::uintptr_t targets, std::uintptr_t KX, int key_tokens, std::uintptr_t key_lengths) {
         TrainerOptions o;
         o.d_in = static_cast<std::size_t>(jo.d_in);
         o.d_head = static_cast<std::size_t>(jo.d_head);
@@ -443,7 +450,7 @@ public:
         o.seed = static_cast<std::uint32_t>(jo.seed);
         o.mask = jo.mask;
         o.variant = jo.variant;
-        return t_.init(o, trainer_data(X, tokens, jo.d_in, lengths, sentences, targets)).message();
+        return t_.init(o, trainer_data(X, tokens, jo.d_in, lengths, sentences, targets, KX, key_tokens, key_lengths)).message();
     }
     // "" or the limit's message for `count` steps in one call.
     std::string step_cost(double count) const {
@@ -471,11 +478,15 @@ public:
         return val::global("Float32Array").new_(emscripten::typed_memory_view(l.size(), l.data()));
     }
     int examples() const { return static_cast<int>(t_.examples()); }
+    bool cross() const { return t_.cross(); }
     // {error} or {loss, hits, count}
-    val evaluate(std::uintptr_t X, int tokens, std::uintptr_t lengths, int sentences, std::uintptr_t targets) const {
+    val evaluate(std::uintptr_t X, int tokens, std::uintptr_t lengths, int sentences, std::uintptr_t targets, std::uintptr_t KX,
+                 int key_tokens, std::uintptr_t key_lengths) const {
         val out = val::object();
         TrainerEval ev;
-        Status st = t_.evaluate(trainer_data(X, tokens, static_cast<int>(t_.options().d_in), lengths, sentences, targets), ev);
+        Status st = t_.evaluate(trainer_data(X, tokens, static_cast<int>(t_.options().d_in), lengths, sentences, targets, KX,
+                                             key_tokens, key_lengths),
+                                ev);
         if (!st) {
             out.set("error", st.message());
             return out;
@@ -485,15 +496,19 @@ public:
         out.set("count", static_cast<double>(ev.count));
         return out;
     }
-    std::string weights_of(std::uintptr_t X, int n, std::uintptr_t out) const {
+    // KX = 0: self-attention (n x n); else cross-attention over m key rows (n x m).
+    std::string weights_of(std::uintptr_t X, int n, std::uintptr_t KX, int m, std::uintptr_t out) const {
         Tensor A;
-        Status st = t_.weights_of(ConstMatrix(fptr(X), static_cast<std::size_t>(n), t_.options().d_in), A);
+        const std::size_t d_in = t_.options().d_in;
+        Status st = t_.weights_of(ConstMatrix(fptr(X), static_cast<std::size_t>(n), d_in),
+                                  KX ? ConstMatrix(fptr(KX), static_cast<std::size_t>(m), d_in) : ConstMatrix(), A);
         if (!st) return st.message();
         copy_out(A, out);
         return "";
     }
-    // {error} or {loss, count, data: Float32Array [grads (params), F, Q, K, dQ, dK]} for the given
-    // training sentences (uint32 indices at `examples`).
+    // {error} or {loss, count, rows, keyRows, data: Float32Array [grads (params), F, Q, K, dQ, dK, G]}
+    // for the given training sentences (uint32 indices at `examples`); G (the key sentences' features)
+    // is empty for self-attention.
     val gradients(std::uintptr_t examples, int count) const {
         val out = val::object();
         const auto* e = reinterpret_cast<const std::uint32_t*>(examples);
@@ -504,10 +519,11 @@ public:
             return out;
         }
         std::vector<float> all(g.grads);
-        for (const Tensor* t : {&g.F, &g.Q, &g.K, &g.dQ, &g.dK}) all.insert(all.end(), t->values.begin(), t->values.end());
+        for (const Tensor* t : {&g.F, &g.Q, &g.K, &g.dQ, &g.dK, &g.G}) all.insert(all.end(), t->values.begin(), t->values.end());
         out.set("loss", g.loss);
         out.set("count", static_cast<double>(g.count));
         out.set("rows", static_cast<double>(g.F.rows));
+        out.set("keyRows", static_cast<double>(g.K.rows));
         out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(all.size(), all.data())));
         return out;
     }
@@ -766,6 +782,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .function("layoutJson", &JsTrainer::layout_json)
         .function("losses", &JsTrainer::losses)
         .function("examples", &JsTrainer::examples)
+        .function("cross", &JsTrainer::cross)
         .function("evaluate", &JsTrainer::evaluate)
         .function("weightsOf", &JsTrainer::weights_of)
         .function("gradients", &JsTrainer::gradients);

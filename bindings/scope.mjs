@@ -898,11 +898,11 @@ class Trainer {
     const data = this._data('options.data', options.data);
     const t = new this._m.HeadTrainer();
     try {
-      scope._withArrays({ X: data.vectors, L: bytesOf(data.lengths), T: bytesOf(data.targets) }, {}, (ptrs) => {
+      scope._withArrays(this._arrays(data), {}, (ptrs) => {
         const e = scope._enum;
         const err = t.init({ ...o, positions: TRAINER_POSITIONS.indexOf(o.positions), score: e.score[o.score], mask: e.mask[o.mask],
-          variant: e.variant[o.variant] }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T);
-        if (err) throw coreError(err.replace(/^(vectors|lengths|targets)/, 'options.data.$1'));
+          variant: e.variant[o.variant] }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T, ptrs.KX, data.keyTokens, ptrs.KL);
+        if (err) throw coreError(err.replace(/^(vectors|lengths|targets|keyVectors|keyLengths)/, 'options.data.$1'));
       });
     } catch (err) {
       t.delete();
@@ -912,6 +912,13 @@ class Trainer {
     this.layout = Object.freeze(JSON.parse(t.layoutJson()));
     /** Number of training sentences. */
     this.examples = t.examples();
+    /** True when trained on pairs (cross-attention: keys from each sentence's key sentence). */
+    this.cross = t.cross();
+  }
+
+  // The heap arrays of checked data (KX, KL null for self-attention).
+  _arrays(d) {
+    return { X: d.vectors, L: bytesOf(d.lengths), T: bytesOf(d.targets), KX: d.keyVectors, KL: d.keyLengths && bytesOf(d.keyLengths) };
   }
 
   _live() {
@@ -919,16 +926,28 @@ class Trainer {
     return this._t;
   }
 
-  // { vectors, lengths, targets } checked and converted; tokens = the sum of lengths.
+  // { vectors, lengths, targets[, keyVectors, keyLengths] } checked and converted; tokens = the sum of
+  // lengths, keyTokens the sum of keyLengths (0 and keyVectors = keyLengths = null for self-attention).
   _data(name, data) {
-    if (data === null || typeof data !== 'object') throw new TypeError(`${name}: expected { vectors, lengths, targets }, got ${describe(data)}`);
-    checkKnownKeys(name, data, ['vectors', 'lengths', 'targets']);
+    if (data === null || typeof data !== 'object') throw new TypeError(`${name}: expected { vectors, lengths, targets } (and keyVectors, keyLengths for cross-attention), got ${describe(data)}`);
+    checkKnownKeys(name, data, ['vectors', 'lengths', 'targets', 'keyVectors', 'keyLengths']);
     const lengths = lengthsOption(`${name}.lengths`, data.lengths, this.options.maxLen);
     let tokens = 0;
     for (const n of lengths) tokens += n;
     const vectors = checkMatrix(`${name}.vectors`, data.vectors, tokens * this.options.dIn, `[tokens=${tokens}, dIn=${this.options.dIn}]`);
     const targets = targetsOption(`${name}.targets`, data.targets, tokens);
-    return { vectors, lengths, targets, tokens };
+    let keyVectors = null, keyLengths = null, keyTokens = 0;
+    if ((data.keyVectors === undefined) !== (data.keyLengths === undefined)) {
+      const missing = data.keyVectors === undefined ? 'keyVectors' : 'keyLengths';
+      throw new TypeError(`${name}.${missing}: missing; cross-attention needs both keyVectors and keyLengths (leave both out for self-attention)`);
+    }
+    if (data.keyLengths !== undefined) {
+      keyLengths = lengthsOption(`${name}.keyLengths`, data.keyLengths, this.options.maxLen);
+      if (keyLengths.length !== lengths.length) throw new RangeError(`${name}.keyLengths: expected one key sentence per sentence (${lengths.length}), got ${keyLengths.length}`);
+      for (const n of keyLengths) keyTokens += n;
+      keyVectors = checkMatrix(`${name}.keyVectors`, data.keyVectors, keyTokens * this.options.dIn, `[key tokens=${keyTokens}, dIn=${this.options.dIn}]`);
+    }
+    return { vectors, lengths, targets, tokens, keyVectors, keyLengths, keyTokens };
   }
 
   /** Runs `count` optimisation steps (default 1); returns the total number of steps taken so far. */
@@ -966,37 +985,49 @@ class Trainer {
     return out;
   }
 
-  /** Mean cross-entropy and argmax accuracy on other sentences ({ vectors, lengths, targets }). */
+  /**
+   * Mean cross-entropy and argmax accuracy on other sentences ({ vectors, lengths, targets }, or pairs
+   * with keyVectors and keyLengths).
+   */
   evaluate(data) {
     const t = this._live();
     const d = this._data('data', data);
-    return this._scope._withArrays({ X: d.vectors, L: bytesOf(d.lengths), T: bytesOf(d.targets) }, {}, (ptrs) => {
-      const r = t.evaluate(ptrs.X, d.tokens, ptrs.L, d.lengths.length, ptrs.T);
+    return this._scope._withArrays(this._arrays(d), {}, (ptrs) => {
+      const r = t.evaluate(ptrs.X, d.tokens, ptrs.L, d.lengths.length, ptrs.T, ptrs.KX, d.keyTokens, ptrs.KL);
       if (r.error) throw coreError('data.' + r.error);
       return { loss: r.loss, hits: r.hits, count: r.count, accuracy: r.count ? r.hits / r.count : 0 };
     });
   }
 
-  /** The attention weights [n, n] of one sentence (vectors [n, dIn]) under the current parameters. */
-  attentionWeights(vectors) {
+  /**
+   * The attention weights of one sentence under the current parameters: [n, n] over itself (vectors
+   * [n, dIn]), or with keyVectors [m, dIn] (cross-attention, e.g. its paraphrase) [n, m].
+   */
+  attentionWeights(vectors, keyVectors) {
     const t = this._live();
-    const dIn = this.options.dIn;
-    const len = checkFloat32('vectors', vectors, `[n, dIn=${dIn}]`);
-    if (len === 0 || len % dIn !== 0) throw new RangeError(`vectors: expected n rows of dIn=${dIn} numbers, got ${len} numbers`);
-    const n = len / dIn;
-    if (n > this.options.maxLen) throw new RangeError(`vectors: ${n} tokens, more than maxLen=${this.options.maxLen}; shorten the sentence or create the trainer with a larger maxLen`);
-    checkMatrix('vectors', vectors, len, `[n=${n}, dIn=${dIn}]`);
-    return this._scope._withArrays({ X: vectors }, { A: n * n }, (ptrs) => {
-      const err = t.weightsOf(ptrs.X, n, ptrs.A);
+    const rows = (name, v) => {
+      const dIn = this.options.dIn;
+      const len = checkFloat32(name, v, `[n, dIn=${dIn}]`);
+      if (len === 0 || len % dIn !== 0) throw new RangeError(`${name}: expected n rows of dIn=${dIn} numbers, got ${len} numbers`);
+      const n = len / dIn;
+      if (n > this.options.maxLen) throw new RangeError(`${name}: ${n} tokens, more than maxLen=${this.options.maxLen}; shorten the sentence or create the trainer with a larger maxLen`);
+      checkMatrix(name, v, len, `[n=${n}, dIn=${dIn}]`);
+      return n;
+    };
+    const n = rows('vectors', vectors);
+    const m = keyVectors === undefined ? n : rows('keyVectors', keyVectors);
+    return this._scope._withArrays({ X: vectors, KX: keyVectors === undefined ? null : keyVectors }, { A: n * m }, (ptrs) => {
+      const err = t.weightsOf(ptrs.X, n, ptrs.KX, m, ptrs.A);
       if (err) throw coreError(err);
-      return this._scope._read(ptrs.A, n * n);
+      return this._scope._read(ptrs.A, n * m);
     });
   }
 
   /**
    * The loss and gradients of the given training sentences as one batch at the current parameters,
    * exactly what step() computes before its update: { loss, count, grads: {Wq, Wk, ...}, rows,
-   * features [rows, dFeat], Q, K, dQ, dK [rows, dHead] }.
+   * features [rows, dFeat], Q, dQ [rows, dHead], keyRows, K, dK [keyRows, dHead], keyFeatures
+   * [keyRows, dFeat] (cross-attention; null for self-attention, whose keys are the rows of features) }.
    */
   gradients(examples) {
     const t = this._live();
@@ -1011,12 +1042,13 @@ class Trainer {
       this._m._free(ptr);
     }
     if (r.error) throw coreError(r.error);
-    const L = this.layout, rows = r.rows, dh = this.options.dHead;
+    const L = this.layout, rows = r.rows, keyRows = r.keyRows, dh = this.options.dHead;
     let at = L.total;
     const take = (n) => r.data.slice(at, (at += n));
     const grads = this._split(r.data.subarray(0, L.total));
-    const features = take(rows * L.dFeat), Q = take(rows * dh), K = take(rows * dh), dQ = take(rows * dh), dK = take(rows * dh);
-    return { loss: r.loss, count: r.count, rows, grads, features, Q, K, dQ, dK };
+    const features = take(rows * L.dFeat), Q = take(rows * dh), K = take(keyRows * dh), dQ = take(rows * dh), dK = take(keyRows * dh);
+    const keyFeatures = this.cross ? take(keyRows * L.dFeat) : null;
+    return { loss: r.loss, count: r.count, rows, keyRows, grads, features, Q, K, dQ, dK, keyFeatures };
   }
 
   /** Back to the initial state, with the parameters drawn from `seed` (default: the trainer's seed). */

@@ -34,23 +34,48 @@ Status check_trainer_data(TrainerData& data, const TrainerOptions& o) {
         data.offsets[e] = static_cast<std::size_t>(total);
         total += n;
     }
+    std::uint64_t key_total = 0;
+    data.key_offsets.clear();
+    if (data.cross()) {
+        if (data.key_lengths.size() != data.lengths.size())
+            return Status::error("keyLengths: expected one key sentence per sentence (" + num(data.lengths.size()) + "), got " +
+                                 num(data.key_lengths.size()));
+        data.key_offsets.assign(data.key_lengths.size(), 0);
+        for (std::size_t e = 0; e < data.key_lengths.size(); ++e) {
+            const std::uint32_t m = data.key_lengths[e];
+            if (m < 1 || m > o.max_len)
+                return Status::error("keyLengths[" + num(e) + "]: expected 1 to maxLen = " + num(o.max_len) + " tokens, got " +
+                                     num(m) + "; raise maxLen or shorten the key sentence");
+            data.key_offsets[e] = static_cast<std::size_t>(key_total);
+            key_total += m;
+        }
+    } else if (!data.KX.empty()) {
+        return Status::error("keyVectors: given without keyLengths; give both (cross-attention) or neither");
+    }
     if (data.targets.size() != total)
         return Status::error("targets: expected " + std::to_string(total) + " entries (one per token, the sum of lengths), got " +
                              num(data.targets.size()));
     if (data.X.size() != total * o.d_in)
         return Status::error("vectors: expected " + std::to_string(total * o.d_in) + " numbers [tokens = " +
                              std::to_string(total) + ", dIn = " + num(o.d_in) + "], got " + num(data.X.size()));
+    if (data.cross() && data.KX.size() != key_total * o.d_in)
+        return Status::error("keyVectors: expected " + std::to_string(key_total * o.d_in) + " numbers [key tokens = " +
+                             std::to_string(key_total) + ", dIn = " + num(o.d_in) + "], got " + num(data.KX.size()));
     for (std::size_t i = 0; i < data.X.size(); ++i)
         if (!std::isfinite(data.X[i]))
             return Status::error("vectors: element " + num(i) + " is not finite; every element must be a finite number");
+    for (std::size_t i = 0; i < data.KX.size(); ++i)
+        if (!std::isfinite(data.KX[i]))
+            return Status::error("keyVectors: element " + num(i) + " is not finite; every element must be a finite number");
     for (std::size_t e = 0; e < data.lengths.size(); ++e) {
-        const std::size_t n = data.lengths[e], off = data.offsets[e];
+        const std::size_t n = data.lengths[e], m = data.key_length(e), off = data.offsets[e];
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t t = data.targets[off + i];
             if (t == -1) continue;
-            if (t < 0 || static_cast<std::size_t>(t) >= n)
+            if (t < 0 || static_cast<std::size_t>(t) >= m)
                 return Status::error("targets[" + num(off + i) + "]: expected -1 (no target) or a key index from 0 to " +
-                                     num(n - 1) + " of its sentence, got " + std::to_string(t));
+                                     num(m - 1) + (data.cross() ? " of its key sentence" : " of its sentence") + ", got " +
+                                     std::to_string(t));
             if (hidden_by_mask(o.mask, i, static_cast<std::size_t>(t)))
                 return Status::error("targets[" + num(off + i) + "]: key " + std::to_string(t) + " is hidden from query " +
                                      num(i) + " by the causal mask; use mask 'none' or an earlier key");
@@ -161,35 +186,50 @@ std::uint64_t HeadTrainer::step_work() const {
     // Per token: the projections forward (2), their backward (2) and the features; per pair of a
     // sentence: the score forward and backward (~4 d_head, additive 2 tanh per hidden unit) and the
     // softmax (limits::kWeightCost, as the forward counts it). Sentences of the longest length.
-    std::uint32_t longest = 0;
-    for (std::uint32_t n : data_.lengths) longest = n > longest ? n : longest;
+    // Cross-attention: the key sentences' rows project (and back) with W_k only.
+    std::uint32_t longest = 0, longest_key = 0;
+    for (std::size_t e = 0; e < data_.lengths.size(); ++e) {
+        longest = std::max(longest, data_.lengths[e]);
+        longest_key = std::max(longest_key, static_cast<std::uint32_t>(data_.key_length(e)));
+    }
     const std::uint64_t rows = static_cast<std::uint64_t>(o_.batch) * longest;
-    const std::uint64_t pairs = static_cast<std::uint64_t>(o_.batch) * longest * longest;
+    const std::uint64_t key_rows = static_cast<std::uint64_t>(o_.batch) * longest_key;
+    const std::uint64_t pairs = static_cast<std::uint64_t>(o_.batch) * longest * longest_key;
     std::uint64_t per_pair = 4 * o_.d_head + limits::kWeightCost;
     if (o_.score == Score::additive) per_pair += 2 * limits::kTanhCost * o_.hidden;
-    return Budget::add(Budget::mul(rows, 4 * layout_.d_feat * o_.d_head + layout_.d_feat), Budget::mul(pairs, per_pair));
+    const std::uint64_t proj = 2 * layout_.d_feat * o_.d_head;
+    return Budget::add(Budget::add(Budget::mul(rows, proj + layout_.d_feat), Budget::mul(key_rows, proj)),
+                       Budget::mul(pairs, per_pair));
 }
 
 Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::uint32_t>& examples, bool want_grads,
                                Gradients* g, TrainerEval* eval) const {
     const auto& kt = kernels_for(o_.variant);
     const std::size_t df = layout_.d_feat, dh = o_.d_head;
-    std::size_t rows = 0, count = 0;
+    const bool cross = data.cross();
+    std::size_t rows = 0, key_rows = 0, count = 0;
     for (std::uint32_t e : examples) {
         rows += data.lengths[e];
+        key_rows += data.key_length(e);
         for (std::size_t i = 0; i < data.lengths[e]; ++i) count += data.targets[data.offsets[e] + i] >= 0;
     }
-    Tensor F(rows, df), Q(rows, dh), K(rows, dh);
+    // F: the queries' features; G: the key sentences' (cross-attention only; else the keys are F's rows).
+    Tensor F(rows, df), Q(rows, dh), K(key_rows, dh), G;
+    if (cross) G = Tensor(key_rows, df);
     {
-        std::size_t r = 0;
+        std::size_t r = 0, kr = 0;
         for (std::uint32_t e : examples) {
             features(data.X.data() + data.offsets[e] * o_.d_in, data.lengths[e], F.values.data() + r * df);
             r += data.lengths[e];
+            if (!cross) continue;
+            features(data.KX.data() + data.key_offsets[e] * o_.d_in, data.key_lengths[e], G.values.data() + kr * df);
+            kr += data.key_lengths[e];
         }
     }
+    const Tensor& Fk = cross ? G : F;
     const float* P = params_.data();
     kt.gemm_nn(rows, dh, df, F.values.data(), df, P + layout_.Wq, dh, Q.values.data(), dh);
-    kt.gemm_nn(rows, dh, df, F.values.data(), df, P + layout_.Wk, dh, K.values.data(), dh);
+    kt.gemm_nn(key_rows, dh, df, Fk.values.data(), df, P + layout_.Wk, dh, K.values.data(), dh);
     const ScoreParams sp = score_params(P);
     SoftmaxOptions so;
     so.temperature = o_.temperature;
@@ -203,19 +243,19 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
     if (want_grads) {
         grads.assign(layout_.total, 0.0f);
         dQ = Tensor(rows, dh);
-        dK = Tensor(rows, dh);
+        dK = Tensor(key_rows, dh);
     }
     double loss = 0.0;
     std::size_t hits = 0;
-    std::size_t r = 0;
+    std::size_t r = 0, kr = 0;
     Tensor S, A;
     ScoreGrads sg;
     for (std::uint32_t e : examples) {
-        const std::size_t n = data.lengths[e];
+        const std::size_t n = data.lengths[e], m = data.key_length(e);
         const std::int32_t* t = data.targets.data() + data.offsets[e];
-        const ConstMatrix Qe(Q.values.data() + r * dh, n, dh), Ke(K.values.data() + r * dh, n, dh);
-        S = Tensor(n, n);
-        A = Tensor(n, n);
+        const ConstMatrix Qe(Q.values.data() + r * dh, n, dh), Ke(K.values.data() + kr * dh, m, dh);
+        S = Tensor(n, m);
+        A = Tensor(n, m);
         if (Status st = compute_scores(o_.score, Qe, Ke, sp, S.view(), o_.variant); !st) return st;
         if (Status st = masked_softmax(S.view(), so, A.view()); !st) return st;
         bool any = false;
@@ -225,7 +265,7 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
             const std::size_t ti = static_cast<std::size_t>(t[i]);
             loss -= std::log(std::max(static_cast<double>(A(i, ti)), 1e-30));
             std::size_t best = 0;
-            for (std::size_t j = 1; j < n; ++j)
+            for (std::size_t j = 1; j < m; ++j)
                 if (A(i, j) > A(i, best)) best = j;
             hits += best == ti;
         }
@@ -235,18 +275,18 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
             // dA = −onehot(t) / (A count), without dividing by A.
             Tensor& dS = S;
             for (std::size_t i = 0; i < n; ++i) {
-                float* row = dS.values.data() + i * n;
+                float* row = dS.values.data() + i * m;
                 if (t[i] < 0) {
-                    for (std::size_t j = 0; j < n; ++j) row[j] = 0.0f;
+                    for (std::size_t j = 0; j < m; ++j) row[j] = 0.0f;
                     continue;
                 }
                 const float c = static_cast<float>(scale) * inv_tau;
-                for (std::size_t j = 0; j < n; ++j) row[j] = A(i, j) * c;
+                for (std::size_t j = 0; j < m; ++j) row[j] = A(i, j) * c;
                 row[t[i]] -= c;
             }
             if (Status st = compute_scores_backward(o_.score, Qe, Ke, sp, dS.view(), sg, o_.variant); !st) return st;
             std::copy(sg.dQ.values.begin(), sg.dQ.values.end(), dQ.values.begin() + static_cast<std::ptrdiff_t>(r * dh));
-            std::copy(sg.dK.values.begin(), sg.dK.values.end(), dK.values.begin() + static_cast<std::ptrdiff_t>(r * dh));
+            std::copy(sg.dK.values.begin(), sg.dK.values.end(), dK.values.begin() + static_cast<std::ptrdiff_t>(kr * dh));
             auto add = [&grads](std::size_t offset, const Tensor& x) {
                 for (std::size_t k = 0; k < x.values.size(); ++k) grads[offset + k] += x.values[k];
             };
@@ -259,6 +299,7 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
             if (o_.score == Score::location) add(layout_.Wa, sg.dWa);
         }
         r += n;
+        kr += m;
     }
     if (want_grads) {
         const ConstMatrix Fv = F.view();
@@ -266,7 +307,7 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
                                         Matrix(grads.data() + layout_.Wq, df, dh), o_.variant);
             !st)
             return st;
-        if (Status st = linear_backward(Fv, ConstMatrix(P + layout_.Wk, df, dh), dK.view(), Matrix(),
+        if (Status st = linear_backward(Fk.view(), ConstMatrix(P + layout_.Wk, df, dh), dK.view(), Matrix(),
                                         Matrix(grads.data() + layout_.Wk, df, dh), o_.variant);
             !st)
             return st;
@@ -280,6 +321,7 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
         g->K = std::move(K);
         g->dQ = std::move(dQ);
         g->dK = std::move(dK);
+        g->G = std::move(G);
     }
     if (eval) {
         eval->loss = loss * scale;
@@ -331,31 +373,50 @@ Status HeadTrainer::evaluate(TrainerData data, TrainerEval& out) const {
     return {};
 }
 
-Status HeadTrainer::weights_of(ConstMatrix X, Tensor& A) const {
+Status HeadTrainer::weights_of(ConstMatrix X, Tensor& A) const { return weights_of(X, ConstMatrix(), A); }
+
+Status HeadTrainer::weights_of(ConstMatrix X, ConstMatrix KX, Tensor& A) const {
     if (params_.empty()) return Status::error("trainer: not initialised");
-    if (X.cols != o_.d_in) return Status::error("vectors: expected rows of dIn = " + num(o_.d_in) + " numbers");
-    if (X.rows < 1 || X.rows > o_.max_len)
-        return Status::error("vectors: expected 1 to maxLen = " + num(o_.max_len) + " tokens, got " + num(X.rows));
-    for (std::size_t i = 0; i < X.rows; ++i)
-        for (std::size_t c = 0; c < X.cols; ++c)
-            if (!std::isfinite(X(i, c))) return Status::error("vectors: every element must be a finite number");
-    TrainerData d;
-    d.X.resize(X.rows * X.cols);
-    for (std::size_t i = 0; i < X.rows; ++i)
-        for (std::size_t c = 0; c < X.cols; ++c) d.X[i * X.cols + c] = X(i, c);
-    const std::size_t n = X.rows, df = layout_.d_feat, dh = o_.d_head;
-    Tensor F(n, df), Q(n, dh), K(n, dh), S(n, n);
-    features(d.X.data(), n, F.values.data());
+    const bool cross = KX.data != nullptr;
+    auto check = [this](ConstMatrix M, const char* name) -> Status {
+        if (M.cols != o_.d_in) return Status::error(std::string(name) + ": expected rows of dIn = " + num(o_.d_in) + " numbers");
+        if (M.rows < 1 || M.rows > o_.max_len)
+            return Status::error(std::string(name) + ": expected 1 to maxLen = " + num(o_.max_len) + " tokens, got " +
+                                 num(M.rows));
+        for (std::size_t i = 0; i < M.rows; ++i)
+            for (std::size_t c = 0; c < M.cols; ++c)
+                if (!std::isfinite(M(i, c))) return Status::error(std::string(name) + ": every element must be a finite number");
+        return {};
+    };
+    if (Status st = check(X, "vectors"); !st) return st;
+    if (cross)
+        if (Status st = check(KX, "keyVectors"); !st) return st;
+    // Rows copied contiguous (a view may have a stride).
+    auto rows_of = [](ConstMatrix M) {
+        std::vector<float> v(M.rows * M.cols);
+        for (std::size_t i = 0; i < M.rows; ++i)
+            for (std::size_t c = 0; c < M.cols; ++c) v[i * M.cols + c] = M(i, c);
+        return v;
+    };
+    const std::size_t n = X.rows, m = cross ? KX.rows : X.rows, df = layout_.d_feat, dh = o_.d_head;
+    Tensor F(n, df), Q(n, dh), K(m, dh), S(n, m);
+    features(rows_of(X).data(), n, F.values.data());
+    Tensor G;
+    if (cross) {
+        G = Tensor(m, df);
+        features(rows_of(KX).data(), m, G.values.data());
+    }
+    const Tensor& Fk = cross ? G : F;
     const auto& kt = kernels_for(o_.variant);
     kt.gemm_nn(n, dh, df, F.values.data(), df, params_.data() + layout_.Wq, dh, Q.values.data(), dh);
-    kt.gemm_nn(n, dh, df, F.values.data(), df, params_.data() + layout_.Wk, dh, K.values.data(), dh);
+    kt.gemm_nn(m, dh, df, Fk.values.data(), df, params_.data() + layout_.Wk, dh, K.values.data(), dh);
     if (Status st = compute_scores(o_.score, Q.view(), K.view(), score_params(params_.data()), S.view(), o_.variant); !st)
         return st;
     SoftmaxOptions so;
     so.temperature = o_.temperature;
     so.mask = o_.mask;
     so.variant = o_.variant;
-    A = Tensor(n, n);
+    A = Tensor(n, m);
     return masked_softmax(S.view(), so, A.view());
 }
 

@@ -21,7 +21,7 @@ const $ = (id) => document.getElementById(id);
 const ui = {
   rule: $('rule'), score: $('score'), lr: $('lr'), seed: $('seed'), play: $('play'), step: $('step'), reset: $('reset'),
   stepCount: $('step-count'), accuracy: $('accuracy'), view: $('view-step'), viewLabel: $('view-label'),
-  held: $('held-sentence'), own: $('own-sentence'), taskInfo: $('task-info'), loadText: $('load-text'),
+  held: $('held-sentence'), own: $('own-sentence'), ownKey: $('own-paraphrase'), ownKeyRow: $('own-key-row'), taskInfo: $('task-info'), loadText: $('load-text'),
   progress: $('load-progress'), status: $('status'), notice: $('notice'), noticeText: $('notice-text'),
   cmpScores: $('compare-scores'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
   cmpRun: $('compare-run'), cmpCancel: $('compare-cancel'), cmpProgress: $('compare-progress'), cmpStatus: $('compare-status'),
@@ -129,8 +129,13 @@ async function setup() {
   info = r;
   run = r;
   ui.seed.value = String(r.seed);
-  ui.taskInfo.textContent = `${r.train} training sentences, ${r.heldOut.length} held out; ` +
-    `chance accuracy on the held-out ones ${(100 * r.chance).toFixed(0)}% (the target is one of a sentence's words).`;
+  ui.taskInfo.textContent = r.cross
+    ? `${r.train} training pairs (a sentence and its paraphrase), ${r.heldOut.length} held out; ` +
+      `chance accuracy on the held-out ones ${(100 * r.chance).toFixed(0)}% (the target is one of the paraphrase's words; ` +
+      'a word that occurs twice in either sentence has no target).'
+    : `${r.train} training sentences, ${r.heldOut.length} held out; ` +
+      `chance accuracy on the held-out ones ${(100 * r.chance).toFixed(0)}% (the target is one of a sentence's words).`;
+  ui.ownKeyRow.hidden = !r.cross;
   ui.held.replaceChildren(...r.heldOut.map((text, i) => new Option(text, String(i))));
   following = true;
   if (heatPending) { heatJobs = []; heatPending = false; busy(-1); }   // the last run's pictures
@@ -207,7 +212,7 @@ async function requestView() {
       viewAgain = false;
       const id = runId;
       const snap = following ? undefined : Number(ui.view.value);
-      const v = await api.view({ snap, held: Number(ui.held.value) || 0, own: ui.own.value });
+      const v = await api.view({ snap, held: Number(ui.held.value) || 0, own: ui.own.value, ownKey: ui.ownKey.value });
       if (id === runId) { shown = v; drawHeatmaps(); }
     } while (viewAgain);
   } catch (e) {
@@ -218,24 +223,26 @@ async function requestView() {
   }
 }
 
-function heatData(tokens, weights) {
-  const n = tokens.length;
-  return { qTokens: tokens, kTokens: tokens, nq: n, nk: n, weights, scores: weights, masked: () => false, head: 0, heads: 1,
-    scoreName: info.score, temperature: 1 };
+function heatData(tokens, keyTokens, weights) {
+  return { qTokens: tokens, kTokens: keyTokens, nq: tokens.length, nk: keyTokens.length, weights, scores: weights, masked: () => false,
+    head: 0, heads: 1, scoreName: info.score, temperature: 1 };
 }
 // The "before" picture changes only with the sentence or a new run: redrawn only then. Heatmap.draw()
 // writes its own title: the lab's goes on after it.
 function drawPair(before, after, pair, step) {
   if (!pair) return;
   const tokens = pair.tokens.map((text) => ({ text }));
-  const caption = `Each row is one query word; its ${tokens.length} cells (one per key word) sum to 1. Brighter = more attention. Hover for values.`;
-  const key = `${runId}\u0000${pair.tokens.join('\u0000')}`;
+  const keyTokens = pair.keyTokens.map((text) => ({ text }));
+  const caption = info.cross
+    ? `Each row is one word of the sentence (a query); its ${keyTokens.length} cells, one per word of the paraphrase (the keys), sum to 1. Brighter = more attention. Hover for values.`
+    : `Each row is one query word; its ${tokens.length} cells (one per key word) sum to 1. Brighter = more attention. Hover for values.`;
+  const key = `${runId}\u0000${pair.tokens.join('\u0000')}\u0001${pair.keyTokens.join('\u0000')}`;
   if (before.labKey !== key) {
     before.labKey = key;
-    before.setData(heatData(tokens, pair.before));
+    before.setData(heatData(tokens, keyTokens, pair.before));
     before.schedule(() => { before.draw(); before.titleEl.text('Before training (step 0)'); before.captionEl.text(caption); }, true);
   }
-  after.setData(heatData(tokens, pair.after));
+  after.setData(heatData(tokens, keyTokens, pair.after));
   after.schedule(() => { after.draw(); after.titleEl.text(`At step ${step}`); after.captionEl.text(caption); }, true);
 }
 // The two pairs in two animation frames (frame() below): a frame then holds one pair's drawing and
@@ -496,6 +503,7 @@ async function main() {
   ui.view.addEventListener('input', () => { following = Number(ui.view.value) === run.snaps - 1; render(); requestView(); });
   ui.held.addEventListener('change', requestView);
   ui.own.addEventListener('input', requestView);
+  ui.ownKey.addEventListener('input', requestView);
   ui.cmpScores.addEventListener('change', () => { updateCompareButton(); writeURL(); });
   ui.cmpSteps.addEventListener('change', () => { compareTaskText(); writeURL(); });
   ui.cmpAll.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = true; updateCompareButton(); writeURL(); });

@@ -9,7 +9,10 @@
 //   Q = F W_q, K = F W_k            (F: n x d_feat, W_q, W_k: d_feat x d_head)
 //   A = masked_softmax(score(Q, K; its parameters) / τ)
 // and the loss of a batch is the mean over its target rows of the cross-entropy −log A[i, t_i]
-// (t_i = the key query i should attend to; rows without a target are not counted). Trained: W_q, W_k
+// (t_i = the key query i should attend to; rows without a target are not counted).
+// Cross-attention (data with key sentences, e.g. a sentence and its paraphrase): the queries come from
+// the sentence's features F and the keys from its key sentence's features G (m tokens, positions
+// counted within that sentence): Q = F W_q, K = G W_k, A is n x m and t_i indexes the key sentence. Trained: W_q, W_k
 // and the score's own matrices (general W; additive W1, W2, v; location Wa), all Xavier-initialised
 // from the seed; idw's p and ε stay fixed.
 #pragma once
@@ -47,15 +50,26 @@ struct TrainerOptions {
 
 // Sentences stacked: X [sum of lengths, d_in], lengths, and per token the index (within its sentence)
 // of the key it should attend to, or -1 for none.
+// Cross-attention (optional): one key sentence per sentence, stacked the same way in KX [sum of
+// key_lengths, d_in]; the targets then index the key sentence. Empty key_lengths (and KX): the keys
+// are the sentence itself (self-attention).
 struct TrainerData {
     std::vector<float> X;
     std::vector<std::uint32_t> lengths;
     std::vector<std::int32_t> targets;
-    std::vector<std::size_t> offsets;  // filled by check_trainer_data
+    std::vector<float> KX;
+    std::vector<std::uint32_t> key_lengths;
+    std::vector<std::size_t> offsets;      // filled by check_trainer_data
+    std::vector<std::size_t> key_offsets;  // filled by check_trainer_data (cross-attention only)
+
+    bool cross() const { return !key_lengths.empty(); }
+    // Keys of sentence e: its key sentence (cross) or itself.
+    std::size_t key_length(std::size_t e) const { return cross() ? key_lengths[e] : lengths[e]; }
 };
 
 // Checks shapes, lengths (1..max_len), targets (-1 or a key the mask lets the query see) and finite
-// values; fills data.offsets. Messages name the argument (vectors, lengths, targets).
+// values; fills data.offsets (and key_offsets). Messages name the argument (vectors, lengths, targets,
+// keyVectors, keyLengths).
 Status check_trainer_data(TrainerData& data, const TrainerOptions& options);
 
 struct TrainerEval {
@@ -82,14 +96,18 @@ public:
     Status evaluate(TrainerData data, TrainerEval& out) const;
     // The attention weights (n x n) of one sentence X [n, d_in] under the current parameters.
     Status weights_of(ConstMatrix X, Tensor& A) const;
+    // Cross-attention: the weights (n x m) of the queries of X [n, d_in] over the keys of KX [m, d_in].
+    Status weights_of(ConstMatrix X, ConstMatrix KX, Tensor& A) const;
 
     // The loss and gradient of the given training sentences as one batch, at the current parameters
-    // (what step() computes before its update). Q, K, dQ, dK, F: the batch's rows stacked.
+    // (what step() computes before its update). Q, dQ, F: the batch's query rows stacked; K, dK: its
+    // key rows (cross-attention: the key sentences', whose features are G; self-attention: G is empty
+    // and the keys' rows are F's).
     struct Gradients {
         double loss = 0.0;
         std::size_t count = 0;
         std::vector<float> grads;  // laid out as params()
-        Tensor F, Q, K, dQ, dK;
+        Tensor F, Q, K, dQ, dK, G;
     };
     Status gradients(const std::vector<std::uint32_t>& examples, Gradients& out) const;
 
@@ -98,6 +116,7 @@ public:
     const TrainerLayout& layout() const { return layout_; }
     const TrainerOptions& options() const { return o_; }
     std::size_t examples() const { return data_.lengths.size(); }
+    bool cross() const { return data_.cross(); }
     // Multiply-adds of one step (for the callers' budget checks).
     std::uint64_t step_work() const;
 

@@ -167,3 +167,148 @@ test('createTrainer and its methods: bad input is a TypeError or RangeError nami
   assert.throws(() => u.step(), /disposed/);
   u.dispose();  // twice is fine
 });
+
+// ---- cross-attention: queries from a sentence, keys from its "paraphrase" ----
+
+// Pairs: a sentence of 3 to `maxLen` random-vocabulary words and its paraphrase (the words rotated,
+// one replaced, one added), lengths differing; target = the word's index in the paraphrase where it
+// occurs once in each, else -1.
+function paraphraseData(pairs, dIn, seed, maxLen = 9) {
+  const r = rng(seed);
+  const vocab = Array.from({ length: 40 }, () => r.floats(dIn));
+  const lengths = [], keyLengths = [], targets = [], rows = [], keyRows = [];
+  for (let s = 0; s < pairs; s++) {
+    const n = r.int(3, maxLen - 1);
+    const w = Array.from({ length: n }, () => r.int(0, 39));
+    const rot = r.int(0, n - 1);
+    const k = w.map((_, i) => w[(i + rot) % n]);
+    k[r.int(0, n - 1)] = r.int(0, 39);
+    k.splice(r.int(0, n), 0, r.int(0, 39));
+    lengths.push(n); keyLengths.push(k.length);
+    for (const id of w) {
+      const once = w.filter((x) => x === id).length === 1 && k.filter((x) => x === id).length === 1;
+      targets.push(once ? k.indexOf(id) : -1);
+      rows.push(vocab[id]);
+    }
+    for (const id of k) keyRows.push(vocab[id]);
+  }
+  const stack = (list) => { const v = new Float32Array(list.length * dIn); list.forEach((x, i) => v.set(x, i * dIn)); return v; };
+  return { vectors: stack(rows), lengths, targets, keyVectors: stack(keyRows), keyLengths };
+}
+const pairs = paraphraseData(80, dIn, 11), heldPairs = paraphraseData(30, dIn, 12);
+const crossBase = { ...base, data: pairs };
+
+test('cross-attention: the same seed gives the same bytes; the head learns to find each word in the paraphrase', () => {
+  const a = scope.createTrainer({ ...crossBase, seed: 2 }), b = scope.createTrainer({ ...crossBase, seed: 2 });
+  try {
+    assert.equal(a.cross, true);
+    const before = a.evaluate(heldPairs);
+    a.step(200);
+    b.step(120); b.step(80);
+    assertSameBytes(a.weights().Wk, b.weights().Wk, 'Wk');
+    assertSameBytes(a.losses, b.losses, 'losses');
+    const after = a.evaluate(heldPairs);
+    assert.ok(after.count > 30, `${after.count} held-out target rows`);
+    assert.ok(after.loss < 0.5 * before.loss, `held-out loss ${before.loss} → ${after.loss}`);
+    assert.ok(after.accuracy > 0.9, `held-out accuracy ${before.accuracy} → ${after.accuracy}`);
+    // One pair's heatmap: n x m, each row on its target.
+    const n = heldPairs.lengths[0], m = heldPairs.keyLengths[0];
+    const A = a.attentionWeights(heldPairs.vectors.subarray(0, n * dIn), heldPairs.keyVectors.subarray(0, m * dIn));
+    assert.equal(A.length, n * m);
+    for (let i = 0; i < n; i++) {
+      let sum = 0;
+      for (let j = 0; j < m; j++) sum += A[i * m + j];
+      assert.ok(Math.abs(sum - 1) < 1e-5, `row ${i} sums to ${sum}`);
+    }
+  } finally { a.dispose(); b.dispose(); }
+});
+
+test('cross-attention with each sentence as its own key sentence is self-attention, bit for bit', () => {
+  const self = scope.createTrainer({ ...base, seed: 4 });
+  const cross = scope.createTrainer({ ...base, seed: 4, data: { ...train, keyVectors: train.vectors, keyLengths: train.lengths } });
+  try {
+    assert.equal(self.cross, false);
+    self.step(30); cross.step(30);
+    assertSameBytes(self.weights().Wq, cross.weights().Wq, 'Wq');
+    assertSameBytes(self.weights().Wk, cross.weights().Wk, 'Wk');
+    assertSameBytes(self.losses, cross.losses, 'losses');
+    const x = heldOut.vectors.subarray(0, heldOut.lengths[0] * dIn);
+    assertSameBytes(self.attentionWeights(x), self.attentionWeights(x, x), 'attentionWeights(x) = attentionWeights(x, x)');
+  } finally { self.dispose(); cross.dispose(); }
+});
+
+// As above for self-attention: the trainer's dQ, dK of pairs equal attentionBackward()'s with the
+// rectangular Q [n, d], K [m, d], and dW_k = Gᵀ dK with G the paraphrases' features (dK flows there).
+for (const score of SCORE_NAMES) {
+  test(`'${score}', cross-attention: the trainer's gradients equal attentionBackward()'s; dWk = Gᵀ dK`, () => {
+    const mask = score === 'dot' ? 'causal' : 'none';
+    let data = pairs;
+    if (mask === 'causal') {  // targets ahead of their query are hidden by the mask: none
+      let at = 0;
+      const targets = pairs.targets.slice();
+      pairs.lengths.forEach((n) => { for (let i = 0; i < n; i++) if (targets[at + i] > i) targets[at + i] = -1; at += n; });
+      data = { ...pairs, targets };
+    }
+    const t = scope.createTrainer({ ...crossBase, data, score, mask, hidden: 5, seed: 3 });
+    try {
+      t.step(3);
+      const examples = [0, 4, 7];
+      const g = t.gradients(examples);
+      const w = t.weights();
+      const params = {};
+      if (w.W) params.W = w.W;
+      if (w.W1) Object.assign(params, { W1: w.W1, W2: w.W2, v: w.v });
+      if (w.Wa) params.Wa = w.Wa;
+      const dh = t.options.dHead, dF = t.layout.dFeat;
+      assert.equal(g.keyFeatures.length, g.keyRows * dF);
+      const dQ = new Float64Array(g.rows * dh), dK = new Float64Array(g.keyRows * dh);
+      const starts = [];
+      for (let s = 0, o = 0; s < data.lengths.length; s++) { starts.push(o); o += data.lengths[s]; }
+      let row = 0, krow = 0;
+      for (const e of examples) {
+        const n = data.lengths[e], m = data.keyLengths[e];
+        const q = g.Q.slice(row * dh, (row + n) * dh), k = g.K.slice(krow * dh, (krow + m) * dh);
+        const opts = { nq: n, nk: m, d: dh, dv: m, score, mask, ...params, maxKeys: 10 };
+        const A = scope.attention(q, k, identity(m), { ...opts, returns: ['weights'] }).weights;
+        const dO = new Float32Array(n * m);
+        for (let i = 0; i < n; i++) {
+          const target = data.targets[starts[e] + i];
+          if (target >= 0) dO[i * m + target] = -1 / (A[i * m + target] * g.count);
+        }
+        const b = scope.attentionBackward(q, k, identity(m), dO, opts);
+        dQ.set(b.dQ, row * dh); dK.set(b.dK, krow * dh);
+        row += n; krow += m;
+      }
+      assert.equal(row, g.rows);
+      assert.equal(krow, g.keyRows);
+      close(g.dQ, dQ, `${score} dQ`);
+      close(g.dK, dK, `${score} dK`);
+      close(g.grads.Wq, matTN(g.features, dQ, g.rows, dF, dh), `${score} dWq = Fᵀ dQ`);
+      close(g.grads.Wk, matTN(g.keyFeatures, dK, g.keyRows, dF, dh), `${score} dWk = Gᵀ dK`);
+    } finally { t.dispose(); }
+  });
+}
+
+test('cross-attention: bad key sentences are a TypeError or RangeError naming the argument', () => {
+  const { keyVectors, ...noKeyVectors } = pairs;
+  assertThrowsNaming(() => scope.createTrainer({ ...base, data: noKeyVectors }), TypeError, [/options\.data\.keyVectors: missing/], 'keyLengths alone');
+  assertThrowsNaming(() => scope.createTrainer({ ...base, data: { ...pairs, keyLengths: pairs.keyLengths.slice(1) } }), RangeError,
+    [/options\.data\.keyLengths: expected one key sentence per sentence/], 'too few key lengths');
+  assertThrowsNaming(() => scope.createTrainer({ ...base, data: { ...pairs, keyLengths: [11, ...pairs.keyLengths.slice(1)] } }), RangeError,
+    [/options\.data\.keyLengths\[0\]/], 'key sentence too long');
+  assertThrowsNaming(() => scope.createTrainer({ ...base, data: { ...pairs, keyVectors: keyVectors.subarray(1) } }), RangeError,
+    [/options\.data\.keyVectors/], 'key vectors short');
+  const nan = keyVectors.slice(); nan[5] = NaN;
+  assertThrowsNaming(() => scope.createTrainer({ ...base, data: { ...pairs, keyVectors: nan } }), RangeError, [/options\.data\.keyVectors: element 5/], 'NaN');
+  const beyond = pairs.targets.slice(); beyond[0] = pairs.keyLengths[0];
+  assertThrowsNaming(() => scope.createTrainer({ ...base, data: { ...pairs, targets: beyond } }), RangeError,
+    [/options\.data\.targets\[0\]/, /key sentence/], 'target past the paraphrase');
+  const t = scope.createTrainer(crossBase);
+  try {
+    assertThrowsNaming(() => t.attentionWeights(new Float32Array(dIn * 3), new Float32Array(dIn * 11)), RangeError, [/^keyVectors/, /maxLen=10/], 'key too long');
+    assertThrowsNaming(() => t.attentionWeights(new Float32Array(dIn * 3), [1, 2]), TypeError, [/^keyVectors/], 'key not a Float32Array');
+    assertThrowsNaming(() => t.evaluate({ ...heldPairs, keyLengths: undefined }), TypeError, [/^data\.keyLengths: missing/], 'evaluate');
+    assert.equal(t.step(2), 2, 'still working');
+    assert.ok(t.evaluate(heldOut).count > 0, 'self-attention data evaluates on a cross-trained head');
+  } finally { t.dispose(); }
+});

@@ -192,7 +192,16 @@ async function main(): Promise<void> {
   trainer.reset(3);
   trainer.reset();
   trainer.dispose();
-  void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore];
+  // Cross-attention: each sentence with a key sentence (e.g. its paraphrase); the targets index it.
+  const pairs: TrainerData = { vectors: new Float32Array(6), lengths: [2], targets: [1, -1], keyVectors: new Float32Array(9), keyLengths: new Uint32Array([3]) };
+  const crossTrainer: Trainer = scope.createTrainer({ data: pairs, dIn: 3, dHead: 4, maxLen: 8 });
+  const isCross: boolean = crossTrainer.cross;
+  const crossHeat: Float32Array = crossTrainer.attentionWeights(new Float32Array(6), new Float32Array(9));
+  const ctg: TrainerGradients = crossTrainer.gradients([0]);
+  const keyFeatures: Float32Array | null = ctg.keyFeatures;
+  const keyRows: number = ctg.keyRows;
+  crossTrainer.dispose();
+  void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
   void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
 
   void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,

@@ -42,17 +42,20 @@ function project(F, n, dFeat, W, dHead) {
 
 /**
  * The attention weights [n, n] of one sentence (vectors [n, dIn]) under saved weights
- * ({ Wq, Wk, W?, W1?, W2?, v?, Wa? } from trainer.weights()) and the trainer's options.
+ * ({ Wq, Wk, W?, W1?, W2?, v?, Wa? } from trainer.weights()) and the trainer's options; with
+ * keyVectors [m, dIn] (cross-attention: the keys from a second sentence, e.g. its paraphrase) [n, m].
  */
-export function headWeights(scope, weights, o, vectors) {
+export function headWeights(scope, weights, o, vectors, keyVectors) {
   const { F, n, dFeat } = features(vectors, o);
-  const Q = project(F, n, dFeat, weights.Wq, o.dHead), K = project(F, n, dFeat, weights.Wk, o.dHead);
+  const keys = keyVectors ? features(keyVectors, o) : { F, n };
+  const m = keys.n;
+  const Q = project(F, n, dFeat, weights.Wq, o.dHead), K = project(keys.F, m, dFeat, weights.Wk, o.dHead);
   const params = {};
   if (weights.W) params.W = weights.W;
   if (weights.W1) Object.assign(params, { W1: weights.W1, W2: weights.W2, v: weights.v, hidden: o.hidden });
   if (weights.Wa) Object.assign(params, { Wa: weights.Wa, maxKeys: o.maxLen });
-  return scope.attention(Q, K, new Float32Array(n), {
-    nq: n, nk: n, d: o.dHead, dv: 1, score: o.score, temperature: o.temperature, mask: o.mask, p: o.p, eps: o.eps,
+  return scope.attention(Q, K, new Float32Array(m), {
+    nq: n, nk: m, d: o.dHead, dv: 1, score: o.score, temperature: o.temperature, mask: o.mask, p: o.p, eps: o.eps,
     ...params, returns: ['weights'],
   }).weights;
 }

@@ -2,7 +2,7 @@
 // trainer with its saved weights (every SNAP_EVERY steps) and held-out evaluations, the heatmaps' weights
 // of any sentence at any saved step, and part 2's comparison. Plain JS over an AttnScope, so the page
 // keeps no wasm on its own thread and node can run the same code (tests, benchmarks).
-import { buildTask, chanceAccuracy, wordTokens, RULES } from './rules.js';
+import { buildTask, chanceAccuracy, wordTokens, paraphraseTargets, isCross, RULES } from './rules.js';
 import { headWeights } from './model.js';
 import { Comparison } from './compare.js';
 
@@ -49,9 +49,11 @@ export class LabSession {
     this.trainer = this.scope.createTrainer({ data: this.t.train.data, ...this.trainerOptions({ learningRate, seed }), score });
     this.snapshots = [{ step: 0, weights: this.trainer.weights() }];
     this.evals = [{ step: 0, ...this.trainer.evaluate(this.t.heldOut.data) }];
+    const cross = isCross(rule);
     return {
-      rule, score, learningRate, seed: this.trainer.options.seed,
-      train: this.t.train.sentences.length, heldOut: this.t.heldOut.sentences.map((s) => s.text), chance: this.t.chance,
+      rule, score, learningRate, seed: this.trainer.options.seed, cross,
+      train: this.t.train.sentences.length, chance: this.t.chance,
+      heldOut: this.t.heldOut.sentences.map((s) => (cross ? `${s.text} → ${s.paraphrase}` : s.text)),
       ...this.state(),
     };
   }
@@ -100,37 +102,60 @@ export class LabSession {
     return this.state();
   }
 
-  /** Word tokens and vectors of a held-out sentence (index) or of the user's text. */
-  sentence({ held, text }) {
+  /**
+   * Word tokens and vectors of a held-out sentence (index) or of the user's text; for the paraphrase
+   * rule also of its paraphrase (keyTokens, keyVectors: the held-out one's, or the user's `keyText`),
+   * with the rule's targets.
+   */
+  sentence({ held, text, keyText }) {
     const dIn = this.scope.vocabulary.dim;
+    const cross = isCross(this.rule);
     if (text !== undefined) {
-      const words = wordTokens(this.scope.tokenize(String(text).slice(0, 300))).slice(0, HEAD.maxLen);
-      if (!words.length) return null;
-      const vectors = new Float32Array(words.length * dIn);
-      words.forEach((w, i) => vectors.set(this.embed(w), i * dIn));
-      return { tokens: words.map((w) => w.text), vectors };
+      const words = (t) => wordTokens(this.scope.tokenize(String(t).slice(0, 300))).slice(0, HEAD.maxLen);
+      const vecs = (ws) => {
+        const v = new Float32Array(ws.length * dIn);
+        ws.forEach((w, i) => v.set(this.embed(w), i * dIn));
+        return v;
+      };
+      const q = words(text);
+      if (!q.length) return null;
+      if (!cross) return { tokens: q.map((w) => w.text), vectors: vecs(q) };
+      const k = words(keyText ?? '');
+      if (!k.length) return null;
+      return { tokens: q.map((w) => w.text), vectors: vecs(q), keyTokens: k.map((w) => w.text), keyVectors: vecs(k), targets: paraphraseTargets(q, k) };
     }
     const h = this.t.heldOut;
     const s = Math.max(0, Math.min(h.sentences.length - 1, held | 0));
-    let at = 0;
-    for (let i = 0; i < s; i++) at += h.data.lengths[i];
+    let at = 0, kat = 0;
+    for (let i = 0; i < s; i++) {
+      at += h.data.lengths[i];
+      if (cross) kat += h.data.keyLengths[i];
+    }
     const n = h.data.lengths[s];
-    return { tokens: h.sentences[s].words, vectors: h.data.vectors.slice(at * dIn, (at + n) * dIn), targets: h.sentences[s].targets };
+    const out = { tokens: h.sentences[s].words, vectors: h.data.vectors.slice(at * dIn, (at + n) * dIn), targets: h.sentences[s].targets };
+    if (cross) {
+      const m = h.data.keyLengths[s];
+      Object.assign(out, { keyTokens: h.sentences[s].keyWords, keyVectors: h.data.keyVectors.slice(kat * dIn, (kat + m) * dIn) });
+    }
+    return out;
   }
 
   /**
    * The heatmaps at saved step `snap` (an index; default the newest) for held-out sentence `held` and
-   * the user's `own` text: { step, held: { tokens, targets, before, after }, own: {…} | null }.
+   * the user's `own` text (and, for the paraphrase rule, `ownKey`, its paraphrase): { step, held:
+   * { tokens, keyTokens, targets, before, after }, own: {…} | null }. keyTokens (the columns) are the
+   * paraphrase's words for the paraphrase rule, else the sentence's own; before/after are
+   * [tokens × keyTokens] row-major.
    */
-  view({ snap, held = 0, own = '' } = {}) {
+  view({ snap, held = 0, own = '', ownKey = '' } = {}) {
     const i = snap === undefined ? this.snapshots.length - 1 : Math.max(0, Math.min(this.snapshots.length - 1, snap | 0));
     const o = this.trainer.options;
     const pair = (s) => s && {
-      tokens: s.tokens, targets: s.targets || null,
-      before: headWeights(this.scope, this.snapshots[0].weights, o, s.vectors),
-      after: headWeights(this.scope, this.snapshots[i].weights, o, s.vectors),
+      tokens: s.tokens, keyTokens: s.keyTokens || s.tokens, targets: s.targets || null,
+      before: headWeights(this.scope, this.snapshots[0].weights, o, s.vectors, s.keyVectors),
+      after: headWeights(this.scope, this.snapshots[i].weights, o, s.vectors, s.keyVectors),
     };
-    return { snap: i, step: this.snapshots[i].step, held: pair(this.sentence({ held })), own: pair(this.sentence({ text: own })) };
+    return { snap: i, step: this.snapshots[i].step, held: pair(this.sentence({ held })), own: pair(this.sentence({ text: own, keyText: ownKey })) };
   }
 
   // ---- part 2 ----
