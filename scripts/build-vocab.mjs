@@ -8,6 +8,7 @@
 // Incremental: when every output is newer than the source JSON and this script, and was built from
 // the same package version, it prints "vocab: up to date" and exits without reading the source.
 import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -143,22 +144,6 @@ function quantise(orig, norms, count, dim) {
   return { scales, q, medianNorm: Math.fround(median(deqNorms)), minCos, meanCos: sumCos / count, worst };
 }
 
-// --- CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as in zlib and PNG) -------------------
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-function crc32Update(crc, bytes) {
-  let c = ~crc >>> 0;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return ~c >>> 0;
-}
-
 // --- the file ---------------------------------------------------------------------------------------
 function encode(words, quant, count, dim) {
   const wordBytes = words.slice(0, count).map((w) => Buffer.from(w, 'utf8'));
@@ -198,8 +183,7 @@ function encode(words, quant, count, dim) {
   for (let w = 0; w < count; w++) scales.setFloat32(4 * w, quant.scales[w], true);
   Buffer.from(quant.q.buffer, quant.q.byteOffset, vectorsSize).copy(buf, vectorsOffset);
 
-  let crc = crc32Update(0, buf.subarray(0, CRC_OFFSET));
-  crc = crc32Update(crc, buf.subarray(HEADER_SIZE));
+  const crc = crc32(buf.subarray(HEADER_SIZE), crc32(buf.subarray(0, CRC_OFFSET)));
   h.setUint32(CRC_OFFSET, crc, true);
   return { buf, crc };
 }

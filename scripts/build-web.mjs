@@ -71,9 +71,17 @@ copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
 // The page's text says how many scoring functions there are: the registry's count, in words.
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
+// Every page's <head> starts with web/head.html (charset, viewport, the Content-Security-Policy, colour
+// scheme, the shared style sheet): one copy of the policy, not one per page.
+const sharedHead = readFileSync(join(root, 'web/head.html'), 'utf8').trimEnd();
 for (const p of PAGES) {
   const html = p.html.replace(/^web\//, '');
-  writeFileSync(join(out, html), readFileSync(join(root, p.html), 'utf8').replaceAll('{{scoreCount}}', scoreCount));
+  const text = readFileSync(join(root, p.html), 'utf8');
+  if (!text.includes('<head>\n{{head}}\n')) throw new Error(`${p.html}: its <head> must start with {{head}} (web/head.html)`);
+  const page = text.replace('{{head}}', sharedHead).replaceAll('{{scoreCount}}', scoreCount);
+  const left = /\{\{\w*\}\}/.exec(page);
+  if (left) throw new Error(`${p.html}: unknown placeholder ${left[0]}`);
+  writeFileSync(join(out, html), page);
 }
 // The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
 for (const css of STYLES) {

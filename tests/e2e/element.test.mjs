@@ -264,6 +264,48 @@ describe('attributes, properties, events', () => {
     assert.ok(tip.inView, 'the tooltip is on screen');
     await p.context().close();
   });
+
+  test('every control: labelled, and setting it writes its attribute', async () => {
+    // The element's list of controls, read from its source (the classic script exports nothing).
+    const source = readFileSync(join(root, 'web/element/attn-scope.js'), 'utf8');
+    const list = [.../export const CONTROLS = \[([^\]]*)\]/.exec(source)[1].matchAll(/'([a-z]+)'/g)].map((m) => m[1]);
+    const p = await open(page('all-controls', `<attn-scope id="c" query="The cat sat on the mat." controls="${list.join(' ')}" view="heatmap"></attn-scope>`));
+    await settled(p);
+    const labels = await p.$eval('#c', (el) => [...el.shadowRoot.querySelectorAll('.attn-controls label')].map((l) => {
+      const target = el.shadowRoot.getElementById(l.htmlFor);
+      return [l.textContent.split('=')[0].trim(), target ? target.tagName : 'none'];
+    }));
+    assert.deepEqual(labels, [['Query sentence', 'TEXTAREA'], ['Key sentence', 'TEXTAREA'], ['Scoring function', 'SELECT'],
+      ['Temperature τ', 'INPUT'], ['Heads', 'INPUT'], ['Projection', 'SELECT'], ['Seed', 'INPUT'], ['Positional encoding', 'INPUT'],
+      ['Mask', 'SELECT'], ['idw exponent p', 'INPUT'], ['idw ε', 'INPUT'], ['Kernels', 'SELECT'], ['View', 'SELECT']]);
+    assert.equal(labels.length, list.length, 'one control per name of CONTROLS');
+    // Each control, set as a person would, writes its attribute (and the slider shows its value).
+    const set = (name, value) => p.$eval('#c', (el, [n, v]) => {
+      const input = el.shadowRoot.getElementById(el.shadowRoot.querySelector(`.attn-controls label[for$="-${n}"]`).htmlFor);
+      if (input.type === 'checkbox') input.checked = v; else input.value = v;
+      input.dispatchEvent(new Event(input.type === 'range' || input.tagName === 'TEXTAREA' ? 'input' : 'change', { bubbles: true }));
+      return el.getAttribute(n);
+    }, [name, value]);
+    assert.equal(await set('query', 'A dog ran.'), 'A dog ran.');
+    assert.equal(await set('keys', 'The cat ran.'), 'The cat ran.');
+    assert.equal(await set('keys', '  '), null, 'empty keys: the query attends to itself');
+    assert.equal(await set('score', 'cosine'), 'cosine');
+    assert.equal(await set('temperature', '-1'), '0.1', 'the slider is log10 τ');
+    assert.equal(await set('p', '3.5'), '3.5');
+    assert.equal(await set('heads', '2'), '2');
+    assert.equal(await set('seed', '7'), '7');
+    assert.equal(await set('eps', '0.01'), '0.01');
+    assert.equal(await set('projection', 'random'), 'random');
+    assert.equal(await set('mask', 'causal'), 'causal');
+    assert.equal(await set('variant', 'scalar'), 'scalar');
+    assert.equal(await set('view', 'lines'), 'lines');
+    assert.equal(await set('positional', true), '');
+    assert.equal(await set('positional', false), null);
+    await settled(p);
+    const outs = await p.$eval('#c', (el) => [...el.shadowRoot.querySelectorAll('.attn-controls output')].map((o) => o.textContent));
+    assert.deepEqual(outs, ['= 0.1', '= 3.5']);
+    await p.context().close();
+  });
 });
 
 describe('failure is visible and local', () => {

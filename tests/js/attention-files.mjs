@@ -1,7 +1,7 @@
 // Shared by the import tests: a small randomly initialised attention stack (a real-shaped tensor from
 // a tiny transformer written here, no download), writers of .npy, .npz (stored zip, as numpy.savez)
 // and .safetensors, and float64 references of rollout and head summaries. Not a test file itself.
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, crc32 } from 'node:zlib';
 import { rng } from './helpers.mjs';
 
 /**
@@ -92,16 +92,6 @@ export function npyStrings(tokens) {
   const d = new DataView(data.buffer);
   cps.forEach((c, t) => c.forEach((cp, k) => d.setUint32((t * w + k) * 4, cp, true)));
   return concat([head, enc.encode(h), data]);
-}
-
-/** CRC-32 (as zip stores it) of bytes. */
-export function crc32(bytes) {
-  let c = ~0;
-  for (let i = 0; i < bytes.length; i++) {
-    c ^= bytes[i];
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
 }
 
 /**

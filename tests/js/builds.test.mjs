@@ -1,12 +1,12 @@
 // The other ways to create a scope: the scalar-only wasm (for engines without wasm SIMD), the
 // single-file build (wasm and the 10,000-word vocabulary inlined), and the vocabulary options.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { DIST, assertClose, assertSameBytes, loadScope, loadSingleScope, rng } from './helpers.mjs';
+import { DIST, ROOT, assertClose, assertSameBytes, loadScope, loadSingleScope, rng } from './helpers.mjs';
 import { SCORE_NAMES, parseVocabulary, propagateScoreError, refMatmul, refScores, refSoftmax } from './reference.mjs';
 
 const S1 = "The animal didn't cross the street because it was too tired.";
@@ -189,5 +189,20 @@ describe('when the vocabulary downloads (createAttnScope() loads only the wasm)'
     await assert.rejects(loadSingleScope({ vocabulary: 'default' }), (e) => e instanceof TypeError && /only the 10,000-word vocabulary/.test(e.message) && /locateFile/.test(e.message));
     const located = await loadSingleScope({ vocabulary: 'default', preload: true, locateFile: distUrl });
     assert.deepEqual(located.vocabulary, { size: 50000, dim: 100, name: 'glove-50k.bin' });
+  });
+});
+
+describe('the demo site\'s pages (dist/web)', () => {
+  test('every page\'s <head> starts with web/head.html: one Content-Security-Policy for all, every placeholder filled', () => {
+    const shared = readFileSync(join(ROOT, 'web/head.html'), 'utf8').trimEnd();
+    assert.match(shared, /http-equiv="Content-Security-Policy"/);
+    const pages = readdirSync(join(DIST, 'web')).filter((f) => f.endsWith('.html'));
+    assert.deepEqual(pages.sort(), ['index.html', 'lab-prototypes.html', 'lab.html', 'model.html']);
+    for (const f of pages) {
+      const html = readFileSync(join(DIST, 'web', f), 'utf8');
+      assert.ok(html.startsWith(`<!doctype html>\n<html lang="en">\n<head>\n${shared}\n`), `${f} starts with the shared head`);
+      assert.equal(html.match(/Content-Security-Policy/g).length, 1, `${f}: one policy`);
+      assert.doesNotMatch(html, /\{\{/, `${f}: every placeholder is filled`);
+    }
   });
 });

@@ -462,91 +462,53 @@ export class AttnScopeElement extends HTMLElement {
       for (const [k, v] of Object.entries(attrs)) i.setAttribute(k, v);
       return i;
     };
+    const info = new Map(scope.scoreFunctions.map((sf) => [sf.name, sf]));
+    // The controls that set their attribute to their value on 'change': [label, input].
+    const plain = {
+      score: () => ['Scoring function', select(names.map((n) => [n, info.get(n) ? `${n}   ${info.get(n).formula}` : n]))],
+      heads: () => ['Heads', inputOf('number', { min: '1', max: String(scope.vocabulary.dim), step: '1', inputmode: 'numeric' })],
+      seed: () => ['Seed', inputOf('number', { min: '0', max: '4294967295', step: '1', inputmode: 'numeric' })],
+      eps: () => ['idw ε', inputOf('number', { min: '0', step: 'any' })],
+      projection: () => ['Projection', select(scope.registry.projections.filter((pr) => pr.name !== 'user').map((pr) => [pr.name, describeName(pr)]))],
+      mask: () => ['Mask', select(scope.registry.masks.map((m) => [m.name, describeName(m)]))],
+      variant: () => ['Kernels', select(scope.variants.available.map((v) => [v, v]))],
+      view: () => ['View', select(Object.keys(VIEWS).map((v) => [v, v]))],
+    };
+    // The sliders, with the value they set shown beside their label: [label, range, attribute value].
+    const sliders = {
+      temperature: ['Temperature τ', { min: '-2', max: '1', step: '0.01' }, (v) => String(Number((10 ** Number(v)).toPrecision(3)))],
+      p: ['idw exponent p', { min: '0.5', max: '8', step: '0.5' }, (v) => v],
+    };
     for (const name of CONTROLS.filter((c) => list.includes(c))) {
-      let input;
-      switch (name) {
-        case 'query':
-        case 'keys':
-          input = document.createElement('textarea');
-          input.rows = 2;
-          input.spellcheck = false;
-          if (name === 'keys') input.placeholder = 'empty: the query attends to itself';
-          add(name, name === 'query' ? 'Query sentence' : 'Key sentence', input, 'wide');
-          input.addEventListener('input', () => {
-            if (name === 'keys' && !input.value.trim()) this.removeAttribute('keys');
-            else this._set(name, input.value);
-          });
-          break;
-        case 'score': {
-          const info = new Map(scope.scoreFunctions.map((s) => [s.name, s]));
-          input = select(names.map((n) => [n, info.get(n) ? `${n}   ${info.get(n).formula}` : n]));
-          add(name, 'Scoring function', input);
-          input.addEventListener('change', () => this._set('score', input.value));
-          break;
-        }
-        case 'temperature': {
-          input = inputOf('range', { min: '-2', max: '1', step: '0.01' });
-          const wrap = add(name, 'Temperature τ', input);
-          const out = document.createElement('output');
-          out.htmlFor = id(name);
-          wrap.querySelector('label').append(' ', out);
-          this._inputs.temperatureOut = out;
-          input.addEventListener('input', () => this._set('temperature', String(Number((10 ** Number(input.value)).toPrecision(3)))));
-          break;
-        }
-        case 'p': {
-          input = inputOf('range', { min: '0.5', max: '8', step: '0.5' });
-          const wrap = add(name, 'idw exponent p', input);
-          const out = document.createElement('output');
-          out.htmlFor = id(name);
-          wrap.querySelector('label').append(' ', out);
-          this._inputs.pOut = out;
-          input.addEventListener('input', () => this._set('p', input.value));
-          break;
-        }
-        case 'heads':
-          input = inputOf('number', { min: '1', max: String(scope.vocabulary.dim), step: '1', inputmode: 'numeric' });
-          add(name, 'Heads', input);
-          input.addEventListener('change', () => this._set('heads', input.value));
-          break;
-        case 'seed':
-          input = inputOf('number', { min: '0', max: '4294967295', step: '1', inputmode: 'numeric' });
-          add(name, 'Seed', input);
-          input.addEventListener('change', () => this._set('seed', input.value));
-          break;
-        case 'eps':
-          input = inputOf('number', { min: '0', step: 'any' });
-          add(name, 'idw ε', input);
-          input.addEventListener('change', () => this._set('eps', input.value));
-          break;
-        case 'projection':
-          input = select(scope.registry.projections.filter((p) => p.name !== 'user').map((p) => [p.name, describeName(p)]));
-          add(name, 'Projection', input);
-          input.addEventListener('change', () => this._set('projection', input.value));
-          break;
-        case 'mask':
-          input = select(scope.registry.masks.map((m) => [m.name, describeName(m)]));
-          add(name, 'Mask', input);
-          input.addEventListener('change', () => this._set('mask', input.value));
-          break;
-        case 'variant':
-          input = select(scope.variants.available.map((v) => [v, v]));
-          add(name, 'Kernels', input);
-          input.addEventListener('change', () => this._set('variant', input.value));
-          break;
-        case 'view':
-          input = select(Object.keys(VIEWS).map((v) => [v, v]));
-          add(name, 'View', input);
-          input.addEventListener('change', () => this._set('view', input.value));
-          break;
-        case 'positional':
-          input = inputOf('checkbox');
-          add(name, 'Positional encoding', input, 'check');
-          input.addEventListener('change', () => {
-            if (input.checked) this._set('positional', ''); else this.removeAttribute('positional');
-          });
-          break;
-        default: break;
+      if (plain[name]) {
+        const [label, input] = plain[name]();
+        add(name, label, input);
+        input.addEventListener('change', () => this._set(name, input.value));
+      } else if (sliders[name]) {
+        const [label, range, value] = sliders[name];
+        const input = inputOf('range', range);
+        const wrap = add(name, label, input);
+        const out = document.createElement('output');
+        out.htmlFor = id(name);
+        wrap.querySelector('label').append(' ', out);
+        this._inputs[`${name}Out`] = out;
+        input.addEventListener('input', () => this._set(name, value(input.value)));
+      } else if (name === 'query' || name === 'keys') {
+        const input = document.createElement('textarea');
+        input.rows = 2;
+        input.spellcheck = false;
+        if (name === 'keys') input.placeholder = 'empty: the query attends to itself';
+        add(name, name === 'query' ? 'Query sentence' : 'Key sentence', input, 'wide');
+        input.addEventListener('input', () => {
+          if (name === 'keys' && !input.value.trim()) this.removeAttribute('keys');
+          else this._set(name, input.value);
+        });
+      } else if (name === 'positional') {
+        const input = inputOf('checkbox');
+        add(name, 'Positional encoding', input, 'check');
+        input.addEventListener('change', () => {
+          if (input.checked) this._set('positional', ''); else this.removeAttribute('positional');
+        });
       }
     }
   }
