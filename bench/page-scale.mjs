@@ -53,8 +53,18 @@ const pasteInPage = (text) => new Promise((resolve) => {
     if (picture === null && !document.getElementById('fig-heatmap-large').hidden && /query rows 1–\d+ of 2000/.test(range.textContent)
       && !/Colouring/.test(range.textContent)) picture = now - t0;
     if (picture !== null && !document.body.classList.contains('computing')) {
-      // Long tasks are reported a little after they end: collect for one more frame.
-      setTimeout(() => { obs.disconnect(); resolve({ picture, all: now - t0, longtasks, own }); }, 50);
+      // The figures out of view are drawn afterwards, one per idle period (figures/base.js), and long
+      // tasks are reported a little after they end: collect until the page has been idle for three
+      // whole idle periods in a row (no frame, no task pending), so that their tasks are counted too.
+      const all = now - t0;
+      let quiet = 0;
+      const idle = (deadline) => {
+        quiet = deadline.timeRemaining() >= 40 ? quiet + 1 : 0;
+        if (quiet < 3) { requestIdleCallback(idle); return; }
+        obs.disconnect();
+        resolve({ picture, all, longtasks, own });
+      };
+      setTimeout(() => requestIdleCallback(idle), 50);
       return;
     }
     requestAnimationFrame(check);

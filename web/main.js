@@ -7,7 +7,7 @@ import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
 import { ComputeClient } from './compute-client.js';
-import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS } from './scale.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS, HEAD_IMAGES_FROM } from './scale.js';
 import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
 import { Heatmap } from './figures/Heatmap.js';
 import { LineView } from './figures/LineView.js';
@@ -163,11 +163,15 @@ function syncControls() {
   ui.positional.checked = state.pos;
   ui.variant.value = state.variant;
   const info = scoreInfo.get(state.score);
-  if (info) {
+  // Only when the scoring function changes: rewriting the formula's MathML on every keystroke made
+  // the browser restyle and lay it out again each time.
+  if (info && info !== shownInfo) {
+    shownInfo = info;
     renderLatex(ui.formula, info.latex, info.formula);
     ui.explain.textContent = `${info.description} (${info.source})`;
   }
 }
+let shownInfo = null;   // the ScoreInfo whose formula and explanation the controls show
 
 // New text, new tokens: a selection of the old ones would point at other words.
 ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null, row: null, rows: [], cols: state.k.trim() ? state.cols : [] }, ev));
@@ -272,6 +276,9 @@ function fromWorker(res) {
 function withExtras(c, res) {
   const all = res.all;
   c.all = { get: (n) => all[n] };
+  // What the first answer left out: a long document's head pictures, the key vectors (cosine panel).
+  if (res.headImages) c.main.headImages = res.headImages;
+  if (res.keyVectors) c.main.k = res.keyVectors;
   c.pre = res;
   // At large n the comparison and teaching panels were computed on the first SMALL_TOKENS tokens.
   c.small = res.small ? { ...res.small, all: c.all } : c;
@@ -457,10 +464,14 @@ function render(c) {
   }
   const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
   fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
-  for (const name of ['lines', 'selection', 'heads']) fig[name].schedule(() => FEED[name](fig[name], x), now);
-  // A long document's head summary (two n × n matrices and a row of entropies per query) is drawn
-  // from the second answer, on its first tokens, as the comparison is (renderExtras).
-  if (!large) fig.headsum.schedule(() => FEED.headsum(fig.headsum, x), now);
+  for (const name of ['lines', 'selection']) fig[name].schedule(() => FEED[name](fig[name], x), now);
+  // Below the heatmap, drawn after the next frame (in a task of their own, so that a change paints
+  // the heatmap first): the heads (a long document's from the pictures the worker built, with the
+  // second answer: renderExtras) and the head summary. A long document's head summary (two n × n
+  // matrices and a row of entropies per query) is drawn from the second answer, on its first
+  // tokens, as the comparison is (renderExtras).
+  if (r.headImages || r.heads * r.nq * r.nk < HEAD_IMAGES_FROM) fig.heads.scheduleAfterFrame(() => FEED.heads(fig.heads, x), now);
+  if (!large) fig.headsum.scheduleAfterFrame(() => FEED.headsum(fig.headsum, x), now);
 }
 
 /** The figures drawn from the second answer: the comparison, "Why this weight?", the teaching panels. */
@@ -472,6 +483,7 @@ function renderExtras(c) {
   const xs = c.large ? context(null, c.small, { ...state }, opts) : x;
   if (c.large) notice(smallNotice); else clearNotice(smallNotice);
   fig.why.schedule(() => FEED.why(fig.why, x), now);
+  if (c.pre.headImages) fig.heads.schedule(() => FEED.heads(fig.heads, x), now);
   fig.compare.schedule(() => FEED.compare(fig.compare, xs), now);
   if (c.large) fig.headsum.schedule(() => FEED.headsum(fig.headsum, xs), now);
   // Panel 1 does not depend on the sentence, only on the kernels chosen (computed by the worker

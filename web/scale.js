@@ -27,3 +27,9 @@ export const LONG_MS = 100;
  * worker computes only what the heatmap needs, and a keystroke never waits for the comparison of
  * the previous one (at 128 tokens it did: keystroke → redraw took 51 ms, issue 11). */
 export const EXTRAS_AFTER_MS = 80;
+
+/** From this many cells (heads × n_q × n_k) the heads' pictures are built by the worker and come with
+ * the second answer (max-pooling 2,000 × 2,000 weights took the page 40 ms a head); below, the page
+ * builds them itself, after the heatmap's frame (10 heads of 64 × 64: about 1 ms), which keeps them
+ * off the way from a keystroke to the heatmap. */
+export const HEAD_IMAGES_FROM = 1 << 20;

@@ -9,7 +9,8 @@ import * as Comlink from 'comlink';
 import { createAttnScope } from 'attnscope';
 import { compute, context, whyModel, nearestWords } from './figures/views.js';
 import { scalingExperiment } from './figures/ScalingPanel.js';
-import { SMALL_TOKENS } from './scale.js';
+import { HeadGrid } from './figures/HeadGrid.js';
+import { SMALL_TOKENS, HEAD_IMAGES_FROM } from './scale.js';
 
 let scope = null;
 const nearestCache = new Map();
@@ -33,6 +34,23 @@ export function mainKey(st, limit) {
 function slim(r) {
   if (!r || r.error) return r;
   return { nq: r.nq, nk: r.nk, heads: r.heads, weights: r.weights, scores: r.scores, stats: { entropy: r.stats.entropy } };
+}
+
+/** What the page draws from the main result (the heatmap, the line view, the selection, the heads, the
+ * head summary, the exports): all of it but the per-head vectors (q, k, v), the outputs and the
+ * embeddings, which no figure of the page reads (the cosine panel's key norms come with the second
+ * answer). At 10 heads of 64 + 64 tokens they were 2/3 of the typed arrays copied and sent per change. */
+function lean(r) {
+  if (!r) return r;
+  const { q, k, v, output, queryEmbeddings, keyEmbeddings, ...rest } = r;
+  return rest;
+}
+
+/** The heads figure's pictures of a computation's main result (built once, kept with it). */
+function headImages(c, st) {
+  const m = c.main;
+  if (!m.headImages) m.headImages = HeadGrid.images(m, st.mask === 'causal' ? (i, j) => j > i : () => false);
+  return m.headImages;
 }
 
 /** Copies every typed array of `value` (recursively) and lists the copies' buffers for transfer. */
@@ -113,10 +131,11 @@ const api = {
     if (c.empty) return { empty: true, q: c.q, k: c.k };
     const r = c.main;
     const large = Math.max(r.nq, r.nk) > SMALL_TOKENS;
+    const sendMain = haveMain !== key && phase !== 'extras';
     if (phase === 'main') {
       // The first answer to a change: only what the heatmap, the line view and the heads need.
       const transfer = [];
-      const out = detachable({ key, q: c.q, k: c.k, base: c.base, large, main: haveMain === key ? null : r, laps }, transfer);
+      const out = detachable({ key, q: c.q, k: c.k, base: c.base, large, main: sendMain ? lean(r) : null, laps }, transfer);
       lap('copy');
       out.laps = laps;
       return Comlink.transfer(out, transfer);
@@ -164,9 +183,14 @@ const api = {
     lap('teaching');
     progress(1, 'Drawing…');
     const transfer = [];
+    // The heads' pictures of a long document (HEAD_IMAGES_FROM: built here, not by the page), and
+    // the key vectors the cosine panel measures (the first answer leaves the vectors out).
+    const late = r.heads * r.nq * r.nk >= HEAD_IMAGES_FROM ? headImages(c, st) : null;
     const out = detachable({
       key, q: c.q, k: c.k, base: c.base, large,
-      main: haveMain === key || phase === 'extras' ? null : r,
+      main: sendMain ? lean(r) : null,
+      headImages: late,
+      keyVectors: large ? null : r.k,
       small: large ? { main: cs.main, q: cs.q, k: cs.k, base: cs.base } : null,
       all, why: why ? { ...why, kTokens: null, maskedKey: null } : null, teach, laps,
     }, transfer);

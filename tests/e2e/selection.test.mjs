@@ -81,6 +81,11 @@ describe('query rows', () => {
     assert.equal(await urlSays('rows', '1-3'), '1-3');
     assert.equal(await page.locator('#figure-heatmap .sel-band.sel-row').count(), 1, 'one band around the three rows');
     assert.deepEqual(await page.locator('#figure-heatmap .row-labels text.selected').allTextContents(), ['cat', 'sat', 'on']);
+    // The line view marks the same query words and fades the other rows' lines (7 keys a row).
+    assert.deepEqual(await page.locator('#figure-lines g.tokens.left g.tok.selected').allTextContents(), ['cat', 'sat', 'on']);
+    const faded = await page.locator('#figure-lines g.lines line').evaluateAll((ls) => ls.map((l) => l.classList.contains('unselected')));
+    assert.deepEqual(faded, Array.from({ length: 7 * 7 }, (_, k) => ![1, 2, 3].includes(Math.floor(k / 7))));
+    assert.equal(await page.locator('#figure-lines g.lines line.unselected').first().evaluate((l) => getComputedStyle(l).opacity), '0.12');
     const r = expected();
     assertShown(await shown('rows'), reference(r, 'rows', [1, 2, 3]), 'key');
     // Rows sum to 1: the mean over the selected rows is a distribution over the keys again.

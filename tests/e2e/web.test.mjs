@@ -4,6 +4,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from './harness.mjs';
@@ -643,6 +644,52 @@ describe('appearance and speed', () => {
     assert.ok(r + g + b < 150, `dark background, got ${bg}`);
     await p.screenshot({ path: join(outDir, '10-dark.png'), fullPage: true });
     await dark.close();
+  });
+
+  test('a light/dark switch recolours the masked cells of the head pictures and the head summary', async () => {
+    // The pictures are PNGs: a theme switch does not redraw them, so their masked cells must not hold
+    // the theme's colour (they are transparent over a shape filled with it). The colour on screen at
+    // a masked cell (row 0, last key: causal) is read from a 1-pixel screenshot, in both themes.
+    const pixel = async (p, x, y) => {
+      const file = await p.screenshot({ clip: { x, y, width: 1, height: 1 } });
+      let at = 8, type = 0;
+      const idat = [];
+      while (at < file.length) {
+        const len = file.readUInt32BE(at), name = file.toString('latin1', at + 4, at + 8);
+        if (name === 'IHDR') type = file[at + 8 + 9];
+        if (name === 'IDAT') idat.push(file.subarray(at + 8, at + 8 + len));
+        at += 12 + len;
+      }
+      assert.ok(type === 2 || type === 6, `an RGB(A) screenshot, colour type ${type}`);
+      const raw = inflateSync(Buffer.concat(idat));
+      return [raw[1], raw[2], raw[3]];   // one pixel: every PNG filter leaves it as it is
+    };
+    const maskedColour = (p) => p.evaluate(() => getComputedStyle(document.getElementById('figure-heads')).getPropertyValue('--masked').trim());
+    const rgb = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
+    const near = (a, b) => a.every((v, k) => Math.abs(v - b[k]) <= 3);
+    const ctx = await h.newContext({ colorScheme: 'light', viewport: { width: 1366, height: 900 } });
+    const p = autoSettle(await h.open(ctx, `#q=${encodeURIComponent('the cat sat on the mat and looked at the dog')}&k=&heads=2&mask=causal`));
+    const spots = [];
+    for (const sel of ['#figure-heads g.panel .panel-img', '#figure-headsum .hs-mean .panel-img']) {
+      const img = p.locator(sel).first();
+      await img.scrollIntoViewIfNeeded();
+      await p.waitForFunction((s) => (document.querySelector(s)?.getAttribute('href') || '').startsWith('data:image/png'), sel);
+      spots.push([sel, img]);
+    }
+    const themes = { light: null, dark: null };
+    for (const scheme of ['light', 'dark']) {
+      await p.emulateMedia({ colorScheme: scheme });
+      await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      themes[scheme] = rgb(await maskedColour(p));
+      for (const [sel, img] of spots) {
+        await img.scrollIntoViewIfNeeded();
+        const box = await img.boundingBox();
+        const got = await pixel(p, Math.floor(box.x + box.width - 2), Math.floor(box.y + 2));
+        assert.ok(near(got, themes[scheme]), `${scheme}: ${sel} shows a masked cell as ${got}, the theme's masked colour is ${themes[scheme]}`);
+      }
+    }
+    assert.ok(!near(themes.light, themes.dark), 'the two themes have different masked colours');
+    await ctx.close();
   });
 
   test('head colours: Okabe–Ito for each theme; heads 9 and 10 repeat 1 and 2, dashed, and every head is named', async () => {

@@ -1,8 +1,11 @@
 // One small attention matrix per head, for the current scoring function: how the heads differ.
 // Picking a head shows it in the heatmap.
-import { SmallMultiples } from './SmallMultiples.js';
+import { SmallMultiples, panelImage } from './SmallMultiples.js';
 import { fmt, meanEntropy } from './base.js';
 import { headClass } from './heads.js';
+
+/** px: a head's panel (its picture is at most twice that a side). */
+export const HEAD_PANEL = 112;
 
 export class HeadGrid extends SmallMultiples {
   constructor(slot) {
@@ -12,10 +15,19 @@ export class HeadGrid extends SmallMultiples {
       caption: 'One matrix per head (rows: queries, columns: keys), each coloured from 0 to its own largest weight. With the identity projection the heads split the 100 dimensions of the word vectors between them; with the random projection each head has its own W_q, W_k, W_v. Click a head to show it in the heatmap; the mark beside its name is its colour in “Who looks at whom”.',
     });
     this.columns = 5;
-    this.panelSize = 112;
+    this.panelSize = HEAD_PANEL;
   }
 
-  /** d: { nq, nk, heads, weights [heads, nq, nk], stats: { entropy [heads, nq] }, dHead, masked } */
+  /**
+   * Every head's picture (data URLs) for d: { nq, nk, heads, weights } and masked(i, j): what
+   * setData takes as d.headImages. The demo's worker calls this, off the page's thread.
+   */
+  static images(d, masked) {
+    return Array.from({ length: d.heads }, (_, h) => panelImage(d.weights, h * d.nq * d.nk, d.nq, d.nk, masked, 2 * HEAD_PANEL));
+  }
+
+  /** d: { nq, nk, heads, weights [heads, nq, nk], stats: { entropy [heads, nq] }, dHead, masked,
+   *  headImages? (HeadGrid.images of the same weights and mask) } */
   setData(d) {
     const panels = [];
     for (let h = 0; h < d.heads; h++) {
@@ -25,6 +37,7 @@ export class HeadGrid extends SmallMultiples {
         subtitle: `d=${d.dHead[h]} · entropy ${fmt(meanEntropy(d.stats, h, d.nq), 2)}`,
         weights: d.weights, offset: h * d.nq * d.nk, nq: d.nq, nk: d.nk, masked: d.masked,
         mark: d.heads > 1 ? headClass(h) : null,   // the head's colour in the line view
+        href: d.headImages ? d.headImages[h] : undefined,
       });
     }
     this.setPanels(panels);

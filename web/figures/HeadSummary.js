@@ -3,7 +3,7 @@
 // (from the module's headSummaries kernel), with each head's largest weight and mean row maximum.
 // The numbers download as CSV or JSON; the picture as PNG or SVG.
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, setTokenText, labelWidth, fmt, matrixImage, colourTable, lookup, toRGB, luminance } from './base.js';
+import { Figure, setTokenText, labelWidth, fmt, matrixImage, colourTable, lookup, luminance } from './base.js';
 import { csvCell, csvNumber } from './export.js';
 import { headClass } from './heads.js';
 
@@ -48,8 +48,6 @@ export class HeadSummary extends Figure {
     const cell = Math.max(2, Math.min(18, Math.floor(MAT / Math.max(nq, nk))));
     const mw = nk * cell, mh = nq * cell;
     const top = 34 + colLab;
-    const css = getComputedStyle(this.svg.node()).getPropertyValue('--masked').trim();
-    const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
     const showLabels = cell >= 9;
     const mats = [
       { key: 'mean', title: 'Mean over heads', m: d.mean },
@@ -78,6 +76,8 @@ export class HeadSummary extends Figure {
       const g = enter.append('g').attr('class', (M) => `hs-mat hs-${M.key}`);
       g.append('text').attr('class', 'chart-title').attr('y', 12);
       g.append('text').attr('class', 'panel-sub').attr('y', 26);
+      // Under the picture, in the theme's masked colour: the picture's masked cells are transparent.
+      g.append('rect').attr('class', 'panel-back');
       g.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none').attr('image-rendering', 'pixelated');
       g.append('rect').attr('class', 'panel-frame');
       g.append('g').attr('class', 'row-labels');
@@ -93,7 +93,9 @@ export class HeadSummary extends Figure {
         const img = g.querySelector('.panel-img');
         const scale = M.hi > 0 ? 1 / M.hi : 1;
         img.setAttribute('x', ox); img.setAttribute('y', top); img.setAttribute('width', mw); img.setAttribute('height', mh);
-        img.setAttribute('href', matrixImage(M.m, nq, nk, (v, i, j) => (d.masked(i, j) ? MASKED : lookup(viridis, v * scale))));
+        img.setAttribute('href', matrixImage(M.m, nq, nk, (v, i, j) => (d.masked(i, j) ? null : lookup(viridis, v * scale))));
+        const back = g.querySelector('.panel-back');
+        back.setAttribute('x', ox); back.setAttribute('y', top); back.setAttribute('width', mw); back.setAttribute('height', mh);
         const frame = g.querySelector('.panel-frame');
         frame.setAttribute('x', ox - 1); frame.setAttribute('y', top - 1);
         frame.setAttribute('width', mw + 2); frame.setAttribute('height', mh + 2);

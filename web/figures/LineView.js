@@ -73,9 +73,11 @@ export class LineView extends Figure {
       nq: rows.length, nk: cols.length, weights: w };
   }
 
-  /** d: { qTokens, kTokens, nq, nk, heads, weights: Float32Array [heads, nq, nk] } */
+  /** d: { qTokens, kTokens, nq, nk, heads, weights: Float32Array [heads, nq, nk], selectedRows?: the
+   *  page's selected query rows (their labels are marked, and the other rows' lines fade) } */
   setData(d) {
     this.reduced = null;
+    this.selectedRows = new Set(d.selectedRows || []);
     if (this.focusRows) d = this.reduce(d);
     this.captionEl.text(this.reduced
       ? `${this.reduced.nq} query × ${this.reduced.nk} key tokens${d.heads > 1 ? ` × ${d.heads} heads` : ''}: too many for one line each, so only the `
@@ -150,6 +152,12 @@ export class LineView extends Figure {
       gain = max > 0 ? 1 / max : 1;
     }
     this.gain = gain;
+    // The selected query rows (original indices; a long document's drawn rows are all selected ones):
+    // the other rows' lines fade, unless nothing is selected.
+    const sel = this.selectedRows;
+    const rowOf = (i) => (this.reduced ? this.reduced.rows[i] : i);
+    const fade = sel.size > 0 && !this.reduced;
+    this.gLines.classed('has-selection', fade);
     let k = 0;
     for (const h of shown) {
       const base = h * nq * nk;
@@ -157,6 +165,8 @@ export class LineView extends Figure {
         const v = w[base + ij] * gain;
         const hide = v >= MIN_W ? 0 : 1;
         const node = this.lineNodes[k];
+        const off = fade && !sel.has(Math.floor(ij / nk));
+        if (off !== node.classList.contains('unselected')) node.classList.toggle('unselected', off);
         if (hide !== this.lineHidden[k]) {
           this.lineHidden[k] = hide;
           node.setAttribute('visibility', hide ? 'hidden' : 'visible');
@@ -189,6 +199,7 @@ export class LineView extends Figure {
       tokenRows(this.gLeft, d.qTokens, 'q');
       tokenRows(this.gRight, d.kTokens, 'k');
     }
+    this.gLeft.selectAll('g.tok').classed('selected', (_, i) => sel.has(rowOf(i)));
     this.drawFocus();
   }
 

@@ -1,9 +1,26 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, matrixImage, colourTable, lookup, toRGB } from './base.js';
+import { Figure, matrixIndexedImage, toRGB } from './base.js';
 
-const viridis = colourTable(interpolateViridis);
+// The pictures' palette: viridis in 255 steps, and entry 255 transparent (a masked cell).
+const LEVELS = 255, CLEAR = 255;
+const PALETTE = [...Array.from({ length: LEVELS }, (_, k) => toRGB(interpolateViridis(k / (LEVELS - 1)))), [0, 0, 0, 0]];
+
+/**
+ * One panel's picture as a PNG data URL: weights[offset, offset + nq·nk) coloured from 0 to their
+ * largest value, one pixel per cell, max-pooled down to maxSide pixels a side for a long document.
+ * Masked cells are transparent: the panel's frame, filled with the theme's masked colour, shows
+ * through, so the picture does not depend on the theme (a light/dark switch needs no redraw) and can
+ * be built off the page's thread (the demo's worker builds the heads' pictures, web/worker.js).
+ */
+export function panelImage(weights, offset, nq, nk, masked, maxSide) {
+  let max = 0;
+  for (let i = 0; i < nq * nk; i++) { const v = weights[offset + i]; if (v > max) max = v; }
+  const top = LEVELS - 1, scale = max > 0 ? top / max : top;
+  const index = (v, i, j) => (masked(i, j) ? CLEAR : Math.max(0, Math.min(top, Math.round(v * scale))) || 0);
+  return matrixIndexedImage(weights, nq, nk, index, PALETTE, offset, 1, maxSide);
+}
 
 export class SmallMultiples extends Figure {
   constructor(slot, opts) {
@@ -40,8 +57,9 @@ export class SmallMultiples extends Figure {
   }
 
   /**
-   * panels: [{ key, title, subtitle, weights: Float32Array, offset, nq, nk, masked(i, j), mark? }]
+   * panels: [{ key, title, subtitle, weights: Float32Array, offset, nq, nk, masked(i, j), mark?, href? }]
    * mark: classes of a short line sample drawn before the title (a head's colour, see heads.js).
+   * href: the panel's picture when it was already built (panelImage with maxSide 2 × panelSize).
    * current: the key drawn as chosen.
    */
   setPanels(panels) { this.panels = panels; }
@@ -57,9 +75,6 @@ export class SmallMultiples extends Figure {
     const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
     this.setSize(W, H);
     const self = this;
-    // Masked cells in the theme's "masked" colour (it follows the light/dark theme, page or element).
-    const css = getComputedStyle(this.svg.node()).getPropertyValue('--masked').trim();
-    const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
     this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
       const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');
       g.append('line').attr('class', 'panel-mark').attr('x1', 0).attr('x2', 16).attr('y1', 8).attr('y2', 8);
@@ -96,13 +111,11 @@ export class SmallMultiples extends Figure {
         const img = g.querySelector('.panel-img');
         img.setAttribute('x', 0); img.setAttribute('y', titleH);
         img.setAttribute('width', w); img.setAttribute('height', h);
-        let max = 0;
-        for (let i = 0; i < p.nq * p.nk; i++) { const v = p.weights[p.offset + i]; if (v > max) max = v; }
-        const scale = max > 0 ? 1 / max : 1;
         // One pixel per cell, scaled up without smoothing (image-rendering: pixelated, kept in
         // exports), at most 2 pixels per panel pixel: a long document is max-pooled down to the panel's size.
-        img.setAttribute('href', matrixImage(p.weights, p.nq, p.nk,
-          (v, i, j) => (p.masked(i, j) ? MASKED : lookup(viridis, v * scale)), p.offset, 1, 2 * S));
+        // Masked cells are transparent over the frame's masked fill (figures.css), in either theme.
+        const href = p.href || panelImage(p.weights, p.offset, p.nq, p.nk, p.masked, 2 * S);
+        if (img.getAttribute('href') !== href) img.setAttribute('href', href);
       });
   }
 }

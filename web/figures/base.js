@@ -4,7 +4,7 @@
 // anything up in the document, and its styles (figures.css) are plain selectors under its root.
 import { select } from 'd3-selection';
 import { svgBlob, pngBlob } from './export.js';
-import { pngDataURL } from './png.js';
+import { pngDataURL, pngIndexedDataURL } from './png.js';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -27,18 +27,49 @@ function viewObserver() {
   }
   return observer;
 }
+// One figure per idle period: each redraw is its own task, and the browser lays out and paints what it
+// changed before the next one starts. Run together, the figures below the fold of a 2,000-token
+// document (heads, comparison, teaching panels: ~2,500 new SVG elements) were one task of JS and then
+// one style-and-layout pass of 100–300 ms, the page's longest (issue 11).
 const idleQueue = new Set();
 let idleHandle = 0;
 function whenIdle(figure) {
   idleQueue.add(figure);
-  if (idleHandle) return;
-  const flush = () => {
-    idleHandle = 0;
-    const list = [...idleQueue];
-    idleQueue.clear();
-    for (const f of list) f.runJob();
-  };
-  idleHandle = typeof requestIdleCallback === 'function' ? requestIdleCallback(flush, { timeout: 300 }) : setTimeout(flush, 50);
+  if (!idleHandle) idleHandle = idleSoon(idleFlush);
+}
+function idleSoon(fn) {
+  return typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 300 }) : setTimeout(fn, 50);
+}
+function idleFlush() {
+  idleHandle = 0;
+  const [first] = idleQueue;
+  if (!first) return;
+  idleQueue.delete(first);
+  first.runJob();
+  if (idleQueue.size) idleHandle = idleSoon(idleFlush);
+}
+
+// Figures in view drawn after the next frame (Figure.scheduleAfterFrame), one task each: the figures
+// that change first (the heatmap) are painted without waiting for the ones below them.
+const frameQueue = new Set();
+let framePending = false;
+const frameChannel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+function afterFrame(figure) {
+  frameQueue.add(figure);
+  if (framePending) return;
+  framePending = true;
+  const raf = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (fn) => setTimeout(fn, 16);
+  raf(() => nextFrameJob());
+}
+function nextFrameJob() {
+  if (frameChannel) { frameChannel.port1.onmessage = frameFlush; frameChannel.port2.postMessage(0); } else setTimeout(frameFlush, 0);
+}
+function frameFlush() {
+  const [first] = frameQueue;
+  if (!first) { framePending = false; return; }
+  frameQueue.delete(first);
+  first.runJob();
+  if (frameQueue.size) nextFrameJob(); else framePending = false;
 }
 
 /**
@@ -109,6 +140,18 @@ export class Figure extends EventTarget {
     else whenIdle(this);
   }
 
+  /**
+   * Like schedule, but a figure in view is drawn in a task of its own just after the next frame (a
+   * figure below the one the reader is looking at, e.g. the heads under the heatmap), not in the task
+   * that draws the heatmap; one out of view waits for view or idle time as with schedule.
+   */
+  scheduleAfterFrame(job, now = false) {
+    this.job = job;
+    if (now) this.runJob();
+    else if (this.visible) afterFrame(this);
+    else whenIdle(this);
+  }
+
   /** Runs the pending job, if any, and records its duration as "attnscope:<measureName>". */
   runJob() {
     const job = this.job;
@@ -123,6 +166,7 @@ export class Figure extends EventTarget {
   cancel() {
     this.job = null;
     idleQueue.delete(this);
+    frameQueue.delete(this);
   }
 
   /** Stops watching the figure's slot and drops its pending job (the figure is being thrown away). */
@@ -243,19 +287,38 @@ export function packRGB(rgb) {
  * its cost does not grow with the matrix; masked(i, j), when given, is checked per cell.
  */
 export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, maxSide = Infinity) {
+  const pixel = (v, i, j) => { const rgb = colour(v, i, j); return rgb ? packRGB(rgb) : 0; };   // 0: transparent
+  const { W, H, px } = matrixPixels(values, rows, cols, pixel, offset, scale, maxSide, Uint32Array);
+  return pngDataURL(W, H, new Uint8Array(px.buffer));
+}
+
+/**
+ * As matrixImage, with colours from a palette (at most 256 [r, g, b, a?]): index(v, i, j) returns the
+ * palette entry of a pixel. A palette PNG has a quarter of the bytes: quicker to build and to send.
+ */
+export function matrixIndexedImage(values, rows, cols, index, palette, offset = 0, scale = 1, maxSide = Infinity) {
+  const { W, H, px } = matrixPixels(values, rows, cols, index, offset, scale, maxSide, Uint8Array);
+  return pngIndexedDataURL(W, H, px, palette);
+}
+
+/** The pixels of matrixImage: pixel(v, i, j) is written into an Arr (Uint32Array or Uint8Array). */
+function matrixPixels(values, rows, cols, pixel, offset, scale, maxSide, Arr) {
   const down = Math.max(rows, cols) > maxSide;
   if (!down) {
     const W = cols * scale, H = rows * scale;
-    const px = new Uint32Array(W * H);   // 0: transparent
+    const px = new Arr(W * H);
     for (let i = 0; i < rows; i++) {
+      const o = offset + i * cols;
+      if (scale === 1) {
+        for (let j = 0; j < cols; j++) px[i * W + j] = pixel(values[o + j], i, j);
+        continue;
+      }
       for (let j = 0; j < cols; j++) {
-        const rgb = colour(values[offset + i * cols + j], i, j);
-        if (!rgb) continue;
-        const p = packRGB(rgb);
+        const p = pixel(values[o + j], i, j);
         for (let y = i * scale; y < (i + 1) * scale; y++) px.fill(p, y * W + j * scale, y * W + (j + 1) * scale);
       }
     }
-    return pngDataURL(W, H, new Uint8Array(px.buffer));
+    return { W, H, px };
   }
   // Max-pooling into W × H pixels.
   const f = maxSide / Math.max(rows, cols);
@@ -272,13 +335,12 @@ export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, m
       if (v > best[q]) { best[q] = v; at[q] = i * cols + j; }
     }
   }
-  const px = new Uint32Array(W * H);
+  const px = new Arr(W * H);
   for (let q = 0; q < W * H; q++) {
     const k = at[q], i = Math.floor(k / cols);
-    const rgb = colour(best[q] === -Infinity ? NaN : best[q], i, k - i * cols);
-    if (rgb) px[q] = packRGB(rgb);
+    px[q] = pixel(best[q] === -Infinity ? NaN : best[q], i, k - i * cols);
   }
-  return pngDataURL(W, H, new Uint8Array(px.buffer));
+  return { W, H, px };
 }
 
 /** Parses "rgb(r, g, b)" or "#rrggbb" (what d3 interpolators return) into [r, g, b]. */

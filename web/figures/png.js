@@ -46,13 +46,33 @@ export function pngBytes(width, height, rgba) {
   if (!(width >= 1 && height >= 1) || rgba.length !== width * height * 4) {
     throw new RangeError(`pngBytes: expected ${width} × ${height} × 4 = ${width * height * 4} bytes of RGBA, got ${rgba.length}`);
   }
+  return png(width, height, rgba, 4, null);
+}
+
+/**
+ * The PNG file (Uint8Array) of a width × height palette image: index, one byte a pixel, row by row,
+ * into palette (up to 256 colours, each [r, g, b, a]). A quarter of the bytes of pngBytes for the
+ * same picture, so a quarter of the checksums and base64 (the matrix pictures use 256 colours).
+ */
+export function pngIndexedBytes(width, height, index, palette) {
+  if (!(width >= 1 && height >= 1) || index.length !== width * height) {
+    throw new RangeError(`pngIndexedBytes: expected ${width} × ${height} = ${width * height} palette indices, got ${index.length}`);
+  }
+  if (!(palette.length >= 1 && palette.length <= 256)) {
+    throw new RangeError(`pngIndexedBytes: a palette holds 1 to 256 colours, got ${palette.length}`);
+  }
+  return png(width, height, index, 1, palette);
+}
+
+function png(width, height, pixels, bpp, palette) {
   // The image data: each row behind a filter byte 0 ("none").
-  const row = width * 4;
+  const row = width * bpp;
   const raw = new Uint8Array((row + 1) * height);
-  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * row, (y + 1) * row), y * (row + 1) + 1);
+  for (let y = 0; y < height; y++) raw.set(pixels.subarray(y * row, (y + 1) * row), y * (row + 1) + 1);
   const blocks = Math.max(1, Math.ceil(raw.length / STORED_MAX));
   const zlen = 2 + raw.length + 5 * blocks + 4;
-  const out = new Uint8Array(8 + (12 + 13) + (12 + zlen) + 12);
+  const extra = palette ? (12 + 3 * palette.length) + (12 + palette.length) : 0;   // PLTE and tRNS
+  const out = new Uint8Array(8 + (12 + 13) + extra + (12 + zlen) + 12);
   const dv = new DataView(out.buffer);
   out.set(SIGNATURE, 0);
   let p = 8;
@@ -66,8 +86,17 @@ export function pngBytes(width, height, rgba) {
   chunk('IHDR', 13, (o) => {
     dv.setUint32(o, width);
     dv.setUint32(o + 4, height);
-    out.set([8, 6, 0, 0, 0], o + 8);   // 8 bits, RGBA, deflate, no filter method, no interlace
+    // 8 bits, RGBA (6) or palette (3), deflate, no filter method, no interlace
+    out.set([8, palette ? 3 : 6, 0, 0, 0], o + 8);
   });
+  if (palette) {
+    chunk('PLTE', 3 * palette.length, (o) => {
+      for (let k = 0; k < palette.length; k++) out.set(palette[k].slice(0, 3), o + 3 * k);
+    });
+    chunk('tRNS', palette.length, (o) => {
+      for (let k = 0; k < palette.length; k++) out[o + k] = palette[k].length > 3 ? palette[k][3] : 255;
+    });
+  }
   chunk('IDAT', zlen, (o) => {
     out[o] = 0x78;   // zlib: deflate, 32 KB window
     out[o + 1] = 0x01;   // no preset dictionary, fastest; (0x78 << 8 | 0x01) % 31 == 0
@@ -96,4 +125,9 @@ export function base64(bytes) {
 /** A data: URL of the PNG of width × height RGBA pixels. */
 export function pngDataURL(width, height, rgba) {
   return `data:image/png;base64,${base64(pngBytes(width, height, rgba))}`;
+}
+
+/** A data: URL of the PNG of width × height palette indices into palette ([r, g, b, a?] each). */
+export function pngIndexedDataURL(width, height, index, palette) {
+  return `data:image/png;base64,${base64(pngIndexedBytes(width, height, index, palette))}`;
 }

@@ -102,7 +102,8 @@ export const FEED = {
   },
   lines(fig, x) {
     const { r } = x;
-    fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads, weights: r.weights });
+    fig.setData({ qTokens: r.queryTokenInfo, kTokens: r.keyTokenInfo, nq: x.nq, nk: x.nk, heads: x.heads, weights: r.weights,
+      selectedRows: x.rows });
     fig.draw();
   },
   heads(fig, x) {
