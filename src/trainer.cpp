@@ -129,6 +129,8 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
         return Status::error("hidden: expected 1 to 1024, got " + num(o.hidden));
     if (!(o.p > 0.0f) || !std::isfinite(o.p)) return Status::error("p: expected a finite number > 0");
     if (!(o.eps >= 0.0f) || !std::isfinite(o.eps)) return Status::error("eps: expected a finite number >= 0");
+    if (o.output != TrainerOutput::none && o.output != TrainerOutput::value && o.output != TrainerOutput::scaled)
+        return Status::error("output: expected 'none', 'value' or 'scaled'");
     float inv_tau = 0.0f;
     if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
     if (Status st = check_trainer_data(data, o); !st) return st;
@@ -149,10 +151,16 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
         L.v = at; at += o.hidden;
     }
     if (o.score == Score::location) { L.Wa = at; at += o.max_len * o.d_head; }
+    // The output's matrices come last, so output none keeps the layout (and the bytes) it always had.
+    L.Wv = L.Wx = 0;
+    if (o.output != TrainerOutput::none) { L.Wv = at; at += L.d_feat * o.d_in; }
+    if (o.output == TrainerOutput::scaled) { L.Wx = at; at += o.d_in * o.d_in; }
     L.total = at;
     if (o.score != Score::general) L.W = at;
     if (o.score != Score::additive) L.W1 = L.W2 = L.v = at;
     if (o.score != Score::location) L.Wa = at;
+    if (o.output == TrainerOutput::none) L.Wv = at;
+    if (o.output != TrainerOutput::scaled) L.Wx = at;
     if (Status st = adam_.init(L.total, ao); !st) return st;
     data_ = std::move(data);
     reset(o.seed);
@@ -176,6 +184,8 @@ void HeadTrainer::reset(std::uint32_t seed) {
         fill(L.v, 1, o_.hidden, MatrixKind::v_additive);
     }
     if (o_.score == Score::location) fill(L.Wa, o_.max_len, o_.d_head, MatrixKind::Wa_location);
+    if (o_.output != TrainerOutput::none) fill(L.Wv, L.d_feat, o_.d_in, MatrixKind::Wv);
+    if (o_.output == TrainerOutput::scaled) fill(L.Wx, o_.d_in, o_.d_in, MatrixKind::W_extra);
     adam_.reset();
     losses_.clear();
     // The batch stream: its own PCG stream of the seed, apart from the matrices'.
@@ -198,8 +208,72 @@ std::uint64_t HeadTrainer::step_work() const {
     std::uint64_t per_pair = 4 * o_.d_head + limits::kWeightCost;
     if (o_.score == Score::additive) per_pair += 2 * limits::kTanhCost * o_.hidden;
     const std::uint64_t proj = 2 * layout_.d_feat * o_.d_head;
-    return Budget::add(Budget::add(Budget::mul(rows, proj + layout_.d_feat), Budget::mul(key_rows, proj)),
-                       Budget::mul(pairs, per_pair));
+    std::uint64_t work = Budget::add(Budget::add(Budget::mul(rows, proj + layout_.d_feat), Budget::mul(key_rows, proj)),
+                                     Budget::mul(pairs, per_pair));
+    if (o_.output != TrainerOutput::none) {
+        // Output modes: V = G W_v and its backward (2 per key row and output column and feature); the
+        // backward recomputes the forward (scores and softmax once more) and multiplies A V, its dV
+        // and dA (3 per pair and output column); scaled: A V W_extra and its two backward products.
+        const std::uint64_t dout = o_.d_in;
+        work = Budget::add(work, Budget::mul(key_rows, 2 * layout_.d_feat * dout));
+        work = Budget::add(work, Budget::mul(pairs, per_pair + 3 * dout));
+        if (o_.output == TrainerOutput::scaled) work = Budget::add(work, Budget::mul(rows, 4 * dout * dout));
+    }
+    return work;
+}
+
+void HeadTrainer::add_score_grads(std::vector<float>& grads, const ScoreGrads& sg) const {
+    auto add = [&grads](std::size_t offset, const Tensor& x) {
+        for (std::size_t k = 0; k < x.values.size(); ++k) grads[offset + k] += x.values[k];
+    };
+    if (o_.score == Score::general) add(layout_.W, sg.dW);
+    if (o_.score == Score::additive) {
+        add(layout_.W1, sg.dW1);
+        add(layout_.W2, sg.dW2);
+        add(layout_.v, sg.dv);
+    }
+    if (o_.score == Score::location) add(layout_.Wa, sg.dWa);
+}
+
+Status HeadTrainer::output_rows(const TrainerData& data, std::size_t e, ConstMatrix Qe, ConstMatrix Ke, ConstMatrix Ve,
+                                const AttentionOptions& ao, double scale, Tensor& S, Tensor& A, float* dO, double& loss,
+                                std::size_t& hits, std::size_t& out_hits) const {
+    const std::size_t n = Qe.rows, m = Ke.rows, dout = Ve.cols;
+    Tensor O(n, dout);
+    if (Status st = attention(Qe, Ke, Ve, ao, S.view(), A.view(), O.view()); !st) return st;
+    const std::int32_t* t = data.targets.data() + data.offsets[e];
+    // The key sentence's input vectors (the copy targets): its own rows, or the key sentence's.
+    const float* keys = data.cross() ? data.KX.data() + data.key_offsets[e] * o_.d_in : data.X.data() + data.offsets[e] * o_.d_in;
+    const double inv_d = 1.0 / static_cast<double>(dout);
+    auto dist = [&](std::size_t i, std::size_t j) {
+        double s = 0.0;
+        for (std::size_t c = 0; c < dout; ++c) {
+            const double diff = static_cast<double>(O(i, c)) - keys[j * dout + c];
+            s += diff * diff;
+        }
+        return s;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dO)
+            for (std::size_t c = 0; c < dout; ++c) dO[i * dout + c] = 0.0f;
+        if (t[i] < 0) continue;
+        const std::size_t ti = static_cast<std::size_t>(t[i]);
+        const double d_t = dist(i, ti);
+        loss += d_t * inv_d;
+        std::size_t best = 0;
+        for (std::size_t j = 1; j < m; ++j)
+            if (A(i, j) > A(i, best)) best = j;
+        hits += best == ti;
+        bool nearest = true;
+        for (std::size_t j = 0; j < m && nearest; ++j) nearest = j == ti || dist(i, j) >= d_t;
+        out_hits += nearest;
+        // d/dO of the mean over target rows of ‖O_i − x_t‖² / d: 2 (O_i − x_t) / (d count).
+        if (dO)
+            for (std::size_t c = 0; c < dout; ++c)
+                dO[i * dout + c] =
+                    static_cast<float>(2.0 * inv_d * scale * (static_cast<double>(O(i, c)) - keys[ti * dout + c]));
+    }
+    return {};
 }
 
 Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::uint32_t>& examples, bool want_grads,
@@ -245,6 +319,27 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
         dQ = Tensor(rows, dh);
         dK = Tensor(key_rows, dh);
     }
+    // Output modes: the values V = G W_v (key rows x d_in), the outputs' gradient dO and dV.
+    const bool out_mode = o_.output != TrainerOutput::none;
+    const std::size_t dout = o_.d_in;
+    Tensor V, dV, dO;
+    AttentionOptions ao;
+    if (out_mode) {
+        V = Tensor(key_rows, dout);
+        kt.gemm_nn(key_rows, dout, df, Fk.values.data(), df, P + layout_.Wv, dout, V.values.data(), dout);
+        if (want_grads) {
+            dV = Tensor(key_rows, dout);
+            dO = Tensor(rows, dout);
+        }
+        ao.score = o_.score;
+        ao.params = sp;
+        ao.temperature = o_.temperature;
+        ao.mask = o_.mask;
+        ao.variant = o_.variant;
+        ao.experimental_scaled_output = o_.output == TrainerOutput::scaled;
+        ao.W_extra = ao.experimental_scaled_output ? P + layout_.Wx : nullptr;
+    }
+    std::size_t out_hits = 0;
     double loss = 0.0;
     std::size_t hits = 0;
     std::size_t r = 0, kr = 0;
@@ -256,6 +351,28 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
         const ConstMatrix Qe(Q.values.data() + r * dh, n, dh), Ke(K.values.data() + kr * dh, m, dh);
         S = Tensor(n, m);
         A = Tensor(n, m);
+        if (out_mode) {
+            if (Status st = output_rows(data, e, Qe, Ke, ConstMatrix(V.values.data() + kr * dout, m, dout), ao, scale, S, A,
+                                        want_grads ? dO.values.data() + r * dout : nullptr, loss, hits, out_hits);
+                !st)
+                return st;
+            if (want_grads) {
+                AttentionGrads ag;
+                if (Status st = attention_backward(Qe, Ke, ConstMatrix(V.values.data() + kr * dout, m, dout), ao,
+                                                   ConstMatrix(dO.values.data() + r * dout, n, dout), ag);
+                    !st)
+                    return st;
+                std::copy(ag.dQ.values.begin(), ag.dQ.values.end(), dQ.values.begin() + static_cast<std::ptrdiff_t>(r * dh));
+                std::copy(ag.dK.values.begin(), ag.dK.values.end(), dK.values.begin() + static_cast<std::ptrdiff_t>(kr * dh));
+                std::copy(ag.dV.values.begin(), ag.dV.values.end(), dV.values.begin() + static_cast<std::ptrdiff_t>(kr * dout));
+                add_score_grads(grads, ag);
+                if (ao.experimental_scaled_output)
+                    for (std::size_t k = 0; k < ag.dW_extra.values.size(); ++k) grads[layout_.Wx + k] += ag.dW_extra.values[k];
+            }
+            r += n;
+            kr += m;
+            continue;
+        }
         if (Status st = compute_scores(o_.score, Qe, Ke, sp, S.view(), o_.variant); !st) return st;
         if (Status st = masked_softmax(S.view(), so, A.view()); !st) return st;
         bool any = false;
@@ -287,16 +404,7 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
             if (Status st = compute_scores_backward(o_.score, Qe, Ke, sp, dS.view(), sg, o_.variant); !st) return st;
             std::copy(sg.dQ.values.begin(), sg.dQ.values.end(), dQ.values.begin() + static_cast<std::ptrdiff_t>(r * dh));
             std::copy(sg.dK.values.begin(), sg.dK.values.end(), dK.values.begin() + static_cast<std::ptrdiff_t>(kr * dh));
-            auto add = [&grads](std::size_t offset, const Tensor& x) {
-                for (std::size_t k = 0; k < x.values.size(); ++k) grads[offset + k] += x.values[k];
-            };
-            if (o_.score == Score::general) add(layout_.W, sg.dW);
-            if (o_.score == Score::additive) {
-                add(layout_.W1, sg.dW1);
-                add(layout_.W2, sg.dW2);
-                add(layout_.v, sg.dv);
-            }
-            if (o_.score == Score::location) add(layout_.Wa, sg.dWa);
+            add_score_grads(grads, sg);
         }
         r += n;
         kr += m;
@@ -311,6 +419,11 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
                                         Matrix(grads.data() + layout_.Wk, df, dh), o_.variant);
             !st)
             return st;
+        if (out_mode)
+            if (Status st = linear_backward(Fk.view(), ConstMatrix(P + layout_.Wv, df, dout), dV.view(), Matrix(),
+                                            Matrix(grads.data() + layout_.Wv, df, dout), o_.variant);
+                !st)
+                return st;
     }
     if (g) {
         g->loss = loss * scale;
@@ -322,11 +435,15 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
         g->dQ = std::move(dQ);
         g->dK = std::move(dK);
         g->G = std::move(G);
+        g->V = std::move(V);
+        g->dV = std::move(dV);
+        g->dO = std::move(dO);
     }
     if (eval) {
         eval->loss = loss * scale;
         eval->hits = hits;
         eval->count = count;
+        eval->output_hits = out_hits;
     }
     return {};
 }
@@ -368,6 +485,7 @@ Status HeadTrainer::evaluate(TrainerData data, TrainerEval& out) const {
         loss_sum += ev.loss * static_cast<double>(ev.count);
         out.hits += ev.hits;
         out.count += ev.count;
+        out.output_hits += ev.output_hits;
     }
     out.loss = out.count ? loss_sum / static_cast<double>(out.count) : 0.0;
     return {};

@@ -15,12 +15,24 @@
 // counted within that sentence): Q = F W_q, K = G W_k, A is n x m and t_i indexes the key sentence. Trained: W_q, W_k
 // and the score's own matrices (general W; additive W1, W2, v; location Wa), all Xavier-initialised
 // from the seed; idw's p and ε stay fixed.
+//
+// Output modes (options.output), for a task where the head's output matters: copy the target key's
+// input vector. The values are V = G W_v (W_v: d_feat x d_in, trained; G = the keys' features) and
+//   value:  O = A V
+//   scaled: O = A V W_extra / √d_in   (the experimental "more symmetric" output, W_extra d_in x d_in,
+//           trained; AttentionOptions::experimental_scaled_output)
+// and the loss is the mean over the target rows of ‖O_i − x_{t_i}‖² / d_in, where x_{t_i} is the
+// target key's input vector (fixed, so V = 0 does not zero the loss). The attention weights get no
+// direct supervision in these modes: the head must learn where to look from the output alone.
+// output none (the default) is the cross-entropy model above, unchanged bit for bit.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "attnscope/attention.hpp"
+#include "attnscope/backward.hpp"
 #include "attnscope/optim.hpp"
 #include "attnscope/random.hpp"
 #include "attnscope/score.hpp"
@@ -30,6 +42,7 @@
 namespace attnscope {
 
 enum class TrainerPositions { none, add, concat };
+enum class TrainerOutput { none, value, scaled };
 
 struct TrainerOptions {
     std::size_t d_in = 0;            // width of the token vectors (required, >= 1)
@@ -43,6 +56,7 @@ struct TrainerOptions {
     float temperature = 1.0f;
     Mask mask = Mask::none;
     float learning_rate = 0.01f;
+    TrainerOutput output = TrainerOutput::none;
     std::size_t batch = 32;          // sentences per step, drawn with replacement from the seed's stream
     std::uint32_t seed = 1;
     Variant variant = Variant::automatic;
@@ -73,14 +87,19 @@ struct TrainerData {
 Status check_trainer_data(TrainerData& data, const TrainerOptions& options);
 
 struct TrainerEval {
-    double loss = 0.0;         // mean cross-entropy over the target rows
+    double loss = 0.0;         // mean cross-entropy (output modes: mean ‖O_i − x_t‖² / d_in) over the target rows
     std::size_t hits = 0;      // target rows whose argmax is the target
     std::size_t count = 0;     // target rows
+    // Output modes: target rows whose output O_i is at least as near the target key's input vector as
+    // to every other key's of that sentence (a repeated word counts as its target). 0 for output none.
+    std::size_t output_hits = 0;
 };
 
-// The trained matrices, each a flat row-major block of params(): W_q, W_k, then the score's.
+// The trained matrices, each a flat row-major block of params(): W_q, W_k, then the score's, then the
+// output's (W_v d_feat x d_in, W_extra d_in x d_in).
 struct TrainerLayout {
-    std::size_t Wq = 0, Wk = 0, W = 0, W1 = 0, W2 = 0, v = 0, Wa = 0, total = 0;  // offsets; W.. = total if absent
+    std::size_t Wq = 0, Wk = 0, W = 0, W1 = 0, W2 = 0, v = 0, Wa = 0, Wv = 0, Wx = 0,
+                total = 0;  // offsets; W.. = total if absent
     std::size_t d_feat = 0;
 };
 
@@ -102,12 +121,13 @@ public:
     // The loss and gradient of the given training sentences as one batch, at the current parameters
     // (what step() computes before its update). Q, dQ, F: the batch's query rows stacked; K, dK: its
     // key rows (cross-attention: the key sentences', whose features are G; self-attention: G is empty
-    // and the keys' rows are F's).
+    // and the keys' rows are F's). Output modes: V, dV (key rows x d_in) and dO (query rows x d_in,
+    // the loss's gradient with respect to the output); empty for output none.
     struct Gradients {
         double loss = 0.0;
         std::size_t count = 0;
         std::vector<float> grads;  // laid out as params()
-        Tensor F, Q, K, dQ, dK, G;
+        Tensor F, Q, K, dQ, dK, G, V, dV, dO;
     };
     Status gradients(const std::vector<std::uint32_t>& examples, Gradients& out) const;
 
@@ -124,6 +144,13 @@ private:
     Status batch_loss(const TrainerData& data, const std::vector<std::uint32_t>& examples, bool want_grads,
                       Gradients* g, TrainerEval* eval) const;
     void features(const float* x, std::size_t n, float* f) const;
+    void add_score_grads(std::vector<float>& grads, const ScoreGrads& sg) const;
+    // Output modes, one sentence e: S, A and O = attention(Qe, Ke, Ve), the squared-error loss, argmax
+    // and output hits of its target rows added to loss/hits/out_hits; dO (n x d_in, if not null) gets
+    // the loss's gradient with respect to O (scale = 1 / target rows of the batch).
+    Status output_rows(const TrainerData& data, std::size_t e, ConstMatrix Qe, ConstMatrix Ke, ConstMatrix Ve,
+                       const AttentionOptions& ao, double scale, Tensor& S, Tensor& A, float* dO, double& loss,
+                       std::size_t& hits, std::size_t& out_hits) const;
     ScoreParams score_params(const float* base) const;
 
     TrainerOptions o_;

@@ -395,3 +395,180 @@ TEST_CASE("trainer, cross-attention: checks the key sentences", "[trainer][cross
     TrainerEval ev;
     CHECK(t.evaluate(previous_word_data(2, o.d_in, 1), ev).ok());
 }
+
+// ---- output modes: O = A V (value) or A V W_extra / √d (scaled), loss ‖O_i − x_t‖² / d ----
+
+namespace {
+
+// The loss of `data` under trainer options `o` with parameter idx moved by delta, through evaluate().
+double moved_loss(const TrainerOptions& o, const TrainerData& data, std::size_t idx, double delta) {
+    HeadTrainer m;
+    REQUIRE(m.init(o, data).ok());
+    auto& p = const_cast<std::vector<float>&>(m.params());
+    p[idx] = static_cast<float>(static_cast<double>(p[idx]) + delta);
+    TrainerEval ev;
+    REQUIRE(m.evaluate(data, ev).ok());
+    return ev.loss;
+}
+
+const char* output_name(TrainerOutput out) { return out == TrainerOutput::value ? "value" : "scaled"; }
+
+}  // namespace
+
+TEST_CASE("trainer, output modes: gradient equals finite differences of the squared-error loss, every score and variant",
+          "[trainer][output]") {
+    for (const auto& [vname, variant] : test::public_variants()) {
+        if (variant == Variant::automatic) continue;
+        for (TrainerOutput out : {TrainerOutput::value, TrainerOutput::scaled}) {
+            for (Score score : kScores) {
+                for (int shape = 0; shape < 3; ++shape) {  // self, self with the causal mask, cross
+                    const bool causal = shape == 1, cross = shape == 2;
+                    CAPTURE(vname, output_name(out), std::string(score_info(score).name), causal, cross);
+                    TrainerOptions o = small_options(score);
+                    o.variant = variant;
+                    o.output = out;
+                    o.mask = causal ? Mask::causal : Mask::none;
+                    o.temperature = causal ? 0.7f : 1.0f;
+                    // Three sentences; previous-word rows leave row 0 without a target (a row not counted).
+                    const TrainerData data = cross ? paraphrase_data(3, o.d_in, 5) : previous_word_data(3, o.d_in, 5);
+                    HeadTrainer t;
+                    REQUIRE(t.init(o, data).ok());
+                    const TrainerLayout& L = t.layout();
+                    REQUIRE(L.Wv < L.total);
+                    CHECK((L.Wx < L.total) == (out == TrainerOutput::scaled));
+                    HeadTrainer::Gradients g;
+                    REQUIRE(t.gradients({0, 1, 2}, g).ok());
+                    REQUIRE(g.count > 0);
+                    REQUIRE(g.V.cols == o.d_in);
+                    REQUIRE(g.dV.rows == g.K.rows);
+                    REQUIRE(g.dO.rows == g.Q.rows);
+                    double scale = 0.0;
+                    for (float x : g.grads) scale = std::max(scale, static_cast<double>(std::fabs(x)));
+                    REQUIRE(scale > 0.0);
+                    // A third of the probes in W_v, a third in W_extra (scaled) or W_q / W_k, the rest anywhere.
+                    const std::size_t wv = L.d_feat * o.d_in, wx = o.d_in * o.d_in;
+                    Pcg32 pick(17, static_cast<std::uint64_t>(score) * 7 + static_cast<std::uint64_t>(shape));
+                    for (int k = 0; k < 18; ++k) {
+                        std::size_t idx = pick.next() % t.params().size();
+                        if (k % 3 == 0) idx = L.Wv + pick.next() % wv;
+                        if (k % 3 == 1) idx = out == TrainerOutput::scaled ? L.Wx + pick.next() % wx : pick.next() % L.W;
+                        const double h = 1e-3;
+                        const float p0 = t.params()[idx];
+                        const double up = static_cast<double>(static_cast<float>(p0 + h)) - p0;
+                        const double down = p0 - static_cast<double>(static_cast<float>(p0 - h));
+                        const double fd = (moved_loss(o, data, idx, up) - moved_loss(o, data, idx, -down)) / (up + down);
+                        CAPTURE(idx, fd, g.grads[idx]);
+                        CHECK(std::fabs(g.grads[idx] - fd) <= 2e-2 * std::fabs(fd) + 2e-3 * scale);
+                    }
+                    // dW_v = Gᵀ dV (G: the keys' features), in double.
+                    const Tensor& G = cross ? g.G : g.F;
+                    for (int k = 0; k < 6; ++k) {
+                        const std::size_t a = pick.next() % L.d_feat, c = pick.next() % o.d_in;
+                        double ref = 0.0;
+                        for (std::size_t j = 0; j < G.rows; ++j) ref += static_cast<double>(G(j, a)) * g.dV(j, c);
+                        CHECK(std::fabs(g.grads[L.Wv + a * o.d_in + c] - ref) <= 1e-4 * (std::fabs(ref) + scale));
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("trainer, output modes: SIMD gradient matches the scalar reference", "[trainer][output]") {
+    for (TrainerOutput out : {TrainerOutput::value, TrainerOutput::scaled}) {
+        for (Score score : kScores) {
+            CAPTURE(output_name(out), std::string(score_info(score).name));
+            TrainerOptions o = small_options(score);
+            o.output = out;
+            const TrainerData data = previous_word_data(5, o.d_in, 9);
+            HeadTrainer a, b;
+            o.variant = Variant::scalar;
+            REQUIRE(a.init(o, data).ok());
+            o.variant = Variant::simd;
+            REQUIRE(b.init(o, data).ok());
+            HeadTrainer::Gradients ga, gb;
+            REQUIRE(a.gradients({0, 1, 2, 3, 4}, ga).ok());
+            REQUIRE(b.gradients({0, 1, 2, 3, 4}, gb).ok());
+            double scale = 0.0;
+            for (float x : ga.grads) scale = std::max(scale, static_cast<double>(std::fabs(x)));
+            REQUIRE(ga.grads.size() == gb.grads.size());
+            for (std::size_t i = 0; i < ga.grads.size(); ++i) {
+                CAPTURE(i, ga.grads[i], gb.grads[i]);
+                CHECK(std::fabs(ga.grads[i] - gb.grads[i]) <= 1e-3 * std::fabs(ga.grads[i]) + 1e-4 * scale);
+            }
+            CHECK(std::fabs(ga.loss - gb.loss) <= 1e-4 * std::fabs(ga.loss) + 1e-6);
+        }
+    }
+}
+
+TEST_CASE("trainer, output modes: deterministic; output none keeps its parameters and bytes", "[trainer][output]") {
+    TrainerOptions o = small_options(Score::scaled_dot);
+    const TrainerData data = previous_word_data(20, o.d_in, 3);
+    HeadTrainer none, value, scaled, again;
+    REQUIRE(none.init(o, data).ok());
+    o.output = TrainerOutput::value;
+    REQUIRE(value.init(o, data).ok());
+    o.output = TrainerOutput::scaled;
+    REQUIRE(scaled.init(o, data).ok());
+    REQUIRE(again.init(o, data).ok());
+    const TrainerLayout& L = none.layout();
+    CHECK(L.Wv == L.total);
+    CHECK(L.Wx == L.total);
+    // The same seed draws the same W_q, W_k in every mode (the output's matrices come after them).
+    const std::size_t shared = L.total;
+    CHECK(value.layout().Wv == shared);
+    CHECK(scaled.layout().Wx == value.layout().total);
+    CHECK(std::memcmp(none.params().data(), value.params().data(), shared * sizeof(float)) == 0);
+    CHECK(std::memcmp(value.params().data(), scaled.params().data(), value.params().size() * sizeof(float)) == 0);
+    REQUIRE(scaled.step(30).ok());
+    REQUIRE(again.step(10).ok());
+    REQUIRE(again.step(20).ok());
+    CHECK(std::memcmp(scaled.params().data(), again.params().data(), scaled.params().size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(scaled.losses().data(), again.losses().data(), scaled.losses().size() * sizeof(float)) == 0);
+    scaled.reset(o.seed);
+    REQUIRE(scaled.step(30).ok());
+    CHECK(std::memcmp(scaled.params().data(), again.params().data(), scaled.params().size() * sizeof(float)) == 0);
+    HeadTrainer::Gradients g;
+    REQUIRE(none.gradients({0, 1}, g).ok());
+    CHECK(g.V.values.empty());
+    CHECK(g.dV.values.empty());
+    CHECK(g.dO.values.empty());
+    TrainerEval ev;
+    REQUIRE(none.evaluate(data, ev).ok());
+    CHECK(ev.output_hits == 0);
+}
+
+TEST_CASE("trainer, output modes: learn to copy the previous word's vector from the output alone", "[trainer][output]") {
+    for (TrainerOutput out : {TrainerOutput::value, TrainerOutput::scaled}) {
+        CAPTURE(output_name(out));
+        TrainerOptions o;
+        o.d_in = 12;
+        o.d_head = 8;
+        o.positions = TrainerPositions::concat;
+        o.d_pos = 8;
+        o.max_len = 10;
+        o.batch = 8;
+        o.seed = 3;
+        o.learning_rate = 0.03f;
+        o.output = out;
+        const TrainerData train = previous_word_data(60, o.d_in, 1, 3, 10);
+        const TrainerData held = previous_word_data(20, o.d_in, 2, 3, 10);
+        HeadTrainer t;
+        REQUIRE(t.init(o, train).ok());
+        TrainerEval before, after;
+        REQUIRE(t.evaluate(held, before).ok());
+        REQUIRE(t.step(300).ok());
+        REQUIRE(t.evaluate(held, after).ok());
+        CAPTURE(before.loss, after.loss, before.hits, after.hits, after.output_hits, after.count);
+        CHECK(after.loss < 0.5 * before.loss);
+        CHECK(static_cast<double>(after.output_hits) > 0.8 * static_cast<double>(after.count));
+        CHECK(after.output_hits > before.output_hits);
+    }
+}
+
+TEST_CASE("trainer, output modes: checks the option", "[trainer][output]") {
+    TrainerOptions o = small_options(Score::scaled_dot);
+    o.output = static_cast<TrainerOutput>(7);
+    HeadTrainer t;
+    CHECK_THAT(t.init(o, previous_word_data(2, o.d_in, 1)).message(), Catch::Contains("output: expected 'none', 'value' or 'scaled'"));
+}
