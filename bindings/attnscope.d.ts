@@ -223,7 +223,18 @@ export interface TrainerOptions {
   seed?: number;
   /** Kernels to run (default: the scope's `variant`). */
   variant?: VariantName;
+  /**
+   * What the head outputs and is trained on (default `'none'`). `'none'`: no output; the loss is the
+   * cross-entropy of A's target entries. `'value'`: values V = G W_v (W_v [dFeat, dIn], trained) and
+   * O = A V. `'scaled'`: the experimental "more symmetric" output O = A V W_extra / √dIn (W_extra
+   * [dIn, dIn], trained). With an output the task is to copy the target key's input vector: the loss is
+   * the mean over target rows of ‖O_i − x_target‖² / dIn, and A gets no direct supervision.
+   */
+  output?: TrainerOutput;
 }
+
+/** What a {@link Trainer} outputs and is trained on; see {@link TrainerOptions.output}. */
+export type TrainerOutput = 'none' | 'value' | 'scaled';
 
 /** The trained matrices (copies): Wq, Wk [dFeat, dHead] and the score's own. */
 export interface TrainerWeights {
@@ -241,11 +252,15 @@ export interface TrainerWeights {
   v?: Float32Array;
   /** `'location'`: [maxLen, dHead]. */
   Wa?: Float32Array;
+  /** Output `'value'` or `'scaled'`: [dFeat, dIn], values V = G W_v. */
+  Wv?: Float32Array;
+  /** Output `'scaled'`: [dIn, dIn], O = A V W_extra / √dIn. */
+  Wextra?: Float32Array;
 }
 
 /** {@link Trainer.evaluate}'s result. */
 export interface TrainerEvaluation {
-  /** Mean cross-entropy −log A[i, target] over the target rows (nats). */
+  /** Mean cross-entropy −log A[i, target] over the target rows (nats); output modes: mean ‖O_i − x_target‖² / dIn. */
   loss: number;
   /** Target rows whose largest weight is on the target. */
   hits: number;
@@ -253,6 +268,10 @@ export interface TrainerEvaluation {
   count: number;
   /** hits / count (0 with no target rows). */
   accuracy: number;
+  /** Output modes: target rows whose output is at least as near the target's vector as to any other key's of its sentence; null for output `'none'`. */
+  outputHits: number | null;
+  /** outputHits / count; null for output `'none'`. */
+  outputAccuracy: number | null;
 }
 
 /** {@link Trainer.gradients}'s result: what one step computes before its update. */
@@ -279,12 +298,20 @@ export interface TrainerGradients {
   dK: Float32Array;
   /** Cross-attention: [keyRows, dFeat], the key sentences' features (positions counted within each key sentence); null for self-attention. */
   keyFeatures: Float32Array | null;
+  /** Output modes: [keyRows, dIn], the values V = G W_v; null for output `'none'`. */
+  V: Float32Array | null;
+  /** Output modes: [keyRows, dIn], dLoss/dV (then dW_v = Gᵀ dV); null for output `'none'`. */
+  dV: Float32Array | null;
+  /** Output modes: [rows, dIn], dLoss/dO; null for output `'none'`. */
+  dO: Float32Array | null;
 }
 
 /**
  * One attention head trained in the wasm core: features F (vectors, with positions as chosen),
  * Q = F W_q, K = F W_k, A = softmax(score(Q, K) / τ) per sentence; loss = mean cross-entropy of A's
- * target entries; Adam on W_q, W_k and the score's own matrices. The same seed, data and options give
+ * target entries; Adam on W_q, W_k and the score's own matrices. With {@link TrainerOptions.output}
+ * `'value'` or `'scaled'` the head also has an output (O = A V, or A V W_extra / √dIn) trained to copy
+ * the target key's input vector (squared error; W_v and W_extra trained too). The same seed, data and options give
  * the same bytes (weights, losses) on every run of one build. Created by {@link AttnScope.createTrainer};
  * call {@link Trainer.dispose} when done.
  * @example
@@ -297,7 +324,7 @@ export interface Trainer {
   /** The options as resolved (defaults filled in), without the data. */
   readonly options: Readonly<Omit<Required<TrainerOptions>, 'data'>>;
   /** Offsets of the matrices in the flat parameter vector, and dFeat (the width of the features). */
-  readonly layout: Readonly<{ Wq: number; Wk: number; W: number; W1: number; W2: number; v: number; Wa: number; total: number; dFeat: number }>;
+  readonly layout: Readonly<{ Wq: number; Wk: number; W: number; W1: number; W2: number; v: number; Wa: number; Wv: number; Wx: number; total: number; dFeat: number }>;
   /** Number of training sentences. */
   readonly examples: number;
   /** True when the training data has key sentences (cross-attention). */

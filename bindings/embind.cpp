@@ -404,7 +404,7 @@ std::string js_attention_backward(std::uintptr_t Q, std::uintptr_t K, std::uintp
 
 // The JS trainer's options as one value object (names as in attnscope.d.ts).
 struct JsTrainerOptions {
-    int d_in = 0, d_head = 16, positions = 0, d_pos = 16, max_len = 64, hidden = 16, batch = 32;
+    int d_in = 0, d_head = 16, positions = 0, d_pos = 16, max_len = 64, hidden = 16, batch = 32, output = 0;
     Score score = Score::scaled_dot;
     double p = 2, eps = 1e-3, temperature = 1, learning_rate = 0.01, seed = 1;
     Mask mask = Mask::none;
@@ -450,6 +450,7 @@ public:
         o.seed = static_cast<std::uint32_t>(jo.seed);
         o.mask = jo.mask;
         o.variant = jo.variant;
+        o.output = static_cast<TrainerOutput>(jo.output);
         return t_.init(o, trainer_data(X, tokens, jo.d_in, lengths, sentences, targets, KX, key_tokens, key_lengths)).message();
     }
     // "" or the limit's message for `count` steps in one call.
@@ -465,12 +466,13 @@ public:
     void read_params(std::uintptr_t out) const {
         std::memcpy(mfptr(out), t_.params().data(), t_.params().size() * sizeof(float));
     }
-    // [Wq, Wk, W, W1, W2, v, Wa, total, dFeat] offsets, as JSON.
+    // [Wq, Wk, W, W1, W2, v, Wa, Wv, Wx, total, dFeat] offsets, as JSON.
     std::string layout_json() const {
         const TrainerLayout& L = t_.layout();
         return "{\"Wq\":" + std::to_string(L.Wq) + ",\"Wk\":" + std::to_string(L.Wk) + ",\"W\":" + std::to_string(L.W) +
                ",\"W1\":" + std::to_string(L.W1) + ",\"W2\":" + std::to_string(L.W2) + ",\"v\":" + std::to_string(L.v) +
-               ",\"Wa\":" + std::to_string(L.Wa) + ",\"total\":" + std::to_string(L.total) +
+               ",\"Wa\":" + std::to_string(L.Wa) + ",\"Wv\":" + std::to_string(L.Wv) + ",\"Wx\":" + std::to_string(L.Wx) +
+               ",\"total\":" + std::to_string(L.total) +
                ",\"dFeat\":" + std::to_string(L.d_feat) + "}";
     }
     val losses() const {
@@ -494,6 +496,7 @@ public:
         out.set("loss", ev.loss);
         out.set("hits", static_cast<double>(ev.hits));
         out.set("count", static_cast<double>(ev.count));
+        out.set("outputHits", static_cast<double>(ev.output_hits));
         return out;
     }
     // KX = 0: self-attention (n x n); else cross-attention over m key rows (n x m).
@@ -506,9 +509,9 @@ public:
         copy_out(A, out);
         return "";
     }
-    // {error} or {loss, count, rows, keyRows, data: Float32Array [grads (params), F, Q, K, dQ, dK, G]}
+    // {error} or {loss, count, rows, keyRows, data: Float32Array [grads (params), F, Q, K, dQ, dK, G, V, dV, dO]}
     // for the given training sentences (uint32 indices at `examples`); G (the key sentences' features)
-    // is empty for self-attention.
+    // is empty for self-attention; V, dV, dO are empty for output none.
     val gradients(std::uintptr_t examples, int count) const {
         val out = val::object();
         const auto* e = reinterpret_cast<const std::uint32_t*>(examples);
@@ -519,7 +522,7 @@ public:
             return out;
         }
         std::vector<float> all(g.grads);
-        for (const Tensor* t : {&g.F, &g.Q, &g.K, &g.dQ, &g.dK, &g.G}) all.insert(all.end(), t->values.begin(), t->values.end());
+        for (const Tensor* t : {&g.F, &g.Q, &g.K, &g.dQ, &g.dK, &g.G, &g.V, &g.dV, &g.dO}) all.insert(all.end(), t->values.begin(), t->values.end());
         out.set("loss", g.loss);
         out.set("count", static_cast<double>(g.count));
         out.set("rows", static_cast<double>(g.F.rows));
@@ -770,7 +773,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .field("learningRate", &JsTrainerOptions::learning_rate)
         .field("seed", &JsTrainerOptions::seed)
         .field("mask", &JsTrainerOptions::mask)
-        .field("variant", &JsTrainerOptions::variant);
+        .field("variant", &JsTrainerOptions::variant)
+        .field("output", &JsTrainerOptions::output);
     class_<JsTrainer>("HeadTrainer")
         .constructor<>()
         .function("init", &JsTrainer::init)

@@ -842,8 +842,9 @@ class Scope {
 // ---- the head trainer (src/attnscope/trainer.hpp) ---------------------------------------------
 
 const TRAINER_KEYS = ['data', 'dIn', 'dHead', 'positions', 'dPos', 'maxLen', 'score', 'p', 'eps', 'hidden', 'temperature',
-  'mask', 'learningRate', 'batch', 'seed', 'variant'];
+  'mask', 'learningRate', 'batch', 'seed', 'variant', 'output'];
 const TRAINER_POSITIONS = ['none', 'add', 'concat'];
+const TRAINER_OUTPUTS = ['none', 'value', 'scaled'];
 const NO_TRAINER = 'trainer: this Trainer was disposed; create a new one with scope.createTrainer()';
 
 /** lengths as a Uint32Array: a Uint32Array or an array of integers from 1 to maxLen. */
@@ -889,8 +890,10 @@ class Trainer {
       batch: options.batch === undefined ? 32 : checkInt('options.batch', options.batch, 1, 4096),
       seed: options.seed === undefined ? 1 : checkInt('options.seed', options.seed, 0, 0xffffffff),
       variant: scope._variantOption(options.variant),
+      output: options.output === undefined ? 'none' : options.output,
     };
     checkEnum('options.positions', o.positions, TRAINER_POSITIONS);
+    checkEnum('options.output', o.output, TRAINER_OUTPUTS);
     if (o.positions === 'add' && o.dIn % 2 !== 0) { /* sinusoidal pairs: an odd width keeps its last sine; allowed */ }
     this._scope = scope;
     this._m = scope._m;
@@ -901,7 +904,7 @@ class Trainer {
       scope._withArrays(this._arrays(data), {}, (ptrs) => {
         const e = scope._enum;
         const err = t.init({ ...o, positions: TRAINER_POSITIONS.indexOf(o.positions), score: e.score[o.score], mask: e.mask[o.mask],
-          variant: e.variant[o.variant] }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T, ptrs.KX, data.keyTokens, ptrs.KL);
+          variant: e.variant[o.variant], output: TRAINER_OUTPUTS.indexOf(o.output) }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T, ptrs.KX, data.keyTokens, ptrs.KL);
         if (err) throw coreError(err.replace(/^(vectors|lengths|targets|keyVectors|keyLengths)/, 'options.data.$1'));
       });
     } catch (err) {
@@ -966,7 +969,10 @@ class Trainer {
   /** Steps taken since creation or the last reset(). */
   get steps() { return this._live().losses().length; }
 
-  /** Copies of the trained matrices: Wq, Wk [dFeat, dHead] and the score's (W; W1, W2, v; Wa). */
+  /**
+   * Copies of the trained matrices: Wq, Wk [dFeat, dHead], the score's (W; W1, W2, v; Wa) and the
+   * output's (Wv [dFeat, dIn] with output 'value' or 'scaled'; Wextra [dIn, dIn] with 'scaled').
+   */
   weights() {
     const t = this._live();
     const n = t.paramCount();
@@ -982,12 +988,16 @@ class Trainer {
     if (o.score === 'general') take('W', L.W, o.dHead * o.dHead);
     if (o.score === 'additive') { take('W1', L.W1, o.hidden * o.dHead); take('W2', L.W2, o.hidden * o.dHead); take('v', L.v, o.hidden); }
     if (o.score === 'location') take('Wa', L.Wa, o.maxLen * o.dHead);
+    if (o.output !== 'none') take('Wv', L.Wv, L.dFeat * o.dIn);
+    if (o.output === 'scaled') take('Wextra', L.Wx, o.dIn * o.dIn);
     return out;
   }
 
   /**
    * Mean cross-entropy and argmax accuracy on other sentences ({ vectors, lengths, targets }, or pairs
-   * with keyVectors and keyLengths).
+   * with keyVectors and keyLengths). Output modes: loss is the mean ‖O_i − x_target‖² / dIn, and
+   * outputHits / outputAccuracy count the rows whose output is nearest (or tied) to the target's vector
+   * among its sentence's keys (null for output 'none').
    */
   evaluate(data) {
     const t = this._live();
@@ -995,7 +1005,9 @@ class Trainer {
     return this._scope._withArrays(this._arrays(d), {}, (ptrs) => {
       const r = t.evaluate(ptrs.X, d.tokens, ptrs.L, d.lengths.length, ptrs.T, ptrs.KX, d.keyTokens, ptrs.KL);
       if (r.error) throw coreError('data.' + r.error);
-      return { loss: r.loss, hits: r.hits, count: r.count, accuracy: r.count ? r.hits / r.count : 0 };
+      const out = this.options.output !== 'none';
+      return { loss: r.loss, hits: r.hits, count: r.count, accuracy: r.count ? r.hits / r.count : 0,
+        outputHits: out ? r.outputHits : null, outputAccuracy: out ? (r.count ? r.outputHits / r.count : 0) : null };
     });
   }
 
@@ -1027,7 +1039,8 @@ class Trainer {
    * The loss and gradients of the given training sentences as one batch at the current parameters,
    * exactly what step() computes before its update: { loss, count, grads: {Wq, Wk, ...}, rows,
    * features [rows, dFeat], Q, dQ [rows, dHead], keyRows, K, dK [keyRows, dHead], keyFeatures
-   * [keyRows, dFeat] (cross-attention; null for self-attention, whose keys are the rows of features) }.
+   * [keyRows, dFeat] (cross-attention; null for self-attention, whose keys are the rows of features),
+   * and for output 'value' / 'scaled' V, dV [keyRows, dIn] and dO [rows, dIn] (null for output 'none') }.
    */
   gradients(examples) {
     const t = this._live();
@@ -1048,7 +1061,9 @@ class Trainer {
     const grads = this._split(r.data.subarray(0, L.total));
     const features = take(rows * L.dFeat), Q = take(rows * dh), K = take(keyRows * dh), dQ = take(rows * dh), dK = take(keyRows * dh);
     const keyFeatures = this.cross ? take(keyRows * L.dFeat) : null;
-    return { loss: r.loss, count: r.count, rows, keyRows, grads, features, Q, K, dQ, dK, keyFeatures };
+    const out = this.options.output !== 'none', dIn = this.options.dIn;
+    const V = out ? take(keyRows * dIn) : null, dV = out ? take(keyRows * dIn) : null, dO = out ? take(rows * dIn) : null;
+    return { loss: r.loss, count: r.count, rows, keyRows, grads, features, Q, K, dQ, dK, keyFeatures, V, dV, dO };
   }
 
   /** Back to the initial state, with the parameters drawn from `seed` (default: the trainer's seed). */

@@ -74,7 +74,32 @@ function renderLabCompare(readme) {
   t += `\nWhat the page writes under the table for seed 1 (previous word):\n\n${l.reading_seed_1_previous.map((p) => `> ${p}`).join('\n>\n')}\n`;
   const text = readFileSync(readme, 'utf8');
   const re = /(<!-- LABCOMPARE:START -->\n)[\s\S]*?(<!-- LABCOMPARE:END -->)/;
+  if (l.outputs) t += labOutputs(l);
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
+}
+
+// The output comparison: per rule and seed, for each function attention only, + value, + symmetric.
+function labOutputs(l) {
+  const pct = (x) => `${(100 * x).toFixed(1)}%`;
+  const names = { none: 'attention only', value: '+ value', scaled: '+ symmetric' };
+  let t = '\n### The symmetric output (part 2, outputs)\n\n' +
+    'The same comparison with *What each head outputs* ticked: each function trained attention only (cross-entropy on A), with a value ' +
+    'output O = A V, and with the symmetric output O = A V W / √d, the last two only to copy the target word\'s vector ' +
+    '(squared error; nothing supervises A). Each cell: the attention\'s held-out accuracy (largest weight on the target) / the output\'s ' +
+    '(output nearest the target word\'s vector among the sentence\'s words; – for attention only), after ' +
+    `${l.steps} steps.\n\n`;
+  const groups = l.outputs;
+  const labels = groups[0].rows.map((r) => r.score);
+  t += `| run | ${groups.map((g) => `${g.rule}, seed ${g.seed}`).join(' | ')} |\n|---|${groups.map(() => '--:').join('|')}|\n`;
+  for (const label of labels) {
+    const r0 = groups[0].rows.find((x) => x.score === label);
+    t += `| ${r0.base_score} ${names[r0.output]} | ${groups.map((g) => {
+      const r = g.rows.find((x) => x.score === label);
+      return `${pct(r.accuracy)} / ${r.output_accuracy === null ? '–' : pct(r.output_accuracy)}`;
+    }).join(' | ')} |\n`;
+  }
+  t += `\nWhat the page writes for seed 1 (previous word):\n\n${l.reading_outputs_seed_1_previous.map((p) => `> ${p}`).join('\n>\n')}\n`;
+  return t;
 }
 
 // `node scripts/bench-report.mjs --lab`: only the lab's tables, from bench/results/lab.json and lab-compare.json.

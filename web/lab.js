@@ -7,11 +7,11 @@
 import * as Comlink from 'comlink';
 import { Heatmap } from './figures/Heatmap.js';
 import { LossCurve } from './figures/LossCurve.js';
-import { CompareCurves, scoreClass } from './figures/CompareCurves.js';
+import { CompareCurves, scoreClass, seriesClass } from './figures/CompareCurves.js';
 import { download } from './export.js';
 import { keepForOffline } from './offline.js';
 import { RULES, RULE_IDS } from './lab/rules.js';
-import { COMPARE_EVAL_EVERY, COMPARE_STEPS, curvesCSV, readComparison, scoreFamilies, sortRows, stepsText, summaryRows } from './lab/compare.js';
+import { COMPARE_EVAL_EVERY, COMPARE_STEPS, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from './lab/compare.js';
 import { labDefaults, labFromHash, labToHash } from './lab/state.js';
 
 const SNAP_EVERY = 5;   // web/lab/session.js: the worker saves the weights every 5 steps
@@ -23,7 +23,7 @@ const ui = {
   stepCount: $('step-count'), accuracy: $('accuracy'), view: $('view-step'), viewLabel: $('view-label'),
   held: $('held-sentence'), own: $('own-sentence'), ownKey: $('own-paraphrase'), ownKeyRow: $('own-key-row'), taskInfo: $('task-info'), loadText: $('load-text'),
   progress: $('load-progress'), status: $('status'), notice: $('notice'), noticeText: $('notice-text'),
-  cmpScores: $('compare-scores'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
+  cmpScores: $('compare-scores'), cmpOutputs: $('compare-outputs'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
   cmpRun: $('compare-run'), cmpCancel: $('compare-cancel'), cmpProgress: $('compare-progress'), cmpStatus: $('compare-status'),
   cmpTable: $('compare-table'), cmpSummary: $('compare-summary'), cmpReading: $('compare-reading'), cmpTask: $('compare-task'),
 };
@@ -69,7 +69,7 @@ const fig = {
   ownBefore: heatmap('own-before', 'Before training (step 0)'),
   ownAfter: heatmap('own-after', 'At step 0'),
   compare: new CompareCurves($('compare-slot'), {
-    csv: (d) => curvesCSV(d.series.filter((s) => !s.partial).map((s) => ({ ...d.settings, score: s.score, losses: s.losses, evals: s.evals }))),
+    csv: (d) => curvesCSV(d.series.filter((s) => !s.partial).map((s) => ({ ...d.settings, score: s.score, output: s.output, losses: s.losses, evals: s.evals }))),
   }),
 };
 fig.compare.setExportEnabled(false, 'Run a comparison first.');
@@ -88,6 +88,7 @@ function settings() {
     rule: ui.rule.value, score: ui.score.value, lr: Number(ui.lr.value),
     seed: ui.seed.value.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : 1,
     cmp: [...ui.cmpScores.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value),
+    out: [...ui.cmpOutputs.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value),
     steps: Number(ui.cmpSteps.value),
   };
 }
@@ -102,6 +103,7 @@ function applyState(s) {
   ui.seed.value = String(s.seed);
   ui.cmpSteps.value = String(s.steps);
   for (const c of ui.cmpScores.querySelectorAll('input[type=checkbox]')) c.checked = s.cmp.includes(c.value);
+  for (const c of ui.cmpOutputs.querySelectorAll('input[type=checkbox]')) c.checked = s.out.includes(c.value);
   updateCompareButton();
 }
 function readURL() {
@@ -313,15 +315,20 @@ let compare = { series: [], info: null, rows: [], sort: { key: 'stepsTo90', reve
 
 function updateCompareButton() {
   const n = ui.cmpScores.querySelectorAll('input[type=checkbox]:checked').length;
-  ui.cmpRun.disabled = n === 0 || !scoreNames.length || ui.cmpStatus.dataset.state === 'running';
-  ui.cmpRun.textContent = `Compare ${n} scoring function${n === 1 ? '' : 's'}`;
+  const outs = ui.cmpOutputs.querySelectorAll('input[type=checkbox]:checked').length;
+  ui.cmpRun.disabled = n === 0 || outs === 0 || !scoreNames.length || ui.cmpStatus.dataset.state === 'running';
+  const only = outs === 1 && ui.cmpOutputs.querySelector('input[value=none]').checked;
+  ui.cmpRun.textContent = only || outs === 0 ? `Compare ${n} scoring function${n === 1 ? '' : 's'}`
+    : `Compare ${n * outs} run${n * outs === 1 ? '' : 's'} (${n} function${n === 1 ? '' : 's'} × ${outs} output${outs === 1 ? '' : 's'})`;
 }
 function compareTaskText() {
   const s = settings();
   const rule = RULES.find((r) => r.id === s.rule);
   ui.cmpTask.textContent = `Trains the rule above (${rule ? rule.label : s.rule}) with learning rate ${s.lr} from seed ${s.seed}: ` +
     `the same initial matrices (where the functions share them) and the same batches for every function, ${s.steps} steps each, ` +
-    `held-out accuracy measured every ${COMPARE_EVAL_EVERY} steps.`;
+    `held-out accuracy measured every ${COMPARE_EVAL_EVERY} steps.` +
+    (s.out.some((o) => o !== 'none') ? ' With an output, the target word is the one whose vector the output must copy; held-out accuracy is still ' +
+      'where the head puts its largest weight, and the output accuracy how often its output is nearest the target word\'s vector.' : '');
 }
 
 async function compareRun() {
@@ -337,7 +344,7 @@ async function compareRun() {
   drawCompareTable();
   ui.cmpReading.replaceChildren();
   try {
-    await api.compareStart({ rule: s.rule, learningRate: s.lr, seed: s.seed, scores: s.cmp, steps: s.steps });
+    await api.compareStart({ rule: s.rule, learningRate: s.lr, seed: s.seed, scores: s.cmp, outputs: s.out, steps: s.steps });
     for (;;) {
       const r = await api.compareAdvance(30);
       if (id !== compareId) return;
@@ -359,7 +366,7 @@ async function compareRun() {
   }
   ui.cmpStatus.dataset.state = 'done';
   finishCompare();
-  ui.cmpStatus.textContent = `Done: ${compare.rows.length} scoring functions, ${compare.info.steps} steps each.`;
+  ui.cmpStatus.textContent = `Done: ${compare.rows.length} ${compare.info.outputs.length > 1 || compare.info.outputs[0] !== 'none' ? 'runs' : 'scoring functions'}, ${compare.info.steps} steps each.`;
 }
 function compareCancel() {
   if (ui.cmpStatus.dataset.state !== 'running') return;
@@ -368,7 +375,7 @@ function compareCancel() {
   compare.series = compare.series.filter((x) => !x.partial);
   ui.cmpStatus.dataset.state = 'cancelled';
   finishCompare();
-  ui.cmpStatus.textContent = `Cancelled: ${compare.rows.length} of ${settings().cmp.length} functions finished (their rows are below).`;
+  ui.cmpStatus.textContent = `Cancelled: ${compare.rows.length} of ${settings().cmp.length * Math.max(1, settings().out.length)} runs finished (their rows are below).`;
   drawCompareCurves();
 }
 function finishCompare() {
@@ -395,6 +402,7 @@ function drawCompareCurves() {
 const COLUMNS = [
   { key: 'score', label: 'Scoring function' },
   { key: 'accuracy', label: 'Held-out accuracy' },
+  { key: 'outputAccuracy', label: 'Output accuracy', outputs: true },
   { key: 'stepsTo90', label: 'Steps to 90%' },
   { key: 'heldOutLoss', label: 'Held-out loss' },
   { key: 'trainLoss', label: `Training loss (last ${COMPARE_EVAL_EVERY} steps)` },
@@ -403,11 +411,14 @@ function drawCompareTable() {
   const t = ui.cmpTable;
   const { key, reverse } = compare.sort;
   const head = document.createElement('tr');
-  for (const c of COLUMNS) {
+  // The output accuracy column only when a row has an output.
+  const outputs = compare.rows.some((r) => r.output !== 'none');
+  const columns = COLUMNS.filter((c) => !c.outputs || outputs);
+  for (const c of columns) {
     const th = document.createElement('th');
     th.scope = 'col';
     // Natural orders (web/lab/compare.js sortRows): accuracy highest first, the rest lowest first.
-    const natural = c.key === 'accuracy' ? 'descending' : 'ascending';
+    const natural = c.key === 'accuracy' || c.key === 'outputAccuracy' ? 'descending' : 'ascending';
     if (c.key === key) th.setAttribute('aria-sort', reverse ? (natural === 'ascending' ? 'descending' : 'ascending') : natural);
     const b = document.createElement('button');
     b.type = 'button';
@@ -422,12 +433,16 @@ function drawCompareTable() {
     head.append(th);
   }
   t.tHead.replaceChildren(head);
-  const rows = sortRows(compare.rows, key, reverse, scoreNames);
+  // Rows ordered by the registry's function order, then attention only, value, symmetric.
+  const order = scoreNames.flatMap((name) => OUTPUTS.map((o) => runLabel(name, o)));
+  const rows = sortRows(compare.rows, key, reverse, order);
   t.tBodies[0].replaceChildren(...rows.map((r) => {
     const tr = document.createElement('tr');
     tr.dataset.score = r.score;
     tr.dataset.accuracy = String(r.accuracy);
     tr.dataset.stepsTo90 = r.stepsTo90 === null ? '' : String(r.stepsTo90);
+    tr.dataset.output = r.output;
+    if (r.outputAccuracy !== null) tr.dataset.outputAccuracy = String(r.outputAccuracy);
     const name = document.createElement('th');
     name.scope = 'row';
     const sw = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
@@ -437,10 +452,11 @@ function drawCompareTable() {
     sw.setAttribute('aria-hidden', 'true');
     const ln = document.createElementNS('http://www.w3.org/2000/svg', 'line');
     ln.setAttribute('x1', '0'); ln.setAttribute('x2', '20'); ln.setAttribute('y1', '4'); ln.setAttribute('y2', '4');
-    ln.setAttribute('class', `series ${scoreClass(r.score, scoreNames)}`);
+    ln.setAttribute('class', `series ${seriesClass(r, scoreNames)}`);
     sw.append(ln);
     name.append(sw, document.createTextNode(` ${r.score}`));
-    const cells = [`${(100 * r.accuracy).toFixed(1)}%`, stepsText(r), r.heldOutLoss.toFixed(3), r.trainLoss.toFixed(3)];
+    const cells = [`${(100 * r.accuracy).toFixed(1)}%`, ...(outputs ? [r.outputAccuracy === null ? '—' : `${(100 * r.outputAccuracy).toFixed(1)}%`] : []),
+      stepsText(r), r.heldOutLoss.toFixed(3), r.trainLoss.toFixed(3)];
     tr.append(name, ...cells.map((text) => { const td = document.createElement('td'); td.textContent = text; return td; }));
     return tr;
   }));
@@ -448,7 +464,9 @@ function drawCompareTable() {
   t.caption.textContent = compare.rows.length ? 'Results (click a column to sort)' : 'Results';
   ui.cmpSummary.textContent = i && compare.rows.length
     ? `${RULES.find((r) => r.id === i.rule).label}, learning rate ${i.learningRate}, seed ${i.seed}, ${i.steps} steps; ` +
-      `held-out accuracy after the last step (chance ${(100 * i.chance).toFixed(0)}%) and the first step (of every ${COMPARE_EVAL_EVERY}) at which it reached 90%.`
+      `held-out accuracy after the last step (chance ${(100 * i.chance).toFixed(0)}%) and the first step (of every ${COMPARE_EVAL_EVERY}) at which it reached 90%.` +
+      (outputs ? ' Output accuracy: how often the output was nearest the target word\'s vector (— for attention only). ' +
+        'The loss is cross-entropy (nats) for attention only and squared error per dimension with an output: compare losses within a kind only.' : '')
     : 'No comparison yet: pick scoring functions and press Compare.';
 }
 
@@ -505,6 +523,7 @@ async function main() {
   ui.own.addEventListener('input', requestView);
   ui.ownKey.addEventListener('input', requestView);
   ui.cmpScores.addEventListener('change', () => { updateCompareButton(); writeURL(); });
+  ui.cmpOutputs.addEventListener('change', () => { updateCompareButton(); compareTaskText(); writeURL(); });
   ui.cmpSteps.addEventListener('change', () => { compareTaskText(); writeURL(); });
   ui.cmpAll.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = true; updateCompareButton(); writeURL(); });
   ui.cmpNone.addEventListener('click', () => { for (const c of ui.cmpScores.querySelectorAll('input')) c.checked = false; updateCompareButton(); writeURL(); });

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { ROOT, loadScope } from './helpers.mjs';
 
-const { Comparison, stepsTo, summaryRows, sortRows, stepsText, readComparison, curvesCSV, versus, scoreFamilies, COMPARE_EVAL_EVERY } =
+const { Comparison, stepsTo, summaryRows, sortRows, stepsText, readComparison, curvesCSV, versus, scoreFamilies, runLabel, OUTPUTS, COMPARE_EVAL_EVERY } =
   await import(join(ROOT, 'web/lab/compare.js'));
 const { labDefaults, labFromHash, labToHash, LEARNING_RATES, MAX_PROBLEMS } = await import(join(ROOT, 'web/lab/state.js'));
 const { LabSession, HEAD, SNAP_EVERY } = await import(join(ROOT, 'web/lab/session.js'));
@@ -102,7 +102,7 @@ test('lab URL state: defaults give an empty hash; any state round trips; any has
   assert.equal(labToHash(labDefaults(SCORES), names), '');
   const state = fc.record({
     rule: fc.constantFrom(...RULE_IDS), score: fc.constantFrom(...SCORES), lr: fc.constantFrom(...LEARNING_RATES),
-    seed: fc.nat(0xffffffff), cmp: fc.subarray(SCORES, { minLength: 1 }), steps: fc.constantFrom(100, 200, 300, 500),
+    seed: fc.nat(0xffffffff), cmp: fc.subarray(SCORES, { minLength: 1 }), out: fc.subarray(OUTPUTS, { minLength: 1 }), steps: fc.constantFrom(100, 200, 300, 500),
   });
   fc.assert(fc.property(state, (s) => {
     const { state: back, problems } = labFromHash(labToHash(s, names), names);
@@ -110,17 +110,22 @@ test('lab URL state: defaults give an empty hash; any state round trips; any has
     assert.deepEqual(back, { ...s });
   }), { numRuns: 500 });
   const { state: s1, problems: p1 } = labFromHash('#rule=first&score=idw&lr=0.03&seed=42&cmp=dot,idw,nonsense&steps=100&x=1', names);
-  assert.deepEqual(s1, { rule: 'first', score: 'idw', lr: 0.03, seed: 42, cmp: ['dot', 'idw'], steps: 100 });
+  assert.deepEqual(s1, { rule: 'first', score: 'idw', lr: 0.03, seed: 42, cmp: ['dot', 'idw'], out: ['none'], steps: 100 });
+  const { state: s3, problems: p3 } = labFromHash('#out=scaled,value,mirror', names);
+  assert.deepEqual(s3.out, ['value', 'scaled'], 'the outputs, in their own order');
+  assert.match(p3.join(' '), /out “mirror” is not one of none, value, scaled/);
+  assert.equal(labToHash({ ...labDefaults(SCORES), out: ['none', 'scaled'] }, names), '#out=none%2Cscaled');
   assert.equal(p1.length, 2);
   assert.match(p1.join(' '), /cmp “nonsense” is not a scoring function/);
   const { state: s2, problems: p2 } = labFromHash('#rule=sideways&score=x&lr=1&seed=-1&steps=7&cmp=&a=1&b=2', names);
   assert.deepEqual(s2, labDefaults(SCORES));
   assert.ok(p2.length === MAX_PROBLEMS && /and \d+ more/.test(p2.at(-1)), p2.join(' | '));
-  fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom('rule', 'score', 'lr', 'seed', 'cmp', 'steps', 'q'), fc.string({ maxLength: 400 })), { maxLength: 12 }), (pairs) => {
+  fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom('rule', 'score', 'lr', 'seed', 'cmp', 'out', 'steps', 'q'), fc.string({ maxLength: 400 })), { maxLength: 12 }), (pairs) => {
     const { state: s, problems } = labFromHash('#' + new URLSearchParams(pairs).toString(), names);
     assert.ok(RULE_IDS.includes(s.rule) && SCORES.includes(s.score) && LEARNING_RATES.includes(s.lr));
     assert.ok(Number.isInteger(s.seed) && s.seed >= 0 && s.seed <= 0xffffffff);
     assert.ok(s.cmp.length >= 0 && s.cmp.every((x) => SCORES.includes(x)));
+    assert.ok(s.out.length >= 1 && s.out.every((x) => OUTPUTS.includes(x)));
     assert.ok(problems.length <= MAX_PROBLEMS && problems.every((p) => p.length < 200));
   }), { numRuns: 500 });
 });
@@ -195,4 +200,68 @@ test('LabSession: steps, saved weights and the heatmaps of a held-out and an own
   assert.equal(HEAD.maxLen, 24);
   s.compareCancel();
   s.trainer.dispose();
+});
+
+// ---- the output comparison: attention only, + value output, + symmetric output ----
+
+test('curvesCSV with outputs: two more columns (the output and the held-out output accuracy); without, the same 8', () => {
+  const text = curvesCSV([
+    { rule: 'previous', score: 'dot', output: 'none', learningRate: 0.01, seed: 1, losses: new Float32Array([2]), evals: [{ step: 0, loss: 3, accuracy: 0.1, outputAccuracy: null }] },
+    { rule: 'previous', score: 'dot + symmetric', output: 'scaled', learningRate: 0.01, seed: 1, losses: new Float32Array([0.5]), evals: [{ step: 1, loss: 0.4, accuracy: 0.2, outputAccuracy: 0.75 }] },
+  ]);
+  const rows = parseCSV(text);
+  assert.deepEqual(rows[0].slice(-2), ['output', 'held_out_output_accuracy']);
+  assert.deepEqual(rows[1], ['previous', 'dot', '0.01', '1', '0', '', '3', '0.1', 'none', '']);
+  assert.deepEqual(rows.at(-1), ['previous', 'dot + symmetric', '0.01', '1', '1', '0.5', '0.4', '0.2', 'scaled', '0.75']);
+  assert.equal(parseCSV(curvesCSV([{ rule: 'r', score: 'dot', learningRate: 0.01, seed: 1, losses: new Float32Array([1]), evals: [] }]))[0].length, 8);
+});
+
+test('readComparison with outputs: the scores are read on the attention-only rows; the outputs get a paragraph from their numbers', () => {
+  const ctx = { steps: 300, seed: 2, rule: 'each word → the previous word', dHead: 16, families: scoreFamilies(scope.scoreFunctions) };
+  const out = (score, output, accuracy, outputAccuracy, stepsTo90) => row(runLabel(score, output), accuracy, stepsTo90, { baseScore: score, output, outputAccuracy });
+  const rows = [out('scaled-dot', 'none', 0.95, null, 60), out('scaled-dot', 'value', 0.7, 0.9, null), out('scaled-dot', 'scaled', 0.5, 0.6, null)];
+  const text = readComparison(rows, ctx);
+  assert.match(text[0], /^1 of the 1 scoring functions reached 90%/, 'the first paragraph counts the attention-only runs');
+  const p = text.find((t) => t.startsWith('The symmetric output?'));
+  assert.ok(p, text.join('\n'));
+  assert.match(p, /Trained with scaled-dot only to copy the target word's vector/);
+  assert.match(p, /the value output O = A V put 90\.0% of its outputs nearest the target word's vector, with its largest attention weight on the target in 70\.0% of rows/);
+  assert.match(p, /the symmetric output O = A V W \/ √d put 60\.0%/);
+  assert.match(p, /output accuracy is 30\.0 points lower/);
+  assert.match(p, /the symmetric output ended below the value output \(50\.0% against 70\.0%; neither reached 90%\)/);
+  assert.match(p, /For reference, .* 95\.0% of rows/);
+  assert.match(text.at(-1), /not a published design/);
+  // Level numbers: level words; no attention-only run: no score paragraphs, still the output one.
+  const level = readComparison([out('dot', 'value', 0.8, 0.9, null), out('dot', 'scaled', 0.8, 0.9, null)], ctx);
+  assert.equal(level.length, 2);
+  assert.match(level[0], /within two held-out words of each other/);
+  assert.match(level[0], /about level with the value output/);
+  assert.doesNotMatch(level[0], /For reference/);
+});
+
+test('Comparison with outputs: one run per function and output, each equal to a trainer of its own', () => {
+  const session = new LabSession(scope, corpus);
+  const t = session.task('previous');
+  const opts = { train: t.train.data, heldOut: t.heldOut.data, trainer: session.trainerOptions({ learningRate: 0.01, seed: 2 }),
+    scores: ['scaled-dot', 'idw'], outputs: ['scaled', 'none'], steps: 20 };
+  const c = new Comparison(scope, opts);
+  while (!c.done) c.advance(0);
+  assert.deepEqual(c.results.map((r) => r.score), ['scaled-dot', 'scaled-dot + symmetric', 'idw', 'idw + symmetric']);
+  assert.deepEqual(c.results.map((r) => r.output), ['none', 'scaled', 'none', 'scaled']);
+  const rows = summaryRows(c.results);
+  assert.equal(rows[0].outputAccuracy, null);
+  assert.ok(rows[1].outputAccuracy >= 0 && rows[1].outputAccuracy <= 1);
+  assert.equal(rows[1].baseScore, 'scaled-dot');
+  const own = scope.createTrainer({ data: t.train.data, ...opts.trainer, score: 'idw', output: 'scaled' });
+  own.step(20);
+  assert.deepEqual(Array.from(c.results[3].losses), Array.from(own.losses));
+  const e = own.evaluate(t.heldOut.data);
+  assert.equal(c.results[3].evals.at(-1).outputAccuracy, e.outputAccuracy);
+  own.dispose();
+  // The attention-only runs are the plain comparison's, bit for bit.
+  const plain = new Comparison(scope, { ...opts, outputs: undefined });
+  while (!plain.done) plain.advance(1e9);
+  assert.deepEqual(Array.from(plain.results[1].losses), Array.from(c.results[2].losses));
+  assert.throws(() => new Comparison(scope, { ...opts, outputs: [] }), RangeError);
+  assert.throws(() => new Comparison(scope, { ...opts, outputs: ['mirror'] }), /outputs: expected none, value or scaled/);
 });

@@ -312,3 +312,117 @@ test('cross-attention: bad key sentences are a TypeError or RangeError naming th
     assert.ok(t.evaluate(heldOut).count > 0, 'self-attention data evaluates on a cross-trained head');
   } finally { t.dispose(); }
 });
+
+// ---- output modes: O = A V ('value') or A V W_extra / √dIn ('scaled'), trained to copy the target's vector ----
+
+test("output modes: weights, layout, evaluate's output accuracy; same seed, same bytes; 'none' is the default", () => {
+  const plain = scope.createTrainer({ ...base, seed: 4 }), none = scope.createTrainer({ ...base, seed: 4, output: 'none' });
+  const value = scope.createTrainer({ ...base, seed: 4, output: 'value' });
+  const a = scope.createTrainer({ ...base, seed: 4, output: 'scaled' }), b = scope.createTrainer({ ...base, seed: 4, output: 'scaled' });
+  try {
+    assert.equal(plain.options.output, 'none');
+    plain.step(20); none.step(20);
+    assertSameBytes(plain.weights().Wq, none.weights().Wq, "output 'none' = no output option");
+    assertSameBytes(plain.losses, none.losses, 'losses');
+    const dF = plain.layout.dFeat;
+    assert.deepEqual(Object.keys(plain.weights()), ['Wq', 'Wk']);
+    assert.deepEqual(Object.keys(value.weights()), ['Wq', 'Wk', 'Wv']);
+    assert.deepEqual(Object.keys(a.weights()), ['Wq', 'Wk', 'Wv', 'Wextra']);
+    assert.equal(a.weights().Wv.length, dF * dIn);
+    assert.equal(a.weights().Wextra.length, dIn * dIn);
+    assert.equal(a.layout.total, 2 * dF * 8 + dF * dIn + dIn * dIn);
+    // The same seed draws the same W_q, W_k (and W_v) whatever the output.
+    assertSameBytes(value.weights().Wq, a.weights().Wq, 'Wq');
+    assertSameBytes(value.weights().Wv, a.weights().Wv, 'Wv');
+    const e0 = plain.evaluate(heldOut);
+    assert.equal(e0.outputAccuracy, null);
+    assert.equal(e0.outputHits, null);
+    a.step(30); b.step(10); b.step(20);
+    for (const k of ['Wq', 'Wk', 'Wv', 'Wextra']) assertSameBytes(a.weights()[k], b.weights()[k], k);
+    assertSameBytes(a.losses, b.losses, 'losses');
+    const e = a.evaluate(heldOut);
+    assert.ok(e.outputAccuracy >= 0 && e.outputAccuracy <= 1 && e.outputHits === Math.round(e.outputAccuracy * e.count));
+    const g = a.gradients([0]);
+    assert.equal(g.V.length, g.keyRows * dIn);
+    assert.equal(g.dO.length, g.rows * dIn);
+    assert.equal(plain.gradients([0]).V, null);
+  } finally { for (const t of [plain, none, value, a, b]) t.dispose(); }
+});
+
+test('output modes: both learn to copy the previous word\'s vector from the output alone', () => {
+  for (const output of ['value', 'scaled']) {
+    const t = scope.createTrainer({ ...base, seed: 1, output });
+    try {
+      const before = t.evaluate(heldOut);
+      t.step(300);
+      const after = t.evaluate(heldOut);
+      assert.ok(after.loss < 0.5 * before.loss, `${output}: held-out loss ${before.loss} → ${after.loss}`);
+      assert.ok(after.outputAccuracy > 0.8, `${output}: output accuracy ${after.outputAccuracy}`);
+      assert.ok(after.outputAccuracy > before.outputAccuracy + 0.3, `${output}: ${before.outputAccuracy} → ${after.outputAccuracy}`);
+    } finally { t.dispose(); }
+  }
+});
+
+// The trainer's gradients against routes of their own: 'value' through attentionBackward() with its
+// V and dO; 'scaled' by recomputing O = A V W / √d in float64 (A from attention()) for dO and
+// dW_extra = (A V)ᵀ dO / √d; both with dO = 2 (O − x_t) / (dIn · count) and dW_v = Gᵀ dV.
+for (const score of ['scaled-dot', 'general', 'idw', 'location']) {
+  for (const output of ['value', 'scaled']) {
+    test(`output '${output}', '${score}': dO, dV, dW_v (and dW_extra) from their definitions`, () => {
+      const t = scope.createTrainer({ ...base, score, output, hidden: 5, seed: 2 });
+      try {
+        t.step(3);
+        const examples = [1, 5];
+        const g = t.gradients(examples), w = t.weights();
+        const params = {};
+        if (w.W) params.W = w.W;
+        if (w.Wa) params.Wa = w.Wa;
+        const dh = t.options.dHead, dF = t.layout.dFeat, s = Math.sqrt(dIn);
+        const starts = [];
+        for (let e = 0, o = 0; e < train.lengths.length; e++) { starts.push(o); o += train.lengths[e]; }
+        const dO = new Float64Array(g.rows * dIn), dWx = new Float64Array(dIn * dIn), dV = new Float64Array(g.rows * dIn);
+        let row = 0;
+        for (const e of examples) {
+          const n = train.lengths[e];
+          const q = g.Q.slice(row * dh, (row + n) * dh), k = g.K.slice(row * dh, (row + n) * dh), V = g.V.slice(row * dIn, (row + n) * dIn);
+          const A = scope.attention(q, k, V, { nq: n, nk: n, d: dh, dv: dIn, score, ...params, maxKeys: 10, returns: ['weights'] }).weights;
+          const AV = new Float64Array(n * dIn);
+          for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) for (let c = 0; c < dIn; c++) AV[i * dIn + c] += A[i * n + j] * V[j * dIn + c];
+          const O = new Float64Array(n * dIn);
+          if (output === 'value') O.set(AV);
+          else for (let i = 0; i < n; i++) for (let a = 0; a < dIn; a++) for (let c = 0; c < dIn; c++) O[i * dIn + c] += AV[i * dIn + a] * w.Wextra[a * dIn + c] / s;
+          for (let i = 0; i < n; i++) {
+            const target = train.targets[starts[e] + i];
+            if (target < 0) continue;
+            for (let c = 0; c < dIn; c++) dO[(row + i) * dIn + c] = 2 * (O[i * dIn + c] - train.vectors[(starts[e] + target) * dIn + c]) / (dIn * g.count);
+          }
+          const dOe = Float32Array.from(dO.subarray(row * dIn, (row + n) * dIn));
+          if (output === 'value') {
+            const b = scope.attentionBackward(q, k, V, dOe, { nq: n, nk: n, d: dh, dv: dIn, score, ...params, maxKeys: 10 });
+            close(g.dQ.subarray(row * dh, (row + n) * dh), b.dQ, `${score} dQ`);
+            close(g.dK.subarray(row * dh, (row + n) * dh), b.dK, `${score} dK`);
+            close(g.dV.subarray(row * dIn, (row + n) * dIn), b.dV, `${score} dV`);
+          } else {
+            for (let i = 0; i < n; i++) for (let a = 0; a < dIn; a++) for (let c = 0; c < dIn; c++) dWx[a * dIn + c] += AV[i * dIn + a] * dOe[i * dIn + c] / s;
+          }
+          row += n;
+        }
+        close(g.dO, dO, `${output} dO`);
+        if (output === 'scaled') close(g.grads.Wextra, dWx, 'dW_extra');
+        dV.set(g.dV);
+        close(g.grads.Wv, matTN(g.features, dV, g.rows, dF, dIn), 'dWv = Gᵀ dV');
+      } finally { t.dispose(); }
+    });
+  }
+}
+
+test('output: a bad value is a TypeError naming options.output; the scope keeps working', () => {
+  assertThrowsNaming(() => scope.createTrainer({ ...base, output: 'symmetric' }), TypeError, [/options\.output/, /'scaled'/], 'output');
+  assertThrowsNaming(() => scope.createTrainer({ ...base, output: 1 }), TypeError, [/options\.output/], 'output number');
+  const t = scope.createTrainer({ ...base, output: 'value' });
+  try {
+    assert.equal(t.step(2), 2, 'a trainer created after the errors works');
+    assertThrowsNaming(() => t.evaluate({ ...heldOut, targets: [] }), RangeError, [/^data\.targets/], 'evaluate targets');
+    assert.equal(t.step(1), 3, 'and keeps working');
+  } finally { t.dispose(); }
+});

@@ -14,6 +14,7 @@ import createDefault, {
   type TrainerEvaluation,
   type TrainerGradients,
   type TrainerOptions,
+  type TrainerOutput,
   type TrainerWeights,
   type AttentionFormat,
   type AttentionJson,
@@ -201,6 +202,20 @@ async function main(): Promise<void> {
   const keyFeatures: Float32Array | null = ctg.keyFeatures;
   const keyRows: number = ctg.keyRows;
   crossTrainer.dispose();
+  // Output modes: the value output and the experimental scaled one (copy the target's vector).
+  const outputMode: TrainerOutput = 'scaled';
+  const outTrainer: Trainer = scope.createTrainer({ data, dIn: 3, dHead: 4, maxLen: 8, output: outputMode });
+  const resolvedOutput: TrainerOutput = outTrainer.options.output;
+  const outWeights: TrainerWeights = outTrainer.weights();
+  const outMatrices: (Float32Array | undefined)[] = [outWeights.Wv, outWeights.Wextra];
+  const outEval: TrainerEvaluation = outTrainer.evaluate(data);
+  const outAccuracy: number | null = outEval.outputAccuracy;
+  const outHits: number | null = outEval.outputHits;
+  const otg: TrainerGradients = outTrainer.gradients([0]);
+  const outGrads: (Float32Array | null)[] = [otg.V, otg.dV, otg.dO];
+  const wvAt: number = outTrainer.layout.Wv + outTrainer.layout.Wx;
+  outTrainer.dispose();
+  void [resolvedOutput, outMatrices, outAccuracy, outHits, outGrads, wvAt];
   void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
   void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
 

@@ -22,6 +22,7 @@ async function misuse(): Promise<void> {
   scope.createTrainer({ dIn: 4 });  // expect-error: data is required
   scope.createTrainer({ data: { vectors: Q, lengths: [2], targets: [-1, 0] }, dIn: 4, positions: 'learned' });  // expect-error: unknown positions
   scope.createTrainer({ data: { vectors: Q, lengths: [2], targets: [-1, 0], keyVectors: [1, 2] }, dIn: 4 });  // expect-error: keyVectors is a Float32Array
+  scope.createTrainer({ data: { vectors: Q, lengths: [2], targets: [-1, 0] }, dIn: 4, output: 'symmetric' });  // expect-error: unknown output
   scope.attend({ keys: 'no query' });  // expect-error: query is required
   scope.attend({ query: 'x', projection: 'user' });  // expect-error: 'user' is not a projection name
   scope.attend({ query: 'x', temprature: 2 });  // expect-error: unknown option

@@ -4,8 +4,9 @@
 // palette of figures/heads.js (8 colour-blind-safe colours that follow the theme) for the first
 // eight, and for the 9th and 10th (idw and neg-manhattan today) the 5th and 6th colours dashed, not
 // the 1st and 2nd: dot and scaled-dot, which the lab's questions compare with idw, keep colours no
-// other line has. The picture carries its own key (an exported file has no HTML), so colour is never
-// the only cue.
+// other line has. A run with an output (the lab's output comparison) keeps its function's colour and
+// adds a dash pattern of its own: dotted for the value output, dash-dot for the symmetric one. The
+// picture carries its own key (an exported file has no HTML), so colour is never the only cue.
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
 import { Figure } from './base.js';
@@ -24,12 +25,25 @@ export const METRICS = {
   heldOutLoss: { label: 'held-out loss', axis: 'held-out loss (nats, log scale)' },
   accuracy: { label: 'held-out accuracy', axis: 'held-out accuracy' },
   trainLoss: { label: 'training loss', axis: 'training loss (nats, log scale; mean per interval)' },
+  outputAccuracy: { label: 'held-out output accuracy', axis: 'output nearest the target word' },
 };
+// With outputs the losses are of two kinds: the axis says so.
+const MIXED_AXIS = {
+  heldOutLoss: 'held-out loss (nats, or squared error with an output; log)',
+  trainLoss: 'training loss (nats, or squared error with an output; log)',
+};
+
+/** A series' line classes: its scoring function's colour, and its output's dash pattern if any. */
+export function seriesClass(s, order) {
+  const base = scoreClass(s.baseScore ?? s.score, order);
+  return s.output && s.output !== 'none' ? `${base} out-${s.output}` : base;
+}
 
 /** The points [step, value] of one series for a metric. */
 export function seriesPoints(s, metric, evalEvery) {
   if (metric === 'heldOutLoss') return s.evals.map((e) => [e.step, e.loss]);
   if (metric === 'accuracy') return s.evals.map((e) => [e.step, e.accuracy]);
+  if (metric === 'outputAccuracy') return s.evals.filter((e) => e.outputAccuracy !== null && e.outputAccuracy !== undefined).map((e) => [e.step, e.outputAccuracy]);
   const out = [];
   for (let end = evalEvery; end <= s.losses.length; end += evalEvery) {
     let sum = 0;
@@ -45,7 +59,8 @@ export class CompareCurves extends Figure {
     super(slot, {
       id: 'lab-compare',
       title: 'The same task, one curve per scoring function',
-      caption: 'Each line is one scoring function trained from the same seed on the same batches; the key names them (the 9th and 10th functions are dashed).',
+      caption: 'Each line is one scoring function trained from the same seed on the same batches; the key names them (the 9th and 10th functions are dashed; ' +
+        'a run with a value output is dotted, with the symmetric output dash-dotted, in its function\'s colour).',
       dataFormats: csv ? ['csv'] : [],
     });
     if (csv) this.dataCSV = () => csv(this.data);
@@ -53,6 +68,7 @@ export class CompareCurves extends Figure {
     const pick = this.body.append('label').attr('class', 'metric-choice').text('Show ');
     this.select = pick.append('select').attr('class', 'metric');
     for (const [k, m] of Object.entries(METRICS)) this.select.append('option').attr('value', k).text(m.label);
+    this.select.select('option[value=outputAccuracy]').attr('hidden', true);
     this.select.on('change', () => { this.metric = this.select.property('value'); this.draw(); });
     this.addPlot('compare-curves');
     this.gx = this.svg.append('g').attr('class', 'axis x');
@@ -68,12 +84,19 @@ export class CompareCurves extends Figure {
     this.data = null;
   }
 
-  /** d: { series: [{ score, losses, evals, partial }], order: string[] (registry), steps, evalEvery, chance } */
+  /**
+   * d: { series: [{ score (its label), baseScore?, output?, losses, evals, partial }], order: string[]
+   * (registry), steps, evalEvery, chance }
+   */
   setData(d) { this.data = d; }
 
   draw() {
     const d = this.data;
     if (!d) return;
+    // The output accuracy is offered when a series has an output (and dropped when none has).
+    const outputs = d.series.some((s) => s.output && s.output !== 'none');
+    this.select.select('option[value=outputAccuracy]').attr('hidden', outputs ? null : true);
+    if (!outputs && this.metric === 'outputAccuracy') this.metric = 'accuracy';
     const metric = this.metric;
     this.select.property('value', metric);
     const width = this.slot.clientWidth;
@@ -85,10 +108,10 @@ export class CompareCurves extends Figure {
     this.setSize(W, H);
     this.xTitle.attr('x', M.left).attr('y', L.plotH - 4);
     this.gKey.attr('transform', narrow ? `translate(${M.left},${L.plotH + 10})` : `translate(${W - M.right + 14},${M.top + 4})`);
-    const pts = d.series.map((s) => ({ s, points: seriesPoints(s, metric, d.evalEvery), cls: scoreClass(s.score, d.order) }));
+    const pts = d.series.map((s) => ({ s, points: seriesPoints(s, metric, d.evalEvery), cls: seriesClass(s, d.order) }));
     // Losses on a log scale (they fall over orders of magnitude, and a plateau such as cosine's
     // bounded scores would otherwise flatten every other curve); accuracy on 0–100% with 90% marked.
-    const acc = metric === 'accuracy';
+    const acc = metric === 'accuracy' || metric === 'outputAccuracy';
     let lo = Infinity, hi = 0;
     if (!acc) for (const p of pts) for (const [, v] of p.points) if (Number.isFinite(v) && v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
     if (!(hi > 0)) { lo = 0.01; hi = 1; }
@@ -98,7 +121,7 @@ export class CompareCurves extends Figure {
       : scaleLog().domain([lo, hi]).range([plotBottom, M.top]).nice().clamp(true);
     this.gx.attr('transform', `translate(0,${plotBottom})`).call(axisBottom(x).ticks(6));
     this.gy.attr('transform', `translate(${M.left},0)`).call(acc ? axisLeft(y).ticks(5, '%') : axisLeft(y).ticks(4, '~g'));
-    this.yTitle.text(METRICS[metric].axis);
+    this.yTitle.text(outputs && MIXED_AXIS[metric] ? MIXED_AXIS[metric] : METRICS[metric].axis);
     const showChance = acc && Number.isFinite(d.chance);
     this.chance.attr('visibility', showChance ? null : 'hidden')
       .attr('x1', M.left).attr('x2', W - M.right).attr('y1', y(showChance ? d.chance : 1)).attr('y2', y(showChance ? d.chance : 1));

@@ -9,6 +9,19 @@ export const THRESHOLD = 0.9;     // "steps to 90%": the first evaluation at or 
 export const COMPARE_EVAL_EVERY = 10;
 export const COMPARE_STEPS = [100, 200, 300, 500];
 export const COMPARE_DEFAULT_STEPS = 300;
+/**
+ * What each head outputs and is trained on (the trainer's `output` option): attention only (the
+ * cross-entropy of A's target entries), or an output trained to copy the target word's vector
+ * (squared error; A then learns only from the output): O = A V, or the experimental "more symmetric"
+ * O = A V W / √d.
+ */
+export const OUTPUTS = ['none', 'value', 'scaled'];
+export const OUTPUT_LABELS = { none: 'attention only', value: '+ value output', scaled: '+ symmetric output' };
+
+/** A run's name in the plot, the table and the CSV: the scoring function, and its output if any. */
+export function runLabel(score, output = 'none') {
+  return output === 'value' ? `${score} + value` : output === 'scaled' ? `${score} + symmetric` : score;
+}
 
 /** The first evaluated step whose accuracy is at least `threshold`, or null when none is. */
 export function stepsTo(evals, threshold = THRESHOLD) {
@@ -25,54 +38,61 @@ function tailMean(xs, n) {
 }
 
 /**
- * Trains one head per scoring function of `scores` on the same data from the same seed, `steps`
- * steps each, evaluating the held-out set every `evalEvery` steps (and at step 0). advance() runs
+ * Trains one head per scoring function of `scores` (and per output of `outputs`, default attention
+ * only) on the same data from the same seed, `steps` steps each, evaluating the held-out set every
+ * `evalEvery` steps (and at step 0). advance() runs
  * until a time budget is spent (at least one slice of evalEvery steps), so the caller can report
  * progress and stop between calls; the result does not depend on how the work was sliced.
  */
 export class Comparison {
   /**
    * @param {object} scope  an AttnScope
-   * @param {{ train: object, heldOut: object, trainer: object, scores: string[], steps: number, evalEvery?: number }} o
-   *   train / heldOut: TrainerData; trainer: createTrainer options without data and score.
+   * @param {{ train: object, heldOut: object, trainer: object, scores: string[], outputs?: string[], steps: number, evalEvery?: number }} o
+   *   train / heldOut: TrainerData; trainer: createTrainer options without data, score and output.
    */
-  constructor(scope, { train, heldOut, trainer, scores, steps, evalEvery = COMPARE_EVAL_EVERY }) {
+  constructor(scope, { train, heldOut, trainer, scores, outputs = ['none'], steps, evalEvery = COMPARE_EVAL_EVERY }) {
     if (!Array.isArray(scores) || scores.length === 0) throw new RangeError('scores: pick at least one scoring function');
+    if (!Array.isArray(outputs) || outputs.length === 0) throw new RangeError('outputs: pick at least one of none, value, scaled');
+    for (const o of outputs) if (!OUTPUTS.includes(o)) throw new RangeError(`outputs: expected none, value or scaled, got ${String(o).slice(0, 40)}`);
     if (!Number.isInteger(steps) || steps < 1) throw new RangeError(`steps: expected a whole number of at least 1, got ${steps}`);
     this.scope = scope;
     this.train = train;
     this.heldOut = heldOut;
     this.trainer = trainer;
     this.scores = [...scores];
+    this.outputs = OUTPUTS.filter((o) => outputs.includes(o));
+    // One run per scoring function and output, the outputs of one function side by side.
+    this.runs = this.scores.flatMap((score) => this.outputs.map((output) => ({ score, output, label: runLabel(score, output) })));
     this.steps = steps;
     this.evalEvery = evalEvery;
-    this.index = 0;        // the scoring function being trained
+    this.index = 0;        // the run being trained
     this.current = null;   // its trainer
     this.evals = [];
-    this.results = [];     // finished: [{ score, losses, evals }]
+    this.results = [];     // finished: [{ score (the run's label), baseScore, output, losses, evals }]
   }
 
-  get done() { return this.index >= this.scores.length; }
+  get done() { return this.index >= this.runs.length; }
 
-  /** Steps done over all functions, and the total. */
+  /** Steps done over all runs, and the total; score: the label of the run in training. */
   progress() {
     const done = this.index * this.steps + (this.current ? this.current.steps : 0);
-    return { done, total: this.scores.length * this.steps, score: this.done ? null : this.scores[this.index], index: this.index, count: this.scores.length };
+    return { done, total: this.runs.length * this.steps, score: this.done ? null : this.runs[this.index].label, index: this.index, count: this.runs.length };
   }
 
   /** Trains for about `budgetMs` (at least one slice); returns progress(). */
   advance(budgetMs = 20) {
     const t0 = performance.now();
     while (!this.done) {
+      const run = this.runs[this.index];
       if (!this.current) {
-        this.current = this.scope.createTrainer({ data: this.train, ...this.trainer, score: this.scores[this.index] });
+        this.current = this.scope.createTrainer({ data: this.train, ...this.trainer, score: run.score, output: run.output });
         this.evals = [{ step: 0, ...this.current.evaluate(this.heldOut) }];
       }
       const t = this.current;
       t.step(Math.min(this.evalEvery, this.steps - t.steps));
       this.evals.push({ step: t.steps, ...t.evaluate(this.heldOut) });
       if (t.steps >= this.steps) {
-        this.results.push({ score: this.scores[this.index], losses: t.losses, evals: this.evals });
+        this.results.push({ score: run.label, baseScore: run.score, output: run.output, losses: t.losses, evals: this.evals });
         t.dispose();
         this.current = null;
         this.index++;
@@ -85,7 +105,10 @@ export class Comparison {
   /** The finished functions' curves, and the one in training so far (partial: true). */
   curves() {
     const out = this.results.map((r) => ({ ...r, partial: false }));
-    if (this.current) out.push({ score: this.scores[this.index], losses: this.current.losses, evals: this.evals, partial: true });
+    if (this.current) {
+      const run = this.runs[this.index];
+      out.push({ score: run.label, baseScore: run.score, output: run.output, losses: this.current.losses, evals: this.evals, partial: true });
+    }
     return out;
   }
 
@@ -97,14 +120,17 @@ export class Comparison {
 }
 
 /**
- * One row per finished function: final held-out accuracy and loss, the mean batch loss of the last
- * evalEvery steps, and the steps to 90% (null: not reached).
+ * One row per finished run: final held-out accuracy (argmax of A) and loss, the mean batch loss of
+ * the last evalEvery steps, and the steps to 90% (null: not reached); with an output also the final
+ * output accuracy (the output nearest the target word's vector; null for attention only). score is
+ * the run's label (runLabel), baseScore the scoring function, output its output.
  */
 export function summaryRows(results, { evalEvery = COMPARE_EVAL_EVERY } = {}) {
   return results.map((r) => {
     const last = r.evals[r.evals.length - 1];
     return {
-      score: r.score, steps: last.step, accuracy: last.accuracy, heldOutLoss: last.loss, rows: last.count,
+      score: r.score, baseScore: r.baseScore ?? r.score, output: r.output ?? 'none', steps: last.step, accuracy: last.accuracy,
+      outputAccuracy: last.outputAccuracy ?? null, heldOutLoss: last.loss, rows: last.count,
       trainLoss: tailMean(Array.from(r.losses), evalEvery), stepsTo90: stepsTo(r.evals),
     };
   });
@@ -120,11 +146,12 @@ export function sortRows(rows, key = 'stepsTo90', reverse = false, order = []) {
   const by = {
     score: (a, b) => rank(a.score) - rank(b.score) || a.score.localeCompare(b.score),
     accuracy: (a, b) => b.accuracy - a.accuracy,
+    outputAccuracy: (a, b) => (b.outputAccuracy ?? -1) - (a.outputAccuracy ?? -1),
     heldOutLoss: (a, b) => a.heldOutLoss - b.heldOutLoss,
     trainLoss: (a, b) => a.trainLoss - b.trainLoss,
     stepsTo90: (a, b) => (a.stepsTo90 ?? Infinity) - (b.stepsTo90 ?? Infinity) || b.accuracy - a.accuracy,
   }[key];
-  if (!by) throw new RangeError(`key: expected score, accuracy, heldOutLoss, trainLoss or stepsTo90, got ${key}`);
+  if (!by) throw new RangeError(`key: expected score, accuracy, outputAccuracy, heldOutLoss, trainLoss or stepsTo90, got ${key}`);
   const base = [...rows].sort((a, b) => rank(a.score) - rank(b.score));
   const sorted = base.sort(by);
   return reverse ? sorted.reverse() : sorted;
@@ -181,9 +208,25 @@ export function versus(a, b, { evalEvery = COMPARE_EVAL_EVERY } = {}) {
  * distance or dot?), computed from the rows: only what they show, with the caveat that one seed of a
  * toy task is an anecdote. ctx: { steps, evalEvery, seed, rule (its label), dHead, families (scoreFamilies()) }.
  */
-export function readComparison(rows, { steps, evalEvery = COMPARE_EVAL_EVERY, seed, rule, dHead = 16, families = { dot: [], distance: [] } }) {
+export function readComparison(allRows, { steps, evalEvery = COMPARE_EVAL_EVERY, seed, rule, dHead = 16, families = { dot: [], distance: [] } }) {
   const out = [];
-  if (!rows.length) return out;
+  if (!allRows.length) return out;
+  // The scoring functions are compared on the attention-only runs (when there are any); the outputs
+  // in a paragraph of their own.
+  const plain = allRows.filter((r) => (r.output ?? 'none') === 'none');
+  const withOutputs = plain.length < allRows.length;
+  const rows = plain.length ? plain : [];
+  if (rows.length) out.push(...readScores(rows, { steps, evalEvery, dHead, families }));
+  if (withOutputs) out.push(...readOutputs(allRows, { evalEvery }));
+  out.push(`One seed (${seed}) of one small task (${rule}): a difference of a step interval or a few held-out words can change with the seed, ` +
+    'so try other seeds before reading a ranking into it; and a toy head with 16 dimensions says little about a large model. ' +
+    (withOutputs ? 'The symmetric output is an experiment of this project, not a published design; one copying task cannot settle whether it would help a real model.'
+      : 'The experimental symmetric output is not part of this comparison.'));
+  return out;
+}
+
+function readScores(rows, { steps, evalEvery, dHead, families }) {
+  const out = [];
   const by = new Map(rows.map((r) => [r.score, r]));
   const reached = sortRows(rows.filter((r) => r.stepsTo90 !== null), 'stepsTo90');
   const missed = rows.filter((r) => r.stepsTo90 === null);
@@ -228,27 +271,60 @@ export function readComparison(rows, { steps, evalEvery = COMPARE_EVAL_EVERY, se
     if (by.has('idw') && by.has('neg-euclidean')) s += ` McCarter (2023) reports that −log distance trains better than −distance: here idw (−log distance) ${versus(by.get('idw'), by.get('neg-euclidean'), { evalEvery }).text}.`;
     out.push(s);
   }
-  out.push(`One seed (${seed}) of one small task (${rule}): a difference of a step interval or a few held-out words can change with the seed, ` +
-    'so try other seeds before reading a ranking into it; and a toy head with 16 dimensions says little about a large model. ' +
-    'The experimental symmetric output is not part of this comparison.');
+  return out;
+}
+
+/**
+ * The outputs, per scoring function that has runs with an output: how often each run's output was
+ * nearest the target word's vector, whether its attention found the target (the argmax of A, which no
+ * loss supervised), and the symmetric output against the value output (versus()).
+ */
+function readOutputs(rows, { evalEvery }) {
+  const out = [];
+  const scores = [...new Set(rows.filter((r) => r.output !== 'none').map((r) => r.baseScore))];
+  for (const score of scores) {
+    const of = (o) => rows.find((r) => r.baseScore === score && r.output === o);
+    const none = of('none'), value = of('value'), scaled = of('scaled');
+    const parts = [];
+    const one = (r, name) => `${name} put ${pct(r.outputAccuracy)} of its outputs nearest the target word's vector, ` +
+      `with its largest attention weight on the target in ${pct(r.accuracy)} of rows`;
+    if (value) parts.push(one(value, 'the value output O = A V'));
+    if (scaled) parts.push(one(scaled, 'the symmetric output O = A V W / √d'));
+    let s = `The symmetric output? Trained with ${score} only to copy the target word's vector (squared error, nothing telling A where to look): ${parts.join('; ')}.`;
+    if (value && scaled) {
+      const d = 100 * (scaled.outputAccuracy - value.outputAccuracy);
+      const row = scaled.rows > 0 ? 100 / scaled.rows : 0;
+      s += Math.abs(d) <= 2 * row + 1e-9
+        ? ` Their output accuracies are within two held-out words of each other (${Math.abs(d).toFixed(1)} points);`
+        : ` The symmetric output's output accuracy is ${Math.abs(d).toFixed(1)} points ${d > 0 ? 'higher' : 'lower'};`;
+      s += ` by the attention's accuracy the symmetric output ${versus(scaled, value, { evalEvery }).text.replaceAll(value.score, 'the value output')}.`;
+      s += ' Its rows are no longer averages of the values (they can leave their convex hull), and its extra d × d matrix is more to learn.';
+    }
+    if (none) s += ` For reference, the head trained on the attention itself (cross-entropy) put its largest weight on the target in ${pct(none.accuracy)} of rows.`;
+    out.push(s);
+  }
   return out;
 }
 
 /**
  * The loss curves as CSV, one line per (series, step): the series' settings, the step, its batch
  * loss (empty at step 0) and the held-out loss and accuracy where they were measured (else empty).
- * series: [{ rule, score, learningRate, seed, losses, evals: [{ step, loss, accuracy }] }].
+ * series: [{ rule, score, output?, learningRate, seed, losses, evals: [{ step, loss, accuracy, outputAccuracy? }] }].
  */
 export function curvesCSV(series) {
-  const lines = ['rule,score,learning_rate,seed,step,batch_loss,held_out_loss,held_out_accuracy'];
+  // With an output among the series: two more columns, the output and the held-out output accuracy.
+  const outputs = series.some((s) => (s.output ?? 'none') !== 'none');
+  const lines = ['rule,score,learning_rate,seed,step,batch_loss,held_out_loss,held_out_accuracy' + (outputs ? ',output,held_out_output_accuracy' : '')];
   for (const s of series) {
     const at = new Map(s.evals.map((e) => [e.step, e]));
     const last = Math.max(s.losses.length, ...s.evals.map((e) => e.step));
     for (let step = 0; step <= last; step++) {
       const e = at.get(step);
       const batch = step >= 1 && step <= s.losses.length ? csvNumber(s.losses[step - 1]) : '';
-      lines.push([csvCell(s.rule), csvCell(s.score), csvNumber(s.learningRate), s.seed, step, batch,
-        e ? csvNumber(e.loss) : '', e ? csvNumber(e.accuracy) : ''].join(','));
+      const cells = [csvCell(s.rule), csvCell(s.score), csvNumber(s.learningRate), s.seed, step, batch,
+        e ? csvNumber(e.loss) : '', e ? csvNumber(e.accuracy) : ''];
+      if (outputs) cells.push(csvCell(s.output ?? 'none'), e && e.outputAccuracy !== null && e.outputAccuracy !== undefined ? csvNumber(e.outputAccuracy) : '');
+      lines.push(cells.join(','));
     }
   }
   return lines.join('\n') + '\n';

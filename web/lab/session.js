@@ -159,14 +159,18 @@ export class LabSession {
   }
 
   // ---- part 2 ----
-  /** Starts a comparison of `scores` on the current rule, learning rate and seed ({ rule, learningRate, seed, scores, steps }). */
-  compareStart({ rule, learningRate, seed, scores, steps }) {
+  /**
+   * Starts a comparison of `scores` (each with every output of `outputs`, default attention only) on
+   * the current rule, learning rate and seed ({ rule, learningRate, seed, scores, outputs, steps }).
+   */
+  compareStart({ rule, learningRate, seed, scores, outputs = ['none'], steps }) {
     this.compareCancel();
     const t = this.task(rule);
     this.comparison = new Comparison(this.scope, {
-      train: t.train.data, heldOut: t.heldOut.data, trainer: this.trainerOptions({ learningRate, seed }), scores, steps,
+      train: t.train.data, heldOut: t.heldOut.data, trainer: this.trainerOptions({ learningRate, seed }), scores, outputs, steps,
     });
-    this.comparison.info = { rule, ruleLabel: RULES.find((r) => r.id === rule).label, learningRate, seed, steps, chance: t.chance };
+    this.comparison.info = { rule, ruleLabel: RULES.find((r) => r.id === rule).label, learningRate, seed, steps, chance: t.chance,
+      outputs: this.comparison.outputs };
     return this.comparison.progress();
   }
 

@@ -1,17 +1,17 @@
 // The lab's state in its URL hash, as the demo's (web/state.js): the rule, the scoring function, the
-// learning rate, the seed, and the comparison's functions and length. Only fields that differ from
+// learning rate, the seed, and the comparison's functions, outputs and length. Only fields that differ from
 // the defaults are written; every field read is checked, and one that is not understood keeps its
 // default and is reported (cut short: a link cannot make the page echo text of its author's choosing).
 // The names (rules, scoring functions) are arguments, so this stays pure: the page passes the worker's
 // registry, the tests the built module's.
-import { COMPARE_STEPS, COMPARE_DEFAULT_STEPS } from './compare.js';
+import { COMPARE_STEPS, COMPARE_DEFAULT_STEPS, OUTPUTS } from './compare.js';
 
 export const LEARNING_RATES = [0.003, 0.01, 0.03];
 export const MAX_PROBLEMS = 4;
 
-/** The defaults; `scores` is every scoring function (the comparison trains all of them). */
+/** The defaults; `scores` is every scoring function (the comparison trains all of them, attention only). */
 export function labDefaults(scores) {
-  return { rule: 'previous', score: 'scaled-dot', lr: 0.01, seed: 1, cmp: [...scores], steps: COMPARE_DEFAULT_STEPS };
+  return { rule: 'previous', score: 'scaled-dot', lr: 0.01, seed: 1, cmp: [...scores], out: ['none'], steps: COMPARE_DEFAULT_STEPS };
 }
 
 /** The state as "#rule=…&cmp=…" (fields equal to their defaults are left out; '' when all are). */
@@ -21,6 +21,8 @@ export function labToHash(state, { scores }) {
   for (const k of ['rule', 'score', 'lr', 'seed', 'steps']) if (state[k] !== d[k]) p.set(k, String(state[k]));
   const cmp = scores.filter((s) => state.cmp.includes(s));   // the registry's order
   if (cmp.length !== scores.length) p.set('cmp', cmp.length ? cmp.join(',') : 'none');
+  const out = OUTPUTS.filter((o) => (state.out || d.out).includes(o));
+  if (out.join(',') !== d.out.join(',')) p.set('out', out.length ? out.join(',') : 'none');
   const s = p.toString();
   return s ? `#${s}` : '';
 }
@@ -35,7 +37,7 @@ export function labFromHash(hash, { scores, rules }) {
   const bad = (field, value, why) => problems.push(`${cut(String(field), 20)} “${cut(String(value), 40)}” ${why}`);
   let p;
   try { p = new URLSearchParams(text); } catch { return { state, problems: ['the link could not be read'] }; }
-  const known = new Set(['rule', 'score', 'lr', 'seed', 'cmp', 'steps']);
+  const known = new Set(['rule', 'score', 'lr', 'seed', 'cmp', 'out', 'steps']);
   for (const key of p.keys()) if (!known.has(key)) bad(key, p.get(key), 'is not a setting of the lab');
   if (p.has('rule')) {
     if (rules.includes(p.get('rule'))) state.rule = p.get('rule');
@@ -73,6 +75,13 @@ export function labFromHash(hash, { scores, rules }) {
       state.cmp = scores.filter((s) => names.includes(s));
       if (!state.cmp.length) state.cmp = [...scores];
     }
+  }
+  if (p.has('out')) {
+    const names = p.get('out').split(',');
+    const unknown = names.filter((n) => !OUTPUTS.includes(n));
+    if (unknown.length) bad('out', unknown[0], `is not one of ${OUTPUTS.join(', ')}`);
+    state.out = OUTPUTS.filter((o) => names.includes(o));
+    if (!state.out.length) state.out = ['none'];
   }
   if (problems.length > MAX_PROBLEMS) {
     const more = problems.length - (MAX_PROBLEMS - 1);
