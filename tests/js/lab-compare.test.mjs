@@ -228,14 +228,16 @@ test('readComparison with outputs: the scores are read on the attention-only row
   assert.match(p, /the value output O = A V put 90\.0% of its outputs nearest the target word's vector, with its largest attention weight on the target in 70\.0% of rows/);
   assert.match(p, /the symmetric output O = A V W \/ √d put 60\.0%/);
   assert.match(p, /output accuracy is 30\.0 points lower/);
-  assert.match(p, /the symmetric output ended below the value output \(50\.0% against 70\.0%; neither reached 90%\)/);
+  assert.match(p, /neither attention reached 90%; its ended below \(50\.0% against 70\.0%\)/);
   assert.match(p, /For reference, .* 95\.0% of rows/);
   assert.match(text.at(-1), /not a published design/);
   // Level numbers: level words; no attention-only run: no score paragraphs, still the output one.
   const level = readComparison([out('dot', 'value', 0.8, 0.9, null), out('dot', 'scaled', 0.8, 0.9, null)], ctx);
   assert.equal(level.length, 2);
   assert.match(level[0], /within two held-out words of each other/);
-  assert.match(level[0], /about level with the value output/);
+  assert.match(level[0], /its ended about level \(80\.0% against 80\.0%\)/);
+  const fast = readComparison([out('dot', 'value', 0.95, 0.9, 100), out('dot', 'scaled', 0.95, 0.9, 40)], ctx);
+  assert.match(fast[0], /its attention reached 90% at step 40 against the value output's 100 \(faster\)/);
   assert.doesNotMatch(level[0], /For reference/);
 });
 

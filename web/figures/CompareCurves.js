@@ -100,8 +100,10 @@ export class CompareCurves extends Figure {
     const metric = this.metric;
     this.select.property('value', metric);
     const width = this.slot.clientWidth;
-    const L = width > 0 && width < 520 ? NARROW : WIDE;
-    const { W, M } = L, narrow = L === NARROW;
+    const base = width > 0 && width < 520 ? NARROW : WIDE;
+    // Runs with an output have longer names ("scaled-dot + symmetric"): a wider key to the right.
+    const L = outputs && base === WIDE ? { ...WIDE, M: { ...WIDE.M, right: 180 } } : base;
+    const { W, M } = L, narrow = base === NARROW;
     const keyRows = narrow ? Math.ceil(d.series.length / 2) : 0;
     const H = L.plotH + (narrow ? 6 + keyRows * 16 : 0);
     const plotBottom = L.plotH - M.bottom;

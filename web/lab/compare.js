@@ -274,6 +274,17 @@ function readScores(rows, { steps, evalEvery, dHead, families }) {
   return out;
 }
 
+/** Where the symmetric output's attention (a) ended against the value output's (b), in words. */
+function attentionVersus(a, b, evalEvery) {
+  const sign = versus(a, b, { evalEvery }).sign;
+  const how = sign === 0 ? 'about as fast' : sign > 0 ? 'faster' : 'slower';
+  if (a.stepsTo90 !== null && b.stepsTo90 !== null) return `its attention reached 90% at step ${a.stepsTo90} against the value output's ${b.stepsTo90} (${how})`;
+  if (a.stepsTo90 !== null) return `only its attention reached 90% (step ${a.stepsTo90}), the value output's did not in ${b.steps} steps`;
+  if (b.stepsTo90 !== null) return `only the value output's attention reached 90% (step ${b.stepsTo90}), its own did not in ${a.steps} steps`;
+  const level = sign === 0 ? 'about level' : sign > 0 ? 'above' : 'below';
+  return `neither attention reached 90%; its ended ${level} (${pct(a.accuracy)} against ${pct(b.accuracy)})`;
+}
+
 /**
  * The outputs, per scoring function that has runs with an output: how often each run's output was
  * nearest the target word's vector, whether its attention found the target (the argmax of A, which no
@@ -297,7 +308,7 @@ function readOutputs(rows, { evalEvery }) {
       s += Math.abs(d) <= 2 * row + 1e-9
         ? ` Their output accuracies are within two held-out words of each other (${Math.abs(d).toFixed(1)} points);`
         : ` The symmetric output's output accuracy is ${Math.abs(d).toFixed(1)} points ${d > 0 ? 'higher' : 'lower'};`;
-      s += ` by the attention's accuracy the symmetric output ${versus(scaled, value, { evalEvery }).text.replaceAll(value.score, 'the value output')}.`;
+      s += ` ${attentionVersus(scaled, value, evalEvery)}.`;
       s += ' Its rows are no longer averages of the values (they can leave their convex hull), and its extra d × d matrix is more to learn.';
     }
     if (none) s += ` For reference, the head trained on the attention itself (cross-entropy) put its largest weight on the target in ${pct(none.accuracy)} of rows.`;
