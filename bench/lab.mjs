@@ -5,8 +5,11 @@
 //   ms per step: the page's default task (previous word, batch 32 sentences of <= 24 words, d = 100
 //   word vectors + 16 positional features -> 16), after >= 1 s of warm-up steps; the median over 21
 //   batches of 20 steps of the wall time and of the process's CPU time (user + system) per step, for
-//   the SIMD and the scalar wasm, and for every scoring function (SIMD).
-// Writes bench/results/lab.json (and prints it).   node bench/lab.mjs [--quick]
+//   the SIMD and the scalar wasm, and for every scoring function (SIMD); and the same task with the
+//   head's output trained (output 'value': O = A V; 'scaled': the symmetric O = A V W / √d; the
+//   part-2 output comparison), SIMD and scalar.
+// Writes bench/results/lab.json (and prints it).   node bench/lab.mjs [--quick] [--out=FILE]
+//   --out: write FILE instead (e.g. a run on a loaded machine that should not replace the record).
 import { cpus, loadavg } from 'node:os';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -14,6 +17,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
+const outArg = process.argv.find((a) => a.startsWith('--out='));
+const outFile = outArg ? outArg.slice(6) : join(root, 'bench/results/lab.json');
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
 const { RULE_IDS, buildTask, chanceAccuracy } = await import(pathToFileURL(join(root, 'web/lab/rules.js')).href);
 const corpus = JSON.parse(readFileSync(join(root, 'web/lab/corpus.json'), 'utf8'));
@@ -30,8 +35,8 @@ async function taskScope(simd) {
   return { scope, tasks };
 }
 
-function timeSteps(scope, task, score) {
-  const t = scope.createTrainer({ data: task.train.data, dIn: 100, ...HEAD, score });
+function timeSteps(scope, task, score, output = 'none') {
+  const t = scope.createTrainer({ data: task.train.data, dIn: 100, ...HEAD, score, output });
   try {
     const until = performance.now() + (quick ? 300 : WARMUP_MS);
     while (performance.now() < until) { t.step(STEPS); if (t.steps > 400) t.reset(); }
@@ -56,6 +61,10 @@ const steps = [
   { case: 'default task (previous word, scaled-dot), SIMD wasm', ...timeSteps(simd.scope, def, 'scaled-dot') },
   { case: 'default task (previous word, scaled-dot), scalar wasm', ...timeSteps(scalar.scope, scalar.tasks.previous, 'scaled-dot') },
   { case: 'paraphrase task (cross-attention, scaled-dot), SIMD wasm', ...timeSteps(simd.scope, simd.tasks.paraphrase, 'scaled-dot') },
+  { case: 'default task with a value output (O = A V), SIMD wasm', ...timeSteps(simd.scope, def, 'scaled-dot', 'value') },
+  { case: 'default task with the symmetric output (O = A V W / √d), SIMD wasm', ...timeSteps(simd.scope, def, 'scaled-dot', 'scaled') },
+  { case: 'default task with a value output (O = A V), scalar wasm', ...timeSteps(scalar.scope, scalar.tasks.previous, 'scaled-dot', 'value') },
+  { case: 'default task with the symmetric output (O = A V W / √d), scalar wasm', ...timeSteps(scalar.scope, scalar.tasks.previous, 'scaled-dot', 'scaled') },
 ];
 const perScore = simd.scope.scoreFunctions.map((s) => ({ score: s.name, ...timeSteps(simd.scope, def, s.name) }));
 
@@ -84,6 +93,6 @@ const out = {
   isa: simd.scope.variants.isa, head: { ...HEAD, dIn: 100, tokens_per_batch: tokensPerBatch }, warmup_ms: WARMUP_MS, batches: BATCHES, steps_per_batch: STEPS,
   steps, per_score: perScore, accuracy,
 };
-mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/lab.json'), JSON.stringify(out, null, 1) + '\n');
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(outFile, JSON.stringify(out, null, 1) + '\n');
 console.log(JSON.stringify(out, null, 1));

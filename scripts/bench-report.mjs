@@ -82,7 +82,7 @@ function renderLabCompare(readme) {
 function labOutputs(l) {
   const pct = (x) => `${(100 * x).toFixed(1)}%`;
   const names = { none: 'attention only', value: '+ value', scaled: '+ symmetric' };
-  let t = '\n### The symmetric output (part 2, outputs)\n\n' +
+  let t = '\n#### The symmetric output (part 2, outputs ticked)\n\n' +
     'The same comparison with *What each head outputs* ticked: each function trained attention only (cross-entropy on A), with a value ' +
     'output O = A V, and with the symmetric output O = A V W / √d, the last two only to copy the target word\'s vector ' +
     '(squared error; nothing supervises A). Each cell: the attention\'s held-out accuracy (largest weight on the target) / the output\'s ' +

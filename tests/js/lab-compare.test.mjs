@@ -224,21 +224,23 @@ test('readComparison with outputs: the scores are read on the attention-only row
   assert.match(text[0], /^1 of the 1 scoring functions reached 90%/, 'the first paragraph counts the attention-only runs');
   const p = text.find((t) => t.startsWith('The symmetric output?'));
   assert.ok(p, text.join('\n'));
-  assert.match(p, /Trained with scaled-dot only to copy the target word's vector/);
-  assert.match(p, /the value output O = A V put 90\.0% of its outputs nearest the target word's vector, with its largest attention weight on the target in 70\.0% of rows/);
-  assert.match(p, /the symmetric output O = A V W \/ √d put 60\.0%/);
-  assert.match(p, /output accuracy is 30\.0 points lower/);
-  assert.match(p, /neither attention reached 90%; its ended below \(50\.0% against 70\.0%\)/);
-  assert.match(p, /For reference, .* 95\.0% of rows/);
+  assert.match(p, /Trained only to copy the target word's vector/);
+  assert.match(p, /the value output O = A V against the symmetric output O = A V W \/ √d put this share/);
+  assert.match(p, /with scaled-dot 90\.0% \(70\.0%\) against 60\.0% \(50\.0%\), 30\.0 points lower; neither attention reached 90%; its ended below \(50\.0% against 70\.0%\)\./);
+  assert.doesNotMatch(p, /On this run/, 'no tally for one function');
+  assert.match(p, /For reference, .* 95\.0% of rows \(scaled-dot\)/);
   assert.match(text.at(-1), /not a published design/);
-  // Level numbers: level words; no attention-only run: no score paragraphs, still the output one.
-  const level = readComparison([out('dot', 'value', 0.8, 0.9, null), out('dot', 'scaled', 0.8, 0.9, null)], ctx);
-  assert.equal(level.length, 2);
-  assert.match(level[0], /within two held-out words of each other/);
-  assert.match(level[0], /its ended about level \(80\.0% against 80\.0%\)/);
-  const fast = readComparison([out('dot', 'value', 0.95, 0.9, 100), out('dot', 'scaled', 0.95, 0.9, 40)], ctx);
-  assert.match(fast[0], /its attention reached 90% at step 40 against the value output's 100 \(faster\)/);
-  assert.doesNotMatch(level[0], /For reference/);
+  // Two functions: each its sentence, and the tally; no attention-only run: no score paragraphs, no reference.
+  const two = readComparison([out('dot', 'value', 0.8, 0.9, null), out('dot', 'scaled', 0.8, 0.9, null),
+    out('idw', 'value', 0.95, 0.9, 100), out('idw', 'scaled', 0.95, 0.95, 40)], ctx);
+  assert.equal(two.length, 2);
+  assert.match(two[0], /with dot 90\.0% \(80\.0%\) against 90\.0% \(80\.0%\), within two held-out words \(0\.0 points\); neither attention reached 90%; its ended about level \(80\.0% against 80\.0%\)\. With idw/);
+  assert.match(two[0], /idw 90\.0% \(95\.0%\) against 95\.0% \(95\.0%\), 5\.0 points higher; its attention reached 90% at step 40 against the value output's 100 \(faster\)/);
+  assert.match(two[0], /On this run the symmetric output's output accuracy came out higher with idw; level with dot\./);
+  assert.doesNotMatch(two[0], /For reference/);
+  // Only the symmetric output: its numbers, no comparison.
+  const solo = readComparison([out('dot', 'scaled', 0.8, 0.7, null)], ctx);
+  assert.match(solo[0], /the symmetric output O = A V W \/ √d put this share .* with dot 70\.0% \(80\.0%\)\.$/);
 });
 
 test('Comparison with outputs: one run per function and output, each equal to a trainer of its own', () => {

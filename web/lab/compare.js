@@ -286,35 +286,42 @@ function attentionVersus(a, b, evalEvery) {
 }
 
 /**
- * The outputs, per scoring function that has runs with an output: how often each run's output was
- * nearest the target word's vector, whether its attention found the target (the argmax of A, which no
- * loss supervised), and the symmetric output against the value output (versus()).
+ * The outputs, in one paragraph computed from the rows: for each scoring function with an output run,
+ * the share of held-out outputs nearest the target word's vector (and of rows whose largest attention
+ * weight is on the target, which no loss supervised), the symmetric output against the value output,
+ * a tally of where the symmetric output came out higher, level or lower, and the attention-only runs
+ * for reference.
  */
 function readOutputs(rows, { evalEvery }) {
-  const out = [];
   const scores = [...new Set(rows.filter((r) => r.output !== 'none').map((r) => r.baseScore))];
-  for (const score of scores) {
-    const of = (o) => rows.find((r) => r.baseScore === score && r.output === o);
-    const none = of('none'), value = of('value'), scaled = of('scaled');
-    const parts = [];
-    const one = (r, name) => `${name} put ${pct(r.outputAccuracy)} of its outputs nearest the target word's vector, ` +
-      `with its largest attention weight on the target in ${pct(r.accuracy)} of rows`;
-    if (value) parts.push(one(value, 'the value output O = A V'));
-    if (scaled) parts.push(one(scaled, 'the symmetric output O = A V W / √d'));
-    let s = `The symmetric output? Trained with ${score} only to copy the target word's vector (squared error, nothing telling A where to look): ${parts.join('; ')}.`;
-    if (value && scaled) {
-      const d = 100 * (scaled.outputAccuracy - value.outputAccuracy);
-      const row = scaled.rows > 0 ? 100 / scaled.rows : 0;
-      s += Math.abs(d) <= 2 * row + 1e-9
-        ? ` Their output accuracies are within two held-out words of each other (${Math.abs(d).toFixed(1)} points);`
-        : ` The symmetric output's output accuracy is ${Math.abs(d).toFixed(1)} points ${d > 0 ? 'higher' : 'lower'};`;
-      s += ` ${attentionVersus(scaled, value, evalEvery)}.`;
-      s += ' Its rows are no longer averages of the values (they can leave their convex hull), and its extra d × d matrix is more to learn.';
-    }
-    if (none) s += ` For reference, the head trained on the attention itself (cross-entropy) put its largest weight on the target in ${pct(none.accuracy)} of rows.`;
-    out.push(s);
+  const of = (score, o) => rows.find((r) => r.baseScore === score && r.output === o);
+  const one = (r) => `${pct(r.outputAccuracy)} (${pct(r.accuracy)})`;
+  const tally = { higher: [], level: [], lower: [] };
+  const parts = scores.map((score) => {
+    const value = of(score, 'value'), scaled = of(score, 'scaled');
+    if (!value || !scaled) return `${score} ${one(value || scaled)}`;
+    const d = 100 * (scaled.outputAccuracy - value.outputAccuracy);
+    const row = scaled.rows > 0 ? 100 / scaled.rows : 0;
+    const level = Math.abs(d) <= 2 * row + 1e-9;
+    tally[level ? 'level' : d > 0 ? 'higher' : 'lower'].push(score);
+    const diff = level ? `within two held-out words (${Math.abs(d).toFixed(1)} points)` : `${Math.abs(d).toFixed(1)} points ${d > 0 ? 'higher' : 'lower'}`;
+    return `${score} ${one(value)} against ${one(scaled)}, ${diff}; ${attentionVersus(scaled, value, evalEvery)}`;
+  });
+  const both = scores.some((score) => of(score, 'value') && of(score, 'scaled'));
+  const what = both ? 'the value output O = A V against the symmetric output O = A V W / √d'
+    : of(scores[0], 'value') ? 'the value output O = A V' : 'the symmetric output O = A V W / √d';
+  let s = 'The symmetric output? Trained only to copy the target word\'s vector (squared error, nothing telling A where to look), ' +
+    `${what} put this share of held-out outputs nearest the target word's vector (in brackets: rows whose largest attention weight is on the target): ` +
+    `${parts.join('. With ')}.`;
+  s = s.replace('(in brackets: rows whose largest attention weight is on the target): ', '(in brackets: rows whose largest attention weight is on the target): with ');
+  if (both) {
+    const said = Object.entries(tally).filter(([, list]) => list.length).map(([k, list]) => `${k === 'level' ? 'level' : k} with ${list.join(', ')}`);
+    if (scores.length > 1) s += ` On this run the symmetric output's output accuracy came out ${said.join('; ')}.`;
+    s += ' Its rows are no longer averages of the values (they can leave their convex hull), and its extra d × d matrix is more to learn.';
   }
-  return out;
+  const none = scores.map((score) => of(score, 'none')).filter(Boolean);
+  if (none.length) s += ` For reference, trained on the attention itself (cross-entropy), the largest weight was on the target in ${none.map((r) => `${pct(r.accuracy)} of rows (${r.baseScore})`).join(', ')}.`;
+  return [s];
 }
 
 /**
