@@ -197,8 +197,10 @@ Status attention_backward(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const Att
                           AttentionGrads& out) {
     if (Status st = expect_shape("dO", dO, Q.rows, V.cols, "queries x value width, like the output"); !st) return st;
     const std::size_t nq = Q.rows, nk = K.rows, dv = V.cols;
-    Tensor S(nq, nk), A(nq, nk), O(nq, dv);
-    if (Status st = attention(Q, K, V, o, S.view(), A.view(), O.view()); !st) return st;
+    // The forward's scores and weights (its output is not needed: A V is recomputed below where the
+    // experimental output needs it, and dO is given).
+    Tensor S(nq, nk), A(nq, nk);
+    if (Status st = attention(Q, K, V, o, S.view(), A.view(), Matrix()); !st) return st;
     const auto& kt = kernels_for(o.variant);
 
     // dL/d(A V): dO itself, or through the experimental O = (A V W_extra) s with s = 1/√d_v.

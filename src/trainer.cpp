@@ -264,9 +264,11 @@ Status HeadTrainer::output_rows(const TrainerData& data, std::size_t e, ConstMat
         for (std::size_t j = 1; j < m; ++j)
             if (A(i, j) > A(i, best)) best = j;
         hits += best == ti;
-        bool nearest = true;
-        for (std::size_t j = 0; j < m && nearest; ++j) nearest = j == ti || dist(i, j) >= d_t;
-        out_hits += nearest;
+        if (!dO) {  // evaluation only (a training step does not report hits): the nearest key vector
+            bool nearest = true;
+            for (std::size_t j = 0; j < m && nearest; ++j) nearest = j == ti || dist(i, j) >= d_t;
+            out_hits += nearest;
+        }
         // d/dO of the mean over target rows of ‖O_i − x_t‖² / d: 2 (O_i − x_t) / (d count).
         if (dO)
             for (std::size_t c = 0; c < dout; ++c)

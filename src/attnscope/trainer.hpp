@@ -145,9 +145,10 @@ private:
                       Gradients* g, TrainerEval* eval) const;
     void features(const float* x, std::size_t n, float* f) const;
     void add_score_grads(std::vector<float>& grads, const ScoreGrads& sg) const;
-    // Output modes, one sentence e: S, A and O = attention(Qe, Ke, Ve), the squared-error loss, argmax
-    // and output hits of its target rows added to loss/hits/out_hits; dO (n x d_in, if not null) gets
-    // the loss's gradient with respect to O (scale = 1 / target rows of the batch).
+    // Output modes, one sentence e: S, A and O = attention(Qe, Ke, Ve), the squared-error loss and
+    // argmax hits of its target rows added to loss/hits; dO (n x d_in, if not null: a training step)
+    // gets the loss's gradient with respect to O (scale = 1 / target rows of the batch); without dO
+    // (evaluation) the output hits are added to out_hits.
     Status output_rows(const TrainerData& data, std::size_t e, ConstMatrix Qe, ConstMatrix Ke, ConstMatrix Ve,
                        const AttentionOptions& ao, double scale, Tensor& S, Tensor& A, float* dO, double& loss,
                        std::size_t& hits, std::size_t& out_hits) const;
