@@ -221,7 +221,7 @@ export function readComparison(allRows, { steps, evalEvery = COMPARE_EVAL_EVERY,
   out.push(`One seed (${seed}) of one small task (${rule}): a difference of a step interval or a few held-out words can change with the seed, ` +
     'so try other seeds before reading a ranking into it; and a toy head with 16 dimensions says little about a large model. ' +
     (withOutputs ? 'The symmetric output is an experiment of this project, not a published design; one copying task cannot settle whether it would help a real model.'
-      : 'The experimental symmetric output is not part of this comparison.'));
+      : 'The experimental symmetric output is not part of this comparison (tick it under “What each head outputs”).'));
   return out;
 }
 
