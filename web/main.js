@@ -84,6 +84,8 @@ const fig = {
   }),
   hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => setState({ exp: on }) }),
 };
+// On a phone a long sentence's heatmap keeps legible labels and scrolls sideways (style.css).
+fig.heatmap.sayWhenScrolling('Wider than the screen: scroll the heatmap sideways to see every key word.');
 for (const [name, f] of Object.entries(fig)) {
   f.measureName = name;
   f.addEventListener('export', async (ev) => {

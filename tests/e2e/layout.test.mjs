@@ -36,6 +36,20 @@ async function measure(page) {
     };
     return {
       heatmap: box('#figure-heatmap svg.heatmap'),
+      heatmapBody: box('#figure-heatmap .fig-body'),
+      // The plot's scale on screen (drawn width / natural width): its 11 px labels appear at 11 × this.
+      heatmapScale: (() => {
+        const svg = document.querySelector('#figure-heatmap svg.heatmap');
+        return svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      })(),
+      heatmapScrolls: (() => {
+        const b = document.querySelector('#figure-heatmap .fig-body');
+        return b.scrollWidth > b.clientWidth + 1;
+      })(),
+      scrollHint: (() => {
+        const p = document.querySelector('#figure-heatmap .scroll-hint');
+        return p && !p.hidden && p.getBoundingClientRect().height > 0 ? p.textContent : null;
+      })(),
       heatmapFig: box('#figure-heatmap'),
       lines: box('#figure-lines svg.lineview'),
       query: box('#query'),
@@ -79,7 +93,18 @@ for (const size of SIZES) {
         const limit = size.height * size.screens;
         assert.ok(m.heatmap.top >= 0 && m.heatmap.bottom <= limit,
           `heatmap from ${m.heatmap.top} to ${m.heatmap.bottom} px, first ${limit} px`);
-        assert.ok(m.heatmap.right <= size.width && m.heatmap.left >= 0, `heatmap from x ${m.heatmap.left} to ${m.heatmap.right}`);
+        // Legible labels: never drawn under 0.8 of their size (11 px → 8.8 px), on a phone too.
+        assert.ok(m.heatmapScale >= 0.8 - 1e-3, `the heatmap is drawn at ${m.heatmapScale.toFixed(2)} of its size`);
+        if (m.heatmapScrolls) {
+          // Only a phone's long sentence may be wider than the screen: it scrolls in its own box, which says so.
+          assert.ok(size.width < 1000, 'the heatmap scrolls sideways on a wide screen');
+          assert.match(m.scrollHint ?? '', /scroll the heatmap sideways/, 'a heatmap that scrolls sideways says so');
+          assert.ok(m.heatmapBody.right <= size.width && m.heatmapBody.left >= 0, `heatmap box from x ${m.heatmapBody.left} to ${m.heatmapBody.right}`);
+        } else {
+          assert.equal(m.scrollHint, null, 'the scroll hint shows only when the heatmap scrolls');
+          assert.ok(m.heatmap.right <= size.width && m.heatmap.left >= 0, `heatmap from x ${m.heatmap.left} to ${m.heatmap.right}`);
+        }
+        if (s.name === 'thirty-tokens' && size.mobile) assert.ok(m.heatmapScrolls, 'the 30-token sentence is wider than a phone at 0.8');
         assert.ok(m.heatmap.width >= Math.min(260, size.width - 60), `the heatmap is not squashed: ${m.heatmap.width} px wide`);
         assert.equal(m.scrollWidth, m.clientWidth, `the page scrolls sideways: ${m.overflowing.join(', ')}`);
         assert.deepEqual(m.overflowing, []);

@@ -9,6 +9,8 @@ import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
 
 const MAX_PLOT = 620;   // px available for the cells
+const NARROW_BOX = 700;       // a figure box narrower than this gets cells sized to fit it
+const NARROW_MIN_CELL = 12;   // px: rows for 11 px labels at 0.8
 // 256-step colour tables: one string look-up per cell instead of an interpolation.
 const VIRIDIS = Array.from({ length: 256 }, (_, i) => interpolateViridis(i / 255));
 const CIVIDIS = Array.from({ length: 256 }, (_, i) => interpolateCividis(i / 255));
@@ -141,11 +143,21 @@ export class Heatmap extends Figure {
     const { nq, nk } = d;
     const rowLab = labelWidth(d.qTokens);
     const colLab = labelWidth(d.kTokens);
-    const size = Math.max(6, Math.min(34, Math.floor(MAX_PLOT / Math.max(nq, nk))));
     const left = rowLab + 18, top = colLab + 18;
+    let size = Math.max(6, Math.min(34, Math.floor(MAX_PLOT / Math.max(nq, nk))));
+    // A narrow box (a phone): cells small enough that the plot fits at 0.8 of its size or more, so
+    // its 11 px labels stay legible, but never under NARROW_MIN_CELL (then the page may scroll it).
+    // (The slot's container: the slot itself may be as wide as the plot it holds.)
+    const boxWidth = (this.slot.parentElement || this.body.node()).clientWidth;
+    if (boxWidth > 0 && boxWidth < NARROW_BOX) {
+      const fit = Math.floor((boxWidth / 0.8 - left - 90) / nk);
+      size = Math.min(size, Math.max(NARROW_MIN_CELL, fit));
+    }
     const W = left + nk * size + 90, H = top + nq * size + 12;
     this.layout = { left, top, size, nq, nk };
     this.setSize(W, H);
+    // The drawn width, for a page's CSS that keeps the labels legible on a narrow screen (style.css).
+    this.svg.node().style.setProperty('--natural-width', `${Math.round(W * this.scale)}px`);
     this.xTitle.attr('x', left).attr('y', 11);
     this.yTitle.attr('x', 4).attr('y', top - 8);
 

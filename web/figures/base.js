@@ -121,6 +121,25 @@ export class Figure extends EventTarget {
   }
 
   /**
+   * A plot wider than its box scrolls sideways inside it (.fig-body) and says so: a hint above the
+   * plot, shown only while the plot overflows (watched with a ResizeObserver on the box and the plot).
+   */
+  sayWhenScrolling(text = 'Wider than the screen: scroll the plot sideways to see all of it.') {
+    if (this.scrollHint || typeof ResizeObserver !== 'function') return;
+    this.scrollHint = this.root.insert('p', '.fig-body').attr('class', 'scroll-hint').property('hidden', true).text(text);
+    const body = this.body.node();
+    const check = () => {
+      const over = body.scrollWidth > body.clientWidth + 1;
+      if (this.scrollHint.property('hidden') === over) this.scrollHint.property('hidden', !over);
+    };
+    const ro = new ResizeObserver(check);
+    ro.observe(body);
+    const watchPlot = () => { for (const el of body.children) ro.observe(el); };
+    watchPlot();
+    new MutationObserver(() => { watchPlot(); check(); }).observe(body, { childList: true });
+  }
+
+  /**
    * Enables or disables the figure's download buttons. Disabled (nothing drawn, e.g. no sentence
    * yet), `why` becomes their tooltip, so a reader learns what to do instead of getting an empty file.
    */
