@@ -33,6 +33,17 @@ test('scoreClass: every scoring function of the registry gets a style of its own
   assert.notEqual(colour(scoreClass('idw', SCORES)), colour(scoreClass('neg-euclidean', SCORES)), 'idw and neg-euclidean: two colours');
 });
 
+test('seriesClass: every run of every function and output gets classes of its own; attention only keeps the function\'s', async () => {
+  const { scoreClass, seriesClass } = await import(join(ROOT, 'web/figures/CompareCurves.js'));
+  const runs = SCORES.flatMap((score) => OUTPUTS.map((output) => ({ score: runLabel(score, output), baseScore: score, output })));
+  const classes = runs.map((r) => seriesClass(r, SCORES));
+  assert.equal(new Set(classes).size, runs.length, classes.join(' | '));
+  for (const s of SCORES) assert.equal(seriesClass({ score: s }, SCORES), scoreClass(s, SCORES), 'a series without an output: its function\'s');
+  // The page's style sheet gives the repeated colours' outputs patterns of their own.
+  const css = readFileSync(join(ROOT, 'web/lab.css'), 'utf8');
+  for (const sel of ['.series.out-value', '.series.out-scaled', '.series.head-repeat.out-value', '.series.head-repeat.out-scaled']) assert.ok(css.includes(sel), sel);
+});
+
 test('stepsTo: the first evaluation at or above 90%, null when none', () => {
   const evals = [0, 10, 20, 30].map((step, i) => ({ step, accuracy: [0.1, 0.89999, 0.9, 0.95][i], loss: 1 }));
   assert.equal(stepsTo(evals), 20);

@@ -5,7 +5,8 @@
 // eight, and for the 9th and 10th (idw and neg-manhattan today) the 5th and 6th colours dashed, not
 // the 1st and 2nd: dot and scaled-dot, which the lab's questions compare with idw, keep colours no
 // other line has. A run with an output (the lab's output comparison) keeps its function's colour and
-// adds a dash pattern of its own: dotted for the value output, dash-dot for the symmetric one. The
+// adds a dash pattern of its own: dotted for the value output, dash-dot for the symmetric one (other
+// patterns again for the 9th and 10th functions, whose colours repeat). The
 // picture carries its own key (an exported file has no HTML), so colour is never the only cue.
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { axisBottom, axisLeft } from 'd3-axis';
@@ -102,10 +103,11 @@ export class CompareCurves extends Figure {
     const width = this.slot.clientWidth;
     const base = width > 0 && width < 520 ? NARROW : WIDE;
     // Runs with an output have longer names ("scaled-dot + symmetric"): a wider key to the right.
-    const L = outputs && base === WIDE ? { ...WIDE, M: { ...WIDE.M, right: 180 } } : base;
+    const L = outputs && base === WIDE ? { ...WIDE, M: { ...WIDE.M, right: 215 } } : base;
     const { W, M } = L, narrow = base === NARROW;
     const keyRows = narrow ? Math.ceil(d.series.length / 2) : 0;
-    const H = L.plotH + (narrow ? 6 + keyRows * 16 : 0);
+    // Wide: the key beside the plot, the picture taller when the key is (e.g. 10 functions × 3 outputs).
+    const H = narrow ? L.plotH + 6 + keyRows * 16 : Math.max(L.plotH, M.top + 4 + d.series.length * 18 + 4);
     const plotBottom = L.plotH - M.bottom;
     this.setSize(W, H);
     this.xTitle.attr('x', M.left).attr('y', L.plotH - 4);
