@@ -75,3 +75,31 @@ export function trainUntil(page, { steps = 500, pause = false, round = false } =
     requestAnimationFrame(poll);
   }), { steps, pause, round });
 }
+
+/**
+ * The page's main-thread tasks, from a Chromium trace (`browser.startTracing(page, { categories:
+ * TRACE_CATEGORIES })` … `stopTracing()`), cut into windows at each `performance.mark(markName)` the
+ * page made: for each window, { longest, busy } in ms — the longest task (the longest the page could
+ * not answer a click or paint a frame: styles, layout and paint count, the worker does not) and the
+ * sum of all tasks. Tasks under 50 ms are invisible to the 'longtask' observer; a trace sees them all.
+ */
+export const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'];
+export function mainThreadTasks(traceBuffer, markName) {
+  const parsed = JSON.parse(traceBuffer.toString('utf8'));
+  const events = parsed.traceEvents || parsed;
+  const main = events.find((e) => e.name === 'thread_name' && e.args && e.args.name === 'CrRendererMain');
+  if (!main) throw new Error('the trace has no renderer main thread');
+  const marks = events.filter((e) => e.name === markName && e.pid === main.pid).map((e) => e.ts).sort((a, b) => a - b);
+  const tasks = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.name === 'RunTask')
+    .sort((a, b) => a.ts - b.ts);
+  return marks.map((t0, k) => {
+    const t1 = k + 1 < marks.length ? marks[k + 1] : Infinity;
+    let longest = 0, busy = 0, end = -Infinity;
+    for (const e of tasks) {
+      if (e.ts < t0 || e.ts >= t1) continue;
+      longest = Math.max(longest, e.dur);
+      if (e.ts >= end) { busy += e.dur; end = e.ts + e.dur; }   // a task nested in another counts once
+    }
+    return { longest: longest / 1000, busy: busy / 1000 };
+  });
+}

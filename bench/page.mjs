@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { root, startServer } from '../tests/e2e/harness.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, launch, option, mainThreadTasks, TRACE_CATEGORIES } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
 const webDir = option('web');
@@ -117,7 +117,7 @@ try {
     const scores = ['dot', 'scaled-dot', 'cosine', 'neg-euclidean'];
     const starts = [];
     const change = async (i) => {
-      starts.push(await page.evaluate(() => performance.now()));
+      starts.push(await page.evaluate(() => { performance.mark('bench:change'); return performance.now(); }));
       await page.selectOption('#score', scores[i % scores.length]);
       await page.waitForFunction(() => !document.body.classList.contains('computing'), null, { timeout: 30000 });
       await page.waitForTimeout(60);
@@ -127,8 +127,11 @@ try {
     await collectMeasures(page);
     starts.length = 0;
     const CHANGES = quick ? 8 : 20;
+    await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     for (let i = 0; i < CHANGES; i++) await change(i + 1);
     await page.waitForTimeout(300);
+    await page.evaluate(() => performance.mark('bench:change'));   // closes the last change's window
+    const perChange = mainThreadTasks(await browser.stopTracing(), 'bench:change').slice(0, CHANGES);
     const m = await page.evaluate(() => ({ update: window.__bench.update, paint: window.__bench.paint, frame: window.__bench.frame,
       figures: window.__bench.figures, tasks: window.__bench.tasks, elements: document.querySelectorAll('*').length }));
     // The longest task of each change: from its start to the next change's (0: none of 50 ms or more).
@@ -141,6 +144,11 @@ try {
       paint_median_ms: round(median(m.paint)), frame_median_ms: round(median(m.frame)),
       figure_median_ms: figureMedians, figure_runs: Object.fromEntries(Object.entries(m.figures).map(([name, a]) => [name, a.length])),
       longest_task_median_ms: round(median(longest)), longest_task_max_ms: round(Math.max(...longest)),
+      // From a trace (every task, not only those over 50 ms): the page's longest main-thread task per
+      // change (one frame's budget is 16.7 ms) and its main-thread time per change in all.
+      main_longest_task_median_ms: round(median(perChange.map((c) => c.longest))),
+      main_longest_task_p90_ms: round(p90(perChange.map((c) => c.longest))),
+      main_busy_median_ms: round(median(perChange.map((c) => c.busy))),
     });
   }
   results.push({ name: 'first render after navigation (module + vocabulary + plots)', first_render_ms: round(firstRender) });

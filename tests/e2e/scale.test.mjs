@@ -134,6 +134,38 @@ describe('long documents', () => {
     }
   });
 
+  test('a light/dark switch recolours the masked cells of the canvas heatmap', async () => {
+    // Masked cells are transparent in the canvas's picture, over the theme's masked colour filled at
+    // each frame: a theme switch redraws the frame and never colours the matrix again.
+    await paste(doc(300, 7));
+    await page.selectOption('#mask', 'causal');
+    await settled(page, 60000);
+    await coloured();
+    const ov = page.locator('#figure-heatmap-large canvas.hmc-overview');
+    await ov.scrollIntoViewIfNeeded();
+    for (const scheme of ['dark', 'light']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const theme = await page.evaluate(() => getComputedStyle(document.getElementById('figure-heatmap-large')).getPropertyValue('--masked').trim());
+      const want = [1, 3, 5].map((k) => parseInt(theme.slice(k, k + 2), 16));
+      const box = await ov.boundingBox();
+      // Row ~15, column ~270 of 300: masked (j > i), away from the outline of the detail's range.
+      const png = await page.screenshot({ clip: { x: Math.floor(box.x + 0.9 * box.width), y: Math.floor(box.y + 0.05 * box.height), width: 1, height: 1 } });
+      const got = await page.evaluate(async (url) => {
+        const im = new Image();
+        im.src = url;
+        await im.decode();
+        const c = document.createElement('canvas');
+        c.width = 1; c.height = 1;
+        const g = c.getContext('2d');
+        g.drawImage(im, 0, 0);
+        return Array.from(g.getImageData(0, 0, 1, 1).data.slice(0, 3));
+      }, `data:image/png;base64,${png.toString('base64')}`);
+      assert.ok(got.every((v, k) => Math.abs(v - want[k]) <= 3), `${scheme}: a masked cell shows as ${got}, the theme's masked colour is ${want}`);
+    }
+    await page.selectOption('#mask', 'none');
+    await settled(page, 60000);
+  });
 });
 
 /** Opens the "More" settings (projection, seed, positions, kernels), where they are folded away. */

@@ -262,8 +262,9 @@ describe('numbers', () => {
     const { nq, nk } = r;
     assert.equal(nq, 64);
     const img = '#figure-heatmap svg.heatmap g.cells image.cells-img';
-    assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells rect').count(), 0, 'no <rect> per cell');
-    assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells > *').count(), 1, 'one image');
+    assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells rect:not(.cells-back)').count(), 0, 'no <rect> per cell');
+    // One image, over one rectangle in the theme's masked colour (masked cells are transparent pixels).
+    assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells > *').count(), 2, 'one image and its backing');
     assert.equal(await p.getAttribute(img, 'data-rows'), String(nq));
     assert.equal(await p.getAttribute(img, 'data-cols'), String(nk));
     // The pixels: cell (i, j) of head 1 in viridis from 0 to the head's largest weight.
@@ -355,12 +356,25 @@ describe('numbers', () => {
     assert.ok(close(parseShown(/entropy (\S+) nats/.exec(await p.textContent('#figure-headsum .tooltip'))[1]), r.stats.entropy[6 * nq + 30], 2e-3));
     const [hs] = await Promise.all([p.waitForEvent('download'), p.click('#figure-headsum button.export-svg')]);
     assert.ok(readFileSync(await hs.path(), 'utf8').includes(`href="${await p.getAttribute(ent, 'href')}"`), 'the SVG file holds the entropies\' image');
-    // The causal mask: cells after the query in the theme's masked colour.
+    // The causal mask: cells after the query are transparent pixels over the theme's masked colour,
+    // so a light/dark switch recolours them on screen without a new picture.
     await p.selectOption('#mask', 'causal');
-    const masked = await p.evaluate(() => getComputedStyle(document.querySelector('#figure-heatmap svg.heatmap')).getPropertyValue('--masked').trim());
-    const mrgb = [1, 3, 5].map((k) => parseInt(masked.slice(k, k + 2), 16));
     const withMask = await pixels(await p.getAttribute(img, 'href'));
-    assert.ok(near(withMask.data.slice(4 * (2 * nk + 40), 4 * (2 * nk + 40) + 3), mrgb, 1), 'cell (2, 40) is masked');
+    assert.equal(withMask.data[4 * (2 * nk + 40) + 3], 0, 'cell (2, 40) is masked: a transparent pixel');
+    assert.equal(withMask.data[4 * (40 * nk + 2) + 3], 255, 'cell (40, 2) is not masked');
+    const maskedHref = await p.getAttribute(img, 'href');
+    for (const scheme of ['dark', 'light']) {
+      await p.emulateMedia({ colorScheme: scheme });
+      await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      assert.equal(await p.getAttribute(img, 'href'), maskedHref, 'the switch draws no new picture');
+      const masked = await p.evaluate(() => getComputedStyle(document.querySelector('#figure-heatmap svg.heatmap')).getPropertyValue('--masked').trim());
+      const mrgb = [1, 3, 5].map((k) => parseInt(masked.slice(k, k + 2), 16));
+      await p.locator(img).scrollIntoViewIfNeeded();
+      const box = await p.locator(img).boundingBox();
+      const shot = await p.screenshot({ clip: { x: Math.floor(box.x + (40.5 * box.width) / nk), y: Math.floor(box.y + (2.5 * box.height) / nq), width: 1, height: 1 } });
+      const px = await pixels(`data:image/png;base64,${shot.toString('base64')}`);
+      assert.ok(near(px.data.slice(0, 3), mrgb, 3), `${scheme}: masked cell (2, 40) shows as ${px.data.slice(0, 3)}, the theme's masked colour is ${mrgb}`);
+    }
     await ctx.close();
   });
 

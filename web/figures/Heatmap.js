@@ -225,6 +225,7 @@ export class Heatmap extends Figure {
     const d = this.data;
     const { nq, nk } = d;
     if (this.cellImage) { this.cellImage.remove(); this.cellImage = null; }
+    if (this.cellBack) { this.cellBack.remove(); this.cellBack = null; }
     // The cells' geometry changes only with the matrix's shape; on a keystroke that keeps the shape,
     // only the colours (and the mask) are written, straight to the elements.
     const shape = `${nq}x${nk}x${size}x${left}x${top}`;
@@ -268,11 +269,13 @@ export class Heatmap extends Figure {
       this.cellImage = this.gCells.append('image').attr('class', 'cells-img').attr('preserveAspectRatio', 'none')
         .attr('image-rendering', 'pixelated');
     }
-    const css = getComputedStyle(this.svg.node()).getPropertyValue('--masked').trim();
-    const MASKED = /^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150];
+    // Masked cells are transparent pixels over a rectangle filled with the theme's masked colour
+    // (CSS), so a light/dark switch recolours them without a new picture.
+    if (!this.cellBack) this.cellBack = this.gCells.insert('rect', 'image').attr('class', 'cells-back');
     const table = this.kind === 'scores' ? CIVIDIS_RGB : VIRIDIS_RGB;
-    const href = matrixImage(vals, nq, nk, (v, i, j) => (d.masked(i, j) ? MASKED
+    const href = matrixImage(vals, nq, nk, (v, i, j) => (d.masked(i, j) ? null
       : table[Math.max(0, Math.min(255, Math.round(((v - lo) / span) * 255))) || 0]));
+    this.cellBack.attr('x', left).attr('y', top).attr('width', nk * size).attr('height', nq * size);
     this.cellImage.attr('x', left).attr('y', top).attr('width', nk * size).attr('height', nq * size)
       .attr('data-rows', nq).attr('data-cols', nk).attr('data-lo', lo).attr('data-hi', lo + span)
       .attr('data-kind', this.kind === 'scores' ? 'scores' : 'weights')

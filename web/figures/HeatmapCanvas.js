@@ -50,6 +50,10 @@ export class HeatmapCanvas extends Figure {
       .on('mouseleave', () => this.showValue(null))
       .on('keydown', (ev) => this.onKey(ev));
     this.overview.on('click', (ev) => this.centreOn(ev));
+    // The canvas takes its colours (background, labels, masked cells) from the theme at each frame.
+    if (typeof matchMedia === 'function') {
+      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { if (this.data) this.requestFrame(); });
+    }
     if (typeof ResizeObserver === 'function') {
       this.resize = new ResizeObserver(() => { if (this.data) this.layout(); });
       this.resize.observe(this.body.node());
@@ -118,8 +122,9 @@ export class HeatmapCanvas extends Figure {
     this.range = [lo, hi];
     const rowMax = rowScaled && d.rowMax && d.rowMax.length === nq ? d.rowMax : null;
     const table = (this.kind === 'scores' ? CIVIDIS : VIRIDIS).map(packRGB);
-    const css = getComputedStyle(this.root.node()).getPropertyValue('--masked').trim();
-    const M = packRGB(/^#[0-9a-f]{6}$/i.test(css) ? toRGB(css) : [150, 150, 150]);
+    // Masked cells are transparent: each frame fills the matrix with the theme's masked colour under
+    // the picture, so a light/dark switch recolours them without colouring the matrix again.
+    const M = 0;
     this.base.width = nk;
     this.base.height = nq;
     const ctx = this.base.getContext('2d');
@@ -222,6 +227,7 @@ export class HeatmapCanvas extends Figure {
     const fg = cs.getPropertyValue('--fg').trim() || '#222';
     const accent = cs.getPropertyValue('--focus').trim() || '#d97706';
     const bg = cs.getPropertyValue('--panel').trim() || '#fff';
+    const masked = cs.getPropertyValue('--masked').trim() || '#969696';
     const dpr = window.devicePixelRatio || 1;
     const { w, h } = this.size;
     const ctx = this.detail.node().getContext('2d');
@@ -238,7 +244,10 @@ export class HeatmapCanvas extends Figure {
     ctx.rect(MARGIN, MARGIN, w - MARGIN, h - MARGIN);
     ctx.clip();
     const x = (j) => MARGIN + t.x + j * cell, y = (i) => MARGIN + t.y + i * cell;
-    if (i1 > i0 && j1 > j0) ctx.drawImage(this.base, j0, i0, j1 - j0, i1 - i0, x(j0), y(i0), (j1 - j0) * cell, (i1 - i0) * cell);
+    if (i1 > i0 && j1 > j0) {
+      if (d.causal) { ctx.fillStyle = masked; ctx.fillRect(x(j0), y(i0), (j1 - j0) * cell, (i1 - i0) * cell); }
+      ctx.drawImage(this.base, j0, i0, j1 - j0, i1 - i0, x(j0), y(i0), (j1 - j0) * cell, (i1 - i0) * cell);
+    }
     this.drawMarks(ctx, x, y, cell, accent, { i0, i1, j0, j1 });
     ctx.restore();
     // Labels, once a row (column) is tall (wide) enough; drawn as text by the canvas, never as HTML.
@@ -267,7 +276,7 @@ export class HeatmapCanvas extends Figure {
       ctx.font = '11px system-ui, sans-serif';
       ctx.fillText('zoom in for token labels', 4, 4);
     }
-    this.drawOverview(r, accent);
+    this.drawOverview(r, accent, masked);
     const f = (a, b, n) => `${a + 1}–${b} of ${n}`;
     this.rangeEl.text(`Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
       + ` (zoom ×${fmt(t.k, 3)}${this.labelsShown ? ', labelled' : ''}).`
@@ -294,13 +303,15 @@ export class HeatmapCanvas extends Figure {
     }
   }
 
-  drawOverview(r, accent) {
+  drawOverview(r, accent, masked) {
     const d = this.data;
     const dpr = window.devicePixelRatio || 1;
     const ctx = this.overview.node().getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const { w, h } = this.ov;
     ctx.imageSmoothingEnabled = true;
+    ctx.clearRect(0, 0, w, h);
+    if (d.causal) { ctx.fillStyle = masked; ctx.fillRect(0, 0, w, h); }
     ctx.drawImage(this.base, 0, 0, w, h);
     const sx = w / d.nk, sy = h / d.nq;
     ctx.fillStyle = accent;
