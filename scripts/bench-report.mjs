@@ -130,7 +130,7 @@ function pageTable() {
         `| ${Object.values(mh.figure_median_ms).map(ms).join(' | ')} |\n`;
     }
     if (mh.main_longest_task_median_ms !== undefined) {
-      t += `\nFrom a trace of the same changes (every task, not only those over 50 ms): the page's longest main-thread task per change, median ${ms(mh.main_longest_task_median_ms)} ms (p90 ${ms(mh.main_longest_task_p90_ms)} ms; one frame is 16.7 ms), and its main-thread time per change in all, median ${ms(mh.main_busy_median_ms)} ms (most of it the figures below the first screen, drawn one per idle period). The update above also waits for the worker, which blocks nothing.\n`;
+      t += `\nFrom a trace of another ${mh.changes} such changes (every task, not only those over 50 ms; the trace slows the page, so the update and paint above come from the untraced run): the page's longest main-thread task per change, median ${ms(mh.main_longest_task_median_ms)} ms (p90 ${ms(mh.main_longest_task_p90_ms)} ms; one frame is 16.7 ms), and its main-thread time per change in all, median ${ms(mh.main_busy_median_ms)} ms (most of it the figures below the first screen, drawn one per idle period). The update above also waits for the worker, which blocks nothing.\n`;
     }
   }
   const fr = pg.results.find((x) => x.first_render_ms !== undefined);
