@@ -10,6 +10,7 @@ import { createAttnScope } from 'attnscope';
 import { compute, context, whyModel, nearestWords } from './figures/views.js';
 import { scalingExperiment } from './figures/ScalingPanel.js';
 import { HeadGrid } from './figures/HeadGrid.js';
+import { hullGeometry } from './figures/HullPanel.js';
 import { SMALL_TOKENS, HEAD_IMAGES_FROM } from './scale.js';
 
 let scope = null;
@@ -176,6 +177,11 @@ const api = {
         hullExp: st.exp ? await step(() => scope.attend({ ...hullBase, experimentalScaledOutput: true })) : null,
         scaling: scaling ? await step(() => scalingExperiment(scope, 7, st.variant)) : null,
       };
+      // Panel 4's PCA and hull tests, here rather than on the page's thread (10–50 ms there).
+      const hv = teach.hull;
+      teach.hullGeometry = await step(() => hullGeometry({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo,
+        values: hv.v[0], dv: hv.dValue[0], outputs: hv.output, experimental: teach.hullExp ? teach.hullExp.output : null,
+        showExperimental: st.exp }));
     } catch (e) {
       if (e === ABORTED) return { aborted: true };
       throw e;

@@ -106,6 +106,29 @@ export function inConvexHull(V, m, d, X, n) {
   return out;
 }
 
+/**
+ * What the panel draws, computed from its data (pure, so the page's worker can do it off the main
+ * thread; at 64 × 100 values the PCA and the hull tests took the page 10–50 ms): the 2-D points of
+ * the values V, the outputs O and the experimental outputs E, the hull of V, and how many outputs
+ * (and experimental outputs) lie inside the values' hull in all dv dimensions. d as for setData.
+ */
+export function hullGeometry(d) {
+  const nk = d.kTokens.length, nq = d.qTokens.length, dv = d.dv;
+  if (nk < 2) return { nk, nq, dv, V: null, showExperimental: false };
+  // The plane: the two main directions of the values, and of the experimental outputs when shown
+  // (so their way out of the hull is in the picture). Any linear map keeps averages inside.
+  const showE = !!(d.showExperimental && d.experimental);
+  const fit = showE ? Float32Array.from([...d.values, ...d.experimental]) : d.values;
+  const basis = pca2(fit, fit.length / dv, dv);
+  const V = project(d.values, nk, dv, basis);
+  const O = project(d.outputs, nq, dv, basis);
+  const E = showE ? project(d.experimental, nq, dv, basis) : [];
+  // Inside or not is decided in all dv dimensions, not in the picture.
+  const inside = inConvexHull(d.values, nk, dv, d.outputs, nq).filter(Boolean).length;
+  const insideE = showE ? inConvexHull(d.values, nk, dv, d.experimental, nq).filter(Boolean).length : null;
+  return { nk, nq, dv, V, O, E, hull: hull2(V), inside, insideE, showExperimental: showE };
+}
+
 export class HullPanel extends Figure {
   constructor(slot, { formula, onToggle }) {
     super(slot, { id: 'hull', title: '4 · Outputs stay inside the values' });
@@ -136,29 +159,24 @@ export class HullPanel extends Figure {
   draw() {
     const d = this.d;
     if (!d) return;
-    const nk = d.kTokens.length, nq = d.qTokens.length, dv = d.dv;
     this.toggle.property('checked', !!d.showExperimental);
     const W = 860, H = 400, m = 34;
     this.setSize(W, H);
-    if (nk < 2) {
+    // The geometry comes computed (the demo's worker: d.geometry) or is computed here.
+    const g = d.geometry || hullGeometry(d);
+    const { nk, nq, dv, V, O, E } = g;
+    if (!V) {
       this.gHull.attr('d', null);
-      for (const g of [this.gValues, this.gOut, this.gExp, this.gLinks]) g.selectAll('*').remove();
+      for (const gr of [this.gValues, this.gOut, this.gExp, this.gLinks]) gr.selectAll('*').remove();
       this.stat.text('Needs at least two keys to draw a hull.');
       return;
     }
-    // The plane: the two main directions of the values, and of the experimental outputs when shown
-    // (so their way out of the hull is in the picture). Any linear map keeps averages inside.
-    const fit = d.showExperimental && d.experimental ? Float32Array.from([...d.values, ...d.experimental]) : d.values;
-    const basis = pca2(fit, fit.length / dv, dv);
-    const V = project(d.values, nk, dv, basis);
-    const O = project(d.outputs, nq, dv, basis);
-    const E = d.showExperimental && d.experimental ? project(d.experimental, nq, dv, basis) : [];
     const all = V.concat(O, E);
     const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]);
     const pad = (lo, hi) => { const r = hi - lo || 1; return [lo - 0.06 * r, hi + 0.06 * r]; };
     const x = scaleLinear().domain(pad(Math.min(...xs), Math.max(...xs))).range([m, W - m - 230]);
     const y = scaleLinear().domain(pad(Math.min(...ys), Math.max(...ys))).range([H - m, m]);
-    const h = hull2(V);
+    const h = g.hull;
     this.gHull.attr('d', h.length >= 3 ? 'M' + h.map((p) => `${x(p[0])},${y(p[1])}`).join('L') + 'Z' : null);
     const vg = this.gValues.selectAll('g.v').data(V).join((enter) => {
       const g = enter.append('g').attr('class', 'v');
@@ -195,12 +213,9 @@ export class HullPanel extends Figure {
     }).attr('transform', (_, k) => `translate(0,${k * 18})`).attr('class', (l) => l.cls);
     lg.select('text').text((l) => l.label);
 
-    // Inside or not is decided in all dv dimensions, not in the picture.
-    const inside = inConvexHull(d.values, nk, dv, d.outputs, nq).filter(Boolean).length;
-    let s = `In all ${dv} dimensions, ${inside} of ${nq} outputs lie inside the convex hull of the values.`;
+    let s = `In all ${dv} dimensions, ${g.inside} of ${nq} outputs lie inside the convex hull of the values.`;
     if (E.length) {
-      const eIn = inConvexHull(d.values, nk, dv, d.experimental, nq).filter(Boolean).length;
-      s += ` The experimental scaled outputs: ${eIn} of ${nq}. Rescaled (and multiplied by another matrix), they are no longer averages of the values.`;
+      s += ` The experimental scaled outputs: ${g.insideE} of ${nq}. Rescaled (and multiplied by another matrix), they are no longer averages of the values.`;
     }
     this.stat.text(s);
     this.captionEl.text(`2-D projection: the first two principal components of the ${nk} value vectors${E.length ? ' and the experimental outputs' : ''} (d_v = ${dv}).`);

@@ -160,8 +160,12 @@ export const FEED = {
     const hullBase = { ...x.c.base, score: st.score, heads: 1, projection: 'identity' };
     const hv = x.pre ? x.pre.teach.hull : x.scope.attend(hullBase);
     const ex = !st.exp ? null : x.pre ? x.pre.teach.hullExp : x.scope.attend({ ...hullBase, experimentalScaledOutput: true });
+    // The demo's worker sends the panel's geometry too (PCA, hull, inside counts: HullPanel.hullGeometry),
+    // used when it was computed for what is shown now.
+    const geom = x.pre && x.pre.teach.hullGeometry;
     fig.setData({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo, values: hv.v[0], dv: hv.dValue[0],
-      outputs: hv.output, experimental: ex ? ex.output : null, showExperimental: st.exp });
+      outputs: hv.output, experimental: ex ? ex.output : null, showExperimental: st.exp,
+      geometry: geom && geom.showExperimental === !!(st.exp && ex) ? geom : null });
     fig.draw();
   },
 };
