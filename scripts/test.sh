@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Runs every test suite: the Catch2 suite natively and as wasm under node (CTest), the JS API tests
-# (node:test) and the browser tests. Prints one closing line: "tests: N passed, N failed".
+# (node:test) and the browser tests. Prints each suite's wall time (the whole run should stay under
+# 15 minutes on 2 cores) and one closing line: "suites: N passed, N failed".
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
+start=$SECONDS
 bash scripts/build.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+echo "=== build: $((SECONDS - start)) s"
 
 passed=0; failed=0
 run() {  # run NAME COMMAND...
   local name="$1"; shift
   echo "=== $name"
+  local t0=$SECONDS
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "!!! $name failed"; fi
+  echo "=== $name: $((SECONDS - t0)) s"
 }
 run "C++ suite, native (ctest)" ctest --test-dir build/native --output-on-failure
 run "C++ suite, wasm under node (ctest)" ctest --test-dir build/wasm --output-on-failure
@@ -32,5 +37,5 @@ fi
 if compgen -G "tests/e2e/*.test.mjs" >/dev/null; then
   run "browser (playwright-core + chromium)" node --test --test-concurrency=1 tests/e2e/
 fi
-echo "suites: $passed passed, $failed failed"
+echo "suites: $passed passed, $failed failed ($((SECONDS - start)) s in all)"
 [ "$failed" = 0 ]

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setup, startServer, attendOptions, outDir, root } from './harness.mjs';
+import { setup, startServer, attendOptions, outDir, root, settled } from './harness.mjs';
 import { offlineFiles, offlinePages, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
 
 const web = join(root, 'dist/web');
@@ -102,6 +102,7 @@ describe('offline', () => {
       // Typing still computes: the heatmap has n_q × n_k cells for the new sentence.
       await page.fill('#keys', '');
       await page.fill('#query', SENTENCE);
+      await settled(page);   // the worker's answer, then the redraw: counted before it, the cells are the old ones
       const r = h.scope.attend(attendOptions({ q: SENTENCE, k: '' }));
       assert.equal(await cells(page), r.nq * r.nk);
       assert.deepEqual(await page.locator('#figure-heatmap .row-labels text').allTextContents(), r.queryTokens);
@@ -238,6 +239,7 @@ describe('offline', () => {
         const page = await h.open(context);
         assert.equal(await page.evaluate(() => !!(navigator.serviceWorker && navigator.serviceWorker.controller)), false);
         await page.fill('#query', SENTENCE);
+        await settled(page);
         const r = h.scope.attend(attendOptions({ q: SENTENCE, k: 'A kitten rested on the rug.' }));
         assert.equal(await cells(page), r.nq * r.nk);
         await page.waitForTimeout(300);
