@@ -150,7 +150,10 @@ async function advance(what) {
   const snap = await ask(() => api.advance(what));
   if (mine !== run) return false;
   take(snap);
-  scheduleRender();
+  // While training plays, at most one drawing per frame; a single step (or the first picture of a
+  // new run) is drawn now, so that once the page stops "computing" its readouts show the answer
+  // (drawn a frame later, the step count was read before it: +25 steps once showed 50 for 75).
+  if (playing) scheduleRender(); else render();
   return true;
 }
 
