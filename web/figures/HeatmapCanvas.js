@@ -122,9 +122,9 @@ export class HeatmapCanvas extends Figure {
     this.range = [lo, hi];
     const rowMax = rowScaled && d.rowMax && d.rowMax.length === nq ? d.rowMax : null;
     const table = (this.kind === 'scores' ? CIVIDIS : VIRIDIS).map(packRGB);
-    // Masked cells are transparent: each frame fills the matrix with the theme's masked colour under
-    // the picture, so a light/dark switch recolours them without colouring the matrix again.
-    const M = 0;
+    // Masked cells are left transparent (a new ImageData is all zeros): each frame fills the matrix
+    // with the theme's masked colour under the picture, so a light/dark switch recolours them
+    // without colouring the matrix again.
     this.base.width = nk;
     this.base.height = nq;
     const ctx = this.base.getContext('2d');
@@ -151,11 +151,11 @@ export class HeatmapCanvas extends Figure {
           base = 0;
           gain = m > 0 ? 255 / m : 0;
         }
-        for (let j = 0; j < nk; j++, k++) {
-          if (j >= jm) { px[k] = M; continue; }
+        for (let j = 0; j < jm; j++, k++) {
           const t = ((vals[k] - base) * gain + 0.5) | 0;
           px[k] = table[t > 255 ? 255 : t > 0 ? t : 0];
         }
+        k += nk - jm;
       }
       ctx.putImageData(img, 0, 0, 0, r0, nk, r1 - r0);
       this.painted = r1;
