@@ -79,10 +79,7 @@ for (const score of SCORE_NAMES) {
       const examples = [0, 4, 7];
       const g = t.gradients(examples);
       const w = t.weights();
-      const params = {};
-      if (w.W) params.W = w.W;
-      if (w.W1) Object.assign(params, { W1: w.W1, W2: w.W2, v: w.v });
-      if (w.Wa) params.Wa = w.Wa;
+      const params = scoreParams(w);
       const dh = t.options.dHead, dF = t.layout.dFeat;
       const dQ = new Float64Array(g.rows * dh), dK = new Float64Array(g.rows * dh);
       const sum = { dW: 0, dW1: 0, dW2: 0, dv: 0, dWa: 0 };
@@ -114,6 +111,15 @@ for (const score of SCORE_NAMES) {
       if (w.Wa) close(g.grads.Wa, acc.dWa, 'dWa');
     } finally { t.dispose(); }
   });
+}
+
+/** The score's own parameters among a trainer's weights (W; W1, W2, v; Wa), as attentionBackward() takes them. */
+function scoreParams(w) {
+  const params = {};
+  if (w.W) params.W = w.W;
+  if (w.W1) Object.assign(params, { W1: w.W1, W2: w.W2, v: w.v });
+  if (w.Wa) params.Wa = w.Wa;
+  return params;
 }
 
 function identity(n) {
@@ -255,10 +261,7 @@ for (const score of SCORE_NAMES) {
       const examples = [0, 4, 7];
       const g = t.gradients(examples);
       const w = t.weights();
-      const params = {};
-      if (w.W) params.W = w.W;
-      if (w.W1) Object.assign(params, { W1: w.W1, W2: w.W2, v: w.v });
-      if (w.Wa) params.Wa = w.Wa;
+      const params = scoreParams(w);
       const dh = t.options.dHead, dF = t.layout.dFeat;
       assert.equal(g.keyFeatures.length, g.keyRows * dF);
       const dQ = new Float64Array(g.rows * dh), dK = new Float64Array(g.keyRows * dh);
