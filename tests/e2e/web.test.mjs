@@ -276,8 +276,12 @@ describe('numbers', () => {
     const head0 = r.weights.subarray(0, nq * nk);
     const hi = head0.reduce((a, b) => Math.max(a, b), 0);
     const want = (i, j) => VIRIDIS[Math.round((head0[i * nk + j] / hi) * 255)];
-    /** The RGB of every pixel of a PNG (a data URL or base64 bytes), read back in the page. */
-    const pixels = (src) => p.evaluate(async (url) => {
+    /**
+     * The RGBA of every pixel of a PNG (a data URL or base64 bytes), read back in the page; with `at`
+     * (a list of [x, y]), only those pixels, in that order (a 2× export has millions of pixels, and
+     * sending them all out of the page took most of this test's time).
+     */
+    const pixels = (src, at = null) => p.evaluate(async ([url, points]) => {
       const im = new Image();
       im.src = url;
       await im.decode();
@@ -285,8 +289,10 @@ describe('numbers', () => {
       c.width = im.naturalWidth; c.height = im.naturalHeight;
       const g = c.getContext('2d');
       g.drawImage(im, 0, 0);
-      return { w: c.width, h: c.height, data: Array.from(g.getImageData(0, 0, c.width, c.height).data) };
-    }, src);
+      const all = g.getImageData(0, 0, c.width, c.height).data;
+      const data = points ? points.flatMap(([x, y]) => Array.from(all.subarray(4 * (y * c.width + x), 4 * (y * c.width + x) + 4))) : Array.from(all);
+      return { w: c.width, h: c.height, data };
+    }, [src, at]);
     const near = (a, b, tol) => a.every((v, k) => Math.abs(v - b[k]) <= tol);
     const shown = await pixels(await p.getAttribute(img, 'href'));
     assert.deepEqual([shown.w, shown.h], [nk, nq]);
@@ -320,14 +326,19 @@ describe('numbers', () => {
     const href = await p.getAttribute(img, 'href');
     assert.ok(svg.includes(`href="${href}"`), 'the SVG file holds the cells\' image');
     assert.match(svg, /image-rendering="pixelated"/);
-    const png = await pixels(`data:image/png;base64,${(await dl('png')).toString('base64')}`);
+    const pngUrl = `data:image/png;base64,${(await dl('png')).toString('base64')}`;
+    const pngSize = await pixels(pngUrl, []);
     const svgBox = await p.locator('#figure-heatmap svg.heatmap').boundingBox();
-    const scale = png.w / svgBox.width;
-    for (const [i, j] of [[0, 0], [5, 9], [40, 17], [63, 63], [20, 50]]) {
+    const scale = pngSize.w / svgBox.width;
+    const cellsChecked = [[0, 0], [5, 9], [40, 17], [63, 63], [20, 50]];
+    const png = await pixels(pngUrl, cellsChecked.map(([i, j]) => {
       const [x, y] = at(i, j);
-      const o = 4 * (Math.floor((y - svgBox.y) * scale) * png.w + Math.floor((x - svgBox.x) * scale));
+      return [Math.floor((x - svgBox.x) * scale), Math.floor((y - svgBox.y) * scale)];
+    }));
+    cellsChecked.forEach(([i, j], n) => {
+      const o = 4 * n;
       assert.ok(near(png.data.slice(o, o + 3), want(i, j), 3), `PNG cell (${i}, ${j}): ${png.data.slice(o, o + 3)} vs ${want(i, j)}`);
-    }
+    });
     // The head summary: 10 heads × 64 rows of entropies are one image too, and hover gives each value.
     await p.locator('#figure-headsum').scrollIntoViewIfNeeded();
     const ent = '#figure-headsum image.entropy-img';
