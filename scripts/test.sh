@@ -17,8 +17,6 @@ run() {  # run NAME COMMAND...
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "!!! $name failed"; fi
   echo "=== $name: $((SECONDS - t0)) s"
 }
-run "C++ suite, native (ctest)" ctest --test-dir build/native --output-on-failure
-run "C++ suite, wasm under node (ctest)" ctest --test-dir build/wasm --output-on-failure
 # The Catch2 suite under AddressSanitizer + UBSan: the vocabulary loader's damaged-file tests must
 # not over-read, and no kernel may touch memory outside its matrices. Every test case runs here, the
 # float64 finite-difference sweeps included: the whole run takes ~40 s of CPU, those sweeps under 2 s
@@ -34,12 +32,36 @@ asan() {
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/tests/cpp/attnscope_tests
 }
 run "C++ suite, native under AddressSanitizer + UBSan" asan
+
 # libFuzzer (clang, ASan + UBSan): tokenizer, vocabulary loader, scores + softmax, from the committed
 # seed corpora, ATTNSCOPE_FUZZ_SECONDS (default 30) per target. Longer runs: README, "Fuzzing".
-run "fuzz (libFuzzer + ASan + UBSan, ${ATTNSCOPE_FUZZ_SECONDS:-30} s per target)" bash scripts/fuzz.sh
+# Fuzzing runs for a fixed time on one core, so it runs in the background while the suites that
+# mostly keep one core busy (CTest native and wasm, the JS API tests) run in the foreground. Its
+# output is printed, and its result counted, when it ends: before the browser tests, which get both
+# cores to themselves.
+fuzz_name="fuzz (libFuzzer + ASan + UBSan, ${ATTNSCOPE_FUZZ_SECONDS:-30} s per target)"
+fuzz_log="$(mktemp)"
+fuzz_t0=$SECONDS
+bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+trap '[ -z "$fuzz_pid" ] || kill "$fuzz_pid" 2>/dev/null' EXIT   # an interrupted run leaves no fuzzer behind
+echo "=== $fuzz_name: started in the background"
+
+run "C++ suite, native (ctest)" ctest --test-dir build/native --output-on-failure
+run "C++ suite, wasm under node (ctest)" ctest --test-dir build/wasm --output-on-failure
 if compgen -G "tests/js/*.test.mjs" >/dev/null; then
   run "JS API (node:test)" node --test tests/js/
 fi
+
+echo "=== $fuzz_name"
+wait "$fuzz_pid"
+fuzz_rc=$?
+fuzz_pid=""
+cat "$fuzz_log"
+rm -f "$fuzz_log"
+if [ "$fuzz_rc" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "!!! $fuzz_name failed"; fi
+echo "=== $fuzz_name: $((SECONDS - fuzz_t0)) s (in the background)"
+
 if compgen -G "tests/e2e/*.test.mjs" >/dev/null; then
   run "browser (playwright-core + chromium)" node --test --test-concurrency=1 tests/e2e/
 fi
