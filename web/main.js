@@ -156,7 +156,8 @@ function syncControls() {
   if (ui.keys.value !== state.k) ui.keys.value = state.k;
   ui.score.value = state.score;
   ui.temperature.value = String(Math.log10(state.t));
-  ui.temperatureOut.textContent = `= ${fmt(state.t)}`;
+  const tOut = `= ${fmt(state.t)}`;
+  if (ui.temperatureOut.textContent !== tOut) ui.temperatureOut.textContent = tOut;
   ui.heads.value = String(state.heads);
   ui.projection.value = state.proj;
   if (Number(ui.seed.value) !== state.seed || ui.seed.value === '') ui.seed.value = String(state.seed);
@@ -297,20 +298,28 @@ const smallNotice = `This document is long: the comparison of scoring functions,
  * or the keyboard focus survives the redraw a selection causes.
  */
 const chipIndex = new WeakMap();   // chip element → token index
-const strips = new WeakMap();      // strip element → { key: the tokens drawn, field: 'rows' | 'cols' }
-const strip = (el) => { if (!strips.has(el)) strips.set(el, { key: '', field: 'rows' }); return strips.get(el); };
+const strips = new WeakMap();      // strip element → { keys: the tokens drawn, count: its count's text, field: 'rows' | 'cols' }
+const strip = (el) => { if (!strips.has(el)) strips.set(el, { keys: [], count: '', field: 'rows' }); return strips.get(el); };
 const MAX_CHIPS = 160;   // a long document's strip shows its first tokens, then says how many more
 function tokenChips(el, allInfos, total, field, selected) {
   const infos = allInfos.length > MAX_CHIPS ? allInfos.slice(0, MAX_CHIPS) : allInfos;
-  const key = infos.map((t) => `${t.text}${t.oov ? '?' : ''}`).join('\u0001') + `\u0002${total}`;
-  if (strip(el).key !== key) {
-    strip(el).key = key;
+  const keys = infos.map((t) => `${t.text}\u0001${t.oov ? '?' : t.kind}`);
+  const count = (allInfos.length > MAX_CHIPS ? `… and ${(allInfos.length - MAX_CHIPS).toLocaleString('en')} more: ` : '')
+    + (total > allInfos.length ? `${allInfos.length} of ${total} tokens (cut)` : `${allInfos.length} token${allInfos.length === 1 ? '' : 's'}`);
+  const drawn = strip(el);
+  // Only the chips from the first changed token on are rebuilt (typing changes the last few): each
+  // new chip costs the next frame its style and layout.
+  let same = 0;
+  while (same < keys.length && same < drawn.keys.length && keys[same] === drawn.keys[same]) same++;
+  if (same < keys.length || same < drawn.keys.length || drawn.count !== count) {
     const hadFocus = el.contains(document.activeElement) ? chipIndex.get(document.activeElement) : undefined;
-    el.textContent = '';
-    infos.forEach((t, index) => {
+    while (el.children.length > same) el.lastChild.remove();
+    for (let index = same; index < infos.length; index++) {
+      const t = infos[index];
       const s = document.createElement('span');
       s.className = t.oov ? 'chip oov' : `chip ${t.kind}`;
       s.setAttribute('role', 'option');
+      s.setAttribute('aria-selected', 'false');
       s.tabIndex = -1;
       chipIndex.set(s, index);
       s.textContent = t.text;
@@ -323,28 +332,31 @@ function tokenChips(el, allInfos, total, field, selected) {
         s.appendChild(m);
       }
       el.appendChild(s);
-    });
+    }
     const n = document.createElement('span');
     n.className = 'chip-count';
     n.setAttribute('aria-hidden', 'true');
-    n.textContent = (allInfos.length > MAX_CHIPS ? `… and ${(allInfos.length - MAX_CHIPS).toLocaleString('en')} more: ` : '')
-      + (total > allInfos.length ? `${allInfos.length} of ${total} tokens (cut)` : `${allInfos.length} token${allInfos.length === 1 ? '' : 's'}`);
+    n.textContent = count;
     el.appendChild(n);
-    if (hadFocus !== undefined && el.children[Math.min(hadFocus, infos.length - 1)]) el.children[Math.min(hadFocus, infos.length - 1)].focus();
+    drawn.keys = keys;
+    drawn.count = count;
+    if (hadFocus !== undefined && hadFocus >= same && el.children[Math.min(hadFocus, infos.length - 1)]) el.children[Math.min(hadFocus, infos.length - 1)].focus();
   }
-  strip(el).field = field;
+  drawn.field = field;
   const set = new Set(selected);
   const chips = el.querySelectorAll('.chip');
   let roving = -1;
   chips.forEach((c, k) => {
-    c.setAttribute('aria-selected', String(set.has(k)));
+    const sel = String(set.has(k));
+    if (c.getAttribute('aria-selected') !== sel) c.setAttribute('aria-selected', sel);
     if (c.tabIndex === 0) roving = k;
   });
   if (roving < 0 && chips.length) chips[selected.length ? Math.min(selected[0], chips.length - 1) : 0].tabIndex = 0;
 }
 function clearChips(el) {
   el.textContent = '';
-  strip(el).key = '';
+  strip(el).keys = [];
+  strip(el).count = '';
 }
 function wireChipStrip(el) {
   const chipAt = (x, y) => {
@@ -449,12 +461,8 @@ function render(c) {
   $('fig-heatmap-large').hidden = !large;
   if (c.q.total > MAX_TOKENS || (c.k && c.k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
 
-  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total, 'rows', x.rows);
-  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
-  // The "word?" legend, when a word is out of the vocabulary.
-  ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
-  ui.ranVariant.textContent = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
-
+  // The heatmap first, before the token strips change the page: drawing it reads the theme and the
+  // canvas font, which would otherwise make the browser restyle the changed strips mid-task.
   if (large) {
     fig.heatmap.cancel();
     // The page's selection (state.rows / state.cols, from the selection UI) highlighted in the canvas.
@@ -464,6 +472,12 @@ function render(c) {
     fig.heatmapLarge.cancel();
     fig.heatmap.schedule(() => FEED.heatmap(fig.heatmap, x), now);
   }
+  tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total, 'rows', x.rows);
+  if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
+  // The "word?" legend, when a word is out of the vocabulary.
+  ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
+  const ran = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
+  if (ui.ranVariant.textContent !== ran) ui.ranVariant.textContent = ran;
   const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
   fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
   for (const name of ['lines', 'selection']) fig[name].schedule(() => FEED[name](fig[name], x), now);

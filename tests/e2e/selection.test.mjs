@@ -209,6 +209,46 @@ describe('key columns', () => {
   });
 });
 
+describe('the token strips', () => {
+  test('typing rebuilds only the chips from the first changed token on; the strips always equal the API\'s tokens', async () => {
+    const p = autoSettle(await h.open(context, `${HASH}&cols=1-2`));
+    const chips = (strip) => p.locator(`${strip} .chip`).evaluateAll((cs) => cs.map((c) => ({
+      text: c.firstChild.textContent, oov: c.classList.contains('oov'), kept: c.dataset.probe === 'old' })));
+    const count = (strip) => p.textContent(`${strip} .chip-count`);
+    const tokens = (q, k = S.k) => {
+      const r = h.scope.attend(attendOptions({ ...S, q, k }));
+      return { q: r.queryTokenInfo.map((t) => t.text), k: r.keyTokenInfo.map((t) => t.text), oov: r.queryTokenInfo.map((t) => !!t.oov) };
+    };
+    const mark = () => p.evaluate(() => { for (const c of document.querySelectorAll('.chip')) c.dataset.probe = 'old'; });
+    await mark();
+    await p.focus('#query');
+    await p.keyboard.press('End');
+    await p.keyboard.type(' again zzqx');
+    let want = tokens('The cat sat on the mat. again zzqx');
+    let got = await chips('#query-tokens');
+    assert.deepEqual(got.map((c) => c.text), want.q);
+    assert.deepEqual(got.map((c) => c.oov), want.oov, 'the word out of the vocabulary is marked');
+    assert.deepEqual(got.map((c) => c.kept), want.q.map((_, i) => i < 7), 'the 7 chips before the typing are the same elements');
+    assert.equal(await count('#query-tokens'), `${want.q.length} tokens`);
+    // The key strip did not change at all, and keeps its selected columns.
+    assert.ok((await chips('#key-tokens')).every((c) => c.kept));
+    assert.deepEqual(await selected('#key-tokens', p), [1, 2]);
+    for (let i = 0; i < ' zzqx'.length; i++) await p.keyboard.press('Backspace');
+    want = tokens('The cat sat on the mat. again');
+    got = await chips('#query-tokens');
+    assert.deepEqual(got.map((c) => c.text), want.q);
+    assert.ok(!got.some((c) => c.oov), 'the mark went with the word');
+    assert.equal(await count('#query-tokens'), `${want.q.length} tokens`);
+    // A change in the middle: the chips from it on are new, the ones before it stay.
+    await mark();
+    await p.fill('#query', 'The dog sat on the mat. again');
+    got = await chips('#query-tokens');
+    assert.deepEqual(got.map((c) => c.text), tokens('The dog sat on the mat. again').q);
+    assert.deepEqual(got.map((c) => c.kept), got.map((_, i) => i === 0));
+    await p.close();
+  });
+});
+
 describe('the URL', () => {
   test('a selection survives the round trip through the URL, and new text clears it', async () => {
     assert.equal(await urlSays('rows', '0,1'), '0,1');

@@ -50,12 +50,16 @@ export class HeatmapCanvas extends Figure {
       .on('mouseleave', () => this.showValue(null))
       .on('keydown', (ev) => this.onKey(ev));
     this.overview.on('click', (ev) => this.centreOn(ev));
-    // The canvas takes its colours (background, labels, masked cells) from the theme at each frame.
+    // The canvas takes its colours (background, labels, masked cells) from the theme: read again
+    // and repainted when the system's colour scheme changes.
     if (typeof matchMedia === 'function') {
-      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { if (this.data) this.requestFrame(); });
+      matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { this.colours = null; if (this.data) this.requestFrame(); });
     }
     if (typeof ResizeObserver === 'function') {
-      this.resize = new ResizeObserver(() => { if (this.data) this.layout(); });
+      // The figure's width, kept from here (read while the layout is clean) rather than read in
+      // layout(), where the DOM a redraw has just changed (the token strips) would force a layout
+      // of the whole page in the middle of the keystroke's task.
+      this.resize = new ResizeObserver(() => { this.bodyW = this.body.node().clientWidth; if (this.data) this.layout(); });
       this.resize.observe(this.body.node());
     }
   }
@@ -83,8 +87,10 @@ export class HeatmapCanvas extends Figure {
     performance.measure('attnscope:heatmap-colour', { start: t0, end: performance.now() });
     this.layout();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
-    this.titleEl.text(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    this.captionEl.text(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
+    // Written only when they change: a text set again is still a change the next frame lays out.
+    const setText = (el, text) => { if (el.text() !== text) el.text(text); };
+    setText(this.titleEl, d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
+    setText(this.captionEl, `${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
       + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
         : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
       + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
@@ -170,7 +176,7 @@ export class HeatmapCanvas extends Figure {
   /** Sizes both canvases to the figure's width and sets the zoom's limits. */
   layout() {
     const d = this.data;
-    const avail = Math.max(240, this.body.node().clientWidth || 700);
+    const avail = Math.max(240, this.bodyW || this.body.node().clientWidth || 700);
     const narrow = avail < 620;
     const ovSide = narrow ? Math.min(OVERVIEW, avail) : OVERVIEW;
     const ar = d.nk / d.nq;
@@ -204,6 +210,21 @@ export class HeatmapCanvas extends Figure {
     this.drawNow();
   }
 
+  /**
+   * The theme's colours the canvas paints with, read once and again after a light/dark switch
+   * (the page's theme follows prefers-color-scheme). Read at every draw, getComputedStyle forced a
+   * style recalculation of the page in the middle of each keystroke's redraw.
+   */
+  themeColours() {
+    const cs = getComputedStyle(this.root.node());
+    return {
+      fg: cs.getPropertyValue('--fg').trim() || '#222',
+      accent: cs.getPropertyValue('--focus').trim() || '#d97706',
+      bg: cs.getPropertyValue('--panel').trim() || '#fff',
+      masked: cs.getPropertyValue('--masked').trim() || '#969696',
+    };
+  }
+
   requestFrame() {
     if (this.frame || !this.data) return;
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.drawNow(); });
@@ -223,11 +244,7 @@ export class HeatmapCanvas extends Figure {
     const d = this.data;
     if (!d || !this.size) return;
     const t0 = performance.now();
-    const cs = getComputedStyle(this.root.node());
-    const fg = cs.getPropertyValue('--fg').trim() || '#222';
-    const accent = cs.getPropertyValue('--focus').trim() || '#d97706';
-    const bg = cs.getPropertyValue('--panel').trim() || '#fff';
-    const masked = cs.getPropertyValue('--masked').trim() || '#969696';
+    const { fg, accent, bg, masked } = this.colours ??= this.themeColours();
     const dpr = window.devicePixelRatio || 1;
     const { w, h } = this.size;
     const ctx = this.detail.node().getContext('2d');
@@ -278,9 +295,10 @@ export class HeatmapCanvas extends Figure {
     }
     this.drawOverview(r, accent, masked);
     const f = (a, b, n) => `${a + 1}–${b} of ${n}`;
-    this.rangeEl.text(`Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
+    const range = `Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
       + ` (zoom ×${fmt(t.k, 3)}${this.labelsShown ? ', labelled' : ''}).`
-      + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : ''));
+      + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : '');
+    if (this.rangeEl.text() !== range) this.rangeEl.text(range);   // unchanged text: no layout for the frame
     this.lastFrameMs = performance.now() - t0;
     performance.measure('attnscope:heatmap-frame', { start: t0, end: performance.now() });
   }
