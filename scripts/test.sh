@@ -25,20 +25,27 @@ run() {  # run NAME COMMAND...
 # sanitizers' documentation recommends) with line tables only (-g1: reports still give file:line),
 # and catch_main.cpp is not instrumented (tests/cpp/CMakeLists.txt): ~230 s of CPU, and the run takes
 # as long as before. Configured on every run (quick) so that an older build/asan takes the flags.
-asan() {
+asan_build() {
   cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
     -DATTNSCOPE_SANITIZE=ON -DATTNSCOPE_BENCH=OFF >/dev/null &&
-    cmake --build build/asan -j"$ATTNSCOPE_JOBS" --target attnscope_tests >/dev/null &&
-    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/tests/cpp/attnscope_tests
+    cmake --build build/asan -j"$ATTNSCOPE_JOBS" --target attnscope_tests >/dev/null
 }
-run "C++ suite, native under AddressSanitizer + UBSan" asan
+asan() {
+  [ "$asan_built" = 1 ] || { echo "the ASan build failed (above)"; return 1; }
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./build/asan/tests/cpp/attnscope_tests
+}
+echo "=== C++ suite under AddressSanitizer + UBSan: build"
+asan_t0=$SECONDS
+asan_built=0
+asan_build && asan_built=1
+echo "=== C++ suite under AddressSanitizer + UBSan: build: $((SECONDS - asan_t0)) s"
 
 # libFuzzer (clang, ASan + UBSan): tokenizer, vocabulary loader, scores + softmax, from the committed
 # seed corpora, ATTNSCOPE_FUZZ_SECONDS (default 30) per target. Longer runs: README, "Fuzzing".
 # Fuzzing runs for a fixed time on one core, so it runs in the background while the suites that
-# mostly keep one core busy (CTest native and wasm, the JS API tests) run in the foreground. Its
-# output is printed, and its result counted, when it ends: before the browser tests, which get both
-# cores to themselves.
+# mostly keep one core busy (the ASan run, CTest native and wasm, the JS API tests) run in the
+# foreground. Its output is printed, and its result counted, when it ends: before the browser tests,
+# which get both cores to themselves.
 fuzz_name="fuzz (libFuzzer + ASan + UBSan, ${ATTNSCOPE_FUZZ_SECONDS:-30} s per target)"
 fuzz_log="$(mktemp)"
 fuzz_t0=$SECONDS
@@ -47,6 +54,7 @@ fuzz_pid=$!
 trap '[ -z "$fuzz_pid" ] || kill "$fuzz_pid" 2>/dev/null' EXIT   # an interrupted run leaves no fuzzer behind
 echo "=== $fuzz_name: started in the background"
 
+run "C++ suite, native under AddressSanitizer + UBSan" asan
 run "C++ suite, native (ctest)" ctest --test-dir build/native --output-on-failure
 run "C++ suite, wasm under node (ctest)" ctest --test-dir build/wasm --output-on-failure
 if compgen -G "tests/js/*.test.mjs" >/dev/null; then
