@@ -524,7 +524,9 @@ let progressTimer = 0;
 function showProgress(on) {
   clearTimeout(progressTimer);
   if (!on) { progressUI.box.hidden = true; return; }
-  lastProgress = null;
+  // Until the worker reports a step (it does not before the main attention call, one call that
+  // cannot be split): what it is doing first.
+  lastProgress = { fraction: 0, text: 'Computing the attention weights…' };
   progressTimer = setTimeout(() => {
     if (client && client.busy) { showProgressStep(); progressUI.box.hidden = false; }
   }, LONG_MS);

@@ -124,7 +124,9 @@ const api = {
     let c;
     if (lastMain && lastMain.key === key) c = lastMain.c;
     else {
-      progress(0, 'Computing the attention weights…');
+      // No progress message before the main call: the page shows "Computing the attention weights…"
+      // by itself if this takes long (the call cannot be split), and a message here would reach the
+      // page before the answer, one more main-thread task on each keystroke's way to the heatmap.
       c = withSummaries(compute(scope, st, { limit }));
       lastMain = c.empty ? null : { key, c };
     }
