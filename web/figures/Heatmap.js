@@ -6,7 +6,8 @@
 // { i, j, shift, toggle, kind: 'cell' | 'row' | 'col', from? } (CONTRACT-11); setSelection draws them.
 import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, setTokenText, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
+import { Figure, SVG_NS, shortLabel, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
+import { Kept, KeyedNodes, keptTokenText, range } from './keyed.js';
 
 const MAX_PLOT = 620;   // px available for the cells
 const NARROW_BOX = 700;       // a figure box narrower than this gets cells sized to fit it
@@ -168,11 +169,18 @@ export class Heatmap extends Figure {
     }
     const W = left + nk * size + 90, H = top + nq * size + 12;
     this.layout = { left, top, size, nq, nk };
-    this.setSize(W, H);
-    // The drawn width, for a page's CSS that keeps the labels legible on a narrow screen (style.css).
-    this.svg.node().style.setProperty('--natural-width', `${Math.round(W * this.scale)}px`);
-    this.xTitle.attr('x', left).attr('y', 11);
-    this.yTitle.attr('x', 4).attr('y', top - 8);
+    // Everything below is written only where it differs from the previous draw (keyed.js): a keystroke
+    // that keeps the shape writes the cells' colours that changed, and one that adds a token the new
+    // row and column (the other cells keep their place unless the cells' size or the labels' room changed).
+    const frame = `${this.scale}|${W}|${H}|${left}|${top}`;
+    if (frame !== this.frame) {
+      this.frame = frame;
+      this.setSize(W, H);
+      // The drawn width, for a page's CSS that keeps the labels legible on a narrow screen (style.css).
+      this.svg.node().style.setProperty('--natural-width', `${Math.round(W * this.scale)}px`);
+      this.xTitle.attr('x', left).attr('y', 11);
+      this.yTitle.attr('x', 4).attr('y', top - 8);
+    }
 
     // Colour: weights on [0, max of the matrix] (viridis); raw scores on [min, max] (cividis).
     const vals = this.values();
@@ -187,84 +195,101 @@ export class Heatmap extends Figure {
     const colour = scaleSequential(this.kind === 'scores' ? interpolateCividis : interpolateViridis).domain([lo, hi]);
     this.colour = colour;
 
-    const cells = new Array(nq * nk);
-    for (let k = 0; k < cells.length; k++) cells[k] = k;
     const span = hi - lo;
     if (size <= IMAGE_MAX_CELL) this.drawImage(vals, lo, span, left, top, size);
-    else this.drawRects(vals, lo, span, left, top, size, cells);
+    else this.drawRects(vals, lo, span, left, top, size);
 
-    // Numbers in the cells when there is room for them.
+    // Numbers in the cells when there is room for them, kept by cell like the cells.
     const showText = size >= 30 && this.kind !== 'scores';
-    // Each number's attributes and text are written only where they changed: a text rewritten is a
-    // text laid out again, and a redraw (the lab's, many times a second while it trains) keeps most.
-    this.gText.selectAll('text').data(showText ? cells : []).join('text').each(function (k) {
-      const masked = d.masked(Math.floor(k / nk), k % nk);
-      setAttr(this, 'x', left + (k % nk) * size + size / 2 - 0.5);
-      setAttr(this, 'y', top + Math.floor(k / nk) * size + size / 2);
-      setAttr(this, 'class', masked ? 'cell-value hidden' : luminance(toRGB(colour(vals[k]))) > 0.35 ? 'cell-value dark' : 'cell-value light');
+    const doc = this.svg.node().ownerDocument;
+    this.textSet ||= new KeyedNodes(this.gText.node(), () => doc.createElementNS(SVG_NS, 'text'));
+    const texts = this.textSet.sync(showText ? cellKeys(nq, nk) : []);
+    for (let k = 0; k < texts.length; k++) {
+      const i = (k / nk) | 0, j = k - i * nk;
+      const item = texts[k];
+      const masked = d.masked(i, j);
+      item.attr('class', masked ? 'cell-value hidden' : luminance(toRGB(colour(vals[k]))) > 0.35 ? 'cell-value dark' : 'cell-value light');
+      item.attr('x', left + j * size + size / 2 - 0.5);
+      item.attr('y', top + i * size + size / 2);
       const text = masked ? '' : fmtCell(vals[k]);
-      if (this.textContent !== text) this.textContent = text;
-    });
+      if (item.text !== text) { item.text = text; item.node.textContent = text; }
+    }
 
-    const labels = `${size}|${left}|${top}|` + d.qTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001') + '\u0002'
-      + d.kTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001');
-    if (labels !== this.labels) {
-      this.labels = labels;
-      this.gRows.selectAll('text').data(d.qTokens).join('text')
-        .attr('class', 'token-label')
-        .attr('x', left - 5).attr('y', (_, i) => top + i * size + size / 2)
-        .attr('text-anchor', 'end').attr('dominant-baseline', 'central')
-        .call(setTokenText, (t) => t);
-      this.gCols.selectAll('text').data(d.kTokens).join('text')
-        .attr('class', 'token-label')
-        .attr('transform', (_, j) => `translate(${left + j * size + size / 2},${top - 5}) rotate(-60)`)
-        .attr('text-anchor', 'start').attr('dominant-baseline', 'central')
-        .call(setTokenText, (t) => t);
+    // Row and column labels, kept by position.
+    this.rowSet ||= new KeyedNodes(this.gRows.node(), () => doc.createElementNS(SVG_NS, 'text'));
+    this.colSet ||= new KeyedNodes(this.gCols.node(), () => doc.createElementNS(SVG_NS, 'text'));
+    this.rowItems = this.rowSet.sync(range(nq));
+    this.colItems = this.colSet.sync(range(nk));
+    for (let i = 0; i < nq; i++) {
+      const item = this.rowItems[i], t = d.qTokens[i];
+      item.oov = !!t.oov;
+      item.attr('x', left - 5);
+      item.attr('y', top + i * size + size / 2);
+      item.attr('text-anchor', 'end');
+      item.attr('dominant-baseline', 'central');
+      keptTokenText(item, shortLabel(t.text), t.oov);
+    }
+    for (let j = 0; j < nk; j++) {
+      const item = this.colItems[j], t = d.kTokens[j];
+      item.oov = !!t.oov;
+      item.attr('transform', `translate(${left + j * size + size / 2},${top - 5}) rotate(-60)`);
+      item.attr('text-anchor', 'start');
+      item.attr('dominant-baseline', 'central');
+      keptTokenText(item, shortLabel(t.text), t.oov);
     }
 
     this.drawLegend(lo, hi, left + nk * size + 16, top, Math.min(160, Math.max(60, nq * size)));
     this.drawSelection();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
-    this.titleEl.text(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    this.svg.attr('aria-label', `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`);
-    this.captionEl.text(this.kind === 'scores'
+    this.texts ||= {};
+    const put = (key, sel, value, how = 'text') => {
+      if (this.texts[key] === value) return;
+      this.texts[key] = value;
+      if (how === 'text') sel.text(value); else sel.attr(how, value);
+    };
+    put('title', this.titleEl, d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
+    put('label', this.svg, `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`, 'aria-label');
+    put('caption', this.captionEl, this.kind === 'scores'
       ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
       : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`
         + (d.selfIdentity ? ' With one sentence and the raw word vectors, every word is most like itself, so the diagonal is bright: try a second sentence, the random projection or the causal mask.' : ''));
   }
 
-  /** One <rect> per cell (cells with room for a gap and a number). */
-  drawRects(vals, lo, span, left, top, size, cells) {
+  /** One <rect> per cell (cells with room for a gap and a number), kept by cell across draws. */
+  drawRects(vals, lo, span, left, top, size) {
     const d = this.data;
     const { nq, nk } = d;
     if (this.cellImage) { this.cellImage.remove(); this.cellImage = null; }
     if (this.cellBack) { this.cellBack.remove(); this.cellBack = null; }
+    const doc = this.svg.node().ownerDocument;
+    this.cellSet ||= new KeyedNodes(this.gCells.node(), () => doc.createElementNS(SVG_NS, 'rect'));
     // The cells' geometry changes only with the matrix's shape; on a keystroke that keeps the shape,
-    // only the colours (and the mask) are written, straight to the elements.
+    // only the colours (and the mask) are written where they changed.
     const shape = `${nq}x${nk}x${size}x${left}x${top}`;
     if (shape !== this.shape) {
       this.shape = shape;
-      this.cellNodes = this.gCells.selectAll('rect').data(cells).join('rect')
-        .attr('x', (k) => left + (k % nk) * size)
-        .attr('y', (k) => top + Math.floor(k / nk) * size)
-        .attr('width', size - (size > 10 ? 1 : 0))
-        .attr('height', size - (size > 10 ? 1 : 0))
-        .nodes();
-      this.cellMasked = new Int8Array(nq * nk).fill(-1);
+      this.cellItems = this.cellSet.sync(cellKeys(nq, nk));
+      const side = size - (size > 10 ? 1 : 0);
+      for (let k = 0; k < this.cellItems.length; k++) {
+        const i = (k / nk) | 0, j = k - i * nk;
+        const item = this.cellItems[k];
+        item.attr('x', left + j * size);
+        item.attr('y', top + i * size);
+        item.attr('width', side);
+        item.attr('height', side);
+      }
     }
     const table = this.kind === 'scores' ? CIVIDIS : VIRIDIS;
-    for (let k = 0; k < cells.length; k++) {
+    const items = this.cellItems;
+    for (let k = 0; k < items.length; k++) {
       const i = (k / nk) | 0, j = k - i * nk;
-      const m = d.masked(i, j) ? 1 : 0;
-      const node = this.cellNodes[k];
-      if (m !== this.cellMasked[k]) {
-        this.cellMasked[k] = m;
-        node.setAttribute('class', m ? 'cell masked' : 'cell');
-        if (m) node.removeAttribute('fill');
-      }
-      if (!m) {
-        const v = vals[k];
-        node.setAttribute('fill', table[Math.max(0, Math.min(255, Math.round(((v - lo) / span) * 255))) || 0]);
+      const item = items[k];
+      if (d.masked(i, j)) {
+        item.attr('class', 'cell masked');
+        item.attr('fill', null);
+      } else {
+        item.attr('class', 'cell');
+        item.attr('fill', table[Math.max(0, Math.min(255, Math.round(((vals[k] - lo) / span) * 255))) || 0]);
       }
     }
   }
@@ -277,7 +302,7 @@ export class Heatmap extends Figure {
   drawImage(vals, lo, span, left, top, size) {
     const d = this.data;
     const { nq, nk } = d;
-    if (this.cellNodes) { this.gCells.selectAll('rect').remove(); this.cellNodes = null; this.shape = null; }
+    if (this.cellSet && this.cellSet.items.length) { this.cellSet.clear(); this.cellItems = []; this.shape = null; }
     if (!this.cellImage) {
       this.cellImage = this.gCells.append('image').attr('class', 'cells-img').attr('preserveAspectRatio', 'none')
         .attr('image-rendering', 'pixelated');
@@ -296,15 +321,28 @@ export class Heatmap extends Figure {
   }
 
   drawLegend(lo, hi, x, y, h) {
-    const g = this.gLegend.attr('transform', `translate(${x},${y})`);
     const n = 24;
-    const steps = Array.from({ length: n }, (_, i) => i);
-    g.selectAll('rect.swatch').data(steps).join('rect').attr('class', 'swatch')
-      .attr('x', 0).attr('width', 12)
-      .attr('y', (i) => h - ((i + 1) * h) / n).attr('height', h / n + 0.5)
-      .attr('fill', (i) => this.colour(lo + ((i + 0.5) / n) * (hi - lo)));
-    g.selectAll('text').data([[hi, 0], [lo, h]]).join('text').attr('class', 'legend-label')
-      .attr('x', 16).attr('y', (t) => t[1]).attr('dominant-baseline', 'central').text((t) => fmt(t[0]));
+    const doc = this.svg.node().ownerDocument;
+    const parent = this.gLegend.node();
+    if (!this.legendItems) {
+      // 24 swatches, then the two end labels; made once, then written where they changed.
+      const make = (tag, cls) => { const e = new Kept(parent.appendChild(doc.createElementNS(SVG_NS, tag))); e.attr('class', cls); return e; };
+      this.legendItems = { g: new Kept(parent), swatches: Array.from({ length: n }, () => make('rect', 'swatch')),
+        labels: [make('text', 'legend-label'), make('text', 'legend-label')] };
+    }
+    const L = this.legendItems;
+    L.g.attr('transform', `translate(${x},${y})`);
+    L.swatches.forEach((s, i) => {
+      s.attr('x', 0); s.attr('width', 12);
+      s.attr('y', h - ((i + 1) * h) / n); s.attr('height', h / n + 0.5);
+      s.attr('fill', this.colour(lo + ((i + 0.5) / n) * (hi - lo)));
+    });
+    [[hi, 0], [lo, h]].forEach((t, k) => {
+      const e = L.labels[k];
+      e.attr('x', 16); e.attr('y', t[1]); e.attr('dominant-baseline', 'central');
+      const text = fmt(t[0]);
+      if (e.text !== text) { e.text = text; e.node.textContent = text; }
+    });
   }
 
   drawSelection() {
@@ -325,8 +363,14 @@ export class Heatmap extends Figure {
       .attr('class', (b) => `sel-band sel-${b.kind}`)
       .attr('x', (b) => b.x).attr('y', (b) => b.y).attr('width', (b) => b.w).attr('height', (b) => b.h);
     const rs = new Set(rows), cs = new Set(cols);
-    this.gRows.selectAll('text').classed('selected', (_, i) => rs.has(i));
-    this.gCols.selectAll('text').classed('selected', (_, j) => cs.has(j));
+    const mark = (items, set) => {
+      for (let t = 0; t < items.length; t++) {
+        const item = items[t];
+        item.attr('class', `token-label${item.oov ? ' oov' : ''}${set.has(t) ? ' selected' : ''}`);
+      }
+    };
+    mark(this.rowItems || [], rs);
+    mark(this.colItems || [], cs);
   }
 
   /**
@@ -460,9 +504,12 @@ function runs(list) {
   return out;
 }
 
-function setAttr(node, name, value) {
-  const v = String(value);
-  if (node.getAttribute(name) !== v) node.setAttribute(name, v);
+/** The keys of the cells of an nq × nk matrix, row by row: cell (i, j) is kept as i × KEY_SIDE + j. */
+const KEY_SIDE = 4096;
+function cellKeys(nq, nk) {
+  const keys = new Array(nq * nk);
+  for (let i = 0, k = 0; i < nq; i++) for (let j = 0; j < nk; j++, k++) keys[k] = i * KEY_SIDE + j;
+  return keys;
 }
 
 function fmtCell(w) {

@@ -2,13 +2,15 @@
 // (head, query, key): line opacity = weight, one colour per head (as in bertviz's head view).
 // Hovering or focusing a token isolates its lines and prints their weights; the legend toggles heads.
 // Head colours: see heads.js.
-import { Figure, setTokenText, labelWidth, fmt } from './base.js';
+import { Figure, SVG_NS, shortLabel, labelWidth, fmt } from './base.js';
+import { Kept, KeyedNodes, keptTokenText, range } from './keyed.js';
 import { headClass, HEAD_COLOURS } from './heads.js';
 
 const ROW = 20;
 const GAP = 220;    // px between the two columns
 const MIN_W = 1e-3; // a line with weight below this is fully transparent to the eye: not drawn
 const KEY_ENTRY = 70; // px per entry of the in-picture head key
+const KEY_SIDE = 4096; // lines are kept by the key (head × KEY_SIDE + query) × KEY_SIDE + key
 
 export class LineView extends Figure {
   constructor(slot) {
@@ -79,7 +81,7 @@ export class LineView extends Figure {
     this.reduced = null;
     this.selectedRows = new Set(d.selectedRows || []);
     if (this.focusRows) d = this.reduce(d);
-    this.captionEl.text(this.reduced
+    this.setCaption(this.reduced
       ? `${this.reduced.nq} query × ${this.reduced.nk} key tokens${d.heads > 1 ? ` × ${d.heads} heads` : ''}: too many for one line each, so only the `
         + `${this.topLinks} strongest links of the selected query token${this.reduced.rows.length > 1 ? 's' : ''} `
         + `(${this.reduced.rows.map((i) => i + 1).join(', ')}) are drawn, per head, opaque in proportion to the strongest of them; labels give each token's position. `
@@ -95,6 +97,13 @@ export class LineView extends Figure {
 
   setShownHeads(list) { this.shown = new Set(list); }
 
+  /** The caption, written only when it changes. */
+  setCaption(text) {
+    if (text === this.captionText) return;
+    this.captionText = text;
+    this.captionEl.text(text);
+  }
+
   draw() {
     const d = this.data;
     if (!d) return;
@@ -109,38 +118,53 @@ export class LineView extends Figure {
     const keyRows = Math.ceil(shownHeads.length / perRow);
     const bodyBottom = top + Math.max(nq, nk) * ROW + 6;
     const H = bodyBottom + (keyRows ? keyRows * 16 + 8 : 0);
-    this.gKey.attr('transform', `translate(8,${bodyBottom + 8})`);
-    const entries = this.gKey.selectAll('g.key-entry').data(shownHeads).join((enter) => {
-      const e = enter.append('g').attr('class', 'key-entry');
-      e.append('line').attr('x1', 0).attr('x2', 18).attr('y1', 0).attr('y2', 0);
-      e.append('text').attr('class', 'axis-title').attr('x', 22).attr('dominant-baseline', 'central');
-      return e;
-    })
-      .attr('transform', (_, k) => `translate(${(k % perRow) * KEY_ENTRY},${Math.floor(k / perRow) * 16})`);
-    entries.select('line').attr('class', (h) => `key-line ${headClass(h)}`);
-    entries.select('text').text((h) => `head ${h + 1}`);
+    // Everything below is written only where it differs from the previous draw (keyed.js): a keystroke
+    // that keeps the tokens' count and widths writes the lines' opacities that changed and nothing else.
+    const frame = `${this.scale}|${W}|${H}|${x1}|${x2}|${bodyBottom}|${perRow}|${shownHeads.join(',')}`;
+    if (frame !== this.frame) {
+      this.frame = frame;
+      this.gKey.attr('transform', `translate(8,${bodyBottom + 8})`);
+      const entries = this.gKey.selectAll('g.key-entry').data(shownHeads).join((enter) => {
+        const e = enter.append('g').attr('class', 'key-entry');
+        e.append('line').attr('x1', 0).attr('x2', 18).attr('y1', 0).attr('y2', 0);
+        e.append('text').attr('class', 'axis-title').attr('x', 22).attr('dominant-baseline', 'central');
+        return e;
+      })
+        .attr('transform', (_, k) => `translate(${(k % perRow) * KEY_ENTRY},${Math.floor(k / perRow) * 16})`);
+      entries.select('line').attr('class', (h) => `key-line ${headClass(h)}`);
+      entries.select('text').text((h) => `head ${h + 1}`);
+      this.setSize(W, H);
+      this.colTitles.select('.q-title').attr('x', x1 - 4).attr('y', 12).attr('text-anchor', 'end');
+      this.colTitles.select('.k-title').attr('x', x2 + 4).attr('y', 12).attr('text-anchor', 'start');
+    }
     this.geom = { x1, x2, top };
-    this.setSize(W, H);
-    this.colTitles.select('.q-title').attr('x', x1 - 4).attr('y', 12).attr('text-anchor', 'end');
-    this.colTitles.select('.k-title').attr('x', x2 + 4).attr('y', 12).attr('text-anchor', 'start');
 
     this.drawLegend();
 
-    // One <line> per (shown head, query, key), built when the shape changes; a keystroke that keeps
-    // the shape only rewrites opacities, and hides the lines too faint to see.
+    // One <line> per (shown head, query, key), kept across draws by that key: the lines of the tokens
+    // a keystroke keeps are the same elements, with the same geometry (written again only if the
+    // columns moved); a line too faint to see is hidden.
     const shown = [...this.shown].sort((a, b) => a - b);
     const y = (i) => top + i * ROW + ROW / 2;
+    if (!this.lineSet) this.lineSet = new KeyedNodes(this.gLines.node(), () => this.gLines.node().ownerDocument.createElementNS(SVG_NS, 'line'));
     const shape = `${nq}x${nk}x${x1}x${x2}x${shown.join(',')}`;
     if (shape !== this.shape) {
       this.shape = shape;
-      const lines = [];
-      for (const h of shown) for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) lines.push([h, i, j]);
-      this.lineNodes = this.gLines.selectAll('line').data(lines).join('line')
-        .attr('x1', x1).attr('x2', x2)
-        .attr('y1', (l) => y(l[1])).attr('y2', (l) => y(l[2]))
-        .attr('class', (l) => headClass(l[0]))
-        .nodes();
-      this.lineHidden = new Int8Array(lines.length).fill(-1);
+      const keys = [];
+      for (const h of shown) for (let i = 0; i < nq; i++) for (let j = 0; j < nk; j++) keys.push((h * KEY_SIDE + i) * KEY_SIDE + j);
+      this.lineItems = this.lineSet.sync(keys);
+      let k = 0;
+      for (const h of shown) {
+        const cls = headClass(h);
+        for (let i = 0; i < nq; i++) {
+          const y1 = y(i);
+          for (let j = 0; j < nk; j++, k++) {
+            const item = this.lineItems[k];
+            item.attr('x1', x1); item.attr('x2', x2); item.attr('y1', y1); item.attr('y2', y(j));
+            item.base = cls;
+          }
+        }
+      }
     }
     const w = d.weights;
     // A long document's few drawn links may all be small (a word spread over 2,000 keys): their
@@ -157,53 +181,89 @@ export class LineView extends Figure {
     const sel = this.selectedRows;
     const rowOf = (i) => (this.reduced ? this.reduced.rows[i] : i);
     const fade = sel.size > 0 && !this.reduced;
-    this.gLines.classed('has-selection', fade);
+    this.setGroupClass('lines', fade, !!this.focus);
+    const items = this.lineItems;
     let k = 0;
     for (const h of shown) {
       const base = h * nq * nk;
       for (let ij = 0; ij < nq * nk; ij++, k++) {
         const v = w[base + ij] * gain;
-        const hide = v >= MIN_W ? 0 : 1;
-        const node = this.lineNodes[k];
+        const item = items[k];
         const off = fade && !sel.has(Math.floor(ij / nk));
-        if (off !== node.classList.contains('unselected')) node.classList.toggle('unselected', off);
-        if (hide !== this.lineHidden[k]) {
-          this.lineHidden[k] = hide;
-          node.setAttribute('visibility', hide ? 'hidden' : 'visible');
-        }
-        if (!hide) node.setAttribute('stroke-opacity', v.toFixed(3));
+        item.attr('class', off ? `${item.base} unselected` : item.base);
+        if (v >= MIN_W) {
+          item.attr('visibility', 'visible');
+          item.attr('stroke-opacity', v.toFixed(3));
+        } else item.attr('visibility', 'hidden');
       }
     }
 
-    const self = this;
-    const tokenRows = (g, tokens, side) => g.selectAll('g.tok').data(tokens).join((enter) => {
-      const t = enter.append('g').attr('class', 'tok').attr('tabindex', 0).attr('role', 'button');
-      t.append('rect').attr('class', 'tok-bg');
-      t.append('text').attr('class', 'token-label');
-      return t;
-    })
-      .attr('transform', (_, i) => `translate(${side === 'q' ? x1 - 4 : x2 + 4},${y(i)})`)
-      .attr('aria-label', (t, i) => `${side === 'q' ? 'query' : 'key'} ${i + 1}: ${t.text}${t.oov ? ' (not in vocabulary)' : ''}`)
-      .on('mouseenter focus', function (_, t) { self.setFocus(side, tokens.indexOf(t)); })
-      .on('mouseleave blur', () => self.setFocus(null))
-      .call((s) => s.select('rect.tok-bg')
-        .attr('x', side === 'q' ? -(side === 'q' ? lw : rw) : -2).attr('y', -ROW / 2 + 1)
-        .attr('width', (side === 'q' ? lw : rw) + 2).attr('height', ROW - 2))
-      .call((s) => s.select('text')
-        .attr('text-anchor', side === 'q' ? 'end' : 'start').attr('dominant-baseline', 'central')
-        .call(setTokenText, (t) => t));
-    const labels = `${x1}|${x2}|` + d.qTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001') + '\u0002'
-      + d.kTokens.map((t) => t.text + (t.oov ? '?' : '')).join('\u0001');
-    if (labels !== this.labels) {
-      this.labels = labels;
-      tokenRows(this.gLeft, d.qTokens, 'q');
-      tokenRows(this.gRight, d.kTokens, 'k');
-    }
-    this.gLeft.selectAll('g.tok').classed('selected', (_, i) => sel.has(rowOf(i)));
+    this.tokenRows('q', this.gLeft, d.qTokens, x1 - 4, lw);
+    this.tokenRows('k', this.gRight, d.kTokens, x2 + 4, rw);
+    const left = this.tokItems.q;
+    for (let i = 0; i < left.length; i++) left[i].selected = sel.has(rowOf(i));
     this.drawFocus();
   }
 
+  /** The token labels of one column (side 'q' or 'k'), kept by position across draws. */
+  tokenRows(side, g, tokens, x, width) {
+    this.tokSets ||= {};
+    this.tokItems ||= {};
+    const self = this;
+    const parent = g.node();
+    if (!this.tokSets[side]) {
+      this.tokSets[side] = new KeyedNodes(parent, (i) => {
+        const doc = parent.ownerDocument;
+        const t = doc.createElementNS(SVG_NS, 'g');
+        t.setAttribute('tabindex', 0);
+        t.setAttribute('role', 'button');
+        const rect = doc.createElementNS(SVG_NS, 'rect');
+        rect.setAttribute('class', 'tok-bg');
+        const text = doc.createElementNS(SVG_NS, 'text');
+        t.append(rect, text);
+        const enter = () => self.setFocus(side, i), leave = () => self.setFocus(null);
+        t.addEventListener('mouseenter', enter);
+        t.addEventListener('focus', enter);
+        t.addEventListener('mouseleave', leave);
+        t.addEventListener('blur', leave);
+        return t;
+      });
+    }
+    const items = this.tokSets[side].sync(range(tokens.length));
+    this.tokItems[side] = items;
+    const y = (i) => this.geom.top + i * ROW + ROW / 2;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i], t = tokens[i];
+      if (!item.bg) {
+        item.bg = new Kept(item.node.firstChild);
+        item.label = new Kept(item.node.lastChild);
+        item.selected = false;
+        item.focused = false;
+      }
+      item.attr('transform', `translate(${x},${y(i)})`);
+      item.attr('aria-label', `${side === 'q' ? 'query' : 'key'} ${i + 1}: ${t.text}${t.oov ? ' (not in vocabulary)' : ''}`);
+      item.bg.attr('x', side === 'q' ? -width : -2);
+      item.bg.attr('y', -ROW / 2 + 1);
+      item.bg.attr('width', width + 2);
+      item.bg.attr('height', ROW - 2);
+      item.label.attr('class', t.oov ? 'token-label oov' : 'token-label');
+      item.label.attr('text-anchor', side === 'q' ? 'end' : 'start');
+      item.label.attr('dominant-baseline', 'central');
+      keptTokenText(item.label, shortLabel(t.text), t.oov);
+    }
+  }
+
+  /** The class of the group of lines: "lines", plus has-selection and dimmed (a token focused). */
+  setGroupClass(name, fade, dimmed) {
+    this.linesClass ||= new Kept(this.gLines.node());
+    this.linesClass.attr('class', `${name}${fade ? ' has-selection' : ''}${dimmed ? ' dimmed' : ''}`);
+  }
+
   drawLegend() {
+    // Rebuilt only when the heads or the shown ones change (a keystroke changes neither).
+    const state = `${this.heads}|${[...this.shown].sort((a, b) => a - b).join(',')}`;
+    if (state === this.legendState) return;
+    this.legendState = state;
     const heads = Array.from({ length: this.heads }, (_, h) => h);
     const self = this;
     this.legend.classed('single', this.heads === 1);
@@ -235,9 +295,15 @@ export class LineView extends Figure {
     const { x1, x2, top } = this.geom;
     const { nq, nk } = d;
     const y = (i) => top + i * ROW + ROW / 2;
-    this.gLines.classed('dimmed', !!f);
-    this.gLeft.selectAll('g.tok').classed('focused', (_, i) => !!f && f.side === 'q' && f.index === i);
-    this.gRight.selectAll('g.tok').classed('focused', (_, i) => !!f && f.side === 'k' && f.index === i);
+    this.setGroupClass('lines', this.selectedRows.size > 0 && !this.reduced, !!f);
+    for (const side of ['q', 'k']) {
+      const items = this.tokItems?.[side] || [];
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        item.focused = !!f && f.side === side && f.index === i;
+        item.attr('class', `tok${item.selected ? ' selected' : ''}${item.focused ? ' focused' : ''}`);
+      }
+    }
     const lines = [];
     const labels = [];
     if (f) {
