@@ -134,20 +134,6 @@ export class Heatmap extends Figure {
     this.drawSelection();
   }
 
-  /**
-   * The width of the slot's container (the slot itself may be as wide as the plot it holds), kept
-   * by a ResizeObserver, so a redraw (each keystroke's) does not force a layout to read it; only
-   * the first draw, before the observer has reported, reads clientWidth.
-   */
-  boxWidth() {
-    const box = this.slot.parentElement || this.body.node();
-    if (!this.boxObserver && typeof ResizeObserver === 'function') {
-      this.boxObserver = new ResizeObserver(() => { this.boxW = box.clientWidth; });
-      this.boxObserver.observe(box);
-    }
-    return this.boxW ?? box.clientWidth;
-  }
-
   values() {
     return this.kind === 'scores' ? this.data.scores : this.data.weights;
   }
@@ -162,7 +148,8 @@ export class Heatmap extends Figure {
     let size = Math.max(6, Math.min(34, Math.floor(MAX_PLOT / Math.max(nq, nk))));
     // A narrow box (a phone): cells small enough that the plot fits at 0.8 of its size or more, so
     // its 11 px labels stay legible, but never under NARROW_MIN_CELL (then the page may scroll it).
-    const boxWidth = this.boxWidth();
+    // The slot's container (the slot itself may be as wide as the plot it holds).
+    const boxWidth = this.observedWidth(this.slot.parentElement || this.body.node());
     if (boxWidth > 0 && boxWidth < NARROW_BOX) {
       const fit = Math.floor((boxWidth / 0.8 - left - 90) / nk);
       size = Math.min(size, Math.max(NARROW_MIN_CELL, fit));

@@ -55,13 +55,10 @@ export class HeatmapCanvas extends Figure {
     if (typeof matchMedia === 'function') {
       matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { this.colours = null; if (this.data) this.requestFrame(); });
     }
-    if (typeof ResizeObserver === 'function') {
-      // The figure's width, kept from here (read while the layout is clean) rather than read in
-      // layout(), where the DOM a redraw has just changed (the token strips) would force a layout
-      // of the whole page in the middle of the keystroke's task.
-      this.resize = new ResizeObserver(() => { this.bodyW = this.body.node().clientWidth; if (this.data) this.layout(); });
-      this.resize.observe(this.body.node());
-    }
+    // The figure's width, from a ResizeObserver (observedWidth) rather than read in layout(), where
+    // the DOM a redraw has just changed (the token strips) would force a layout of the whole page in
+    // the middle of the keystroke's task; a new width lays the canvases out again.
+    this.observedWidth(this.body.node(), () => { if (this.data) this.layout(); });
   }
 
   /** d: { qTokens, kTokens, nq, nk, weights, scores (this head, [nq, nk]), rowMax? (this head's largest
@@ -176,7 +173,7 @@ export class HeatmapCanvas extends Figure {
   /** Sizes both canvases to the figure's width and sets the zoom's limits. */
   layout() {
     const d = this.data;
-    const avail = Math.max(240, this.bodyW || this.body.node().clientWidth || 700);
+    const avail = Math.max(240, this.observedWidth(this.body.node()) || 700);
     const narrow = avail < 620;
     const ovSide = narrow ? Math.min(OVERVIEW, avail) : OVERVIEW;
     const ar = d.nk / d.nq;
@@ -426,10 +423,5 @@ export class HeatmapCanvas extends Figure {
       return pngBlob(this.exportNode(), 1, this.exportBackground());
     }
     return super.toBlob(format);
-  }
-
-  dispose() {
-    if (this.resize) this.resize.disconnect();
-    super.dispose();
   }
 }

@@ -38,22 +38,12 @@ export class SmallMultiples extends Figure {
   /** How many columns fit the figure's body at its current width (this.columns when not fitting). */
   columnsThatFit(cellW) {
     if (!this.fitWidth) return this.columns;
-    const avail = this.body.node().clientWidth;
+    // The figure owns its size: when its width changes so that another number of columns fits, redraw.
+    const avail = this.observedWidth(this.body.node(), () => {
+      if (this.panels.length && this.columnsThatFit(this.cellW) !== this.fitColumns) this.draw();
+    });
     if (!(avail > 0)) return this.columns;
-    if (!this.resizeObserver && typeof ResizeObserver === 'function') {
-      // The figure owns its size: when its width changes so that another number of columns fits, redraw.
-      this.resizeObserver = new ResizeObserver(() => {
-        if (this.panels.length && this.columnsThatFit(this.cellW) !== this.fitColumns) this.draw();
-      });
-      this.resizeObserver.observe(this.body.node());
-    }
     return Math.max(1, Math.min(this.columns, Math.floor((avail - 4) / (cellW * this.scale))));
-  }
-
-  dispose() {
-    if (this.resizeObserver) this.resizeObserver.disconnect();
-    this.resizeObserver = null;
-    super.dispose();
   }
 
   /**

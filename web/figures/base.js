@@ -124,6 +124,25 @@ export class Figure extends EventTarget {
    * A plot wider than its box scrolls sideways inside it (.fig-body) and says so: a hint above the
    * plot, shown only while the plot overflows (watched with a ResizeObserver on the box and the plot).
    */
+  /**
+   * node's clientWidth, kept by a ResizeObserver (which also calls onResize, given with the first call
+   * for that node, when the size changes), so that a redraw does not force a layout to read it. Read
+   * directly only before the observer has reported, or while it last saw 0 (the node was hidden).
+   */
+  observedWidth(node, onResize) {
+    this.widths ||= new Map();
+    let w = this.widths.get(node);
+    if (!w) {
+      w = {};
+      this.widths.set(node, w);
+      if (typeof ResizeObserver === 'function') {
+        w.observer = new ResizeObserver(() => { w.value = node.clientWidth; if (onResize) onResize(); });
+        w.observer.observe(node);
+      }
+    }
+    return w.value || node.clientWidth;
+  }
+
   sayWhenScrolling(text = 'Wider than the screen: scroll the plot sideways to see all of it.') {
     if (this.scrollHint || typeof ResizeObserver !== 'function') return;
     this.scrollHint = this.root.insert('p', '.fig-body').attr('class', 'scroll-hint').property('hidden', true).text(text);
@@ -193,6 +212,7 @@ export class Figure extends EventTarget {
     this.cancel();
     if (observer) observer.unobserve(this.slot);
     byTarget.delete(this.slot);
+    if (this.widths) for (const w of this.widths.values()) if (w.observer) w.observer.disconnect();
   }
 
   // ---- size ----
