@@ -7,7 +7,7 @@
 import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { Figure, SVG_NS, shortLabel, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
-import { Kept, KeyedNodes, keptTokenText, range } from './keyed.js';
+import { Kept, KeyedNodes, keptTokenText, range, KEY_SIDE } from './keyed.js';
 
 const MAX_PLOT = 620;   // px available for the cells
 const NARROW_BOX = 700;       // a figure box narrower than this gets cells sized to fit it
@@ -198,8 +198,7 @@ export class Heatmap extends Figure {
       item.attr('class', masked ? 'cell-value hidden' : luminance(toRGB(colour(vals[k]))) > 0.35 ? 'cell-value dark' : 'cell-value light');
       item.attr('x', left + j * size + size / 2 - 0.5);
       item.attr('y', top + i * size + size / 2);
-      const text = masked ? '' : fmtCell(vals[k]);
-      if (item.text !== text) { item.text = text; item.node.textContent = text; }
+      item.setText(masked ? '' : fmtCell(vals[k]));
     }
 
     // Row and column labels, kept by position.
@@ -228,15 +227,9 @@ export class Heatmap extends Figure {
     this.drawLegend(lo, hi, left + nk * size + 16, top, Math.min(160, Math.max(60, nq * size)));
     this.drawSelection();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
-    this.texts ||= {};
-    const put = (key, sel, value, how = 'text') => {
-      if (this.texts[key] === value) return;
-      this.texts[key] = value;
-      if (how === 'text') sel.text(value); else sel.attr(how, value);
-    };
-    put('title', this.titleEl, d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    put('label', this.svg, `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`, 'aria-label');
-    put('caption', this.captionEl, this.kind === 'scores'
+    this.setTitle(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
+    (this.keptSvg ||= new Kept(this.svg.node())).attr('aria-label', `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`);
+    this.setCaption(this.kind === 'scores'
       ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
       : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`
         + (d.selfIdentity ? ' With one sentence and the raw word vectors, every word is most like itself, so the diagonal is bright: try a second sentence, the random projection or the causal mask.' : ''));
@@ -327,8 +320,7 @@ export class Heatmap extends Figure {
     [[hi, 0], [lo, h]].forEach((t, k) => {
       const e = L.labels[k];
       e.attr('x', 16); e.attr('y', t[1]); e.attr('dominant-baseline', 'central');
-      const text = fmt(t[0]);
-      if (e.text !== text) { e.text = text; e.node.textContent = text; }
+      e.setText(fmt(t[0]));
     });
   }
 
@@ -492,7 +484,6 @@ function runs(list) {
 }
 
 /** The keys of the cells of an nq × nk matrix, row by row: cell (i, j) is kept as i × KEY_SIDE + j. */
-const KEY_SIDE = 4096;
 function cellKeys(nq, nk) {
   const keys = new Array(nq * nk);
   for (let i = 0, k = 0; i < nq; i++) for (let j = 0; j < nk; j++, k++) keys[k] = i * KEY_SIDE + j;

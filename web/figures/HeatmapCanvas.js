@@ -9,6 +9,7 @@ import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { Figure, fmt, shortLabel, colourTable, toRGB, packRGB, SVG_NS } from './base.js';
 import { pngBlob } from './export.js';
+import { Kept } from './keyed.js';
 
 const VIRIDIS = colourTable(interpolateViridis);
 const CIVIDIS = colourTable(interpolateCividis);
@@ -84,10 +85,8 @@ export class HeatmapCanvas extends Figure {
     performance.measure('attnscope:heatmap-colour', { start: t0, end: performance.now() });
     this.layout();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
-    // Written only when they change: a text set again is still a change the next frame lays out.
-    const setText = (el, text) => { if (el.text() !== text) el.text(text); };
-    setText(this.titleEl, d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    setText(this.captionEl, `${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
+    this.setTitle(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
+    this.setCaption(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
       + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
         : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
       + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
@@ -295,7 +294,7 @@ export class HeatmapCanvas extends Figure {
     const range = `Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
       + ` (zoom ×${fmt(t.k, 3)}${this.labelsShown ? ', labelled' : ''}).`
       + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : '');
-    if (this.rangeEl.text() !== range) this.rangeEl.text(range);   // unchanged text: no layout for the frame
+    (this.keptRange ||= new Kept(this.rangeEl.node())).setText(range);   // unchanged text: no layout for the frame
     this.lastFrameMs = performance.now() - t0;
     performance.measure('attnscope:heatmap-frame', { start: t0, end: performance.now() });
   }

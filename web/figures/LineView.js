@@ -3,14 +3,13 @@
 // Hovering or focusing a token isolates its lines and prints their weights; the legend toggles heads.
 // Head colours: see heads.js.
 import { Figure, SVG_NS, shortLabel, labelWidth, fmt } from './base.js';
-import { Kept, KeyedNodes, keptTokenText, range } from './keyed.js';
+import { Kept, KeyedNodes, keptTokenText, range, KEY_SIDE } from './keyed.js';
 import { headClass, HEAD_COLOURS } from './heads.js';
 
 const ROW = 20;
 const GAP = 220;    // px between the two columns
 const MIN_W = 1e-3; // a line with weight below this is fully transparent to the eye: not drawn
 const KEY_ENTRY = 70; // px per entry of the in-picture head key
-const KEY_SIDE = 4096; // lines are kept by the key (head × KEY_SIDE + query) × KEY_SIDE + key
 
 export class LineView extends Figure {
   constructor(slot) {
@@ -96,13 +95,6 @@ export class LineView extends Figure {
   }
 
   setShownHeads(list) { this.shown = new Set(list); }
-
-  /** The caption, written only when it changes. */
-  setCaption(text) {
-    if (text === this.captionText) return;
-    this.captionText = text;
-    this.captionEl.text(text);
-  }
 
   draw() {
     const d = this.data;

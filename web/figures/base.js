@@ -5,6 +5,7 @@
 import { select } from 'd3-selection';
 import { svgBlob, pngBlob } from './export.js';
 import { pngDataURL, pngIndexedDataURL } from './png.js';
+import { Kept } from './keyed.js';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -124,6 +125,10 @@ export class Figure extends EventTarget {
    * A plot wider than its box scrolls sideways inside it (.fig-body) and says so: a hint above the
    * plot, shown only while the plot overflows (watched with a ResizeObserver on the box and the plot).
    */
+  /** The title and the caption, written only when they change (a text written again is one the next frame lays out again). */
+  setTitle(text) { (this.keptTitle ||= new Kept(this.titleEl.node())).setText(text); }
+  setCaption(text) { (this.keptCaption ||= new Kept(this.captionEl.node())).setText(text); }
+
   /**
    * node's clientWidth, kept by a ResizeObserver (which also calls onResize, given with the first call
    * for that node, when the size changes), so that a redraw does not force a layout to read it. Read

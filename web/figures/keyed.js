@@ -19,7 +19,20 @@ export class Kept {
     this.attrs[name] = v;
     if (v === null) this.node.removeAttribute(name); else this.node.setAttribute(name, v);
   }
+
+  /** Writes the element's text if it differs from the last write. */
+  setText(text) {
+    if (this.text === text) return;
+    this.text = text;
+    this.node.textContent = text;
+  }
 }
+
+/**
+ * More than any token index (texts are cut at 2,000 tokens): keys made as i × KEY_SIDE + j (cells), or
+ * (h × KEY_SIDE + i) × KEY_SIDE + j (lines), are unique and ascend with (h, i, j).
+ */
+export const KEY_SIDE = 4096;
 
 /**
  * Elements under `parent` (which holds nothing else), one per key, in ascending key order in the DOM.
