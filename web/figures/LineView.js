@@ -172,8 +172,7 @@ export class LineView extends Figure {
     // the other rows' lines fade, unless nothing is selected.
     const sel = this.selectedRows;
     const rowOf = (i) => (this.reduced ? this.reduced.rows[i] : i);
-    const fade = sel.size > 0 && !this.reduced;
-    this.setGroupClass('lines', fade, !!this.focus);
+    const fade = this.fades();
     const items = this.lineItems;
     let k = 0;
     for (const h of shown) {
@@ -245,11 +244,8 @@ export class LineView extends Figure {
     }
   }
 
-  /** The class of the group of lines: "lines", plus has-selection and dimmed (a token focused). */
-  setGroupClass(name, fade, dimmed) {
-    this.linesClass ||= new Kept(this.gLines.node());
-    this.linesClass.attr('class', `${name}${fade ? ' has-selection' : ''}${dimmed ? ' dimmed' : ''}`);
-  }
+  /** Whether the lines of the query rows not selected fade (a selection, every line drawn). */
+  fades() { return this.selectedRows.size > 0 && !this.reduced; }
 
   drawLegend() {
     // Rebuilt only when the heads or the shown ones change (a keystroke changes neither).
@@ -287,7 +283,8 @@ export class LineView extends Figure {
     const { x1, x2, top } = this.geom;
     const { nq, nk } = d;
     const y = (i) => top + i * ROW + ROW / 2;
-    this.setGroupClass('lines', this.selectedRows.size > 0 && !this.reduced, !!f);
+    // The group's class (drawFocus ends every draw): has-selection as above, dimmed while a token is focused.
+    (this.linesClass ||= new Kept(this.gLines.node())).attr('class', `lines${this.fades() ? ' has-selection' : ''}${f ? ' dimmed' : ''}`);
     for (const side of ['q', 'k']) {
       const items = this.tokItems?.[side] || [];
       for (let i = 0; i < items.length; i++) {
