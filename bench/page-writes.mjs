@@ -38,21 +38,22 @@ try {
     await page.evaluate((plots) => {
       const counts = {};
       const svgs = Object.entries(plots).map(([name, sel]) => [name, document.querySelector(sel)]);
-      window.__writes = { counts, observer: new MutationObserver((records) => {
+      const count = (records) => {
         for (const r of records) {
           const hit = svgs.find(([, svg]) => svg && svg.contains(r.target));
           if (!hit) continue;
           const k = `${hit[0]} ${r.type === 'attributes' ? `@${r.attributeName}` : r.type}`;
           counts[k] = (counts[k] || 0) + 1;
         }
-      }) };
+      };
+      window.__writes = { counts, count, observer: new MutationObserver(count) };
       window.__writes.observer.observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
     }, PLOTS);
     await page.keyboard.press(key);
     await settle();
     const counts = await page.evaluate(() => {
       const w = window.__writes;
-      w.observer.takeRecords();
+      w.count(w.observer.takeRecords());   // the records not delivered yet count too
       w.observer.disconnect();
       return w.counts;
     });
