@@ -3,6 +3,7 @@
 // file ends in a Status, never in a read past the end (the tests cut every valid file at every length
 // under AddressSanitizer).
 #include "attnscope/imported.hpp"
+#include "attnscope/checked.hpp"
 #include "attnscope/inflate.hpp"
 
 #include <cmath>
@@ -63,17 +64,25 @@ void append_utf8(std::string& out, std::uint32_t c) {
     }
 }
 
-// Product of a shape with overflow and limit checks.
-bool element_count(const std::vector<std::size_t>& shape, std::size_t& count) {
-    count = 1;
-    for (std::size_t d : shape) {
-        if (d != 0 && count > kMaxAttentionValues / d) return false;
-        count *= d;
+// Product of a declared shape, in checked 64-bit arithmetic (a file's dimensions are 64-bit numbers
+// whatever the width of size_t), within the limit of kMaxAttentionValues numbers. Every dimension must
+// be within the limit too, even when another one is 0, so that each fits in a size_t afterwards.
+bool element_count(const std::vector<std::uint64_t>& shape, std::size_t& count) {
+    std::uint64_t c = 1;
+    for (std::uint64_t d : shape) {
+        if (d > kMaxAttentionValues || !checked_mul(c, d, c) || c > kMaxAttentionValues) return false;
     }
-    return count <= kMaxAttentionValues;
+    count = static_cast<std::size_t>(c);
+    return true;
 }
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
+// A declared shape as size_t dimensions; call only after element_count() accepted it.
+std::vector<std::size_t> narrow_shape(const std::vector<std::uint64_t>& shape) {
+    return std::vector<std::size_t>(shape.begin(), shape.end());
+}
+
+template <class Int>
+std::string shape_text(const std::vector<Int>& shape) {
     std::string s = "[";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
@@ -95,6 +104,11 @@ struct Json {
     }
 };
 
+// At most this many values in one document: a safetensors header holds a handful per tensor, and a
+// token list at most kMaxTokens strings. A header of 30 million zeros would otherwise build a tree of
+// gigabytes before anything could refuse it.
+constexpr std::size_t kMaxJsonValues = std::size_t{1} << 18;
+
 class JsonReader {
 public:
     JsonReader(const char* p, std::size_t n) : p_(p), end_(p + n) {}
@@ -109,6 +123,7 @@ private:
     const char* p_;
     const char* end_;
     std::string err_;
+    std::size_t values_ = 0;
 
     void ws() { while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_; }
     bool fail(const char* m) { if (err_.empty()) err_ = m; return false; }
@@ -181,6 +196,7 @@ private:
     }
     bool value(Json& out, int depth) {
         if (depth > 64) return fail("nested too deeply");
+        if (++values_ > kMaxJsonValues) return fail("more than 262144 values (a header lists a few per tensor)");
         ws();
         if (p_ >= end_) return fail("unexpected end");
         const char c = *p_;
@@ -248,8 +264,9 @@ bool json_string_array(const Json& j, std::vector<std::string>& out) {
 struct NpyHeader {
     std::string descr;
     bool fortran = false;
-    std::vector<std::size_t> shape;
+    std::vector<std::uint64_t> shape;   // as declared: 64-bit whatever the width of size_t
     bool has_descr = false, has_fortran = false, has_shape = false;
+    bool shape_too_large = false;       // a dimension does not fit in 64 bits
 };
 
 bool parse_npy_dict(const std::string& h, NpyHeader& out) {
@@ -289,13 +306,17 @@ bool parse_npy_dict(const std::string& h, NpyHeader& out) {
                 ws();
                 if (i >= h.size()) return false;
                 if (h[i] == ')') { ++i; break; }
-                std::size_t v = 0, digits = 0;
-                while (i < h.size() && h[i] >= '0' && h[i] <= '9' && digits < 12) {
-                    v = v * 10 + static_cast<std::size_t>(h[i] - '0');
+                std::uint64_t v = 0;
+                std::size_t digits = 0;
+                while (i < h.size() && h[i] >= '0' && h[i] <= '9') {
+                    if (!checked_mul(v, 10, v) || !checked_add(v, static_cast<std::uint64_t>(h[i] - '0'), v)) {
+                        out.shape_too_large = true;
+                        return false;
+                    }
                     ++i;
                     ++digits;
                 }
-                if (digits == 0 || digits >= 12) return false;
+                if (digits == 0) return false;
                 if (i < h.size() && h[i] == 'L') ++i;  // Python 2 longs
                 out.shape.push_back(v);
                 ws();
@@ -331,7 +352,10 @@ Status npy_header(const std::uint8_t* bytes, std::size_t size, NpyHeader& header
     }
     if (header_len > size - at) return Status::error("npy: file truncated inside the header; save it again");
     const std::string text(reinterpret_cast<const char*>(bytes + at), header_len);
-    if (!parse_npy_dict(text, header) || !header.has_descr || !header.has_fortran || !header.has_shape)
+    const bool parsed = parse_npy_dict(text, header);
+    if (header.shape_too_large)
+        return Status::error("npy: a dimension of the shape is larger than 2^64; the header is corrupt or not numpy's; save it again with numpy.save");
+    if (!parsed || !header.has_descr || !header.has_fortran || !header.has_shape)
         return Status::error("npy: corrupt header (expected {'descr', 'fortran_order', 'shape'}); save it again with numpy.save");
     data = bytes + at + header_len;
     data_size = size - at - header_len;
@@ -352,12 +376,13 @@ Status npy_floats(const NpyHeader& h, const std::uint8_t* data, std::size_t data
     if (!element_count(h.shape, count))
         return Status::error("npy: shape " + shape_text(h.shape) + " is over the limit of " + std::to_string(kMaxAttentionValues) +
                              " numbers; export fewer layers, heads or tokens");
-    if (data_size < count * item)
-        return Status::error("npy: file truncated: shape " + shape_text(h.shape) + " needs " + std::to_string(count * item) +
+    const std::uint64_t need = std::uint64_t{count} * item;   // count <= 2^26: no overflow
+    if (data_size < need)
+        return Status::error("npy: file truncated: shape " + shape_text(h.shape) + " needs " + std::to_string(need) +
                              " bytes of data, the file has " + std::to_string(data_size));
-    if (data_size > count * item)
-        return Status::error("npy: " + std::to_string(data_size - count * item) + " unexpected bytes after the data; the file is corrupt");
-    out.shape = h.shape;
+    if (data_size > need)
+        return Status::error("npy: " + std::to_string(data_size - need) + " unexpected bytes after the data; the file is corrupt");
+    out.shape = narrow_shape(h.shape);
     out.values.resize(count);
     if (item == 4 && !big && host_is_little_endian()) {   // the common case: the bytes are the floats
         if (count) std::memcpy(out.values.data(), data, count * 4);
@@ -383,19 +408,27 @@ Status npy_strings(const std::uint8_t* bytes, std::size_t size, const char* name
     if (d.size() < 3 || (d[0] != '<' && d[0] != '|' && d[0] != '=') || d[1] != 'U' || h.shape.size() != 1)
         return Status::error(std::string(name) + ": expected a 1-D array of strings (numpy.array(tokens), dtype '<U'), got dtype '" + d +
                              "' and shape " + shape_text(h.shape));
-    std::size_t width = 0;
+    // Sizes in checked 64-bit arithmetic: tokens x width x 4 bytes is compared with the data's size,
+    // and only then are the characters read.
+    std::uint64_t width = 0;
     for (std::size_t i = 2; i < d.size(); ++i) {
-        if (d[i] < '0' || d[i] > '9' || width > 100000) return Status::error(std::string(name) + ": corrupt dtype '" + d + "'");
-        width = width * 10 + static_cast<std::size_t>(d[i] - '0');
+        if (d[i] < '0' || d[i] > '9' || !checked_mul(width, 10, width) || !checked_add(width, static_cast<std::uint64_t>(d[i] - '0'), width))
+            return Status::error(std::string(name) + ": corrupt dtype '" + d.substr(0, 40) + (d.size() > 40 ? "…" : "") + "'");
     }
-    const std::size_t n = h.shape[0];
-    if (n > kMaxTokens) return Status::error(std::string(name) + ": " + std::to_string(n) + " tokens, over the limit of " + std::to_string(kMaxTokens));
-    if (width == 0 || data_size != n * width * 4)
-        return Status::error(std::string(name) + ": data size does not match the shape; the file is truncated or corrupt");
+    if (h.shape[0] > kMaxTokens)
+        return Status::error(std::string(name) + ": " + std::to_string(h.shape[0]) + " tokens, over the limit of " + std::to_string(kMaxTokens));
+    const std::size_t n = static_cast<std::size_t>(h.shape[0]);
+    std::uint64_t need = 0;
+    const bool fits = checked_mul(n, width, need) && checked_mul(need, 4, need);
+    if (width == 0 || !fits || need != data_size)
+        return Status::error(std::string(name) + ": " + std::to_string(n) + " tokens of " + std::to_string(width) + " characters need " +
+                             (fits ? std::to_string(need) + " bytes" : std::string("more than 2^64 bytes")) + " of data, the file has " +
+                             std::to_string(data_size) + "; the file is truncated or corrupt");
+    const std::size_t w = static_cast<std::size_t>(width);   // width * 4 <= data_size: fits
     out.assign(n, std::string());
     for (std::size_t t = 0; t < n; ++t) {
-        for (std::size_t c = 0; c < width; ++c) {
-            const std::uint32_t cp = le32(data + (t * width + c) * 4);
+        for (std::size_t c = 0; c < w; ++c) {
+            const std::uint32_t cp = le32(data + (t * w + c) * 4);
             if (cp == 0) break;
             if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return Status::error(std::string(name) + ": invalid character in a token");
             append_utf8(out[t], cp);
@@ -570,8 +603,11 @@ Status parse_safetensors(const std::uint8_t* bytes, std::size_t size, FloatArray
                          std::vector<std::string>& tokens, std::vector<std::string>& key_tokens) {
     if (size < 8) return Status::error("safetensors: file truncated (shorter than its 8-byte header length)");
     const std::uint64_t n = le64(bytes);
-    if (n > size - 8 || n > (std::uint64_t{100} << 20))
-        return Status::error("safetensors: header length " + std::to_string(n) + " is past the end of the file; it is truncated or not a .safetensors file");
+    if (n > (std::uint64_t{100} << 20))
+        return Status::error("safetensors: header length " + std::to_string(n) + " is over the limit of 104857600 bytes (100 MiB); the file is corrupt or not a .safetensors file");
+    if (n > size - 8)
+        return Status::error("safetensors: header length " + std::to_string(n) + " is past the end of the file (" + std::to_string(size) +
+                             " bytes); it is truncated or not a .safetensors file");
     Json header;
     std::string err;
     if (!JsonReader(reinterpret_cast<const char*>(bytes + 8), static_cast<std::size_t>(n)).parse(header, err) ||
@@ -595,22 +631,25 @@ Status parse_safetensors(const std::uint8_t* bytes, std::size_t size, FloatArray
     if (dtype->str == "F32") item = 4;
     else if (dtype->str == "F16" || dtype->str == "BF16") item = 2;
     else return Status::error("safetensors: dtype '" + dtype->str + "' is not supported; save float32 or float16: a.float() or a.half()");
-    out.shape.clear();
+    std::vector<std::uint64_t> declared;
     for (const Json& d : shape->items) {
-        if (d.kind != Json::number || d.num < 0 || d.num > 1e9 || d.num != std::floor(d.num))
-            return Status::error("safetensors: corrupt shape for 'attentions'");
-        out.shape.push_back(static_cast<std::size_t>(d.num));
+        if (d.kind != Json::number || d.num < 0 || d.num != std::floor(d.num))
+            return Status::error("safetensors: corrupt shape for 'attentions' (every dimension must be a whole number >= 0)");
+        if (d.num >= 18446744073709551616.0)   // 2^64
+            return Status::error("safetensors: a dimension of the shape of 'attentions' is larger than 2^64; the file is corrupt");
+        declared.push_back(static_cast<std::uint64_t>(d.num));
     }
     std::size_t count;
-    if (!element_count(out.shape, count))
-        return Status::error("safetensors: shape " + shape_text(out.shape) + " is over the limit of " + std::to_string(kMaxAttentionValues) +
+    if (!element_count(declared, count))
+        return Status::error("safetensors: shape " + shape_text(declared) + " is over the limit of " + std::to_string(kMaxAttentionValues) +
                              " numbers; export fewer layers, heads or tokens");
+    out.shape = narrow_shape(declared);
     const std::uint64_t data_size = size - 8 - n;
     for (const Json& o : offsets->items)
         if (o.kind != Json::number || o.num < 0 || o.num != std::floor(o.num) || o.num > 1e15)
             return Status::error("safetensors: corrupt data_offsets for 'attentions'");
     const auto begin = static_cast<std::uint64_t>(offsets->items[0].num), end = static_cast<std::uint64_t>(offsets->items[1].num);
-    if (begin > end || end - begin != count * item)
+    if (begin > end || end - begin != std::uint64_t{count} * item)
         return Status::error("safetensors: data_offsets of 'attentions' do not match its shape and dtype; the file is corrupt");
     if (end > data_size)
         return Status::error("safetensors: file truncated: 'attentions' ends at byte " + std::to_string(end) + " of the data, the file has " +
@@ -657,7 +696,7 @@ Status validate_attention(FloatArray array, std::vector<std::string> tokens, std
     if (nq > kMaxTokens || nk > kMaxTokens)
         return Status::error("attentions: shape " + shape_text(s) + " has more than " + std::to_string(kMaxTokens) + " tokens on an axis");
     std::size_t count;
-    if (!element_count(s, count))
+    if (!element_count(std::vector<std::uint64_t>(s.begin(), s.end()), count))
         return Status::error("attentions: shape " + shape_text(s) + " is over the limit of " + std::to_string(kMaxAttentionValues) + " numbers");
     if (array.values.size() != count)
         return Status::error("attentions: shape " + shape_text(s) + " needs " + std::to_string(count) + " numbers, got " +
