@@ -24,4 +24,6 @@ export function createAttnScope(options) {
   return createScopeWith(build, options);
 }
 export { engineHasSimd };
+// The pool of workers (pool.mjs): the same calls on every core.
+export { createAttnPool } from './pool.mjs';
 export default createAttnScope;

@@ -1313,3 +1313,61 @@ export async function createScopeWith(build, options = {}) {
   };
   return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }
+
+// ---- for the pool of workers (pool.mjs) ----------------------------------------------------------
+
+// The distance scores whose path (the fused identity or the blocked direct distances) depends on
+// whether every query row lies in the safe range (src/score.cpp, row_in_safe_range: 2^-40 to 2^40).
+const RANGE_DEPENDENT = new Set(['neg-euclidean', 'neg-sq-euclidean', 'idw']);
+function rowInSafeRange(Q, i, d) {
+  let m = 0;
+  for (let t = i * d, end = t + d; t < end; t++) {
+    const a = Math.abs(Q[t]);
+    if (!Number.isFinite(a)) return true;
+    if (a > m) m = a;
+  }
+  return m === 0 || (m >= 2 ** -40 && m <= 2 ** 40);
+}
+
+/**
+ * What the pool needs to split a call the way one scope computes it, without a wasm instance:
+ * validate(method, args) checks the arguments exactly as Scope[method] does before it touches wasm
+ * memory (the same errors, the same order) and returns { nq, d, cost, splittable }: cost is the
+ * whole call's _checkCost arguments (each worker checks them), splittable whether the query rows may
+ * go to different instances with no number changing: not under the causal mask (a share would
+ * restart the diagonal at its first row) nor for a distance score when a query row lies outside
+ * the safe range (the scope then takes another path for every row).
+ * registry: the module's registry; available: scope.variants.available of an instance.
+ */
+export function callValidator(registry, available) {
+  const v = Object.create(Scope.prototype);
+  v._lists = listsOf(registry);
+  v.variants = { available };
+  v._variant = 'auto';
+  const splittable = (score, Q, nq, d, mask) => {
+    if (mask === 'causal') return false;
+    if (RANGE_DEPENDENT.has(score)) for (let i = 0; i < nq; i++) if (!rowInSafeRange(Q, i, d)) return false;
+    return true;
+  };
+  return {
+    scores(Q, K, options) {
+      checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+      const { nq, nk, d, dk } = v._queryKeyShapes(Q, K, options);
+      const { score, weights } = v._scoreAndVariant(options, d, dk, nk);
+      return { nq, d, cost: [score, nq, nk, d, dk, 0, weights.hidden || 0, false], splittable: splittable(score, Q, nq, d, 'none') };
+    },
+    attention(Q, K, V, options) {
+      const a = v._attentionInputs(Q, K, V, options, ['returns']);
+      const want = returnsOption('options.returns', options.returns);
+      const outputOnly = want.size === 1 && want.has('output');
+      return { nq: a.nq, d: a.d, want, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly],
+        splittable: splittable(a.score, Q, a.nq, a.d, a.mask) };
+    },
+    attentionOutput(Q, K, V, options) {
+      const a = v._attentionInputs(Q, K, V, options, []);
+      return { nq: a.nq, d: a.d, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, true],
+        splittable: splittable(a.score, Q, a.nq, a.d, a.mask) };
+    },
+  };
+}
+export { checkKnownKeys as checkOptionKeys, checkInt as checkInteger, describe as describeValue, toUrl as toAbsoluteUrl };
