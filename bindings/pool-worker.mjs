@@ -4,7 +4,8 @@
 // scope's own method on its share (so every number is the scope's) and sends the arrays back by
 // transfer. Messages go through comlink (bundled into dist/pool-worker.mjs).
 import * as Comlink from 'comlink';
-import { createAttnScope } from './attnscope.mjs';
+import { createScopeWith } from './scope.mjs';
+import { splitBuild } from './split-build.mjs';
 import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
 
 Comlink.transferHandlers.set('throw', errorTransfer(Comlink.transferHandlers.get('throw')));
@@ -37,7 +38,7 @@ const api = {
     const options = { preload: !!preload };
     if (files) options.locateFile = (file) => files[file] ?? new URL(file, files['attnscope.wasm']).href;
     if (vocabulary !== undefined) options.vocabulary = vocabulary;
-    scope = await createAttnScope(options);
+    scope = await createScopeWith(splitBuild, options);
     return { registry: scope.registry, variants: scope.variants };
   },
 

@@ -55,6 +55,7 @@ const copies = [
   [join(wasmDir, 'attnscope-scalar-wasm.wasm'), 'attnscope-scalar.wasm'],
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   [join(root, 'bindings/scope.mjs'), 'scope.mjs'],
+  [join(root, 'bindings/split-build.mjs'), 'split-build.mjs'],
   [join(root, 'bindings/attnscope.d.ts'), 'attnscope.d.ts'],
   [join(root, 'bindings/attnscope.single.d.ts'), 'attnscope.single.d.ts'],
   [join(vocabDir, 'glove-50k.bin'), 'glove-50k.bin'],
@@ -64,7 +65,7 @@ for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
 }
-for (const file of ['attnscope.mjs', 'scope.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
+for (const file of ['attnscope.mjs', 'scope.mjs', 'split-build.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 
 // The pool of workers: pool.mjs (imported by the entry) and pool-worker.mjs (each worker's module),
 // each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
@@ -72,7 +73,7 @@ for (const file of ['attnscope.mjs', 'scope.mjs']) checkPortable(file, readFileS
 const besideInDist = {
   name: 'beside-in-dist',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(scope|attnscope)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^\.\/(scope|split-build)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 for (const [entry, out] of [['pool.mjs', 'pool.mjs'], ['pool-worker.mjs', 'pool-worker.mjs']]) {
