@@ -67,11 +67,12 @@ const api = {
   },
 };
 
+// No top-level await: bundlers build workers as classic scripts by default (Vite's worker.format is
+// 'iife'). Node's parentPort queues messages until its listener is attached.
 if (isNode) {
   // A variable specifier, so that no bundler follows it (browsers never take this path).
   const name = 'node:worker_threads';
-  const { parentPort } = await import(/* webpackIgnore: true */ /* @vite-ignore */ name);
-  Comlink.expose(api, nodeEndpoint(parentPort));
+  import(/* webpackIgnore: true */ /* @vite-ignore */ name).then(({ parentPort }) => Comlink.expose(api, nodeEndpoint(parentPort)));
 } else {
   Comlink.expose(api, self);
 }
