@@ -874,9 +874,9 @@ export interface PoolCallOptions {
 /**
  * The scope's calls on a pool of workers, asynchronous: same arguments, options, results and errors
  * as {@link AttnScope}'s, plus `signal`. scores, attention and attentionOutput are split over the
- * query rows (in blocks of 64 rows, so the numbers are the scope's bit for bit); a call under the
- * causal mask, or with a distance score and a query row outside 2^-40..2^40, runs whole on one worker,
- * as does `attend` for now (several calls run side by side on different workers). See docs/pool.md.
+ * query rows (in blocks of 64 rows, so the numbers are the scope's bit for bit); a call with a
+ * distance score and a query row outside 2^-40..2^40 runs whole on one worker, as does `attend` for
+ * now (several calls run side by side on different workers). See docs/pool.md.
  */
 export interface AttnPool {
   /** How many workers (wasm instances) the pool runs. */

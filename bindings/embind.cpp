@@ -203,8 +203,9 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, Ma
 
 // The options of attention() and attentionOutput(), as JS hands them over.
 AttentionOptions attention_options(Score score, Variant variant, const ScoreParams& params, double temperature,
-                                   Mask mask, std::uintptr_t padding) {
+                                   Mask mask, std::uintptr_t padding, int query_offset) {
     AttentionOptions o;
+    o.query_offset = static_cast<std::size_t>(query_offset < 0 ? 0 : query_offset);
     o.score = score;
     o.variant = variant;
     o.mask = mask;
@@ -218,8 +219,8 @@ AttentionOptions attention_options(Score score, Variant variant, const ScorePara
 std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
                          Score score, Variant variant, const ScoreParams& params, double temperature, Mask mask,
                          std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
-                         std::uintptr_t stats) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+                         std::uintptr_t stats, int query_offset) {
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, query_offset);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     // A null pointer (0 from JS) = not asked for: attention() then neither computes nor writes it.
     std::vector<RowStats> rs(stats ? unq : 0);
@@ -342,8 +343,8 @@ std::string js_head_summaries(std::uintptr_t A, int layers, int heads, int nq, i
 // O [nq, dv] only, through the fused kernel (attention_output): no nq x nk matrix is allocated.
 std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk,
                                 int dv, Score score, Variant variant, const ScoreParams& params, double temperature,
-                                Mask mask, std::uintptr_t padding, std::uintptr_t O) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+                                Mask mask, std::uintptr_t padding, std::uintptr_t O, int query_offset) {
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, query_offset);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     return attention_output(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
                             ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,
@@ -384,7 +385,7 @@ std::string js_attention_backward(std::uintptr_t Q, std::uintptr_t K, std::uintp
                                   Mask mask, std::uintptr_t padding, std::uintptr_t dO, std::uintptr_t dQ,
                                   std::uintptr_t dK, std::uintptr_t dV, std::uintptr_t dW, std::uintptr_t dW1,
                                   std::uintptr_t dW2, std::uintptr_t dv_, std::uintptr_t dWa) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, 0);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     AttentionGrads g;
     Status st = attention_backward(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),

@@ -44,13 +44,18 @@ const api = {
 
   /**
    * Runs scope[method] on this worker's share. cost: the whole call's cost-check arguments, checked
-   * here first so that a call too large for one scope is refused the same way by the pool; qOffset:
-   * the index in the caller's Q of this share's first element.
+   * here first so that a call too large for one scope is refused the same way by the pool; row0: the
+   * index in the caller's Q of this share's first row (the causal mask counts from it); qOffset: that
+   * of its first element.
    */
-  run(method, args, cost, qOffset) {
+  run(method, args, cost, row0, qOffset) {
     try {
       if (cost) scope._checkCost(...cost);
-      const result = scope[method](...args);
+      const result = method === 'scores' ? scope.scores(...args)
+        : method === 'attention' ? scope._attention(...args, row0)
+          : method === 'attentionOutput' ? scope._attentionOutput(...args, row0)
+            : null;
+      if (!result) throw new TypeError(`pool worker: no method ${method}`);
       return Comlink.transfer(result, [...buffersOf(result)]);
     } catch (e) {
       const err = inCallerTerms(e, qOffset);

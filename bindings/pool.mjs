@@ -167,7 +167,7 @@ class AttnPool {
           ...arrays.slice(1, 1 + keyArrays).map(portable)];
         const transfers = parts.filter((p) => p.transfer).map((p) => p.value.buffer);
         const args = [...parts.map((p) => p.value), count === 1 ? rest : { ...rest, nq: r1 - r0 }];
-        return api.run(method, Comlink.transfer(args, transfers), plan.cost, r0 * d);
+        return api.run(method, Comlink.transfer(args, transfers), plan.cost, r0, r0 * d);
       });
     }
     return this._submit(signal, jobs, (results) => (results.length === 1 ? results[0] : joinRows(results)));

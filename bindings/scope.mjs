@@ -549,7 +549,14 @@ class Scope {
     return { nq, nk, d, dk, dv, temperature, mask, padding, ...this._scoreAndVariant(options, d, dk, nk) };
   }
 
-  attention(Q, K, V, options) {
+  attention(Q, K, V, options) { return this._attention(Q, K, V, options, 0); }
+  attentionOutput(Q, K, V, options) { return this._attentionOutput(Q, K, V, options, 0); }
+
+  // queryOffset (the pool's, never an option): the index of Q's first row in a longer query, which
+  // only the causal mask reads (key j is hidden from row i when j > queryOffset + i): rows [r0, r1)
+  // with queryOffset r0 give exactly those rows of the whole call.
+  _attention(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, ['returns']);
     const { nq, nk, dv } = a;
     const want = returnsOption('options.returns', options.returns);
@@ -565,7 +572,7 @@ class Scope {
       const e = this._enum;
       const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
         scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
-        ptrs.O || 0, ptrs.stats || 0);
+        ptrs.O || 0, ptrs.stats || 0, queryOffset);
       if (err) throw coreError(err);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
@@ -584,14 +591,15 @@ class Scope {
     }, QKV);
   }
 
-  attentionOutput(Q, K, V, options) {
+  _attentionOutput(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, []);
     const { nq, nk, dv } = a;
     this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
       const e = this._enum;
       const err = this._m._attentionOutput(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O);
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset);
       if (err) throw coreError(err);
       return this._read(ptrs.O, nq * dv);
     }, QKV);
@@ -1334,9 +1342,9 @@ function rowInSafeRange(Q, i, d) {
  * validate(method, args) checks the arguments exactly as Scope[method] does before it touches wasm
  * memory (the same errors, the same order) and returns { nq, d, cost, splittable }: cost is the
  * whole call's _checkCost arguments (each worker checks them), splittable whether the query rows may
- * go to different instances with no number changing: not under the causal mask (a share would
- * restart the diagonal at its first row) nor for a distance score when a query row lies outside
- * the safe range (the scope then takes another path for every row).
+ * go to different instances with no number changing: not for a distance score when a query row lies
+ * outside the safe range (the scope then takes another path for every row). (Under the causal mask a
+ * share is run with its first row's index, Scope._attention's queryOffset.)
  * registry: the module's registry; available: scope.variants.available of an instance.
  */
 export function callValidator(registry, available) {
@@ -1344,8 +1352,7 @@ export function callValidator(registry, available) {
   v._lists = listsOf(registry);
   v.variants = { available };
   v._variant = 'auto';
-  const splittable = (score, Q, nq, d, mask) => {
-    if (mask === 'causal') return false;
+  const splittable = (score, Q, nq, d) => {
     if (RANGE_DEPENDENT.has(score)) for (let i = 0; i < nq; i++) if (!rowInSafeRange(Q, i, d)) return false;
     return true;
   };
@@ -1354,19 +1361,19 @@ export function callValidator(registry, available) {
       checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
       const { nq, nk, d, dk } = v._queryKeyShapes(Q, K, options);
       const { score, weights } = v._scoreAndVariant(options, d, dk, nk);
-      return { nq, d, cost: [score, nq, nk, d, dk, 0, weights.hidden || 0, false], splittable: splittable(score, Q, nq, d, 'none') };
+      return { nq, d, cost: [score, nq, nk, d, dk, 0, weights.hidden || 0, false], splittable: splittable(score, Q, nq, d) };
     },
     attention(Q, K, V, options) {
       const a = v._attentionInputs(Q, K, V, options, ['returns']);
       const want = returnsOption('options.returns', options.returns);
       const outputOnly = want.size === 1 && want.has('output');
       return { nq: a.nq, d: a.d, want, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly],
-        splittable: splittable(a.score, Q, a.nq, a.d, a.mask) };
+        splittable: splittable(a.score, Q, a.nq, a.d) };
     },
     attentionOutput(Q, K, V, options) {
       const a = v._attentionInputs(Q, K, V, options, []);
       return { nq: a.nq, d: a.d, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, true],
-        splittable: splittable(a.score, Q, a.nq, a.d, a.mask) };
+        splittable: splittable(a.score, Q, a.nq, a.d) };
     },
   };
 }

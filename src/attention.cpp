@@ -64,6 +64,7 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     so.mask = o.mask;
     so.key_padding = o.key_padding;
     so.variant = o.variant;
+    so.query_offset = o.query_offset;
     if (Status st = masked_softmax(S, so, A); !st) return st;
 
     const auto& kt = kernels_for(o.variant);
@@ -128,7 +129,7 @@ void additive_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix 
         kt.additive(rows, nk, h, aq.data() + i0 * h, h, bk.data(), h, o.params.v, s.data(), nk);
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t j = 0; j < nk; ++j)
-                if ((o.mask == Mask::causal && j > i0 + r) || (o.key_padding && o.key_padding[j])) s[r * nk + j] = neg_inf;
+                if ((o.mask == Mask::causal && j > o.query_offset + i0 + r) || (o.key_padding && o.key_padding[j])) s[r * nk + j] = neg_inf;
         kt.softmax_rows(rows, nk, s.data(), nk, inv_tau, s.data(), nk);
         kt.gemm_nn(rows, V.cols, nk, s.data(), nk, V.data, V.stride, O.row(i0), O.stride);
     }
@@ -151,7 +152,7 @@ Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix
             return st;
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t j = 0; j < nk; ++j)
-                if ((o.mask == Mask::causal && j > i0 + r) || (o.key_padding && o.key_padding[j])) block(r, j) = neg_inf;
+                if ((o.mask == Mask::causal && j > o.query_offset + i0 + r) || (o.key_padding && o.key_padding[j])) block(r, j) = neg_inf;
         kt.softmax_rows(rows, nk, block.data, nk, inv_tau, block.data, nk);
         kt.gemm_nn(rows, V.cols, nk, block.data, nk, V.data, V.stride, O.row(i0), O.stride);
     }
@@ -232,6 +233,7 @@ Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const Atten
         a.ldo = out.stride;
         a.inv_tau = inv_tau;
         a.causal = o.mask == Mask::causal;
+        a.query_offset = o.query_offset;
         a.key_padding = o.key_padding;
         std::vector<float> qa, kb, qw;
         const std::size_t d = Q.cols;

@@ -19,6 +19,10 @@ struct AttentionOptions {
     Mask mask = Mask::none;
     const std::uint8_t* key_padding = nullptr;  // one entry per key, nonzero = padding
     Variant variant = Variant::automatic;
+    // The index of this call's first query row in a longer query sequence (default 0): the causal
+    // mask hides key j from query row i when j > query_offset + i, so a call on rows [r0, r1) of a
+    // query with query_offset = r0 gives those rows of the whole call (the worker pool splits so).
+    std::size_t query_offset = 0;
     // EXPERIMENTAL, for comparison only (off by default): the "more symmetric" design discussed in
     // the seeds, O = (A V W_extra) / sqrt(d_v). Its rows are no longer convex combinations of V.
     bool experimental_scaled_output = false;

@@ -70,7 +70,7 @@ describe('createAttnPool()', () => {
     assert.deepEqual(pool.variants, scope.variants);
   });
 
-  // nq 300 = 4 blocks of 64 and 44 rows: shares of 128 + 172 rows (2 workers), 64 + 64 + 172 (3).
+  // nq 300 = 4 blocks of 64 and one of 44 rows: shares of 128 + 172 rows (2 workers), 64 + 128 + 108 (3).
   for (const name of SCORES) {
     test(`${name}: scores, attention and attentionOutput equal the scope's bit for bit`, async () => {
       const { Q, K, V, options } = makeCase(name, 11, 300, 203, 24, 9, { temperature: 0.7 });
@@ -78,6 +78,10 @@ describe('createAttnPool()', () => {
         assertSameBits(await p.scores(Q, K, withoutDv(options)), scope.scores(Q, K, withoutDv(options)), `${name} scores`);
         assertSameBits(await p.attentionOutput(Q, K, V, options), scope.attentionOutput(Q, K, V, options), `${name} attentionOutput`);
         assertSameResult(await p.attention(Q, K, V, options), scope.attention(Q, K, V, options), `${name} attention`);
+        // Under the causal mask each share counts its rows from its first row's index in Q.
+        const causal = { ...options, mask: 'causal' };
+        assertSameBits(await p.attentionOutput(Q, K, V, causal), scope.attentionOutput(Q, K, V, causal), `${name} causal attentionOutput`);
+        assertSameResult(await p.attention(Q, K, V, causal), scope.attention(Q, K, V, causal), `${name} causal attention`);
       }
     });
   }
