@@ -504,7 +504,9 @@ Status HeadTrainer::step(std::size_t count) {
                                  ". Lower learningRate (now " + std::to_string(o_.learning_rate) +
                                  ") or the temperature's sharpness, or call reset()");
         };
-        if (!std::isfinite(g.loss)) return diverged(std::string("the loss is ") + (std::isnan(g.loss) ? "NaN" : "infinite"));
+        // losses() holds floats: a double loss past the float range would be stored as infinity.
+        const float loss = static_cast<float>(g.loss);
+        if (!std::isfinite(loss)) return diverged(std::string("the loss is ") + (std::isnan(g.loss) ? "NaN" : "infinite"));
         for (float x : g.grads)
             if (!std::isfinite(x)) return diverged("a gradient is not finite");
         last_params = params_;
@@ -517,7 +519,7 @@ Status HeadTrainer::step(std::size_t count) {
                 return diverged("the update makes a parameter non-finite");
             }
         }
-        losses_.push_back(static_cast<float>(g.loss));
+        losses_.push_back(loss);
     }
     return {};
 }
