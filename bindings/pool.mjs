@@ -1,8 +1,9 @@
 // attnscope pool: the scope's calls on every core. Each worker (worker_threads in node, a module
 // worker in browsers) holds one wasm instance; a call is validated here exactly as the scope
 // validates it, split over query rows in blocks of the fused kernel's 64-row block (so every row
-// is computed by the same tiles, with the same neighbours in its tile, as in one scope: the numbers
-// are the scope's, bit for bit), and the shares' rows are put back together in order. No
+// is computed by the same tiles, with the same neighbours in its tile, as in one scope; under the
+// causal mask a share counts its rows from its first row's index: the numbers are the scope's, bit
+// for bit), and the shares' rows are put back together in order. No
 // SharedArrayBuffer: each worker gets its own copy of the keys and values and its rows by transfer;
 // results come back by transfer. See docs/pool.md.
 import * as Comlink from 'comlink';
