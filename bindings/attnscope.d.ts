@@ -874,9 +874,9 @@ export interface PoolCallOptions {
 /**
  * The scope's calls on a pool of workers, asynchronous: same arguments, options, results and errors
  * as {@link AttnScope}'s, plus `signal`. scores, attention and attentionOutput are split over the
- * query rows (in blocks of 64 rows, so the numbers are the scope's bit for bit); a call with a
- * distance score and a query row outside 2^-40..2^40 runs whole on one worker, as does `attend` for
- * now (several calls run side by side on different workers). See docs/pool.md.
+ * query rows (in blocks of 64 rows, so the numbers are the scope's bit for bit; a call with a
+ * distance score and a query row outside 2^-40..2^40 runs whole on one worker), `attend` over heads
+ * (each head's numbers, and the output, are the scope's). See docs/pool.md.
  */
 export interface AttnPool {
   /** How many workers (wasm instances) the pool runs. */
@@ -887,7 +887,7 @@ export interface AttnPool {
   readonly scoreFunctions: readonly ScoreInfo[];
   /** As {@link AttnScope.variants}: the workers' instances. */
   readonly variants: VariantInfo;
-  /** As {@link AttnScope.attend}; the worker loads its vocabulary first if it has not yet. */
+  /** As {@link AttnScope.attend}, split over heads; a worker loads its vocabulary first if it has not yet. `timeMs` is the pool's wall time. */
   attend(options: AttendOptions & PoolCallOptions): Promise<AttendResult>;
   /** As {@link AttnScope.scores}. */
   scores(Q: Float32Array, K: Float32Array, options: ScoresOptions & PoolCallOptions): Promise<Float32Array>;

@@ -678,6 +678,22 @@ public:
         return out;
     }
 
+    // attend()'s output from its heads' outputs side by side (concat: nq x cols floats at `concat`),
+    // for calls split over heads: {error} or {data: Float32Array [nq, dOut] (a copy), dOut}.
+    val attend_output(std::uintptr_t concat, int nq, int cols, const AttendOptions& o) const {
+        val out = val::object();
+        Tensor result;
+        const Status st = attend_output_projection(
+            vocab_, o, ConstMatrix(fptr(concat), static_cast<std::size_t>(nq), static_cast<std::size_t>(cols)), result);
+        if (!st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(result.values.size(), result.values.data())));
+        out.set("dOut", static_cast<double>(result.cols));
+        return out;
+    }
+
 private:
     Vocabulary vocab_;
 };
@@ -733,7 +749,9 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .field("Wo", &get_address<AttendOptions, &AttendOptions::Wo>, &set_address<AttendOptions, &AttendOptions::Wo>)
         .field("dHead", &AttendOptions::d_head)
         .field("dValue", &AttendOptions::d_value)
-        .field("dOut", &AttendOptions::d_out);
+        .field("dOut", &AttendOptions::d_out)
+        .field("headBegin", &AttendOptions::head_begin)
+        .field("headEnd", &AttendOptions::head_end);
 
     class_<ScopeState>("ScopeState")
         .smart_ptr_constructor("ScopeState", &std::make_shared<ScopeState>)
@@ -744,7 +762,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .function("vocabularyWord", &ScopeState::vocabulary_word)
         .function("nearestJson", &ScopeState::nearest_json)
         .function("tokenizeJson", &ScopeState::tokenize_json)
-        .function("attend", &ScopeState::attend);
+        .function("attend", &ScopeState::attend)
+        .function("attendOutput", &ScopeState::attend_output);
 
     function("_registryJson", &registry_json_);
     function("_simdIsa", &simd_isa_name);

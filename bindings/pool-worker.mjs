@@ -64,11 +64,21 @@ const api = {
     }
   },
 
-  /** attend(), whole, on this worker: loads the vocabulary first when it is not loaded yet. */
-  async attend(options) {
+  /**
+   * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
+   * first when it is not loaded yet.
+   */
+  async attend(options, headBegin = 0, headEnd = 0) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const result = scope.attend(options);
+    const result = scope._attend(options, headBegin, headEnd);
     return Comlink.transfer(result, [...buffersOf(result)]);
+  },
+
+  /** attend()'s output from every head's output side by side (concat [nq, cols], transferred here). */
+  async attendOutput(options, concat, nq, cols) {
+    if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+    const result = scope._attendOutput(options, concat, nq, cols);
+    return Comlink.transfer(result, [result.output.buffer]);
   },
 };
 

@@ -112,11 +112,38 @@ class AttnPool {
   attention(Q, K, V, options) { return this._rows('attention', [Q, K, V], options, 2); }
   attentionOutput(Q, K, V, options) { return this._rows('attentionOutput', [Q, K, V], options, 2); }
 
-  /** attend() on one worker (split over heads: not yet; calls run side by side on different workers). */
+  /**
+   * attend(), split over heads: each worker computes a range of heads of the same call (the same
+   * tokens, embeddings, seeded matrices), the heads are joined in order, and where there is an
+   * output projection one more call on one worker multiplies the joined heads by it.
+   */
   async attend(options) {
     this._live();
     const { signal, rest } = this._signal(options);
-    return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
+    if (signal && signal.aborted) throw abortError(signal);
+    const t0 = typeof performance !== 'undefined' ? performance.now() : Date.now();
+    const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
+    const count = Math.min(this._slots.length, H);
+    if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
+    const jobs = [];
+    for (let s = 0; s < count; s++) {
+      const h0 = Math.floor((s * H) / count), h1 = Math.floor(((s + 1) * H) / count);
+      jobs.push((api) => api.attend(rest, h0, h1));
+    }
+    const parts = await this._submit(signal, jobs, (results) => results);
+    const joined = joinHeads(parts, H);
+    const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
+    if (projected) {
+      const { concat, nq, cols } = joined.concat;
+      const [out] = await this._submit(signal, [(api) => api.attendOutput(rest, Comlink.transfer(concat, [concat.buffer]), nq, cols)], (r) => r);
+      joined.result.output = out.output;
+      joined.result.dOut = out.dOut;
+    } else {
+      joined.result.output = joined.concat.concat;
+      joined.result.dOut = joined.concat.cols;
+    }
+    joined.result.timeMs = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - t0;
+    return joined.result;
   }
 
   /** Terminates every worker; pending and later calls reject. Resolves when the workers have ended. */
@@ -271,6 +298,35 @@ class AttnPool {
       this._pump();
     });
   }
+}
+
+/**
+ * attend()'s results on ranges of heads (in head order) as one result shaped like the scope's, but
+ * for the output: { result, concat: { concat [nq, cols]: the heads' outputs side by side, nq, cols } }.
+ */
+function joinHeads(parts, H) {
+  const first = parts[0];
+  const cat = (key) => concat(parts.map((p) => p[key]));
+  const nq = first.nq;
+  const widths = parts.map((p) => p.dOut);
+  const cols = widths.reduce((a, b) => a + b, 0);
+  const joinedOutput = new Float32Array(nq * cols);
+  for (let i = 0, at = 0; i < nq; i++) {
+    for (let s = 0; s < parts.length; s++) {
+      const w = widths[s];
+      joinedOutput.set(parts[s].output.subarray(i * w, (i + 1) * w), at);
+      at += w;
+    }
+  }
+  const result = {
+    ...first, heads: H,
+    dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
+    scores: cat('scores'), weights: cat('weights'),
+    stats: { entropy: concat(parts.map((p) => p.stats.entropy)), maxWeight: concat(parts.map((p) => p.stats.maxWeight)),
+      argmax: concat(parts.map((p) => p.stats.argmax)) },
+    q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
+  };
+  return { result, concat: { concat: joinedOutput, nq, cols } };
 }
 
 /** An array to send to a worker: itself (cloned by postMessage) when it is its whole buffer, else a copy to transfer. */

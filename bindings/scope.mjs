@@ -702,7 +702,10 @@ class Scope {
   }
 
   // ---- the sentence pipeline ----
-  attend(options) {
+  attend(options) { return this._attend(options, 0, 0); }
+
+  // attend()'s options checked and converted, for _attend and _attendOutput.
+  _attendInputs(options) {
     checkKnownKeys('options', options, ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional',
       'mask', 'p', 'eps', 'variant', 'maxTokens', 'experimentalScaledOutput', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys']);
     const query = checkText('query', options.query);
@@ -753,17 +756,39 @@ class Scope {
       weights = scoreWeights('', options, score, null, { head: dh });
     }
 
+    const e = this._enum;
+    const core = (ptrs, headBegin, headEnd) => ({
+      score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
+      seed, positional, mask: e.mask[mask], variant: e.variant[variant],
+      maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut, headBegin, headEnd,
+    });
+    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core };
+  }
+
+  // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
+  // then holds those heads, and its output is their outputs side by side (dOut their width):
+  // _attendOutput turns the joined heads into attend()'s output.
+  _attend(options, headBegin, headEnd) {
+    const a = this._attendInputs(options);
+    checkInt('headBegin', headBegin, 0, a.heads);
+    checkInt('headEnd', headEnd, 0, a.heads);
     const t0 = now();
-    return this._withArrays({ ...proj, ...weights.arrays }, {}, (ptrs) => {
-      const e = this._enum;
-      const res = state.attend(query, keys, cross, {
-        score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
-        seed, positional, mask: e.mask[mask], variant: e.variant[variant],
-        maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
-      });
+    return this._withArrays(a.arrays, {}, (ptrs) => {
+      const res = a.state.attend(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
       if (res.error) throw coreError(res.error);
       const timeMs = now() - t0;
-      return unpackAttend(res, d, score, temperature, this._instance.resolvedVariants[variant], timeMs);
+      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], timeMs);
+    });
+  }
+
+  /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */
+  _attendOutput(options, concat, nq, cols) {
+    const a = this._attendInputs(options);
+    checkShape('concat', concat, nq * cols, `[nq=${nq}, cols=${cols}]`);
+    return this._withArrays({ ...a.arrays, concat }, {}, (ptrs) => {
+      const res = a.state.attendOutput(ptrs.concat, nq, cols, a.core(ptrs, 0, 0));
+      if (res.error) throw coreError(res.error);
+      return { output: res.data, dOut: res.dOut };
     });
   }
 

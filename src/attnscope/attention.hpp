@@ -70,6 +70,11 @@ struct MultiHeadOptions {
     std::vector<ScoreParams> head_params;
     // Per-head W_extra for the experimental scaled output; empty = attention.W_extra for every head.
     std::vector<const float*> head_extra;
+    // Only heads [head_begin, head_end) (head_end 0 = every head): the result then holds those heads
+    // (entry h - head_begin), concat their outputs side by side, and output = concat: the output
+    // projection needs every head (attend_output_projection does it). Each head's numbers are those
+    // of the whole call: the worker pool splits attend() over heads so.
+    std::size_t head_begin = 0, head_end = 0;
 };
 
 struct MultiHeadResult {

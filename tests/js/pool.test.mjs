@@ -123,12 +123,35 @@ describe('createAttnPool()', () => {
       scope.attentionOutput(small.Q, small.K, small.V, small.options), 'small');
   });
 
-  test('attend with several heads, identity and random projections, equals the scope\'s', async () => {
+  test('attend split over heads equals the scope\'s: projections identity, random (W_o), yours with and without W_o', async () => {
     const text = 'the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door';
-    for (const o of [{ heads: 4 }, { heads: 8, projection: 'random', seed: 7 }, { heads: 2, score: 'cosine', mask: 'causal' },
-      { heads: 3, keys: 'a dog and a cat', projection: 'random', score: 'additive' }]) {
+    const r = rng(77);
+    const d = scope.vocabulary.dim, H = 3, dHead = 5, dValue = 4, dOut = 6;
+    const user = { dHead, dValue, Wq: r.floats(d * H * dHead, 0.3), Wk: r.floats(d * H * dHead, 0.3), Wv: r.floats(d * H * dValue, 0.3) };
+    const cases = [{ heads: 4 }, { heads: 7, score: 'idw', temperature: 0.5 }, { heads: 8, projection: 'random', seed: 7 },
+      { heads: 2, score: 'cosine', mask: 'causal', positional: true },
+      { heads: 3, keys: 'a dog and a cat', projection: 'random', score: 'additive' },
+      { heads: 5, score: 'general', experimentalScaledOutput: true }, { heads: 4, score: 'location', projection: 'random' },
+      { heads: H, projection: user }, { heads: H, projection: { ...user, Wo: r.floats(H * dValue * dOut, 0.3), dOut }, score: 'neg-manhattan' },
+      { heads: 1 }, { heads: 2, variant: 'scalar', projection: 'random' }];
+    for (const o of cases) {
       const options = { query: text, ...o };
-      assertSameResult(await pool.attend(options), scope.attend(options), JSON.stringify(o));
+      for (const p of [pool, pool3]) {
+        const got = await p.attend(options);
+        const want = scope.attend(options);
+        assertSameResult(got, want, `${p.workers} workers ${JSON.stringify(o).slice(0, 80)}`);
+      }
+    }
+  });
+
+  test('attend: errors of a call split over heads are the scope\'s', async () => {
+    for (const o of [{ heads: 101 }, { heads: 4, projection: 'nope' }, { heads: 4, score: 'general', W: new Float32Array(3) },
+      { heads: 4, temperature: 0 }, { heads: 2, query: '' }]) {
+      const options = { query: 'the cat sat on the mat', ...o };
+      let expected;
+      try { scope.attend(options); } catch (e) { expected = e; }
+      assert.ok(expected, JSON.stringify(o));
+      await assert.rejects(pool.attend(options), (e) => e.constructor === expected.constructor && e.message === expected.message);
     }
   });
 
