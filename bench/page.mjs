@@ -1,6 +1,6 @@
 // Page benchmark: keystroke → plots redrawn in the demo, in headless Chromium.
 //
-// The page measures each update itself (web/main.js: "attnscope:update" spans the input event to the
+// The page measures each update itself (web/demo.js: "attnscope:update" spans the input event to the
 // end of the DOM update; "attnscope:paint" the browser's style, layout and paint work after it). This
 // script serves dist/web/, types into the query box at several sentence lengths, warms up first (V8
 // runs new wasm in a slower tier for its first ~100 ms of calls, and the page's own JS is cold) and

@@ -1,4 +1,4 @@
-// Builds the web demo into dist/web/: esbuild bundles web/main.js with the npm package's JS (from
+// Builds the web demo into dist/web/: esbuild bundles web/demo.js with the npm package's JS (from
 // dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
 // and the vocabulary are copied next to it, and last the service worker (sw.js) that saves them for
 // offline use, each page what it needs (scripts/offline-manifest.mjs: the vocabulary only for the
@@ -43,7 +43,7 @@ mkdirSync(out, { recursive: true });
 // with a page): the demo's compute worker (worker.js, which holds the wasm; web/compute-client.js
 // talks to it) and the lab's trainer (lab-worker.js; web/lab.js talks to it).
 const PAGES = [
-  { html: 'web/index.html', entry: 'web/main.js' },
+  { html: 'web/index.html', entry: 'web/demo.js' },
   { html: 'web/lab.html', entry: 'web/lab.js' },
   { html: 'web/lab-prototypes.html', entry: 'web/lab-prototypes.js' },   // lab part 3: keys as prototypes
   { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention

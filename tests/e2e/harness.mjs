@@ -100,7 +100,7 @@ export async function setup() {
   };
 }
 
-/** The options the page passes to attend() for a state (see web/main.js compute()). */
+/** The options the page passes to attend() for a state (see web/demo.js compute()). */
 export function attendOptions(s) {
   const o = {
     query: s.q, temperature: s.t ?? 0.1, heads: s.heads ?? 1, projection: s.proj ?? 'identity', seed: s.seed ?? 1,
@@ -134,7 +134,7 @@ export function parseCSV(text) {
 
 /**
  * Waits until the demo page has nothing being computed: its compute worker answered the last
- * change and the plots were redrawn (web/main.js takes body.computing off then).
+ * change and the plots were redrawn (web/demo.js takes body.computing off then).
  */
 export async function settled(page, timeout = 30000) {
   // First let events the action queued run (a same-document navigation's hashchange fires after

@@ -1,28 +1,19 @@
 // The demo page: wires its controls, the URL and the notices to one state, and the figures' events back
-// to it. The computation and what each figure is given live in figures/views.js (shared with the
-// <attn-scope> element); each figure owns its size, its redraw scheduling and its export
-// (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
+// to it. Its figures, what each needs, how it is fed and when it is drawn are listed in the figures'
+// registry (web/figures/registry.js, shared with the <attn-scope> element); the computation runs in
+// the page's worker (web/worker.js, web/compute/); each figure owns its size, its redraw scheduling and
+// its export (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
 // derives only a few display values from them (the cosine panel's key norms, the medians of the timings).
 import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
 import { ComputeClient } from './compute-client.js';
-import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS, HEAD_IMAGES_FROM } from './scale.js';
-import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
-import { Heatmap } from './figures/Heatmap.js';
-import { LineView } from './figures/LineView.js';
-import { HeadGrid } from './figures/HeadGrid.js';
-import { ScoreComparison } from './figures/ScoreComparison.js';
-import { WhyPanel } from './figures/WhyPanel.js';
-import { ScalingPanel } from './figures/ScalingPanel.js';
-import { CosineDotPanel } from './figures/CosineDotPanel.js';
-import { DistancePanel } from './figures/DistancePanel.js';
-import { HullPanel } from './figures/HullPanel.js';
-import { SelectionSummary } from './figures/SelectionSummary.js';
-import { HeadSummary } from './figures/HeadSummary.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS } from './scale.js';
+import { FIGURES, makeFigure, stepsFor } from './figures/registry.js';
+import { STEPS } from './compute/teaching.js';
 import { applySelect } from './selection.js';
 import { fmt } from './figures/base.js';
-import { context, FEED } from './figures/views.js';
+import { context } from './compute/attention.js';
 import { weightsCSV, weightsJSON, download } from './export.js';
 import { renderLatex, renderTeaching } from './formulas.js';
 import { keepForOffline } from './offline.js';
@@ -65,25 +56,16 @@ function clearNotice(text) {
 ui.noticeClose.addEventListener('click', () => clearNotice());
 
 // ---------------------------------------------------------------------------------- figures ----
-const formula = (el, key) => renderTeaching(el, key);
-const fig = {
-  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip'), selectable: true }),
-  heatmapLarge: new HeatmapCanvas($('fig-heatmap-large')),
-  selection: new SelectionSummary($('fig-selection')),
-  headsum: new HeadSummary($('fig-headsum')),
-  why: new WhyPanel($('fig-why')),
-  lines: new LineView($('fig-lines')),
-  heads: new HeadGrid($('fig-heads')),
-  compare: new ScoreComparison($('fig-compare')),
-  scaling: new ScalingPanel($('teach-scaling'), { formula }),
-  cosine: new CosineDotPanel($('teach-cosine'), { formula, onRow: (i) => setState({ row: i }) }),
-  distance: new DistancePanel($('teach-distance'), {
-    formula,
-    onRow: (i) => setState({ row: i }),
-    onP: (p) => setState({ p }),
-  }),
-  hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => setState({ exp: on }) }),
-};
+// The registry's figures that have a slot on this page, each made in its slot; their events change the state.
+const DEMO = Object.entries(FIGURES).filter(([, e]) => e.slot);
+const host = { formula: (el, key) => renderTeaching(el, key), set: (patch) => setState(patch), tooltip: $('tooltip'), selectable: true };
+const fig = Object.fromEntries(DEMO.map(([name, e]) => [name, makeFigure(name, $(e.slot), host)]));
+// The computations the worker runs for them (web/compute/teaching.js); those of figures that depend only
+// on the kernels chosen (teaching panel 1) only when the kernels change.
+const NEEDS = stepsFor(DEMO.map(([name]) => name));
+const VARIANT_NEEDS = stepsFor(DEMO.filter(([, e]) => e.only === 'variant').map(([name]) => name));
+/** Whether figure entry e counts the result r as a long document (see the registry's `long`). */
+const isLong = (e, r) => (e.isLong ? e.isLong(r) : Math.max(r.nq, r.nk) >= LARGE_FROM);
 // On a phone a long sentence's heatmap keeps legible labels and scrolls sideways (style.css).
 fig.heatmap.sayWhenScrolling('Wider than the screen: scroll the heatmap sideways to see every key word.');
 for (const [name, f] of Object.entries(fig)) {
@@ -106,11 +88,6 @@ for (const hm of [fig.heatmap, fig.heatmapLarge]) {
     else setState({ cell: [d.i, d.j], row: d.i });
   });
 }
-fig.selection.addEventListener('clear', () => setState({ rows: [], cols: [] }));
-fig.why.addEventListener('close', () => setState({ cell: null }));
-fig.heatmap.addEventListener('values', (ev) => setState({ values: ev.detail.kind }));
-fig.heads.addEventListener('pick', (ev) => setState({ head: ev.detail.key }));
-fig.compare.addEventListener('pick', (ev) => setState({ score: ev.detail.key }));
 
 // ------------------------------------------------------------------------------- selections ----
 // state.rows (query rows) and state.cols (key columns); the anchor of a range lives here, beside them.
@@ -267,8 +244,8 @@ function setState(patch, ev) {
 
 // ---------------------------------------------------------------------------------- compute ----
 let lastKey = null;        // the worker's key of the main result the page holds
-let scalingVariant = null; // the kernels teaching panel 1 was last computed with
-/** The worker's answer as the computation the figures' feeders expect (see views.js compute). */
+let variantDrawn = null;   // the kernels the figures that depend only on them were last drawn with
+/** The worker's answer as the computation the figures' feeds expect (see web/compute/attention.js compute). */
 function fromWorker(res) {
   if (res.empty) return { empty: true, q: res.q, k: res.k };
   const main = res.main || (last && last.key === res.key ? last.main : null);
@@ -445,7 +422,7 @@ function render(c) {
   for (const f of Object.values(fig)) f.setExportEnabled(!empty, why);
   for (const b of [ui.csv, ui.json]) { b.disabled = empty; b.title = empty ? why : ''; }
   if (empty) {
-    for (const f of Object.values(fig)) if (f !== fig.scaling) f.cancel();
+    for (const [name, e] of DEMO) if (e.only !== 'variant') fig[name].cancel();
     clearChips(ui.queryTokens);
     clearChips(ui.keyTokens);
     ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
@@ -457,20 +434,25 @@ function render(c) {
   const opts = { scoreNames: SCORE_NAMES, scoreInfo, nearest: () => [], pre: c.pre };
   const x = context(null, c, { ...state }, opts);
   const large = Math.max(r.nq, r.nk) >= LARGE_FROM;
-  $('fig-heatmap').hidden = large;
-  $('fig-heatmap-large').hidden = !large;
   if (c.q.total > MAX_TOKENS || (c.k && c.k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
+  // The page's selection (state.rows / state.cols, from the selection UI) highlighted in a long document's canvas now.
+  if (large) fig.heatmapLarge.setSelection({ rows: x.rows, cols: x.cols });
+  const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
+  fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
 
-  // The heatmap first, before the token strips change the page: drawing it reads the theme and the
-  // canvas font, which would otherwise make the browser restyle the changed strips mid-task.
-  if (large) {
-    fig.heatmap.cancel();
-    // The page's selection (state.rows / state.cols, from the selection UI) highlighted in the canvas.
-    fig.heatmapLarge.setSelection({ rows: x.rows, cols: x.cols });
-    fig.heatmapLarge.schedule(() => FEED.heatmap(fig.heatmapLarge, x), now);
-  } else {
-    fig.heatmapLarge.cancel();
-    fig.heatmap.schedule(() => FEED.heatmap(fig.heatmap, x), now);
+  // The figures of the first answer: 'first' ones now (the heatmap first, before the token strips
+  // change the page: drawing it reads the theme and the canvas font, which would otherwise make the
+  // browser restyle the changed strips mid-task), 'after-frame' ones in a task of their own after the
+  // next frame, so that a change paints the heatmap first. A long document's figures marked
+  // long: 'extras' wait for the second answer (c.late: renderExtras).
+  c.late = new Set();
+  for (const [name, e] of DEMO) {
+    if (e.when !== 'first' && e.when !== 'after-frame') continue;
+    const f = fig[name], long = isLong(e, r);
+    if (e.long === 'hide' || e.short === 'hide') $(e.slot).hidden = e.long === 'hide' ? long : !long;
+    if ((e.long === 'hide' && long) || (e.short === 'hide' && !long)) { f.cancel(); continue; }
+    if (e.long === 'extras' && long) { c.late.add(name); continue; }
+    if (e.when === 'first') f.schedule(() => e.feed(f, x), now); else f.scheduleAfterFrame(() => e.feed(f, x), now);
   }
   tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total, 'rows', x.rows);
   if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
@@ -478,37 +460,28 @@ function render(c) {
   ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
   const ran = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
   if (ui.ranVariant.textContent !== ran) ui.ranVariant.textContent = ran;
-  const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
-  fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
-  for (const name of ['lines', 'selection']) fig[name].schedule(() => FEED[name](fig[name], x), now);
-  // Below the heatmap, drawn after the next frame (in a task of their own, so that a change paints
-  // the heatmap first): the heads (a long document's from the pictures the worker built, with the
-  // second answer: renderExtras) and the head summary. A long document's head summary (two n × n
-  // matrices and a row of entropies per query) is drawn from the second answer, on its first
-  // tokens, as the comparison is (renderExtras).
-  if (r.headImages || r.heads * r.nq * r.nk < HEAD_IMAGES_FROM) fig.heads.scheduleAfterFrame(() => FEED.heads(fig.heads, x), now);
-  if (!large) fig.headsum.scheduleAfterFrame(() => FEED.headsum(fig.headsum, x), now);
 }
 
-/** The figures drawn from the second answer: the comparison, "Why this weight?", the teaching panels. */
+/**
+ * The figures drawn from the second answer: the registry's 'extras' and 'idle' ones, and those a long
+ * document left for it (c.late). A figure whose computations the worker did not run this time (panel
+ * 1's, which depend only on the kernels) keeps its picture.
+ */
 function renderExtras(c) {
   const now = firstExtras;
   firstExtras = false;
   const opts = { scoreNames: SCORE_NAMES, scoreInfo, nearest: () => [], pre: c.pre };
   const x = context(null, c, { ...state }, opts);
+  // At large n the comparison and teaching computations were made on the first SMALL_TOKENS tokens.
   const xs = c.large ? context(null, c.small, { ...state }, opts) : x;
   if (c.large) notice(smallNotice); else clearNotice(smallNotice);
-  fig.why.schedule(() => FEED.why(fig.why, x), now);
-  if (c.pre.headImages) fig.heads.schedule(() => FEED.heads(fig.heads, x), now);
-  fig.compare.schedule(() => FEED.compare(fig.compare, xs), now);
-  if (c.large) fig.headsum.schedule(() => FEED.headsum(fig.headsum, xs), now);
-  // Panel 1 does not depend on the sentence, only on the kernels chosen (computed by the worker
-  // when they change).
-  if (c.pre.teach.scaling) {
-    scalingVariant = x.st.variant;
-    fig.scaling.schedule(() => FEED.scaling(fig.scaling, xs), false);
+  for (const [name, e] of DEMO) {
+    if (e.when !== 'extras' && e.when !== 'idle' && !c.late.has(name)) continue;
+    if ((e.needs || []).some((n) => n in STEPS && !(n in c.pre.teach))) continue;
+    const f = fig[name], at = e.whole ? x : xs;
+    f.schedule(() => e.feed(f, at), e.when === 'idle' ? false : now);
   }
-  for (const name of ['cosine', 'distance', 'hull']) fig[name].schedule(() => FEED[name](fig[name], xs), now);
+  if (VARIANT_NEEDS.every((n) => n in c.pre.teach)) variantDrawn = x.st.variant;
 }
 
 // ---------------------------------------------------------------------------------- update ----
@@ -614,7 +587,8 @@ async function update(reason, ev) {
     await new Promise((resolve) => setTimeout(resolve, EXTRAS_AFTER_MS));
     if (client.gen !== answer.gen) return;
     const more = await client.request(st, {
-      phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key, scaling: variant !== scalingVariant,
+      phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key,
+      needs: variant !== variantDrawn ? NEEDS : NEEDS.filter((n) => !VARIANT_NEEDS.includes(n)),
     });
     if (more.stale || more.cancelled) return;
     if (more.error) notice(`The module could not compute this: ${more.error.message}`);
