@@ -65,7 +65,7 @@ if (process.argv.includes('--readme')) { renderReadme(); process.exit(0); }
 // ---- the page ----
 /** In headless Chromium: 3 runs from a click on Train to 500 steps (Start over in between). */
 async function measurePage(folder) {
-  const { startServer } = await import(pathToFileURL(join(root, 'tests/e2e/harness.mjs')).href);
+  const { startServer } = await import(pathToFileURL(join(root, 'scripts/browser-harness.mjs')).href);
   const { launch, observeLongTasks, trainUntil } = await import('./browser.mjs');
   const server = await startServer(folder);
   const browser = await launch();
@@ -99,9 +99,9 @@ if (process.argv.includes('--page-only')) {
 
 const quick = process.argv.includes('--quick');
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
-const { makeData, DATASET_IDS } = await import(pathToFileURL(join(root, 'web/lab/prototypes-data.js')).href);
-const { PrototypeClassifier, SCORES } = await import(pathToFileURL(join(root, 'web/lab/prototypes-model.js')).href);
-const { compareScores } = await import(pathToFileURL(join(root, 'web/lab/prototypes-compare.js')).href);
+const { makeData, DATASET_IDS } = await import(pathToFileURL(join(root, 'lab/prototypes-data.js')).href);
+const { PrototypeClassifier, SCORES } = await import(pathToFileURL(join(root, 'lab/prototypes-model.js')).href);
+const { compareScores } = await import(pathToFileURL(join(root, 'lab/prototypes-compare.js')).href);
 const scope = await createAttnScope();
 
 const DATA = { n: 400, noise: 0.1, testFraction: 0.3 };

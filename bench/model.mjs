@@ -12,7 +12,7 @@
 // A duration is never asserted anywhere: tests/e2e/model.test.mjs checks what is drawn, not how fast.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch } from './browser.mjs';
 
 // --readme: writes the table of bench/results/model.json into README.md (between the MODELBENCH markers).

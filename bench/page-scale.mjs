@@ -11,7 +11,7 @@
 //   node bench/page-scale.mjs [--quick] [--web DIR]   (DIR: another build of dist/web/, to compare two builds)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch, option } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');

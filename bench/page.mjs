@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch, option, mainThreadTasks, TRACE_CATEGORIES } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');

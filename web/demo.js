@@ -1,7 +1,7 @@
 // The demo page: wires its controls, the URL and the notices to one state, and the figures' events back
 // to it. Its figures, what each needs, how it is fed and when it is drawn are listed in the figures'
 // registry (web/figures/registry.js, shared with the <attn-scope> element); the computation runs in
-// the page's worker (web/worker.js, web/compute/); each figure owns its size, its redraw scheduling and
+// the page's worker (web/demo-worker.js, web/compute/); each figure owns its size, its redraw scheduling and
 // its export (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
 // derives only a few display values from them (the cosine panel's key norms, the medians of the timings).
 import {
@@ -14,11 +14,11 @@ import { STEPS } from './compute/teaching.js';
 import { applySelect } from './selection.js';
 import { fmt } from './figures/base.js';
 import { context } from './compute/attention.js';
-import { weightsCSV, weightsJSON, download } from './export.js';
+import { weightsCSV, weightsJSON, download } from './downloads.js';
+import { $, noticeBar, wireExports, hashWriter } from './page.js';
 import { renderLatex, renderTeaching } from './formulas.js';
 import { keepForOffline } from './offline.js';
 
-const $ = (id) => document.getElementById(id);
 const ui = {
   query: $('query'), keys: $('keys'), queryTokens: $('query-tokens'), keyTokens: $('key-tokens'),
   presets: $('preset-buttons'), score: $('score'), formula: $('score-formula'), explain: $('score-explain'),
@@ -27,7 +27,6 @@ const ui = {
   variant: $('variant'), ranVariant: $('ran-variant'), timeWasm: $('time-wasm'), timeUpdate: $('time-update'),
   timePaint: $('time-paint'),
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
-  notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
   oovHint: $('oov-hint'), empty: $('empty'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
@@ -42,18 +41,9 @@ const updateTimes = [], mainTimes = [], paintTimes = [];
 let lastError;             // the notice of the last failed computation, cleared by the next success
 
 // ---------------------------------------------------------------------------------- notices ----
-const notices = new Set();
-function notice(text) {
-  notices.add(text);
-  ui.noticeText.textContent = [...notices].join(' ');
-  ui.notice.hidden = false;
-}
-function clearNotice(text) {
-  if (text === undefined) notices.clear(); else notices.delete(text);
-  ui.noticeText.textContent = [...notices].join(' ');
-  ui.notice.hidden = notices.size === 0;
-}
-ui.noticeClose.addEventListener('click', () => clearNotice());
+const notices = noticeBar();
+const notice = (text) => notices.add(text);
+const clearNotice = (text) => notices.remove(text);
 
 // ---------------------------------------------------------------------------------- figures ----
 // The registry's figures that have a slot on this page, each made in its slot; their events change the state.
@@ -68,18 +58,8 @@ const VARIANT_NEEDS = stepsFor(DEMO.filter(([, e]) => e.only === 'variant').map(
 const isLong = (e, r) => (e.isLong ? e.isLong(r) : Math.max(r.nq, r.nk) >= LARGE_FROM);
 // On a phone a long sentence's heatmap keeps legible labels and scrolls sideways (style.css).
 fig.heatmap.sayWhenScrolling('Wider than the screen: scroll the heatmap sideways to see every key word.');
-for (const [name, f] of Object.entries(fig)) {
-  f.measureName = name;
-  f.addEventListener('export', async (ev) => {
-    flushJobs();
-    if (!f.exportNode()) return;
-    try {
-      download(await f.toBlob(ev.detail.format), `${f.fileStem()}.${ev.detail.format}`);
-    } catch (e) {
-      notice(`The download failed: ${e.message}.`);
-    }
-  });
-}
+for (const [name, f] of Object.entries(fig)) f.measureName = name;
+wireExports(Object.values(fig), { before: (f) => { flushJobs(); return !!f.exportNode(); }, failed: notice });
 for (const hm of [fig.heatmap, fig.heatmapLarge]) {
   hm.addEventListener('select', (ev) => {
     const d = ev.detail;
@@ -201,21 +181,9 @@ function publicSettings() {
 }
 
 // -------------------------------------------------------------------------------- the URL ----
-let urlTimer = 0;
-// The hash this page last wrote or read. Another one in the address bar is a navigation (a link
-// followed, the hash edited) whose hashchange is on its way: a write due from an earlier change
-// must not replace it with the old state.
-let urlHash = location.hash;
-function writeURL(now = false) {
-  clearTimeout(urlTimer);
-  const go = () => {
-    if (location.hash !== urlHash) return;
-    const h = toHash(state);
-    if (location.hash !== h) history.replaceState(null, '', h);
-    urlHash = location.hash;
-  };
-  if (now) go(); else urlTimer = setTimeout(go, 150);
-}
+// A write due from an earlier change never replaces a hash the page has not read yet (web/page.js).
+const url = hashWriter(() => toHash(state), { delay: 150 });
+const writeURL = (now = false) => url.write(now);
 function readURL() {
   const { state: s, problems } = fromHash(location.hash);
   // A link that changes a setting kept under "More" shows it.
@@ -227,7 +195,6 @@ function readURL() {
   return s;
 }
 window.addEventListener('hashchange', () => {
-  urlHash = location.hash;
   if (location.hash === toHash(state)) return;
   state = readURL();
   syncControls();
@@ -654,7 +621,7 @@ async function start() {
   ui.progress.removeAttribute('value');
   const t0 = performance.now();
   try {
-    client = new ComputeClient(new URL('worker.js', import.meta.url), {
+    client = new ComputeClient(new URL('demo-worker.js', import.meta.url), {
       onLoadProgress: (loaded, total) => {
         if (ready) return;
         if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }

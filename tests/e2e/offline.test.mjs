@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setup, startServer, attendOptions, outDir, root, settled } from './harness.mjs';
+import { setup, startServer, attendOptions, outDir, root, settled } from '../../scripts/browser-harness.mjs';
 import { offlineFiles, offlinePages, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
 
 const web = join(root, 'dist/web');
@@ -65,7 +65,7 @@ describe('offline', () => {
       assert.ok(needs.every((f) => files.includes(f)));
       assert.ok(sw.includes(JSON.stringify(page)), `sw.js lists the files of ${page}`);
     }
-    for (const [page, f] of [['index.html', 'worker.js'], ['index.html', 'demo.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'prototypes-worker.js'],
+    for (const [page, f] of [['index.html', 'demo-worker.js'], ['index.html', 'demo.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'lab-prototypes-worker.js'],
       ['lab-prototypes.html', 'lab-prototypes.css'], ['model.html', 'model-example.json']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
     assert.deepEqual(files.filter((f) => !Object.values(pages).some((x) => x.includes(f))), [], 'every file is saved by some page');
   });

@@ -55,7 +55,7 @@ describe('the figures registry', () => {
   });
 
   test('the demo\'s worker and the compute modules import no figure module', () => {
-    for (const entry of ['web/worker.js', 'web/compute/attention.js', 'web/compute/teaching.js', 'web/compute/images.js']) {
+    for (const entry of ['web/demo-worker.js', 'web/compute/attention.js', 'web/compute/teaching.js', 'web/compute/images.js']) {
       const figures = [...importGraph(join(ROOT, entry))].filter((f) => f.includes(`${join('web', 'figures')}/`));
       assert.deepEqual(figures, [], `${entry} imports ${figures.join(', ')}`);
     }

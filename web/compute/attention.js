@@ -1,4 +1,4 @@
-// From a state to what the figures are drawn from, shared by the demo's worker (web/worker.js) and
+// From a state to what the figures are drawn from, shared by the demo's worker (web/demo-worker.js) and
 // the <attn-scope> element (web/element/): one computation (compute), the context every figure's feed
 // reads (context; web/figures/registry.js holds the feeds) and the model of "Why this weight?". Every
 // number comes from the attnscope module; nothing here touches the DOM.
@@ -65,7 +65,7 @@ export function context(scope, c, st, { scoreNames, scoreInfo, nearest, pre = nu
   const rows = within(st.rows, nq), cols = within(st.cols, nk);
   const x = { scope, c, st, r, nq, nk, heads, head, masked, cell, row, rows, cols, scoreNames, scoreInfo, nearest, pre };
   // need(name): one of the computations of web/compute/teaching.js (STEPS) for this state. pre: what
-  // the demo's worker already computed (web/worker.js; its page holds no scope); else computed here,
+  // the demo's worker already computed (web/demo-worker.js; its page holds no scope); else computed here,
   // with this context's scope, once.
   x.need = pre ? (name) => pre.teach[name] : teacher(x);
   return x;

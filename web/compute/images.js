@@ -95,7 +95,7 @@ const PALETTE = [...Array.from({ length: LEVELS }, (_, k) => toRGB(interpolateVi
  * largest value, one pixel per cell, max-pooled down to maxSide pixels a side for a long document.
  * Masked cells are transparent: the panel's frame, filled with the theme's masked colour, shows
  * through, so the picture does not depend on the theme (a light/dark switch needs no redraw) and can
- * be built off the page's thread (the demo's worker builds the heads' pictures, web/worker.js).
+ * be built off the page's thread (the demo's worker builds the heads' pictures, web/demo-worker.js).
  */
 export function panelImage(weights, offset, nq, nk, masked, maxSide) {
   let max = 0;

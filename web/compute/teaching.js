@@ -1,6 +1,6 @@
 // The computations the figures need beyond the main result, by name: the registry's `needs`
 // (web/figures/registry.js) name them, the demo's worker runs the ones its page's figures need
-// (web/worker.js) and the <attn-scope> element runs them as its figures ask (context's need(name),
+// (web/demo-worker.js) and the <attn-scope> element runs them as its figures ask (context's need(name),
 // web/compute/attention.js). Each takes the context x of a state (scope, c, st, …) and need(), for
 // the computations it builds on.
 import { scalingExperiment } from './scaling.js';

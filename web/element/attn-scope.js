@@ -15,7 +15,7 @@ import { fmt } from '../figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../figures/registry.js';
 import { compute, context, nearestWords } from '../compute/attention.js';
 import { renderTeaching } from '../formulas.js';
-import { download } from '../export.js';
+import { download } from '../downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/state.js,
 // 2,000 since issue 11): its figures are the SVG ones, readable up to about 64 tokens.
 const MAX_TOKENS = 64;

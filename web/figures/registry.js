@@ -1,7 +1,7 @@
 // Every figure of the demo page (web/demo.js) and of the <attn-scope> element (web/element/), with its
 // wiring: the figures own their drawing (web/figures/<Class>.js), this registry owns how they are
 // made, fed and scheduled; the computations they need live in web/compute/ (the demo's worker runs
-// them there, web/worker.js). A new figure is its class and one entry here (plus its slot in
+// them there, web/demo-worker.js). A new figure is its class and one entry here (plus its slot in
 // web/index.html when the demo shows it).
 //
 // An entry:

@@ -1,13 +1,14 @@
-// Shared set-up for the browser tests: the static server (scripts/serve.mjs on a free port), Debian's
-// chromium driven by playwright-core, the npm module loaded in node for the expected numbers, and a
-// log of every request, console error and page error.
+// Shared set-up for the browser tests (tests/e2e/) and the browser benchmarks (bench/): the static
+// server (scripts/serve.mjs on a free port), Debian's chromium driven by playwright-core, the npm
+// module loaded in node for the expected numbers, and a log of every request, console error and page
+// error.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'test-output');
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
