@@ -2,7 +2,7 @@
 // The lab's part 2 in node, with the page's own code (lab/session.js, lab/compare.js) and the
 // same wasm build: every scoring function trained on the same task from the same seed, 300 steps each,
 // held-out accuracy measured every 10 steps, as the page's Compare button does. Two tables for the
-// README ("Lab"): every rule from seed 1, and the previous-word rule from seeds 1 to 5 (how much a
+// docs/benchmarks.md ("The lab's comparison"): every rule from seed 1, and the previous-word rule from seeds 1 to 5 (how much a
 // ranking moves with the seed), plus the text the page writes for seed 1; and the output comparison
 // (attention only, + value output, + symmetric output) for a few functions, rules and seeds, with the
 // page's text for seed 1. Not a timing benchmark: the numbers are deterministic for a build (the page
