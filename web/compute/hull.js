@@ -1,5 +1,5 @@
-// Teaching panel 4's geometry (web/figures/HullPanel.js draws it): the outputs of attention are convex
-// combinations of the values, so they lie inside the values' convex hull. PCA to the plane, the 2-D
+// Teaching panel 4's geometry (the figure 'hull' of web/figures/registry.js draws it): the outputs of
+// attention are convex combinations of the values, so they lie inside the values' convex hull. PCA to the plane, the 2-D
 // hull, and the test "inside the hull in all dv dimensions". Pure: the demo's worker runs it.
 
 /** The top-2 principal directions of the rows of X [n, d] (power iteration with deflation). */

@@ -105,7 +105,7 @@ export function panelImage(weights, offset, nq, nk, masked, maxSide) {
   return matrixIndexedImage(weights, nq, nk, index, PALETTE, offset, 1, maxSide);
 }
 
-/** px: a head's panel in the heads figure (web/figures/HeadGrid.js); its picture is at most twice that a side. */
+/** px: a head's panel in the figure 'heads' (web/figures/registry.js); its picture is at most twice that a side. */
 export const HEAD_PANEL = 112;
 
 /**

@@ -1,5 +1,5 @@
-// Teaching panel 1's experiment (web/figures/ScalingPanel.js draws it): for random vectors with
-// unit-variance components the variance of q·k grows like d, and the softmax of unscaled scores
+// Teaching panel 1's experiment (the figure 'scaling' of web/figures/registry.js draws it): for random
+// vectors with unit-variance components the variance of q·k grows like d, and the softmax of unscaled scores
 // collapses onto one key; dividing by √d keeps the variance near 1. Both curves are computed by the
 // wasm kernels (scope.scores and scope.softmax) on seeded random vectors.
 
