@@ -138,9 +138,12 @@ function checkInt(name, value, min, max) {
   if (value < min || value > max) throw new RangeError(`${name}: expected an integer from ${min} to ${max}, got ${value}`);
   return value;
 }
-function checkNumber(name, value, { min = -Infinity, exclusiveMin = false } = {}) {
+function checkNumber(name, value, { min = -Infinity, exclusiveMin = false, max = Infinity, hint = '' } = {}) {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
-  if (exclusiveMin ? !(value > min) : !(value >= min)) throw new RangeError(`${name}: expected a number ${exclusiveMin ? '>' : '>='} ${min}, got ${value}`);
+  if ((exclusiveMin ? !(value > min) : !(value >= min)) || value > max) {
+    const range = `${exclusiveMin ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}`;
+    throw new RangeError(`${name}: expected a number ${range}${hint}, got ${value}`);
+  }
   return value;
 }
 function checkEnum(name, value, allowed) {
@@ -886,7 +889,8 @@ class Trainer {
       hidden: options.hidden === undefined ? 16 : checkInt('options.hidden', options.hidden, 1, 1024),
       temperature: temperatureOption('options.temperature', options.temperature),
       mask: maskOption('options.mask', options.mask, lists),
-      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate, { min: 0, exclusiveMin: true }),
+      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate,
+        { min: 0, exclusiveMin: true, max: 1, hint: ' (Adam moves each weight by about this much per step; 0.001 to 0.03 are usual)' }),
       batch: options.batch === undefined ? 32 : checkInt('options.batch', options.batch, 1, 4096),
       seed: options.seed === undefined ? 1 : checkInt('options.seed', options.seed, 0, 0xffffffff),
       variant: scope._variantOption(options.variant),

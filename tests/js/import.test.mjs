@@ -234,3 +234,34 @@ test('headSummaries: entropy, max and mean row maximum per layer and head', () =
     assert.equal(s.max[lh], Math.fround(mx));
   }
 });
+
+// A file's declared sizes are 64-bit numbers; the wasm build is 32-bit. Before the readers computed
+// sizes in checked 64-bit arithmetic, the first file below read gigabytes past its data (RuntimeError:
+// memory access out of bounds, ~49 KB left allocated per attempt) and the second loaded as 2 x 2.
+test('declared sizes that wrap 32 bits are refused with the declared numbers; nothing leaks; the scope keeps working', () => {
+  const enc = new TextEncoder();
+  const rawNpy = (dict, data) => {
+    let h = dict;
+    while ((10 + h.length + 1) % 64) h += ' ';
+    h += '\n';
+    const head = new Uint8Array(10);
+    head.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+    new DataView(head.buffer).setUint16(8, h.length, true);
+    const hb = enc.encode(h), out = new Uint8Array(10 + hb.length + data.length);
+    out.set(head); out.set(hb, 10); out.set(data, 10 + hb.length);
+    return out;
+  };
+  const att = npy(A.subarray(0, N * N), [N, N]);
+  const before = scope.memoryInUse();
+  for (let i = 0; i < 20; i++) {
+    const tokens = rawNpy("{'descr': '<U262145', 'fortran_order': False, 'shape': (4096,), }", new Uint8Array(16384));
+    assert.throws(() => scope.loadAttentions(zip({ 'attentions.npy': att, 'tokens.npy': tokens })),
+      /tokens: 4096 tokens of 262145 characters need 4294983680 bytes of data, the file has 16384/);
+    const wrapped = rawNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967298, 4294967298), }", new Uint8Array(16));
+    assert.throws(() => scope.loadAttentions(wrapped, { tokens: ['a', 'b'] }), /shape \[4294967298, 4294967298\] is over the limit/);
+    const big = rawNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", new Uint8Array(16));
+    assert.throws(() => scope.loadAttentions(big), /\[99999999999, 99999999999\] is over the limit/);
+  }
+  assert.equal(scope.memoryInUse(), before, 'memoryInUse after refused files');
+  assert.equal(scope.loadAttentions(att, { tokens: TOKENS }).layers, 1);
+});
