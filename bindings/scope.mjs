@@ -801,20 +801,27 @@ class Scope {
    * residual (default 0.5) is the weight of the identity: Ā = residual·I + (1 − residual)·A, rows renormalised.
    */
   rollout(attentions, options) {
-    checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
-    const layers = checkInt('options.layers', options.layers, 1, 1024);
-    const heads = checkInt('options.heads', options.heads, 1, 1024);
-    const n = checkInt('options.n', options.n, 1, 4096);
-    if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
-    checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
-    const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
-    if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
-    const head = options.head === undefined ? 'mean' : options.head;
-    let mode = head, index = 0;
-    if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
-    else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options);
     return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
       const err = this._m._rollout(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
+      if (err) throw coreError(err);
+      return this._read(ptrs.out, n * n);
+    });
+  }
+
+  /**
+   * Attention flow (Abnar & Zuidema 2020) of self-attention [layers, heads, n, n] → Float32Array [n, n]:
+   * flow[i, j] is the max-flow from (layers, i) to (0, j) through edges of capacity Ā (rollout's matrices,
+   * same options). Exact (closed forms for 1 and 2 layers, Dinic beyond); refused over a work limit
+   * (MAX_FLOW_WORK: 2 layers up to 812 tokens, 3 up to 53, 12 up to 30). See docs/flow.md.
+   */
+  attentionFlow(attentions, options) {
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options);
+    const work = flowWork(layers, n);
+    if (work > MAX_FLOW_WORK)
+      throw new RangeError(`attentions: attention flow of ${layers} layers x ${n} tokens is about ${work} edge visits, over the limit of ${MAX_FLOW_WORK} (about a second); use fewer layers or tokens (2 layers: up to 812 tokens; 3: 53; 4: 45; 12: 30), or rollout`);
+    return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
+      const err = this._m._attentionFlow(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
       if (err) throw coreError(err);
       return this._read(ptrs.out, n * n);
     });
@@ -1084,6 +1091,29 @@ class Trainer {
 
 const IMPORT_FORMATS = ['npy', 'npz', 'safetensors', 'json'];
 const MAX_ATTENTION_VALUES = 2 ** 26;  // = kMaxAttentionValues in src/attnscope/imported.hpp
+const MAX_FLOW_WORK = 2 ** 29;  // = kMaxFlowWork in src/attnscope/flow.hpp
+/** attention_flow_work in src/flow.cpp: edges visited, about (n² for 1 layer, n³ for 2, 64·n²·(2n + (L − 2)·n²) beyond). */
+function flowWork(layers, n) {
+  if (layers === 1) return n * n;
+  if (layers === 2) return n * n * n;
+  return 64 * n * n * (2 * n + (layers - 2) * n * n);  // 64 = kDinicVisitsPerEdge
+}
+/** The options and shape checks rollout and attentionFlow share. */
+function stackOptions(attentions, options) {
+  checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
+  const layers = checkInt('options.layers', options.layers, 1, 1024);
+  const heads = checkInt('options.heads', options.heads, 1, 1024);
+  const n = checkInt('options.n', options.n, 1, 4096);
+  if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
+  checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
+  const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
+  if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
+  const head = options.head === undefined ? 'mean' : options.head;
+  let mode = head, index = 0;
+  if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
+  else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
+  return { layers, heads, n, residual, mode, index };
+}
 
 /** The format from a file's first bytes. */
 function sniffFormat(b) {
