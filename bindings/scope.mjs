@@ -138,9 +138,12 @@ function checkInt(name, value, min, max) {
   if (value < min || value > max) throw new RangeError(`${name}: expected an integer from ${min} to ${max}, got ${value}`);
   return value;
 }
-function checkNumber(name, value, { min = -Infinity, exclusiveMin = false } = {}) {
+function checkNumber(name, value, { min = -Infinity, exclusiveMin = false, max = Infinity, hint = '' } = {}) {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
-  if (exclusiveMin ? !(value > min) : !(value >= min)) throw new RangeError(`${name}: expected a number ${exclusiveMin ? '>' : '>='} ${min}, got ${value}`);
+  if ((exclusiveMin ? !(value > min) : !(value >= min)) || value > max) {
+    const range = `${exclusiveMin ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}`;
+    throw new RangeError(`${name}: expected a number ${range}${hint}, got ${value}`);
+  }
   return value;
 }
 function checkEnum(name, value, allowed) {
@@ -218,10 +221,21 @@ function coreError(message) {
   for (const [cpp, js] of CPP_NAMES) m = m.replace(cpp, js);
   return new RangeError(m);
 }
+/** At most `max` characters of a text a caller handed in, for an error message (a 1 MB key stays out). */
+function clip(text, max = 40) {
+  const t = String(text);
+  return t.length > max ? `${t.slice(0, max)}… (${t.length} characters)` : t;
+}
 function checkKnownKeys(name, options, allowed) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw new TypeError(`${name}.${key}: unknown option; expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(key)) throw new TypeError(`${name}.${clip(key)}: unknown option; expected one of ${allowed.join(', ')}`);
+  }
+  // Options are read as plain properties, so one inherited through a prototype (Object.create(o))
+  // would be used while the check above sees only own keys: refuse it rather than half-accept it.
+  for (const key in options) {
+    if (!Object.prototype.hasOwnProperty.call(options, key))
+      throw new TypeError(`${name}.${clip(key)}: inherited through the prototype chain, not an own property; pass a plain object (e.g. { ...${name} })`);
   }
 }
 
@@ -760,6 +774,7 @@ class Scope {
     const softmax = !!options.softmax;
     let bytes = null;
     if (input instanceof ArrayBuffer) bytes = new Uint8Array(input);
+    else if (typeof SharedArrayBuffer !== 'undefined' && input instanceof SharedArrayBuffer) bytes = new Uint8Array(input);
     else if (input instanceof Uint8Array) bytes = input;
     else if (ArrayBuffer.isView(input)) throw new TypeError(`input: expected the file's bytes as a Uint8Array or ArrayBuffer, got ${describe(input)}; pass new Uint8Array(x.buffer, x.byteOffset, x.byteLength)`);
     let format = options.format;
@@ -801,7 +816,7 @@ class Scope {
    * residual (default 0.5) is the weight of the identity: Ā = residual·I + (1 − residual)·A, rows renormalised.
    */
   rollout(attentions, options) {
-    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options);
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._rolloutCost(l, h, t));
     return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
       const err = this._m._rollout(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
       if (err) throw coreError(err);
@@ -813,13 +828,11 @@ class Scope {
    * Attention flow (Abnar & Zuidema 2020) of self-attention [layers, heads, n, n] → Float32Array [n, n]:
    * flow[i, j] is the max-flow from (layers, i) to (0, j) through edges of capacity Ā (rollout's matrices,
    * same options). Exact (closed forms for 1 and 2 layers, Dinic beyond); refused over a work limit
-   * (MAX_FLOW_WORK: 2 layers up to 812 tokens, 3 up to 53, 12 up to 30). See docs/flow.md.
+   * (kMaxFlowWork in src/attnscope/flow.hpp: 2 layers up to 812 tokens, 3 up to 53, 12 up to 30) and the
+   * call budget of every method. See docs/flow.md.
    */
   attentionFlow(attentions, options) {
-    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options);
-    const work = flowWork(layers, n);
-    if (work > MAX_FLOW_WORK)
-      throw new RangeError(`attentions: attention flow of ${layers} layers x ${n} tokens is about ${work} edge visits, over the limit of ${MAX_FLOW_WORK} (about a second); use fewer layers or tokens (2 layers: up to 812 tokens; 3: 53; 4: 45; 12: 30), or rollout`);
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._attentionFlowCost(l, h, t));
     return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
       const err = this._m._attentionFlow(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
       if (err) throw coreError(err);
@@ -893,7 +906,8 @@ class Trainer {
       hidden: options.hidden === undefined ? 16 : checkInt('options.hidden', options.hidden, 1, 1024),
       temperature: temperatureOption('options.temperature', options.temperature),
       mask: maskOption('options.mask', options.mask, lists),
-      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate, { min: 0, exclusiveMin: true }),
+      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate,
+        { min: 0, exclusiveMin: true, max: 1, hint: ' (Adam moves each weight by about this much per step; 0.001 to 0.03 are usual)' }),
       batch: options.batch === undefined ? 32 : checkInt('options.batch', options.batch, 1, 4096),
       seed: options.seed === undefined ? 1 : checkInt('options.seed', options.seed, 0, 0xffffffff),
       variant: scope._variantOption(options.variant),
@@ -1091,20 +1105,18 @@ class Trainer {
 
 const IMPORT_FORMATS = ['npy', 'npz', 'safetensors', 'json'];
 const MAX_ATTENTION_VALUES = 2 ** 26;  // = kMaxAttentionValues in src/attnscope/imported.hpp
-const MAX_FLOW_WORK = 2 ** 29;  // = kMaxFlowWork in src/attnscope/flow.hpp
-/** attention_flow_work in src/flow.cpp: edges visited, about (n² for 1 layer, n³ for 2, 64·n²·(2n + (L − 2)·n²) beyond). */
-function flowWork(layers, n) {
-  if (layers === 1) return n * n;
-  if (layers === 2) return n * n * n;
-  return 64 * n * n * (2 * n + (layers - 2) * n * n);  // 64 = kDinicVisitsPerEdge
-}
-/** The options and shape checks rollout and attentionFlow share. */
-function stackOptions(attentions, options) {
+/**
+ * The options and shape checks rollout and attentionFlow share; cost(layers, heads, n) is the core's
+ * budget check ('' or the refusal), run before the stack is copied into wasm memory.
+ */
+function stackOptions(attentions, options, cost) {
   checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
   const layers = checkInt('options.layers', options.layers, 1, 1024);
   const heads = checkInt('options.heads', options.heads, 1, 1024);
   const n = checkInt('options.n', options.n, 1, 4096);
   if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
+  const refused = cost(layers, heads, n);
+  if (refused) throw coreError(refused);
   checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
   const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
   if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
@@ -1176,6 +1188,10 @@ function flattenNested(name, value) {
     if (depth === shape.length - 1) {
       for (let i = 0; i < x.length; i++) {
         if (typeof x[i] !== 'number') throw new TypeError(`${name}${path}[${i}]: expected a number, got ${describe(x[i])}`);
+        // float32 holds magnitudes up to 3.4e38: a larger finite number (JSON's 1e39) would become an
+        // infinity and be reported as one.
+        if (Math.abs(x[i]) > 3.4028234663852886e38)
+          throw new RangeError(`${name}${path}[${i}]: ${x[i]} is outside the float32 range (±3.4e38); attention weights lie in [0, 1] (fix the export)`);
         values[at++] = x[i];
       }
     } else {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/limits.hpp"
+
 
 namespace attnscope {
 namespace {
@@ -160,16 +162,30 @@ std::uint64_t attention_flow_work(std::size_t layers, std::size_t n) {
     return mul(mul(nn, edges), kDinicVisitsPerEdge);
 }
 
+Status flow_budget(std::size_t layers, std::size_t heads, std::size_t n) {
+    const std::string call = "attention flow of " + std::to_string(layers) + " layers x " + std::to_string(n) + " tokens";
+    const std::uint64_t work = attention_flow_work(layers, n);
+    if (work > kMaxFlowWork)
+        return Status::error("attentions: " + call + " is about " + std::to_string(work) + " edge visits, over the limit of " +
+                             std::to_string(kMaxFlowWork) +
+                             " (about a second); use fewer layers or tokens (2 layers: up to 812 tokens; 3: 53; 4: 45; 12: 30), or rollout");
+    Budget b;
+    b.work(layers, heads, n, n);  // combining the heads
+    b.floats(layers, n, n);       // the Ā matrices
+    if (layers >= 3) {
+        // Dinic's graph: per edge, two arcs of three indices and two doubles, counted in floats
+        const std::uint64_t edges = Budget::add(Budget::mul(layers - 2, Budget::mul(n, n)), 2 * std::uint64_t{n});
+        b.floats(edges, 2 * (3 * sizeof(std::size_t) + 2 * sizeof(double)) / sizeof(float));
+    }
+    return b.check(call, "use fewer layers or tokens, or rollout");
+}
+
 Status attention_flow(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& o, float* out,
                       FlowSolver solver) {
     Status st = check_rollout_input(A, layers, heads, n, o);
     if (!st) return st;
     if (!out) return Status::error("out: missing");
-    const std::uint64_t work = attention_flow_work(layers, n);
-    if (work > kMaxFlowWork)
-        return Status::error("attentions: attention flow of " + std::to_string(layers) + " layers x " + std::to_string(n) +
-                             " tokens is about " + std::to_string(work) + " edge visits, over the limit of " + std::to_string(kMaxFlowWork) +
-                             " (about a second); use fewer layers or tokens (2 layers: up to 812 tokens; 3: 53; 4: 45; 12: 30), or rollout");
+    if (Status cost = flow_budget(layers, heads, n); !cost) return cost;
     const std::size_t nn = n * n;
     std::vector<std::vector<float>> bars(layers, std::vector<float>(nn));
     for (std::size_t l = 0; l < layers; ++l) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnscope/imported.hpp"
+#include "attnscope/limits.hpp"
 
 namespace attnscope {
 namespace {
@@ -21,6 +22,18 @@ Status check_stack(const float* A, std::size_t layers, std::size_t heads, std::s
 }
 
 }  // namespace
+
+Status rollout_budget(std::size_t layers, std::size_t heads, std::size_t n) {
+    // Work: combining the heads (layers x heads x n^2) and one n x n x n product per layer after the
+    // first; memory: three n x n matrices. The same budget as every public call, before any work: a
+    // [4, 1, 4096, 4096] stack (within the limit of numbers) is 2e11 multiply-adds, minutes in wasm.
+    Budget b;
+    b.work(layers, heads, n, n);
+    b.work(layers > 0 ? layers - 1 : 0, n, n, n);
+    b.floats(3, n, n);
+    return b.check("rollout of " + std::to_string(layers) + " layers x " + std::to_string(n) + " tokens",
+                   "roll out fewer layers or tokens (e.g. the first tokens of the sentence)");
+}
 
 Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& o) {
     Status st = check_stack(A, layers, heads, n, n);
@@ -71,6 +84,7 @@ Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, 
     Status st = check_rollout_input(A, layers, heads, n, o);
     if (!st) return st;
     if (!out) return Status::error("out: missing");
+    if (Status cost = rollout_budget(layers, heads, n); !cost) return cost;
     const std::size_t nn = n * n;
     std::vector<float> bar(nn), R(nn), next(nn);
     for (std::size_t l = 0; l < layers; ++l) {

@@ -40,13 +40,18 @@ constexpr std::uint64_t kDinicVisitsPerEdge = 64;
 // The work estimate above (saturating at UINT64_MAX; 0 for layers or n of 0).
 std::uint64_t attention_flow_work(std::size_t layers, std::size_t n);
 
+// The call's budget, before any work: the flow's own limit (kMaxFlowWork, the message naming it and the
+// largest token counts), then the project's call budget (attnscope/limits.hpp) for combining the heads
+// and for the memory (the Ā matrices and Dinic's graph). OK, or an error naming the limit.
+Status flow_budget(std::size_t layers, std::size_t heads, std::size_t n);
+
 enum class FlowSolver {
     automatic,  // the closed forms for 1 and 2 layers, Dinic from 3
     dinic,      // Dinic for every depth (the tests compare it with the closed forms)
 };
 
 // A: [layers, heads, n, n] row-major; out: [n, n]. Fails (nothing written) for the input rollout refuses
-// and for a stack over kMaxFlowWork.
+// and for a stack over flow_budget.
 Status attention_flow(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& options,
                       float* out, FlowSolver solver = FlowSolver::automatic);
 
