@@ -2,14 +2,14 @@
 // workers): one page served over http from a folder holding the package's dist/ files and the page.
 // The worker's pool computes attentionOutput, scores and attend; the numbers equal node's scope
 // bit for bit (the same wasm); an aborted call rejects with an AbortError and the pool answers after.
-// One browser for the file, launched as the other e2e files do (harness.mjs's flags and server).
+// One browser for the file, launched as the other e2e files do (scripts/browser-harness.mjs's flags and server).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, outDir, root, startServer } from './harness.mjs';
+import { CHROMIUM_ARGS, outDir, root, startServer } from '../../scripts/browser-harness.mjs';
 
 const site = join(outDir, 'pool-site');
 let browser, server, scope;
