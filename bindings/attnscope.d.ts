@@ -854,3 +854,67 @@ export default createAttnScope;
 
 /** True when this JS engine runs WebAssembly SIMD (then `createAttnScope` loads the SIMD build). */
 export function engineHasSimd(): boolean;
+
+/** Options of {@link createAttnPool}; all optional. */
+export interface PoolOptions {
+  /**
+   * How many workers, each one wasm instance (an integer from 1 to 256). Default: the machine's
+   * parallelism less one (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in
+   * browsers), at least 1.
+   */
+  workers?: number;
+  /** Every worker loads its vocabulary before the promise resolves (else at a worker's first `attend`). */
+  preload?: boolean;
+  /** As {@link CreateOptions.vocabulary}: each worker loads its own copy. */
+  vocabulary?: CreateOptions['vocabulary'];
+  /** As {@link CreateOptions.locateFile}, called here (not in the workers) once per package file. */
+  locateFile?: CreateOptions['locateFile'];
+}
+
+/** What every pool call accepts besides the scope's options. */
+export interface PoolCallOptions {
+  /**
+   * Aborting it rejects the call at once with a `DOMException` named `'AbortError'` (its `cause`
+   * is the signal's reason); the workers busy with the call are terminated and restarted.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * The scope's calls on a pool of workers, asynchronous: same arguments, options, results and errors
+ * as {@link AttnScope}'s, plus `signal`. scores, attention and attentionOutput are split over the
+ * query rows (in blocks of 64 rows, so the numbers are the scope's bit for bit; a call with a
+ * distance score and a query row outside 2^-40..2^40 runs whole on one worker), `attend` over heads
+ * (each head's numbers, and the output, are the scope's). See docs/pool.md.
+ */
+export interface AttnPool {
+  /** How many workers (wasm instances) the pool runs. */
+  readonly workers: number;
+  /** As {@link AttnScope.registry}. */
+  readonly registry: Registry;
+  /** As {@link AttnScope.scoreFunctions}. */
+  readonly scoreFunctions: readonly ScoreInfo[];
+  /** As {@link AttnScope.variants}: the workers' instances. */
+  readonly variants: VariantInfo;
+  /** As {@link AttnScope.attend}, split over heads; a worker loads its vocabulary first if it has not yet. `timeMs` is the pool's wall time. */
+  attend(options: AttendOptions & PoolCallOptions): Promise<AttendResult>;
+  /** As {@link AttnScope.scores}. */
+  scores(Q: Float32Array, K: Float32Array, options: ScoresOptions & PoolCallOptions): Promise<Float32Array>;
+  /** As {@link AttnScope.attention}; with several workers the result's arrays are separate copies. */
+  attention<R extends AttentionPart = AttentionPart>(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionReturnsOptions<R> & PoolCallOptions): Promise<Pick<AttentionResult, R | 'variant'>>;
+  /** As {@link AttnScope.attentionOutput}. */
+  attentionOutput(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionOptions & PoolCallOptions): Promise<Float32Array>;
+  /** Terminates every worker: calls still running reject, later calls reject. Lets Node exit. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts `workers` workers (worker_threads in Node, module workers in browsers; no
+ * SharedArrayBuffer, no cross-origin isolation needed), each with one wasm instance, and resolves
+ * to an {@link AttnPool} once all are ready.
+ * @example
+ * const pool = await createAttnPool();
+ * const O = await pool.attentionOutput(Q, K, V, { nq: 4096, nk: 4096, d: 64, dv: 64, signal });
+ * await pool.dispose();
+ */
+export function createAttnPool(options?: PoolOptions): Promise<AttnPool>;

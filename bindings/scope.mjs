@@ -563,7 +563,14 @@ class Scope {
     return { nq, nk, d, dk, dv, temperature, mask, padding, ...this._scoreAndVariant(options, d, dk, nk) };
   }
 
-  attention(Q, K, V, options) {
+  attention(Q, K, V, options) { return this._attention(Q, K, V, options, 0); }
+  attentionOutput(Q, K, V, options) { return this._attentionOutput(Q, K, V, options, 0); }
+
+  // queryOffset (the pool's, never an option): the index of Q's first row in a longer query, which
+  // only the causal mask reads (key j is hidden from row i when j > queryOffset + i): rows [r0, r1)
+  // with queryOffset r0 give exactly those rows of the whole call.
+  _attention(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, ['returns']);
     const { nq, nk, dv } = a;
     const want = returnsOption('options.returns', options.returns);
@@ -579,7 +586,7 @@ class Scope {
       const e = this._enum;
       const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
         scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
-        ptrs.O || 0, ptrs.stats || 0);
+        ptrs.O || 0, ptrs.stats || 0, queryOffset);
       if (err) throw coreError(err);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
@@ -598,14 +605,15 @@ class Scope {
     }, QKV);
   }
 
-  attentionOutput(Q, K, V, options) {
+  _attentionOutput(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, []);
     const { nq, nk, dv } = a;
     this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
       const e = this._enum;
       const err = this._m._attentionOutput(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O);
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset);
       if (err) throw coreError(err);
       return this._read(ptrs.O, nq * dv);
     }, QKV);
@@ -694,7 +702,10 @@ class Scope {
   }
 
   // ---- the sentence pipeline ----
-  attend(options) {
+  attend(options) { return this._attend(options, 0, 0); }
+
+  // attend()'s options checked and converted, for _attend and _attendOutput.
+  _attendInputs(options) {
     checkKnownKeys('options', options, ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional',
       'mask', 'p', 'eps', 'variant', 'maxTokens', 'experimentalScaledOutput', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys']);
     const query = checkText('query', options.query);
@@ -745,17 +756,39 @@ class Scope {
       weights = scoreWeights('', options, score, null, { head: dh });
     }
 
+    const e = this._enum;
+    const core = (ptrs, headBegin, headEnd) => ({
+      score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
+      seed, positional, mask: e.mask[mask], variant: e.variant[variant],
+      maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut, headBegin, headEnd,
+    });
+    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core };
+  }
+
+  // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
+  // then holds those heads, and its output is their outputs side by side (dOut their width):
+  // _attendOutput turns the joined heads into attend()'s output.
+  _attend(options, headBegin, headEnd) {
+    const a = this._attendInputs(options);
+    checkInt('headBegin', headBegin, 0, a.heads);
+    checkInt('headEnd', headEnd, 0, a.heads);
     const t0 = now();
-    return this._withArrays({ ...proj, ...weights.arrays }, {}, (ptrs) => {
-      const e = this._enum;
-      const res = state.attend(query, keys, cross, {
-        score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
-        seed, positional, mask: e.mask[mask], variant: e.variant[variant],
-        maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
-      });
+    return this._withArrays(a.arrays, {}, (ptrs) => {
+      const res = a.state.attend(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
       if (res.error) throw coreError(res.error);
       const timeMs = now() - t0;
-      return unpackAttend(res, d, score, temperature, this._instance.resolvedVariants[variant], timeMs);
+      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], timeMs);
+    });
+  }
+
+  /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */
+  _attendOutput(options, concat, nq, cols) {
+    const a = this._attendInputs(options);
+    checkShape('concat', concat, nq * cols, `[nq=${nq}, cols=${cols}]`);
+    return this._withArrays({ ...a.arrays, concat }, {}, (ptrs) => {
+      const res = a.state.attendOutput(ptrs.concat, nq, cols, a.core(ptrs, 0, 0));
+      if (res.error) throw coreError(res.error);
+      return { output: res.data, dOut: res.dOut };
     });
   }
 
@@ -1359,3 +1392,60 @@ export async function createScopeWith(build, options = {}) {
   };
   return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }
+
+// ---- for the pool of workers (pool.mjs) ----------------------------------------------------------
+
+// The distance scores whose path (the fused identity or the blocked direct distances) depends on
+// whether every query row lies in the safe range (src/score.cpp, row_in_safe_range: 2^-40 to 2^40).
+const RANGE_DEPENDENT = new Set(['neg-euclidean', 'neg-sq-euclidean', 'idw']);
+function rowInSafeRange(Q, i, d) {
+  let m = 0;
+  for (let t = i * d, end = t + d; t < end; t++) {
+    const a = Math.abs(Q[t]);
+    if (!Number.isFinite(a)) return true;
+    if (a > m) m = a;
+  }
+  return m === 0 || (m >= 2 ** -40 && m <= 2 ** 40);
+}
+
+/**
+ * What the pool needs to split a call the way one scope computes it, without a wasm instance:
+ * validate(method, args) checks the arguments exactly as Scope[method] does before it touches wasm
+ * memory (the same errors, the same order) and returns { nq, d, cost, splittable }: cost is the
+ * whole call's _checkCost arguments (each worker checks them), splittable whether the query rows may
+ * go to different instances with no number changing: not for a distance score when a query row lies
+ * outside the safe range (the scope then takes another path for every row). (Under the causal mask a
+ * share is run with its first row's index, Scope._attention's queryOffset.)
+ * registry: the module's registry; available: scope.variants.available of an instance.
+ */
+export function callValidator(registry, available) {
+  const v = Object.create(Scope.prototype);
+  v._lists = listsOf(registry);
+  v.variants = { available };
+  v._variant = 'auto';
+  const splittable = (score, Q, nq, d) => {
+    if (RANGE_DEPENDENT.has(score)) for (let i = 0; i < nq; i++) if (!rowInSafeRange(Q, i, d)) return false;
+    return true;
+  };
+  return {
+    scores(Q, K, options) {
+      checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+      const { nq, nk, d, dk } = v._queryKeyShapes(Q, K, options);
+      const { score, weights } = v._scoreAndVariant(options, d, dk, nk);
+      return { nq, d, cost: [score, nq, nk, d, dk, 0, weights.hidden || 0, false], splittable: splittable(score, Q, nq, d) };
+    },
+    attention(Q, K, V, options) {
+      const a = v._attentionInputs(Q, K, V, options, ['returns']);
+      const want = returnsOption('options.returns', options.returns);
+      const outputOnly = want.size === 1 && want.has('output');
+      return { nq: a.nq, d: a.d, want, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly],
+        splittable: splittable(a.score, Q, a.nq, a.d) };
+    },
+    attentionOutput(Q, K, V, options) {
+      const a = v._attentionInputs(Q, K, V, options, []);
+      return { nq: a.nq, d: a.d, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, true],
+        splittable: splittable(a.score, Q, a.nq, a.d) };
+    },
+  };
+}
+export { checkKnownKeys as checkOptionKeys, checkInt as checkInteger, describe as describeValue, toUrl as toAbsoluteUrl };

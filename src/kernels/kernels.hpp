@@ -102,7 +102,8 @@ struct FusedAttentionArgs {
     const float* kb = nullptr;  // per key row (cosine, distances)
     float p = 2.0f, eps = 1e-3f;
     float inv_tau = 1.0f;
-    bool causal = false;                        // query i sees keys j <= i
+    bool causal = false;                        // query i sees keys j <= query_offset + i
+    std::size_t query_offset = 0;               // row 0's index in the whole query (for causal)
     const std::uint8_t* key_padding = nullptr;  // nonzero = hidden key
     // Distances only: where the identity qa[i] + kb[j] - 2 q·k cancels, i.e. its d2 is not above
     // cancel_fraction * (qa[i] + kb[j]) (and the norms are finite), the score is direct(direct_ctx,

@@ -3,6 +3,9 @@
 // the installed tarball by tests/js/package.test.mjs. Never run, only type-checked.
 import createDefault, {
   createAttnScope,
+  createAttnPool,
+  type AttnPool,
+  type PoolOptions,
   engineHasSimd,
   type AttendOptions,
   type AttendResult,
@@ -219,6 +222,20 @@ async function main(): Promise<void> {
   void [resolvedOutput, outMatrices, outAccuracy, outHits, outGrads, wvAt];
   void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
   void [imported4, format, importedSizes, importedText, rolled, rolled2, flowed, summaryArrays];
+
+  // The pool of workers: the same calls, asynchronous, with a signal.
+  const poolOptions: PoolOptions = { workers: 2, preload: true, vocabulary: 'small', locateFile: (file) => `/assets/${file}` };
+  const pool: AttnPool = await createAttnPool(poolOptions);
+  const controller = new AbortController();
+  const poolQ = new Float32Array(8);
+  const poolOut: Float32Array = await pool.attentionOutput(poolQ, poolQ, poolQ, { nq: 2, nk: 2, d: 4, dv: 4, signal: controller.signal });
+  const poolS: Float32Array = await pool.scores(poolQ, poolQ, { nq: 2, nk: 2, d: 4, score: 'idw', p: 1 });
+  const poolW = await pool.attention(poolQ, poolQ, poolQ, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['weights'] });
+  const poolWeights: Float32Array = poolW.weights;
+  const poolAttend: AttendResult = await pool.attend({ query: 'the cat', heads: 2, signal: controller.signal });
+  const poolWorkers: number = pool.workers;
+  await pool.dispose();
+  void [poolOut, poolS, poolWeights, poolAttend, poolWorkers, pool.registry, pool.variants.available];
 
   void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];
