@@ -112,6 +112,23 @@ function styles() {
   return sheet;
 }
 
+// Keys a focused form control acts on (its default action), by the kind of control; Tab and Escape
+// always go on to the page.
+const TEXT_INPUTS = new Set(['text', 'number', 'search', 'url', 'email', 'tel', 'password']);
+const SLIDER_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+const PRESS_KEYS = new Set([' ', 'Enter']);
+function controlOwnsKey(ev) {
+  if (ev.key === 'Tab' || ev.key === 'Escape') return false;
+  const el = ev.composedPath()[0];
+  const tag = el && el.localName;
+  if (tag === 'textarea' || (tag === 'input' && TEXT_INPUTS.has(el.type))) return true;   // typing and caret keys
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return false;
+  if (tag === 'select') return SLIDER_KEYS.has(ev.key) || PRESS_KEYS.has(ev.key) || ev.key.length === 1;   // and type-ahead letters
+  if (tag === 'input' && el.type === 'range') return SLIDER_KEYS.has(ev.key);
+  if (tag === 'input' || tag === 'button') return PRESS_KEYS.has(ev.key);
+  return false;
+}
+
 let uid = 0;
 const live = new Set();   // connected elements (to draw everything before printing)
 
@@ -152,6 +169,10 @@ export class AttnScopeElement extends HTMLElement {
     this._caption.className = 'attn-caption';
     this._box.append(this._controls, this._status, this._error, this._figuresEl, this._caption);
     root.append(this._box);
+    // Keys the element's own controls act on stay in the element (the figures consume theirs the same
+    // way): a host page sees the focused element, not the control inside its shadow root, so a reveal.js
+    // deck would otherwise turn the slide on the arrow that moves a slider, or on a letter typed into the query.
+    this._box.addEventListener('keydown', (ev) => { if (controlOwnsKey(ev)) ev.stopPropagation(); });
     this._figs = null;          // name → figure, for the current view
     this._viewName = null;
     this._controlsKey = null;
