@@ -132,7 +132,12 @@ function controlOwnsKey(ev) {
 let uid = 0;
 const live = new Set();   // connected elements (to draw everything before printing)
 
-export class AttnScopeElement extends HTMLElement {
+// Importing this module must work where there is no DOM (a server rendering the page, a test in Node):
+// nothing here touches a DOM global while the module evaluates; the class extends an empty stand-in
+// there, and define() defines nothing.
+const ElementBase = typeof HTMLElement === 'undefined' ? class {} : HTMLElement;
+
+export class AttnScopeElement extends ElementBase {
   static get observedAttributes() { return ATTRS; }
 
   /** Wasm memory in use (bytes) of the shared instance (the inlined vocabulary's), once loaded. */
@@ -615,8 +620,12 @@ if (typeof window !== 'undefined') {
   window.addEventListener('beforeprint', () => { for (const el of live) el.flush(); });
 }
 
-/** Defines <attn-scope> (once: a second copy of the script on a page leaves the first in place). */
+/**
+ * Defines <attn-scope> (once: a second copy of the script on a page leaves the first in place).
+ * Returns the class defined under that name, or undefined where there are no custom elements (a server).
+ */
 export function define(name = 'attn-scope') {
+  if (typeof customElements === 'undefined') return undefined;
   if (!customElements.get(name)) customElements.define(name, name === 'attn-scope' ? AttnScopeElement : class extends AttnScopeElement {});
   return customElements.get(name);
 }
