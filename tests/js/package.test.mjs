@@ -9,7 +9,9 @@
 //     from the main thread and from a module worker, and in Vite's dev server and from a plain page
 //     importing the package's files as a CDN serves them: the README's lines appear, no request fails;
 //   - serve an HTML page where the wasm should be and read the error; call scores() and check that the
-//     vocabulary is never requested.
+//     vocabulary is never requested;
+//   - build an app that imports 'attnscope/element' with Vite: the wasm and the vocabulary are assets,
+//     every JavaScript chunk is under Vite's 500 kB warning, and the element draws in Chromium.
 // One tarball, one install and one Chromium serve every test here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -263,7 +265,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     // import.meta.url) as it is, so the bundle looks for the files next to itself: copy them from
     // node_modules/attnscope/dist/ into the folder the bundle is served from (or pass locateFile).
     // The single-file build needs nothing besides its bundle.
-    for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
+    for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
     // The same page on a host that lacks the files and answers every unknown path with the page.
     for (const f of ['page.js', 'page.html']) copyFileSync(join(pub, f), join(bare, f));
     site = await serve(pub);
@@ -301,6 +303,8 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     assert.deepEqual(got.main, expected.single, 'single-file build in Chromium vs Node');
   });
 
+  // The element's module runs the split SIMD build with the 10,000-word vocabulary file: the numbers of
+  // the single-file build, which inlines the same two.
   test('import \'attnscope/element\': <attn-scope> draws the single-file build\'s numbers', async () => {
     const { got, problems } = await runPage(site.origin, 'page-element');
     assert.ok(!got.error, got.error);
@@ -483,6 +487,76 @@ postMessage(lines.join('\\n') + '\\n');
   test('a plain page importing the package\'s files from a static host (CDN), no bundler', async () => {
     const site = await serve(cdnDir);
     try { await assertAppRuns(`${site.origin}/`, 'CDN'); } finally { await site.close(); }
+  });
+});
+
+// ---- an app with a bundler that imports the element: its wasm and vocabulary are assets, not base64 ----
+
+describe('a Vite app that imports \'attnscope/element\'', () => {
+  // Before the element's module imported the split build, it inlined the wasm and the vocabulary:
+  // a Vite app importing it got one JavaScript chunk of 2.28 MB and Vite's warning about chunks over 500 kB.
+  const CHUNK_LIMIT = 500 * 1024;
+  let out, warnings;
+
+  before(async () => {
+    const dir = join(app, 'element-app');
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>element app</title>\n' +
+      '<script type="module" src="./src/main.js"></script>\n<body>\n');
+    writeFileSync(join(dir, 'src/main.js'), `
+      import 'attnscope/element';
+      const CASES = ${JSON.stringify(CASES)};
+      const pick = ${PICK};
+      window.results = new Promise((resolve) => {
+        const el = document.createElement('attn-scope');
+        el.setAttribute('query', CASES.cross.query);
+        el.setAttribute('keys', CASES.cross.keys);
+        el.addEventListener('attn-ready', () => resolve({ cross: pick(el.result), nq: el.result.nq, nk: el.result.nk,
+          cells: el.shadowRoot.querySelectorAll('svg.heatmap g.cells rect').length }));
+        el.addEventListener('attn-error', (ev) => resolve({ error: ev.detail.message }));
+        document.body.append(el);
+      });`);
+    const { build } = await import('vite');
+    warnings = [];
+    const logger = { info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
+      clearScreen() {}, hasErrorLogged: () => false, hasWarned: false };
+    await build({ root: dir, configFile: false, customLogger: logger, logLevel: 'warn', build: { outDir: 'dist-vite' }, cacheDir: join(dir, '.vite-cache') });
+    out = join(dir, 'dist-vite');
+  });
+
+  test('vite build: the wasm and the vocabulary are separate assets; every JavaScript chunk is under 500 kB; no warning', async (t) => {
+    const files = listFiles(out);
+    const js = files.filter((f) => /\.m?js$/.test(f.file)).sort((a, b) => b.bytes - a.bytes);
+    t.diagnostic(`vite build of the element app: ${sizeReport(out)}; largest JavaScript chunk ${js[0].file} ${js[0].bytes} bytes`);
+    assert.ok(js[0].bytes < CHUNK_LIMIT, `largest chunk ${js[0].file}: ${js[0].bytes} bytes`);
+    const names = files.map((f) => f.file);
+    assert.ok(names.some((f) => /attnscope-[\w-]*\.wasm$/.test(f) && !f.includes('scalar')), `the SIMD wasm is an asset: ${names.join(', ')}`);
+    assert.ok(names.some((f) => /glove-10k-[\w-]*\.bin$/.test(f)), `the 10,000-word vocabulary is an asset: ${names.join(', ')}`);
+    for (const { file } of js) {
+      const text = readFileSync(join(out, file), 'utf8');
+      assert.doesNotMatch(text, /[A-Za-z0-9+/]{20000}/, `${file} holds no long base64 run (an inlined wasm or vocabulary)`);
+    }
+    assert.deepEqual(warnings.filter((w) => !/PLUGIN_TIMINGS/.test(w)), [], 'vite build warnings (a chunk over 500 kB would be one)');
+    assertPortable(out, 'vite build (element)');
+  });
+
+  test('the built app: <attn-scope> draws the single-file build\'s numbers, no request fails', async () => {
+    const site = await serve(out);
+    const { page, problems, console: log } = await openPage(`${site.origin}/`);
+    try {
+      await page.waitForFunction(() => window.results !== undefined, null, { timeout: 30_000 });
+      const got = await page.evaluate(() => window.results);
+      assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
+      assert.deepEqual(got.cross, expected.single.cross);
+      assert.equal(got.cells, got.nq * got.nk);
+      assert.deepEqual(problems, []);
+      const bins = site.requests.filter((p) => /\.(wasm|bin)$/.test(p));
+      assert.equal(bins.length, 2, `one wasm and one vocabulary requested: ${bins.join(', ')}`);
+      assert.ok(bins.some((p) => /glove-10k/.test(p)) && !bins.some((p) => /glove-50k|scalar/.test(p)), bins.join(', '));
+    } finally {
+      await page.close();
+      await site.close();
+    }
   });
 });
 

@@ -3,7 +3,7 @@
 // and their registry (web/figures/registry.js: its views, how each figure is made and fed) and the
 // demo's computation (web/compute/): one implementation of every plot.
 //
-// Every element on a page shares one wasm instance and one load of the inlined vocabulary (a promise
+// Every element on a page shares one wasm instance and one load of the built-in 10,000-word vocabulary (a promise
 // held by this module); an element with its own `vocab` URL gets its own vocabulary: a second scope on
 // the same wasm instance (scope.newScope), one per URL, shared by every element that names it.
 //
@@ -24,14 +24,16 @@ import figuresCss from '../figures/figures.css';
 import elementCss from './element.css';
 
 // ---------------------------------------------------------------------------- the vocabulary ----
-// One promise per vocabulary: '' is the inlined 10,000-word one, shared by every element without a
+// One promise per vocabulary: '' is the built-in 10,000-word one, shared by every element without a
 // `vocab` attribute; a URL gets its own (resolved against the page). A failed load is forgotten, so a
 // later element (or a corrected attribute) tries again.
 const scopes = new Map();
 function scopeFor(vocab) {
   const key = vocab ? new URL(vocab, document.baseURI).href : '';
   if (!scopes.has(key)) {
-    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key, preload: true })) : createAttnScope();
+    // The 10,000-word vocabulary: inlined in the classic script, a file of the package for the module.
+    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key, preload: true }))
+      : createAttnScope({ vocabulary: 'small', preload: true });
     const p = made.then((scope) => ({ scope, nearest: new Map(), key }));
     p.catch(() => { if (scopes.get(key) === p) scopes.delete(key); });
     scopes.set(key, p);
@@ -72,7 +74,7 @@ export const DEFAULTS = {
   cell: '',               // "row,column" (0-based); empty: the first word's strongest key
   theme: 'auto',
   caption: '',
-  vocab: '',              // URL of a vocabulary file; empty: the inlined 10,000 words
+  vocab: '',              // URL of a vocabulary file; empty: the built-in 10,000 words
 };
 const ATTRS = Object.keys(DEFAULTS);
 
@@ -140,13 +142,13 @@ const ElementBase = typeof HTMLElement === 'undefined' ? class {} : HTMLElement;
 export class AttnScopeElement extends ElementBase {
   static get observedAttributes() { return ATTRS; }
 
-  /** Wasm memory in use (bytes) of the shared instance (the inlined vocabulary's), once loaded. */
+  /** Wasm memory in use (bytes) of the shared instance (the built-in vocabulary's), once loaded. */
   static async memoryInUse(vocab = '') {
     const { scope } = await scopeFor(vocab);
     return scope.memoryInUse();
   }
 
-  /** The shared scope (the attnscope JS API) of a vocabulary ('' = the inlined one). */
+  /** The shared scope (the attnscope JS API) of a vocabulary ('' = the built-in one). */
   static scope(vocab = '') {
     return scopeFor(vocab).then((s) => s.scope);
   }
@@ -244,7 +246,7 @@ export class AttnScopeElement extends ElementBase {
         try {
           loaded = await scopeFor(vocab);
         } catch (e) {
-          throw new AttributeError('vocab', vocab, `the URL of a vocabulary file that this page can load (${e.message.replace(/^options\.vocabulary: /, '')}); leave it out for the inlined 10,000 words`);
+          throw new AttributeError('vocab', vocab, `the URL of a vocabulary file that this page can load (${e.message.replace(/^options\.vocabulary: /, '')}); leave it out for the built-in 10,000 words`);
         }
         if (this._scopeKey !== vocab) return;   // changed while loading: a newer update follows
         this._scope = loaded;
