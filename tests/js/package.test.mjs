@@ -115,7 +115,7 @@ describe('npm pack', () => {
     const files = packed.files.map((f) => f.path).sort();
     for (const f of ['package.json', 'README.md', 'dist/attnscope.mjs', 'dist/scope.mjs', 'dist/attnscope-wasm.mjs', 'dist/attnscope.wasm',
       'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
-      'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin']) {
+      'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin', 'dist/attnscope.cjs', 'dist/attnscope.d.cts']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
     // docs/*.png: the README's pictures (the element, the first screen, a long document, the model
@@ -192,6 +192,40 @@ describe('the installed package in Node', () => {
     assert.equal(got.scalar.cross.variant, 'scalar');
   });
 
+  test('require(\'attnscope\') without require(esm): the CommonJS entry gives the ES module\'s numbers, and its scopes are the same class', async (t) => {
+    // require(esm) is on by default from Node 20.19 and 22.12; switched off, Node behaves as Node 18,
+    // which package.json "engines" allows: require() of an ES module throws ERR_REQUIRE_ESM.
+    const flag = '--no-experimental-require-module';
+    const flags = process.allowedNodeEnvironmentFlags.has(flag) ? [flag] : [];
+    t.diagnostic(`node ${process.version} ${flags.join(' ') || '(no require(esm) to switch off)'}`);
+    writeFileSync(join(app, 'consumer.cjs'), `
+      const attnscope = require('attnscope');
+      const { createAttnScope, engineHasSimd } = attnscope;
+      const CASES = ${JSON.stringify(CASES)};
+      const pick = ${PICK};
+      const runAll = (scope) => Object.fromEntries(Object.entries(CASES).map(([name, o]) => [name, pick(scope.attend(o))]));
+      let esmRequire = null;
+      try { require('./node_modules/attnscope/dist/attnscope.mjs'); esmRequire = 'loaded'; } catch (e) { esmRequire = e.code; }
+      (async () => {
+        const split = await createAttnScope({ preload: true });
+        const scalar = await attnscope.default({ simd: false, preload: true });
+        // The scope came from the ES module (one copy of the code): an ES import accepts it for sharing.
+        const { createAttnScope: createFromImport } = await import('attnscope');
+        const shared = await createFromImport({ sharing: split, vocabulary: 'small', preload: true });
+        console.log(JSON.stringify({ resolved: require.resolve('attnscope'), simd: engineHasSimd(), esmRequire,
+          split: runAll(split), scalar: runAll(scalar), shared: runAll(shared), sharedVocabulary: shared.vocabulary }));
+      })().catch((e) => { console.error(e); process.exit(1); });`);
+    const { stdout } = await exec(process.execPath, [...flags, 'consumer.cjs'], { cwd: app, maxBuffer: 1 << 26 });
+    const got = JSON.parse(stdout);
+    assert.match(got.resolved, /node_modules\/attnscope\/dist\/attnscope\.cjs$/);
+    if (flags.length) assert.equal(got.esmRequire, 'ERR_REQUIRE_ESM', 'require(esm) is off in this run');
+    assert.equal(got.simd, true);
+    assert.deepEqual(got.split, expected.split, 'require(\'attnscope\'), SIMD');
+    assert.deepEqual(got.scalar, expected.scalar, 'require(\'attnscope\').default, scalar');
+    assert.deepEqual(got.shared, expected.single, 'an ES-imported scope sharing the required one\'s instance, 10k vocabulary');
+    assert.equal(got.sharedVocabulary.size, 10000);
+  });
+
   test('installed declarations: tsc --noEmit on the example, resolved through package.json exports', async () => {
     copyFileSync(join(ROOT, 'tests/js/types-example.ts'), join(app, 'types-example.ts'));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
@@ -200,6 +234,23 @@ describe('the installed package in Node', () => {
     }, null, 2));
     const { code, output } = await tsc(join(app, 'tsconfig.json'), ROOT);
     assert.equal(code, 0, `tsc failed against the installed package:\n${output}`);
+    // A CommonJS module of the app (.cts): the "require" condition's declarations (attnscope.d.cts).
+    writeFileSync(join(app, 'types-require.cts'), `import attnscope = require('attnscope');
+const simd: boolean = attnscope.engineHasSimd();
+export async function run(): Promise<number> {
+  const scope: attnscope.AttnScope = await attnscope.createAttnScope({ preload: true, simd });
+  const r = await attnscope.default({ vocabulary: 'small' }).then((s) => s.attend({ query: 'The cat.' }));
+  // @ts-expect-error: attend() takes an options object, not a string
+  scope.attend('The cat.');
+  return r.weights.length;
+}
+`);
+    writeFileSync(join(app, 'tsconfig.require.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], module: 'nodenext', moduleResolution: 'nodenext', types: [] },
+      files: ['types-require.cts'],
+    }, null, 2));
+    const cts = await tsc(join(app, 'tsconfig.require.json'), ROOT);
+    assert.equal(cts.code, 0, `tsc failed on a CommonJS consumer:\n${cts.output}`);
   });
 });
 
