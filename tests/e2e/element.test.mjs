@@ -313,7 +313,8 @@ describe('failure is visible and local', () => {
     ['score', 'score="softest"', /score="softest" is not valid: expected one of dot, scaled-dot, cosine/],
     ['temperature', 'temperature="0"', /temperature="0" is not valid: expected a number > 0/],
     ['heads', 'heads="101"', /heads="101" is not valid: expected a whole number of heads from 1 to 100/],
-    ['vocab', 'vocab="no-such-file.bin"', /vocab="no-such-file\.bin" is not valid: expected the URL of a vocabulary file/],
+    // The page is on disk: the message says that a page opened from file:// cannot read another file, and the fixes.
+    ['vocab', 'vocab="no-such-file.bin"', /vocab="no-such-file\.bin" is not valid: expected the URL of a vocabulary file that this page can load\. This page was opened from disk \(file:\/\/\).*serve the folder over http.*leave vocab out for the built-in 10,000 words/],
     ['query', `query="${Array.from({ length: 70 }, () => 'word').join(' ')}"`, /query=".*" is not valid: expected at most 64 tokens; this text has 70/],
     ['view', 'view="pie"', /view="pie" is not valid: expected one of heatmap, lines, both/],
     ['cell', 'cell="9,9"', /cell="9,9" is not valid: expected a cell inside the 7 × 7 matrix/],
@@ -335,6 +336,10 @@ describe('failure is visible and local', () => {
       assert.match(events.get(`bad-${name}`), message, `${name}: attn-error detail.message`);
     }
     assert.equal((await shown(p, "#good1")).cells, 49);
+    // "mat" is not among the 10,000 words: its red "mat?" gets a legend under the figure, naming it.
+    const legend = (id) => p.$eval(id, (el) => { const o = el.shadowRoot.querySelector('.attn-oov'); return o.hidden ? null : o.textContent; });
+    assert.match(await legend('#good1'), /^\? after a word: not in this 10,000-word vocabulary \(“mat”\)\. It gets a fixed pseudo-random vector/);
+    assert.match(await legend('#good2'), /\(“kitten”, “rested”, “rug”\)/);
     assert.equal(await p.$eval('#good2', (el) => el.shadowRoot.querySelectorAll('svg.lineview g.lines line').length), 49);
     await shot(p, '03-errors');
     // Fixing the attribute brings the figure back; breaking a good one leaves the others alone.
@@ -346,6 +351,10 @@ describe('failure is visible and local', () => {
     await p.waitForFunction(() => !document.getElementById('good1').shadowRoot.querySelector('.attn-error').hidden);
     await p.$eval('#good2', (el) => { el.score = 'dot'; });
     await p.waitForFunction(() => document.getElementById('good2').result.score === 'dot');
+    // Every word in the vocabulary: no legend.
+    await p.$eval('#good2', (el) => { el.query = 'The cat sat.'; });
+    await p.waitForFunction(() => document.getElementById('good2').result?.nq === 4);
+    assert.equal(await legend('#good2'), null);
     assert.deepEqual(errors.filter((e) => e.includes('errors.html') && !/no-such-file|Failed to load resource|Failed to fetch/.test(e)), [], 'no page error');
     await p.context().close();
   });

@@ -131,6 +131,21 @@ function controlOwnsKey(ev) {
   return false;
 }
 
+// What a vocab attribute that could not be loaded needs. A page opened from disk cannot read another
+// file from disk (browsers refuse file:// fetches), so the library's message about options.vocabulary
+// would not help there: say so, and how to fix it.
+function vocabularyFix(vocab, error) {
+  let url = null;
+  try { url = new URL(vocab, document.baseURI); } catch { /* the library's message says what is wrong */ }
+  if (url && url.protocol === 'file:') {
+    return 'the URL of a vocabulary file that this page can load. This page was opened from disk (file://), and browsers do not '
+      + 'let a page read another file from disk: serve the folder over http (for example run “python3 -m http.server” in it and '
+      + 'open the page at http://localhost:8000/), or give the https:// URL of a server that has the file (and allows other '
+      + 'sites to read it: CORS), or leave vocab out for the built-in 10,000 words';
+  }
+  return `the URL of a vocabulary file that this page can load (${error.message.replace(/^options\.vocabulary: /, '').replace(/check the URL given as options\.vocabulary/, 'check the vocab attribute')}); leave it out for the built-in 10,000 words`;
+}
+
 let uid = 0;
 const live = new Set();   // connected elements (to draw everything before printing)
 
@@ -172,9 +187,13 @@ export class AttnScopeElement extends ElementBase {
     this._error.hidden = true;
     this._figuresEl = document.createElement('div');
     this._figuresEl.className = 'attn-figures';
+    // The legend of the red "word?" mark, shown while a word of the texts is out of the vocabulary.
+    this._oov = document.createElement('p');
+    this._oov.className = 'attn-oov';
+    this._oov.hidden = true;
     this._caption = document.createElement('p');
     this._caption.className = 'attn-caption';
-    this._box.append(this._controls, this._status, this._error, this._figuresEl, this._caption);
+    this._box.append(this._controls, this._status, this._error, this._figuresEl, this._oov, this._caption);
     root.append(this._box);
     // Keys the element's own controls act on stay in the element (the figures consume theirs the same
     // way): a host page sees the focused element, not the control inside its shadow root, so a reveal.js
@@ -246,7 +265,7 @@ export class AttnScopeElement extends ElementBase {
         try {
           loaded = await scopeFor(vocab);
         } catch (e) {
-          throw new AttributeError('vocab', vocab, `the URL of a vocabulary file that this page can load (${e.message.replace(/^options\.vocabulary: /, '')}); leave it out for the built-in 10,000 words`);
+          throw new AttributeError('vocab', vocab, vocabularyFix(vocab, e));
         }
         if (this._scopeKey !== vocab) return;   // changed while loading: a newer update follows
         this._scope = loaded;
@@ -335,6 +354,7 @@ export class AttnScopeElement extends ElementBase {
     }
     if (this._local.cellClosed) st.cell = null;
     this._result = r;
+    this._showOov(scope, r, c.k);
     this._clearError();
     this._status.textContent = '';
     this._box.setAttribute('aria-label', this._attr('caption') || `Attention figure (${view}): ${r.nq} query tokens, ${r.nk} key tokens`);
@@ -539,6 +559,22 @@ export class AttnScopeElement extends ElementBase {
     put('variant', st.variant);
     put('view', view);
     if (i.positional) i.positional.checked = st.pos;
+  }
+
+  /** The "word?" legend: which words are not in the vocabulary, and what that means for their weights. */
+  _showOov(scope, r, hasKeys) {
+    const words = [];
+    for (const t of [...r.queryTokenInfo, ...(hasKeys ? r.keyTokenInfo : [])]) if (t.oov && !words.includes(t.text)) words.push(t.text);
+    this._oov.hidden = words.length === 0;
+    this._oov.textContent = '';
+    if (!words.length) return;
+    const mark = document.createElement('span');
+    mark.className = 'oov-mark';
+    mark.setAttribute('aria-hidden', 'true');
+    mark.textContent = '?';
+    const shown = words.slice(0, 5).map((w) => `“${w}”`).join(', ') + (words.length > 5 ? ` and ${words.length - 5} more` : '');
+    const size = scope.vocabulary.size.toLocaleString('en');
+    this._oov.append(mark, ` after a word: not in this ${size}-word vocabulary (${shown}). It gets a fixed pseudo-random vector, so its scores say nothing about its meaning.`);
   }
 
   // ---- errors and events ----
