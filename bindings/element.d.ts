@@ -91,8 +91,14 @@ export declare class AttnScopeElement extends HTMLElement {
   static readonly observedAttributes: string[];
   /** Wasm memory in use (bytes) of the instance shared by every element with this vocabulary ('' = the built-in 10,000 words). */
   static memoryInUse(vocab?: string): Promise<number>;
-  /** The attnscope API object shared by every element with this vocabulary ('' = the built-in 10,000 words). */
+  /**
+   * The attnscope API object shared by every element with this vocabulary ('' = the built-in 10,000 words).
+   * A URL's scope is disposed when the last element using it is removed from the page (or its vocab
+   * changes): do not keep it past that.
+   */
   static scope(vocab?: string): Promise<AttnScope>;
+  /** The vocabularies held now: '' (the built-in one, always) and the resolved URLs connected elements use. */
+  static vocabularies(): string[];
 
   // The attribute-mirroring properties (query, keys, score, …, vocab) come from AttnScopeAttributes,
   // merged in by the interface of the same name below: one list, with its docs and defaults.

@@ -385,6 +385,69 @@ describe('failure is visible and local', () => {
     await p.context().close();
   });
 
+  test('a vocab URL\'s scope is freed with the last element using it; moving an element keeps it', async () => {
+    const url = page('vocab-release', '<attn-scope id="base" query="The cat sat." controls="none"></attn-scope><div id="box"></div><div id="other"></div>');
+    const p = await open(url, {}, (context) => context.route('http://vocab.attnscope.test/**', (route) => route.fulfill({ status: 200,
+      body: readFileSync(join(root, 'dist/glove-10k.bin')), headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } })));
+    await settled(p);
+    const got = await p.evaluate(async () => {
+      const Element = customElements.get('attn-scope');
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+      const ready = (el) => new Promise((resolve) => {
+        if (el.result) { resolve(''); return; }
+        el.addEventListener('attn-ready', () => resolve(''), { once: true });
+        el.addEventListener('attn-error', (ev) => resolve(ev.detail.message), { once: true });
+      });
+      const before = await Element.memoryInUse();
+      const box = document.getElementById('box');
+      // Four URLs, two elements each.
+      const els = [];
+      for (let u = 0; u < 4; u++) {
+        for (let k = 0; k < 2; k++) {
+          const el = document.createElement('attn-scope');
+          el.setAttribute('query', 'The cat sat.');
+          el.setAttribute('controls', 'none');
+          el.setAttribute('vocab', `http://vocab.attnscope.test/v${u}/glove-10k.bin`);
+          box.append(el);
+          els.push(el);
+        }
+      }
+      const errors = (await Promise.all(els.map(ready))).filter(Boolean);
+      const loaded = { held: Element.vocabularies().length, memory: await Element.memoryInUse() };
+      // One of a URL's two elements removed: the scope stays for the other.
+      els[0].remove();
+      await tick();
+      const oneLeft = Element.vocabularies().length;
+      // Moved (removed and added again in the same task): kept, and it draws again.
+      document.getElementById('other').append(els[2]);
+      await tick();
+      const moved = { held: Element.vocabularies().length, result: !!els[2].result };
+      // Every element of every URL removed: all four freed.
+      for (const el of els) el.remove();
+      await tick();
+      const after = { held: Element.vocabularies(), memory: await Element.memoryInUse() };
+      // A URL used again after it was freed loads again and works.
+      const again = document.createElement('attn-scope');
+      again.setAttribute('query', 'The cat sat.');
+      again.setAttribute('vocab', 'http://vocab.attnscope.test/v0/glove-10k.bin');
+      box.append(again);
+      const againError = await ready(again);
+      return { before, errors, loaded, oneLeft, moved, after, againError: againError || '', againNq: again.result && again.result.nq,
+        againHeld: Element.vocabularies().length };
+    });
+    assert.deepEqual(got.errors, []);
+    assert.equal(got.loaded.held, 5, 'the built-in vocabulary and four URLs');
+    assert.ok(got.loaded.memory - got.before > 4 * 1e6, `four 10,000-word vocabularies in wasm memory: ${got.before} → ${got.loaded.memory}`);
+    assert.equal(got.oneLeft, 5, 'a URL with one element left keeps its scope');
+    assert.deepEqual(got.moved, { held: 5, result: true }, 'a moved element keeps its scope and draws');
+    assert.deepEqual(got.after.held, [''], 'only the built-in vocabulary is held once no element uses a URL');
+    assert.equal(got.after.memory, got.before, `wasm memory back where it was: ${got.before} before, ${got.loaded.memory} loaded, ${got.after.memory} after`);
+    assert.equal(got.againError, '');
+    assert.equal(got.againNq, 4);
+    assert.equal(got.againHeld, 2);
+    await p.context().close();
+  });
+
   test('adding and removing 500 elements returns wasm memory to where it was', async () => {
     const p = await open(page('many', '<attn-scope id="first" query="The cat sat on the mat." controls="none"></attn-scope><div id="box"></div>'));
     await settled(p);

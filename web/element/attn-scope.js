@@ -26,10 +26,13 @@ import elementCss from './element.css';
 // ---------------------------------------------------------------------------- the vocabulary ----
 // One promise per vocabulary: '' is the built-in 10,000-word one, shared by every element without a
 // `vocab` attribute; a URL gets its own (resolved against the page). A failed load is forgotten, so a
-// later element (or a corrected attribute) tries again.
+// later element (or a corrected attribute) tries again. A URL's scope (its vocabulary: 1.5 MB of wasm
+// memory per 10,000 words) is freed when the last connected element using it goes (see useScope);
+// the built-in one holds the wasm instance every element shares, and stays.
 const scopes = new Map();
+const scopeKey = (vocab) => (vocab ? new URL(vocab, document.baseURI).href : '');
 function scopeFor(vocab) {
-  const key = vocab ? new URL(vocab, document.baseURI).href : '';
+  const key = scopeKey(vocab);
   if (!scopes.has(key)) {
     // The 10,000-word vocabulary: inlined in the classic script, a file of the package for the module.
     const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key, preload: true }))
@@ -39,6 +42,27 @@ function scopeFor(vocab) {
     scopes.set(key, p);
   }
   return scopes.get(key);
+}
+
+// The connected elements using each URL's scope. When the last one goes (removed from the page, or its
+// vocab attribute changed), the scope is disposed once the current task ends: an element moved in the
+// page (disconnected, then connected again at once) keeps it.
+const users = new Map();
+function useScope(el, key) {
+  if (!users.has(key)) users.set(key, new Set());
+  users.get(key).add(el);
+}
+function leaveScope(el, key) {
+  const set = users.get(key);
+  if (!set || !set.delete(el) || set.size > 0 || key === '') return;
+  setTimeout(() => {
+    if ((users.get(key)?.size ?? 0) > 0) return;
+    users.delete(key);
+    const p = scopes.get(key);
+    if (!p) return;
+    scopes.delete(key);
+    p.then(({ scope }) => scope.dispose(), () => {});
+  }, 0);
 }
 
 // ------------------------------------------------------------------------------- attributes ----
@@ -157,6 +181,11 @@ const ElementBase = typeof HTMLElement === 'undefined' ? class {} : HTMLElement;
 export class AttnScopeElement extends ElementBase {
   static get observedAttributes() { return ATTRS; }
 
+  /** The vocabularies whose scopes are held now: '' (the built-in one) and the URLs elements use. */
+  static vocabularies() {
+    return [...scopes.keys()];
+  }
+
   /** Wasm memory in use (bytes) of the shared instance (the built-in vocabulary's), once loaded. */
   static async memoryInUse(vocab = '') {
     const { scope } = await scopeFor(vocab);
@@ -205,6 +234,7 @@ export class AttnScopeElement extends ElementBase {
     this._inputs = {};
     this._scope = null;          // { scope, nearest, key } once loaded
     this._scopeKey = undefined;
+    this._usesKey = undefined;   // the vocabulary key this element counts as a user of (see useScope)
     this._result = null;
     this._local = { head: 0, values: 'weights', row: null, exp: false, cellClosed: false };
     this._changed = new Set();
@@ -226,6 +256,10 @@ export class AttnScopeElement extends ElementBase {
   disconnectedCallback() {
     live.delete(this);
     this._dropFigures();
+    // Its vocabulary may be freed now (when no other element uses it): connected again, it asks anew.
+    if (this._usesKey !== undefined) leaveScope(this, this._usesKey);
+    this._usesKey = undefined;
+    this._scope = null;
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -263,13 +297,20 @@ export class AttnScopeElement extends ElementBase {
         this._status.textContent = vocab ? `Loading the vocabulary ${vocab}…` : 'Loading the attention module…';
         let loaded;
         try {
+          const key = scopeKey(vocab);
+          if (this._usesKey !== key) {
+            if (this._usesKey !== undefined) leaveScope(this, this._usesKey);
+            this._usesKey = key;
+            useScope(this, key);
+          }
           loaded = await scopeFor(vocab);
         } catch (e) {
           throw new AttributeError('vocab', vocab, vocabularyFix(vocab, e));
         }
         if (this._scopeKey !== vocab) return;   // changed while loading: a newer update follows
+        // Removed while loading: the scope may be freed already; connected again, it asks anew.
+        if (!this.isConnected || this._usesKey !== scopeKey(vocab)) return;
         this._scope = loaded;
-        if (!this.isConnected) return;
       }
       this._render(changed);
     } catch (e) {
