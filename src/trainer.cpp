@@ -212,15 +212,16 @@ std::uint64_t HeadTrainer::gradient_floats(const std::vector<std::uint32_t>& exa
     return Budget::mul(one, 2);
 }
 
-std::uint64_t HeadTrainer::batch_work(std::uint64_t sentences) const {
+std::uint64_t HeadTrainer::batch_work(std::uint64_t sentences, const TrainerData* other) const {
+    const TrainerData& data = other ? *other : data_;
     // Per token: the projections forward (2), their backward (2) and the features; per pair of a
     // sentence: the score forward and backward (~4 d_head, additive 2 tanh per hidden unit) and the
     // softmax (limits::kWeightCost, as the forward counts it). Sentences of the longest length.
     // Cross-attention: the key sentences' rows project (and back) with W_k only.
     std::uint32_t longest = 0, longest_key = 0;
-    for (std::size_t e = 0; e < data_.lengths.size(); ++e) {
-        longest = std::max(longest, data_.lengths[e]);
-        longest_key = std::max(longest_key, static_cast<std::uint32_t>(data_.key_length(e)));
+    for (std::size_t e = 0; e < data.lengths.size(); ++e) {
+        longest = std::max(longest, data.lengths[e]);
+        longest_key = std::max(longest_key, static_cast<std::uint32_t>(data.key_length(e)));
     }
     const std::uint64_t rows = Budget::mul(sentences, longest);
     const std::uint64_t key_rows = Budget::mul(sentences, longest_key);
@@ -527,6 +528,13 @@ Status HeadTrainer::step(std::size_t count) {
 Status HeadTrainer::evaluate(TrainerData data, TrainerEval& out) const {
     if (params_.empty()) return Status::error("trainer: not initialised");
     if (Status st = check_trainer_data(data, o_); !st) return st;
+    // The call budget (evaluation runs the forward only, counted here like a training batch of these
+    // sentences: an upper bound).
+    Budget b;
+    b.work(batch_work(data.lengths.size(), &data));
+    if (Status st = b.check("evaluate() of " + std::to_string(data.lengths.size()) + " sentences", "evaluate fewer sentences at a time");
+        !st)
+        return st;
     out = TrainerEval{};
     double loss_sum = 0.0;
     std::vector<std::uint32_t> one(1);

@@ -148,7 +148,8 @@ public:
     std::uint64_t step_work() const;
     // Multiply-adds of the loss and gradient of `sentences` sentences of the longest length, and the
     // floats gradients() hands back for the given examples (features, Q, K, their gradients, values).
-    std::uint64_t batch_work(std::uint64_t sentences) const;
+    // (`other`: sentences of that data instead of the training data.)
+    std::uint64_t batch_work(std::uint64_t sentences, const TrainerData* other = nullptr) const;
     std::uint64_t gradient_floats(const std::vector<std::uint32_t>& examples) const;
 
 private:
