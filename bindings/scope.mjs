@@ -159,9 +159,26 @@ const taLength = Object.getOwnPropertyDescriptor(TypedArrayProto, 'length').get;
 const taKind = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;  // undefined if not one
 const typedKind = (v) => taKind.call(v);
 const typedLength = (v) => taLength.call(v);
+// How to turn what was given into the one flat, row-major Float32Array the calls take.
+function float32Fix(name, value) {
+  if (Array.isArray(value) && value.length > 0) {
+    const row = value[0];
+    if (Array.isArray(row)) {
+      // Rows of numbers (a matrix as nested arrays): flatten them, row after row.
+      const deeper = row.length > 0 && Array.isArray(row[0]);
+      return `it is an array of arrays (rows); flatten it, row after row: new Float32Array(${name}.flat(${deeper ? 'Infinity' : ''}))`;
+    }
+    if (row !== null && typeof row === 'object' && ArrayBuffer.isView(row)) {
+      // Rows that are typed arrays: .flat() leaves them as they are.
+      return `it is an array of typed-array rows; copy them into one, row after row: ` +
+        `Float32Array.from(${name}.flatMap((row) => Array.from(row)))`;
+    }
+  }
+  return `wrap it: new Float32Array(${name})`;
+}
 function checkFloat32(name, value, shape) {
   if (typedKind(value) !== 'Float32Array') {
-    if (Array.isArray(value) || ArrayBuffer.isView(value)) throw new TypeError(`${name}: expected a Float32Array ${shape}; wrap it: new Float32Array(${name})`);
+    if (Array.isArray(value) || ArrayBuffer.isView(value)) throw new TypeError(`${name}: expected a Float32Array ${shape}; ${float32Fix(name, value)}`);
     throw new TypeError(`${name}: expected a Float32Array ${shape}, got ${describe(value)}`);
   }
   return typedLength(value);

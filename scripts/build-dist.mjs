@@ -115,4 +115,27 @@ await build({
   banner: { js: '// attnscope single-file build: wasm (SIMD) and a 10,000-word GloVe vocabulary inlined.' },
 });
 checkPortable('attnscope.single.mjs', readFileSync(join(dist, 'attnscope.single.mjs'), 'utf8'));
-console.log('dist: ' + glues.map(([file]) => file).concat(copies.map(([, to]) => to), 'pool.mjs', 'pool-worker.mjs', 'attnscope.single.mjs').join(', '));
+
+// CommonJS entry (package.json "require"): a loader that import()s ./attnscope.mjs (see
+// bindings/attnscope.cjs.mjs for why not a second build), with engineHasSimd() copied in by esbuild.
+// Its declarations are those of the ES module, as a .d.cts (attnscope.d.ts imports nothing).
+await build({
+  entryPoints: [join(root, 'bindings/attnscope.cjs.mjs')],
+  outfile: join(dist, 'attnscope.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node18',
+  external: ['./attnscope.mjs'],
+  minify: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  banner: { js: "// attnscope for require(): loads the ES module ./attnscope.mjs with import(); built from bindings/attnscope.cjs.mjs." },
+});
+const cjs = readFileSync(join(dist, 'attnscope.cjs'), 'utf8');
+if (!cjs.includes('import("./attnscope.mjs")')) throw new Error('build-dist: attnscope.cjs does not import() ./attnscope.mjs: did esbuild bundle it in?');
+checkPortable('attnscope.cjs', cjs);
+if (/^\s*import\s|^\s*export\s[^;\n]*\sfrom\s|import\(/m.test(dtsOf('attnscope.d.ts'))) throw new Error('build-dist: attnscope.d.ts imports or re-exports another file; attnscope.d.cts (its copy) would need that file too');
+writeFileSync(join(dist, 'attnscope.d.cts'), '// Types of require(\'attnscope\') (dist/attnscope.cjs): the same API as the ES module.\n' + dtsOf('attnscope.d.ts'));
+function dtsOf(file) { return readFileSync(join(dist, file), 'utf8'); }
+console.log('dist: ' + glues.map(([file]) => file).concat(copies.map(([, to]) => to), 'pool.mjs', 'pool-worker.mjs', 'attnscope.single.mjs', 'attnscope.cjs', 'attnscope.d.cts').join(', '));

@@ -23,6 +23,8 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
   [ -f build/wasm/CMakeCache.txt ] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j"$ATTNSCOPE_JOBS"
   [ -d build/wasm/bindings ] && node scripts/build-dist.mjs && node scripts/build-element.mjs
+  # The sizes the README and docs/ quote, measured on what was just built.
+  [ -f dist/attnscope-element.js ] && node scripts/dist-sizes.mjs
 fi
 if [ "$what" = all ] && [ -f scripts/build-web.mjs ]; then
   node scripts/build-web.mjs

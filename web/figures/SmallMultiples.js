@@ -1,6 +1,6 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
-import { Figure } from './base.js';
+import { Figure, consumeKey } from './base.js';
 import { panelImage } from '../compute/images.js';
 
 export class SmallMultiples extends Figure {
@@ -62,7 +62,7 @@ export class SmallMultiples extends Figure {
       .attr('aria-label', (p) => `${p.title}: ${p.subtitle}. Show this one above.`)
       .on('click', (_, p) => self.emit('pick', { key: p.key }))
       .on('keydown', (ev, p) => {
-        if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); self.emit('pick', { key: p.key }); }
+        if ((ev.key === 'Enter' || ev.key === ' ') && !ev.altKey && !ev.ctrlKey && !ev.metaKey) { consumeKey(ev); self.emit('pick', { key: p.key }); }
       })
       .each(function (p) {
         const g = this;
