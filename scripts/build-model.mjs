@@ -4,7 +4,7 @@
 // compact file attnscope's C++ forward pass reads (src/model.cpp), plus the package's licence:
 //   use-lite.bin        header + tensor directory + data: the weight matrices as fp16, the small
 //                       vectors (biases, layer-norm gains, timing frequencies, constants) as float32,
-//                       and the SentencePiece vocabulary (pieces as UTF-8, scores as float32)
+//                       and the SentencePiece vocabulary (pieces as UTF-8, scores as float64: the tokenizer adds them in float64)
 //   use-lite.LICENSE    the package's LICENSE (Apache-2.0) with an attribution line
 // Before writing anything, the graph is checked against the architecture the C++ code implements
 // (every node of the computation, its op and inputs; every weight's shape; the constants): a package
@@ -25,7 +25,7 @@ const ROOT = path.resolve(path.dirname(SCRIPT), '..');
 export const MAGIC = 'ATSMODEL';
 export const VERSION = 1;
 export const PREAMBLE = 32;
-export const DTYPES = { f16: 1, f32: 2, u32: 3, u8: 4 };
+export const DTYPES = { f16: 1, f32: 2, u32: 3, u8: 4, f64: 5 };
 
 function fail(message) {
   throw new Error(`build-model: ${message}`);
@@ -268,13 +268,13 @@ export function convert(pkg) {
     for (let i = 0; i < A.pieces; i++) offsets[i + 1] = offsets[i] + pieces[i].length;
     const bytes = new Uint8Array(offsets[A.pieces]);
     pieces.forEach((p, i) => bytes.set(p, offsets[i]));
-    const scores = new Float32Array(A.pieces), isNull = new Uint8Array(A.pieces);
+    const scores = new Float64Array(A.pieces), isNull = new Uint8Array(A.pieces);
     vocab.forEach(([p, s], i) => {
       if (typeof p !== 'string' || !(s === null || typeof s === 'number')) problems.push(`vocab.json entry ${i} is ${JSON.stringify([p, s])}`);
       if (s === null) isNull[i] = 1; else scores[i] = s;
     });
     out.push(['vocab.offsets', 'u32', [A.pieces + 1], offsets], ['vocab.bytes', 'u8', [bytes.length], bytes],
-      ['vocab.scores', 'f32', [A.pieces], scores], ['vocab.null', 'u8', [A.pieces], isNull]);
+      ['vocab.scores', 'f64', [A.pieces], scores], ['vocab.null', 'u8', [A.pieces], isNull]);
   }
   if (problems.length) fail(`${PACKAGE} is not the model attnscope implements:\n  ${problems.join('\n  ')}`);
   return out;
@@ -320,7 +320,7 @@ export function serialize(tensors) {
   const placed = tensors.map(([name, dtype, shape, data]) => {
     const count = shape.reduce((a, b) => a * b, 1);
     if (count !== data.length) fail(`${name}: shape ${shape} holds ${count} values, data ${data.length}`);
-    const size = count * { f16: 2, f32: 4, u32: 4, u8: 1 }[dtype];
+    const size = count * { f16: 2, f32: 4, u32: 4, u8: 1, f64: 8 }[dtype];
     const at = dataOff;
     dataOff = Math.ceil((dataOff + size) / 8) * 8;
     return { name, dtype, shape, data, at, size };
@@ -341,6 +341,7 @@ export function serialize(tensors) {
   for (const t of placed) {
     if (t.dtype === 'f16') for (let i = 0; i < t.data.length; i++) dv.setUint16(t.at + 2 * i, toHalf(t.data[i]), true);
     else if (t.dtype === 'f32') for (let i = 0; i < t.data.length; i++) dv.setFloat32(t.at + 4 * i, t.data[i], true);
+    else if (t.dtype === 'f64') for (let i = 0; i < t.data.length; i++) dv.setFloat64(t.at + 8 * i, t.data[i], true);
     else if (t.dtype === 'u32') for (let i = 0; i < t.data.length; i++) dv.setUint32(t.at + 4 * i, t.data[i], true);
     else body.set(t.data, t.at);
   }

@@ -24,7 +24,7 @@ constexpr std::uint64_t kMaxDim = 1u << 16;
 constexpr std::uint64_t kMaxLayers = 16;
 constexpr std::uint64_t kMaxTensors = 4096;
 
-enum class DType : std::uint8_t { f16 = 1, f32 = 2, u32 = 3, u8 = 4 };
+enum class DType : std::uint8_t { f16 = 1, f32 = 2, u32 = 3, u8 = 4, f64 = 5 };
 
 std::uint64_t dtype_size(DType t) {
     switch (t) {
@@ -32,6 +32,7 @@ std::uint64_t dtype_size(DType t) {
         case DType::f32: return 4;
         case DType::u32: return 4;
         case DType::u8: return 1;
+        case DType::f64: return 8;
     }
     return 0;
 }
@@ -41,6 +42,7 @@ const char* dtype_name(DType t) {
         case DType::f32: return "f32";
         case DType::u32: return "u32";
         case DType::u8: return "u8";
+        case DType::f64: return "f64";
     }
     return "?";
 }
@@ -111,7 +113,7 @@ public:
             Entry en;
             const std::uint8_t dt = *p++;
             const std::uint8_t rank = *p++;
-            if (dt < 1 || dt > 4) return Status::error(where + " ('" + name + "') has an unknown type " + std::to_string(dt));
+            if (dt < 1 || dt > 5) return Status::error(where + " ('" + name + "') has an unknown type " + std::to_string(dt));
             en.dtype = static_cast<DType>(dt);
             if (rank > 4) return Status::error(where + " ('" + name + "') has rank " + std::to_string(rank) + " (at most 4)");
             if (Status st = take(4u * rank + 16u, "a shape"); !st) return st;
@@ -154,6 +156,20 @@ public:
                 const std::uint32_t bits = rd32(e->data + 4 * i);
                 std::memcpy(&out[i], &bits, 4);
             }
+        }
+        return {};
+    }
+    // A float64 tensor of rank 1 and this length.
+    Status doubles(const std::string& name, std::uint64_t length, std::vector<double>& out) const {
+        const Entry* e = nullptr;
+        if (Status st = find(name, {length}, e); !st) return st;
+        if (e->dtype != DType::f64) return Status::error("model file: tensor '" + name + "' is " + dtype_name(e->dtype) + ", expected f64");
+        std::size_t n = 0;
+        if (!to_size(e->count, n)) return Status::error("model file: tensor '" + name + "' is too large");
+        out.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t bits = rd64(e->data + 8 * i);
+            std::memcpy(&out[i], &bits, 8);
         }
         return {};
     }
@@ -275,7 +291,9 @@ Status Model::from_bytes(const std::uint8_t* bytes, std::size_t size, Model& out
     for (std::size_t i = 0; i < pieces; ++i)
         if (m.piece_offsets_[i] > m.piece_offsets_[i + 1]) return Status::error("model file: the vocabulary's offsets decrease at piece " + std::to_string(i));
     m.piece_bytes_.assign(raw.begin(), raw.end());
-    if (Status st = dir.floats("vocab.scores", {pieces}, m.piece_scores_); !st) return st;
+    if (Status st = dir.doubles("vocab.scores", pieces, m.piece_scores_); !st) return st;
+    for (double v : m.piece_scores_)
+        if (!std::isfinite(v)) return Status::error("model file: a vocabulary score is not a finite number");
     if (Status st = dir.ints("vocab.null", DType::u8, pieces, m.piece_null_); !st) return st;
     out = std::move(m);
     return {};

@@ -54,7 +54,7 @@ public:
     // (score_is_null: the file's score was null; piece_score is then 0).
     std::size_t pieces() const { return piece_scores_.size(); }
     std::string_view piece(std::size_t i) const;
-    float piece_score(std::size_t i) const { return piece_scores_[i]; }
+    double piece_score(std::size_t i) const { return piece_scores_[i]; }
     bool piece_score_is_null(std::size_t i) const { return piece_null_[i] != 0; }
 
     // Runs the model on token ids (each in [0, vocabulary_rows())); more than max_tokens() ids are
@@ -74,7 +74,7 @@ private:
     float ln_eps_ = 0.0f, l2_eps_ = 0.0f;
     std::vector<std::uint32_t> piece_offsets_;
     std::vector<char> piece_bytes_;
-    std::vector<float> piece_scores_;
+    std::vector<double> piece_scores_;
     std::vector<std::uint8_t> piece_null_;
 };
 

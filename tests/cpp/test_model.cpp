@@ -166,7 +166,12 @@ std::vector<TensorSpec> tiny_model() {
     }
     ts.push_back(u32s("vocab.offsets", offsets));
     ts.push_back(u8s("vocab.bytes", bytes));
-    ts.push_back(f32("vocab.scores", {P}, rng, 10.0f));
+    TensorSpec scores{"vocab.scores", 5, {P}, std::vector<std::uint8_t>(8 * P)};
+    for (std::uint32_t i = 0; i < P; ++i) {
+        const double v = -static_cast<double>(i) * 0.1;
+        std::memcpy(scores.bytes.data() + 8 * i, &v, 8);
+    }
+    ts.push_back(scores);
     std::vector<std::uint8_t> nulls(P, 0);
     nulls[3] = 1;
     ts.push_back(u8s("vocab.null", nulls));
@@ -217,6 +222,7 @@ TEST_CASE("model file: a tiny model loads and runs", "[model]") {
     CHECK(m.pieces() == 12);
     CHECK(m.piece(2) == "\xe2\x96\x81p2");
     CHECK(m.piece_score_is_null(3));
+    CHECK(m.piece_score(2) == -0.2);
     CHECK_FALSE(m.piece_score_is_null(2));
     const std::vector<std::int32_t> ids{1, 5, 0, 11};
     ModelResult r;
