@@ -86,7 +86,7 @@ describe('the demo with the trained model', () => {
     // The explanation quotes the numbers: the head's mean row change and the embedding's move.
     const text = await page.textContent('#figure-model-effect .model-explain');
     const dist = 1 - cosine(base.embedding, cut.embedding);
-    assert.match(text, /scoring layer 1, head 2 by cosine moves each of that head's rows by a total variation of [0-9.]+ on average/);
+    assert.match(text, /Scoring layer 1, head 2 by cosine moves each of that head's rows by a total variation of [0-9.]+ on average/);
     assert.ok(Math.abs((await measure('embedding-distance')) - dist) < 1e-5, 'the embedding distance is the node one');
     await page.selectOption('#figure-model-head select', 'scaled-dot');
     assert.equal((await hashParams()).get('mswap'), null);
