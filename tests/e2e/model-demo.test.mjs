@@ -26,6 +26,11 @@ function close(actual, expected, tol, what) {
 const cosine = (a, b) => { let d = 0, x = 0, y = 0; for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; x += a[i] ** 2; y += b[i] ** 2; } return d / Math.sqrt(x * y); };
 const measure = async (key) => Number(await page.getAttribute(`#figure-model-effect dd[data-measure="${key}"]`, 'data-value'));
 const hashParams = async () => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+/** The hash's `key` once it is `want` (the page writes its hash 150 ms after the last change), else what it is after 3 s. */
+async function hashParam(key, want) {
+  await page.waitForFunction(([k, w]) => new URLSearchParams(location.hash.slice(1)).get(k) === w, [key, want], { timeout: 3000 }).catch(() => {});
+  return (await hashParams()).get(key);
+}
 
 describe('the demo with the trained model', () => {
   before(async () => {
@@ -44,7 +49,7 @@ describe('the demo with the trained model', () => {
     await page.check('#engine-model');
     await page.waitForSelector('#figure-model-heads g.panel');
     assert.ok(h.log.requests.some((u) => u.endsWith('use-lite.bin')), 'the model file was downloaded');
-    assert.equal((await hashParams()).get('engine'), 'model');
+    assert.equal(await hashParam('engine', 'model'), 'model');
     assert.ok(await page.isHidden('#views'), 'the explorer\'s plots are hidden');
   });
 
@@ -69,9 +74,9 @@ describe('the demo with the trained model', () => {
 
   test('a swapped score: the swapped view differs; the original equals the unswapped model', async () => {
     await page.locator('#figure-model-heads g.panel').nth(1).click();   // layer 1, head 2
-    assert.equal((await hashParams()).get('mhead'), '1.2');
+    assert.equal(await hashParam('mhead', '1.2'), '1.2');
     await page.selectOption('#figure-model-head select', 'cosine');
-    assert.equal((await hashParams()).get('mswap'), 'cosine');
+    assert.equal(await hashParam('mswap', 'cosine'), 'cosine');
     const got = await downloadJSON('#figure-model-head button.export-json');
     assert.equal(got.head, '0.1');
     assert.equal(got.score, 'cosine');
@@ -89,14 +94,14 @@ describe('the demo with the trained model', () => {
     assert.match(text, /Scoring layer 1, head 2 by cosine moves each of that head's rows by a total variation of [0-9.]+ on average/);
     assert.ok(Math.abs((await measure('embedding-distance')) - dist) < 1e-5, 'the embedding distance is the node one');
     await page.selectOption('#figure-model-head select', 'scaled-dot');
-    assert.equal((await hashParams()).get('mswap'), null);
+    assert.equal(await hashParam('mswap', null), null);
     assert.equal(await measure('embedding-distance'), 0, 'scaled-dot is the model\'s own: nothing changes');
   });
 
   test('knocking a head out moves the embedding; a second sentence\'s similarity before and after', async () => {
     await page.fill('#keys', SECOND);
     await page.check('#figure-model-knock input[value="0.2"]');
-    assert.equal((await hashParams()).get('mknock'), '1.3');
+    assert.equal(await hashParam('mknock', '1.3'), '1.3');
     const base = model.encode(SENTENCE), cut = model.encode(SENTENCE, { ablate: ['0.2'] });
     const dist = await measure('embedding-distance');
     assert.ok(dist > 0, `the embedding moved: ${dist}`);
@@ -134,19 +139,19 @@ describe('the demo with the trained model', () => {
     await page.locator('#figure-model-heads g.panel').first().focus();
     await page.keyboard.press('ArrowDown');    // layer 2, head 1
     await page.keyboard.press('ArrowRight');   // layer 2, head 2
-    assert.equal((await hashParams()).get('mhead'), '2.2');
+    assert.equal(await hashParam('mhead', '2.2'), '2.2');
     assert.equal(await page.evaluate(() => document.activeElement.querySelector('.panel-title')?.textContent), 'layer 2, head 2');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('Enter');
-    assert.equal((await hashParams()).get('mhead'), '2.1');
+    assert.equal(await hashParam('mhead', '2.1'), '2.1');
     assert.match(await page.textContent('#figure-model-head .fig-title'), /layer 2, head 1/);
     await page.focus('#figure-model-head select');
     await page.keyboard.press('End');           // the last scoring function of the list
     const last = await page.$eval('#figure-model-head select', (s) => s.options[s.options.length - 1].value);
-    assert.equal((await hashParams()).get('mswap'), last);
+    assert.equal(await hashParam('mswap', last), last);
     await page.focus('#figure-model-knock input[value="1.0"]');
     await page.keyboard.press('Space');
-    assert.equal((await hashParams()).get('mknock'), '2.1');
+    assert.equal(await hashParam('mknock', '2.1'), '2.1');
     assert.ok(await measure('embedding-distance') > 0);
   });
 

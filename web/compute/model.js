@@ -119,17 +119,13 @@ export function explain(v, fmt) {
   if (!v.changed) {
     out.push(`The model as trained: every head scores by a scaled dot product. Choose another scoring function for ${name(hl, hh)} or knock heads out to see what changes.`);
   } else {
-    const parts = [];
-    if (v.swap && v.swap !== 'scaled-dot') parts.push(`scoring ${name(hl, hh)} by ${v.swap}`);
-    if (v.knock.length) {
-      const names = v.knock.map((k) => { const [l, h] = parseHead(k); return name(l, h); });
-      parts.push(`knocking out ${names.join(', ')}`);
-    }
-    const what = parts.join(' and ');
+    const knocked = v.knock.map((k) => { const [l, h] = parseHead(k); return name(l, h); }).join(', ');
+    const moved = `the sentence embedding moves by ${fmt(v.embedding.distance)} (1 − cosine)`;
     if (v.swap && v.swap !== 'scaled-dot') {
-      out.push(`${what[0].toUpperCase()}${what.slice(1)} moves each of that head's rows by a total variation of ${fmt(v.tv[idx(hl, hh)])} on average; the sentence embedding moves by ${fmt(v.embedding.distance)} (1 − cosine).`);
+      const swap = `Scoring ${name(hl, hh)} by ${v.swap} moves each of that head's rows by a total variation of ${fmt(v.tv[idx(hl, hh)])} on average`;
+      out.push(v.knock.length ? `${swap}; with ${knocked} knocked out as well, ${moved}.` : `${swap}; ${moved}.`);
     } else {
-      out.push(`${what[0].toUpperCase()}${what.slice(1)} moves the sentence embedding by ${fmt(v.embedding.distance)} (1 − cosine).`);
+      out.push(`Knocking out ${knocked} moves the sentence embedding by ${fmt(v.embedding.distance)} (1 − cosine).`);
     }
     // The heads downstream of the change: the largest mean row change outside the swapped head.
     let best = -1, at = null;

@@ -56,7 +56,7 @@ export class MatrixPanels extends Figure {
       .each(function (p, k) {
         const el = this;
         el.querySelector('.panel-title').textContent = p.title;
-        el.querySelector('.panel-sub').textContent = p.subtitle || '';
+        const sub = el.querySelector('.panel-sub');
         const frame = el.querySelector('.panel-frame');
         frame.setAttribute('x', -1); frame.setAttribute('y', titleH - 1);
         frame.setAttribute('width', S + 2); frame.setAttribute('height', S + 2);
@@ -68,7 +68,9 @@ export class MatrixPanels extends Figure {
           for (let i = 0; i < n * n; i++) m = Math.max(m, Math.abs(p.values[i]));
           href = matrixImage(p.values, n, n, (v) => lookup(diverging, m > 0 ? 0.5 + v / (2 * m) : 0.5), 0, 1, 2 * S);
           p.range = m;
+          sub.textContent = `${p.subtitle || ''}${p.subtitle ? ' · ' : ''}±${fmt(m)}`;
         } else {
+          sub.textContent = p.subtitle || '';
           href = panelImage(p.values, 0, n, n, () => false, 2 * S);
         }
         img.setAttribute('href', href);

@@ -23,7 +23,7 @@ export class ModelFlow extends MatrixPanels {
     if (v.changed) {
       const d = new Float32Array(v.n * v.n), a = v.rollout.original, b = v.rollout.surgery;
       for (let i = 0; i < d.length; i++) d[i] = b[i] - a[i];
-      panels.push({ key: 'rolloutDifference', title: 'rollout: difference', subtitle: 'with surgery − as trained', values: d, kind: 'difference' });
+      panels.push({ key: 'rolloutDifference', title: 'rollout: difference', subtitle: 'surgery − trained', values: d, kind: 'difference' });
     }
     this.setPanels(panels, v.tokens, v.n);
     this.setCaption(`${v.flow ? '' : 'Attention flow is not in this build of the module (scope.attentionFlow is missing): only rollout is shown. '}How much each token of the last layer (rows) draws on each input token (columns) through every layer, heads averaged, the residual connection counted as ${v.residual} of each layer. Rollout multiplies the layers' matrices${v.flow ? '; attention flow (Abnar & Zuidema 2020) is the maximum flow through the same graph of layers and tokens' : ''}.`);

@@ -11,7 +11,7 @@ export class ModelHeadView extends MatrixPanels {
     super(slot, {
       id: 'model-head',
       title: 'One head, re-scored',
-      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Right: middle − left, red where the surgery gives more weight, blue where less. Point at a cell for its value.',
+      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Right: middle − left, red where the surgery gives more weight, blue where less, on a scale of ± its largest change. Point at a cell for its value.',
       dataFormats: ['json'],
     });
     const bar = this.body.insert('div', ':first-child').attr('class', 'model-swap');
@@ -52,7 +52,7 @@ export class ModelHeadView extends MatrixPanels {
     this.setPanels([
       { key: 'original', title: 'as trained', subtitle: 'scaled-dot', values: a, kind: 'weights' },
       { key: 'swapped', title: swapped ? `scored by ${v.swap}` : 'with the surgery', subtitle: knocked ? 'its output knocked out' : (v.changed ? `rows moved ${fmt(v.tv[l * v.heads + h], 2)} (TV)` : 'no surgery: the same'), values: b, kind: 'weights' },
-      { key: 'difference', title: 'difference', subtitle: 'with surgery − as trained', values: d, kind: 'difference' },
+      { key: 'difference', title: 'difference', subtitle: 'surgery − trained', values: d, kind: 'difference' },
     ], v.tokens, n);
     this.select.node().value = v.swap || 'scaled-dot';
   }

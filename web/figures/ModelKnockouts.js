@@ -12,6 +12,7 @@ export class ModelKnockouts extends Figure {
       exportable: false,
     });
     this.box = this.body.append('div').attr('class', 'knock-grid').attr('role', 'group').attr('aria-label', 'Knock heads out');
+    this.summary = this.body.append('p').attr('class', 'knock-summary');
     this.shape = '';
     this.knock = [];
   }
@@ -19,30 +20,46 @@ export class ModelKnockouts extends Figure {
   setData(v) {
     const shape = `${v.layers}x${v.heads}`;
     if (shape !== this.shape) {
+      // A table, layers down and heads across; each checkbox named "knock out layer L, head H".
       this.shape = shape;
-      const box = this.box.node();
+      const box = this.box.node(), doc = box.ownerDocument;
       box.textContent = '';
-      box.style.setProperty('--heads', v.heads);
+      const table = doc.createElement('table');
+      const head = table.createTHead().insertRow();
+      head.appendChild(doc.createElement('td'));
+      for (let h = 0; h < v.heads; h++) {
+        const th = doc.createElement('th');
+        th.scope = 'col';
+        th.textContent = `head ${h + 1}`;
+        head.appendChild(th);
+      }
+      const body = table.createTBody();
       for (let l = 0; l < v.layers; l++) {
+        const tr = body.insertRow();
+        const th = doc.createElement('th');
+        th.scope = 'row';
+        th.textContent = `layer ${l + 1}`;
+        tr.appendChild(th);
         for (let h = 0; h < v.heads; h++) {
-          const label = box.ownerDocument.createElement('label');
-          const cb = box.ownerDocument.createElement('input');
+          const cb = doc.createElement('input');
           cb.type = 'checkbox';
           cb.value = `${l}.${h}`;
+          cb.setAttribute('aria-label', `Knock out layer ${l + 1}, head ${h + 1}`);
           cb.addEventListener('change', () => {
             const on = [...box.querySelectorAll('input:checked')].map((c) => c.value);
             this.emit('knock', { heads: on });
           });
-          label.appendChild(cb);
-          label.appendChild(box.ownerDocument.createTextNode(` layer ${l + 1}, head ${h + 1}`));
-          box.appendChild(label);
+          tr.insertCell().appendChild(cb);
         }
       }
+      box.appendChild(table);
     }
     this.knock = v.knock;
   }
 
   draw() {
     for (const cb of this.box.node().querySelectorAll('input')) cb.checked = this.knock.includes(cb.value);
+    const names = this.knock.map((k) => { const [l, h] = k.split('.').map(Number); return `layer ${l + 1}, head ${h + 1}`; });
+    this.summary.text(names.length ? `Knocked out: ${names.join('; ')}.` : 'No head knocked out.');
   }
 }
