@@ -156,8 +156,13 @@ function load(file, t0 = performance.now()) {
 }
 
 // ---------------------------------------------------------------------------------- view state ----
+// The view a link asked for, kept until the visitor changes the view: the example the page opens with
+// (the trained model: 2 layers × 4 heads) must not cut a link's layer 3 down before the visitor's
+// own file, which has it, arrives.
+let wish = null;
 function clampView() {
   const r = current.res;
+  if (wish) Object.assign(view, wish);
   view.layer = Math.min(view.layer, r.layers - 1);
   view.head = Math.min(view.head, r.heads - 1);
   view.token = Math.min(view.token, r.nq - 1);
@@ -209,6 +214,7 @@ function syncControls() {
 
 /** Changes the view and redraws what depends on it. */
 function setView(patch) {
+  wish = null;
   if (!current) { Object.assign(view, patch); return; }
   const before = { ...view };
   Object.assign(view, patch);
@@ -501,6 +507,7 @@ async function loadExample(text) {
 // ---------------------------------------------------------------------------------- start ----
 async function start() {
   Object.assign(view, hashToView(location.hash));
+  if (location.hash.length > 1) wish = { ...view };
   try {
     scope = await createAttnScope({ locateFile: (path) => new URL(path, import.meta.url).href });
   } catch (e) {
