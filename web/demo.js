@@ -386,6 +386,7 @@ async function update(reason, ev) {
   if (!ready) return;
   if (state.engine === 'model') { await updateModel(reason, ev); return; }
   clearNotice(modelCutNotice);
+  if (readyText && ui.loadText.textContent !== readyText) ui.loadText.textContent = readyText;
   const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
   document.body.classList.add('computing');
   showProgress(true);
@@ -464,6 +465,7 @@ async function update(reason, ev) {
 // draw it. The state's q is the sentence, k the optional second one.
 const modelCutNotice = 'The trained model reads at most 128 tokens: the text was cut after its 128th token (the plots show the first 128).';
 let lastModel = null;   // the last views drawn (for re-renders)
+let readyText = '';     // the status line of the explorer (the model's replaces it while chosen)
 async function updateModel(reason, ev) {
   const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
   document.body.classList.add('computing');
@@ -602,7 +604,8 @@ async function start() {
   }
   ui.progress.hidden = true;
   const v = scopeInfo.vocabulary;
-  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  readyText = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  ui.loadText.textContent = readyText;
   ready = true;
   syncControls();
   await update('load');

@@ -110,8 +110,15 @@ describe('the demo with the trained model', () => {
     assert.ok(Math.abs(before - model.similarity(SENTENCE, SECOND)) < 1e-5, `similarity before: ${before}`);
     assert.ok(Math.abs(afterK - model.similarity(SENTENCE, SECOND, { ablate: ['0.2'] })) < 1e-5, `similarity after: ${afterK}`);
     assert.match(await page.textContent('#figure-model-effect .model-explain'), /similarity \(cosine of their embeddings\) goes from/);
-    await page.locator('#figure-model-flow').scrollIntoViewIfNeeded();
-    assert.ok(await page.locator('#figure-model-flow g.mpanel').count() >= 2, 'rollout (and flow or the rollout difference) drawn');
+    // Rollout and attention flow of the model with the surgery: the module's, as node computes them.
+    const stack = { layers: model.layers, heads: model.heads, n: cut.n, residual: 0.5 };
+    const flows = await downloadJSON('#figure-model-flow button.export-json');
+    assert.deepEqual(flows.tokens, cut.tokens);
+    const rolled = h.scope.rollout(cut.attentions, stack), flowed = h.scope.attentionFlow(cut.attentions, stack);
+    for (const i of [0, 4, cut.n - 1]) {
+      close(flows.rollout[i], Array.from(rolled.subarray(i * cut.n, (i + 1) * cut.n)), 1e-5, `rollout row ${i}`);
+      close(flows.flow[i], Array.from(flowed.subarray(i * cut.n, (i + 1) * cut.n)), 1e-5, `flow row ${i}`);
+    }
     await shot('model-demo-1366');
     await page.uncheck('#figure-model-knock input[value="0.2"]');
     await page.fill('#keys', '');

@@ -26,6 +26,8 @@ test('no surgery: the views are the trained model\'s, nothing moved', () => {
   assert.equal(v.embedding.distance, 0);
   assert.ok(v.tv.every((x) => x === 0));
   assert.deepEqual(Array.from(v.rollout.original), Array.from(scope.rollout(r.attentions, { layers: 2, heads: 4, n: r.n, residual: 0.5 })));
+  assert.deepEqual(Array.from(v.flow.original), Array.from(scope.attentionFlow(r.attentions, { layers: 2, heads: 4, n: r.n, residual: 0.5 })));
+  assert.equal(v.flow.surgery, null);
   assert.match(explain(v, fmt)[0], /^The model as trained/);
 });
 
@@ -38,6 +40,7 @@ test('a swap changes that head and the next layer, not the heads beside it; the 
   assert.ok(tv[1] > 0.01, `the swapped head moved: ${tv[1]}`);
   for (const k of [0, 2, 3]) assert.equal(tv[k], 0, `layer 1's other heads are untouched (${k})`);
   for (const k of [4, 5, 6, 7]) assert.ok(tv[k] > 0, `layer 2's heads see other inputs (${k})`);
+  assert.deepEqual(Array.from(v.flow.surgery), Array.from(scope.attentionFlow(cut.attentions, { layers: 2, heads: 4, n: v.n, residual: 0.5 })));
   const d = 1 - cosine(model.encode(TEXT).embedding, cut.embedding);
   assert.ok(Math.abs(v.embedding.distance - d) < 1e-12);
   const s = explain(v, fmt);

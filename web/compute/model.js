@@ -66,7 +66,8 @@ export function surgeryOptions({ head, swap, knock }) {
  *     original: Float32Array [L, H, n, n] (the trained model), surgery: the same with the surgery
  *     (the trained model's own when there is none), embedding distance 1 − cos, tv (per head, mean
  *     row total variation surgery vs original), second: { text tokens n truncated, before, after }
- *     | null, rollout: { original, surgery } [n, n], flow: { original, surgery } | null,
+ *     | null, rollout: { original, surgery } [n, n] (surgery null without one), flow: { original,
+ *     surgery } of the stack as it runs now only (the other null), or null without scope.attentionFlow,
  *     flowMs, timings }.
  */
 export function modelViews(scope, model, st) {
@@ -96,7 +97,8 @@ export function modelViews(scope, model, st) {
   let flow = null, flowMs = 0;
   if (typeof scope.attentionFlow === 'function') {
     const f0 = performance.now();
-    flow = { original: scope.attentionFlow(base.attentions, ro), surgery: changed ? scope.attentionFlow(cut.attentions, ro) : null };
+    // Only the stack drawn (the model as it runs now): a flow costs n² max-flows.
+    flow = changed ? { original: null, surgery: scope.attentionFlow(cut.attentions, ro) } : { original: scope.attentionFlow(base.attentions, ro), surgery: null };
     flowMs = performance.now() - f0;
   }
   return {
