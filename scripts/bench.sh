@@ -19,6 +19,7 @@ node bench/page-scale.mjs "$@" > bench/results/page-scale.json   # long document
 node scripts/page-scale-report.mjs > /dev/null
 node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (docs/limits.md)
 node bench/flow.mjs > bench/results/flow.json   # attention flow beside rollout (docs/flow.md)
+node bench/model-page.mjs > bench/results/model-page.json   # the demo with the trained model: keystroke → every layer and head redrawn (docs/demo.md)
 node bench/lab.mjs "$@" > /dev/null   # writes bench/results/lab.json: ms per training step, held-out accuracy per score and task (docs/benchmarks.md, "The lab")
 node bench/lab-compare.mjs > /dev/null   # writes bench/results/lab-compare.json: the lab's Compare (every score, per rule and per seed; docs/benchmarks.md, "The lab")
 node bench/lab-page.mjs > bench/results/lab-page.json   # the lab page in Chromium: click Train to 500 steps, a full Compare, longest main-thread task
