@@ -60,7 +60,13 @@ test('attentionFlow equals networkx\'s maximum_flow_value on random stacks of 1 
     }
   }
   const input = JSON.stringify(cases.map(({ L, n, bars: b }) => ({ L, n, bars: b })));
-  const want = JSON.parse(execFileSync(PYTHON, ['-c', NETWORKX], { input, encoding: 'utf8', maxBuffer: 1 << 26 }));
+  let out;
+  try {
+    out = execFileSync(PYTHON, ['-c', NETWORKX], { input, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (e) {
+    assert.fail(`${PYTHON} with networkx failed (scripts/bootstrap.sh installs python3-networkx): ${e.stderr || e.message}`);
+  }
+  const want = JSON.parse(out);
   assert.equal(want.length, cases.length);
   cases.forEach((c, k) => assertClose(c.got, want[k], 1e-6, c.label));
   assert.ok(cases.some((c, k) => c.L >= 3 && want[k].some((x) => x > 0.05 && x < 0.95)), 'some deep flows are neither 0 nor 1');
