@@ -67,6 +67,7 @@ const gridLabels = () => page.$$eval('#figure-grid .grid-labels text', (ts) => t
 async function clickGrid(layer, head) {
   const at = await page.evaluate(([l, hd]) => {
     const svg = document.querySelector('#figure-grid svg');
+    svg.scrollIntoView({ block: 'center' });   // the mouse clicks only what is in the viewport
     const img = svg.querySelector('image');
     const box = svg.getBoundingClientRect();
     const k = box.width / svg.viewBox.baseVal.width;
