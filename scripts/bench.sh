@@ -27,5 +27,7 @@ node bench/lab-prototypes.mjs "$@" > /dev/null && node bench/lab-prototypes.mjs 
 node bench/element.mjs   # writes bench/results/element.json: load to first figure from file://, file size
 node bench/model.mjs "$@" > bench/results/model.json   # the model page: 12x12x512 file dropped -> grid drawn
 node bench/model.mjs --readme
+node bench/use-lite.mjs "$@" > bench/results/use-lite.json   # the trained model: encode() vs TF.js-wasm on the original graph
+node bench/use-lite.mjs --docs   # its table in docs/model.md
 node scripts/bench-report.mjs build/bench-native.json build/bench-wasm.json
 echo "bench: results in bench/results/ (attend() in node: $(node -e "const r=JSON.parse(require('fs').readFileSync('bench/results/attend-node.json'));console.log(r.results[0].median_ms+' ms median')"))"
