@@ -16,6 +16,7 @@ export class ModelHeads extends SmallMultiples {
     });
     this.panelSize = 96;
     this.fitWidth = true;
+    this.pickText = 'Open it large below.';
     this.view = null;
     this.gPanels.on('keydown.arrows', (ev) => this.arrow(ev));
   }
