@@ -192,6 +192,28 @@ describe('the demo with the trained model', () => {
     await phone.close();
   });
 
+  test('back to the scoring functions: the explorer draws again', async () => {
+    await page.check('#engine-scores');
+    assert.equal(await hashParam('engine', null), null);
+    assert.ok(await page.isVisible('#figure-heatmap'));
+    assert.ok(await page.isHidden('#model-views'));
+    assert.ok(await page.locator('#figure-heatmap svg.heatmap g.cells rect').count() > 0);
+    assert.match(await page.textContent('#load-text'), /^Ready: 50,000 words/);
+  });
+
+  test('a model file that cannot be fetched: a notice, and the explorer keeps working', async () => {
+    const ctx = await h.newContext();
+    await ctx.route('**/use-lite.bin', (route) => route.fulfill({ status: 404, body: 'not here' }));
+    const p = autoSettle(await h.open(ctx, '#engine=model'));
+    await settled(p);
+    await p.waitForSelector('#notice:not([hidden])');
+    assert.match(await p.textContent('#notice-text'), /The trained model could not compute this: .*use-lite\.bin/);
+    await p.check('#engine-scores');
+    assert.ok(await p.locator('#figure-heatmap svg.heatmap g.cells rect').count() > 0);
+    await ctx.close();
+    h.log.consoleErrors = h.log.consoleErrors.filter((e) => !/404|use-lite/.test(e));   // the refused download itself
+  });
+
   test('no errors on the page', () => {
     assert.deepEqual(h.log.pageErrors, []);
     assert.deepEqual(h.log.consoleErrors, []);
