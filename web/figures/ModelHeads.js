@@ -11,7 +11,7 @@ export class ModelHeads extends SmallMultiples {
     super(slot, {
       id: 'model-heads',
       title: 'Every layer and head of the trained model',
-      caption: 'The sentence through the model: one matrix per layer (rows of panels) and head (columns), rows the tokens that look, columns the tokens looked at, each coloured from 0 to its own largest weight. These are the attentions of the model as it runs now: with a head re-scored or knocked out, the heads after it show what changed. Click a head, or move with the arrow keys and press Enter, to open it large.',
+      caption: 'The sentence through the model: one matrix per layer (rows of panels) and head (columns), rows the tokens that look, columns the tokens looked at, each coloured from 0 to its own largest weight. These are the attentions of the model as it runs now: with a head re-scored or knocked out, the heads after it show what changed (a knocked-out head still computes its attention, drawn here; only its output is dropped). Click a head, or move with the arrow keys and press Enter, to open it large.',
       dataFormats: ['json'],
     });
     this.panelSize = 96;
