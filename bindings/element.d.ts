@@ -3,7 +3,7 @@ import type { AttendResult, AttnScope, MaskName, ProjectionName, ScoreName, Vari
 
 /** A view of <attn-scope>: which of the demo's figures it shows. */
 export type AttnScopeView = 'heatmap' | 'lines' | 'both' | 'heads' | 'compare' | 'why' | 'scaling' | 'cosine-dot'
-  | 'distance' | 'hull';
+  | 'distance' | 'hull' | 'model';
 /** A control <attn-scope> can show above its figure (the `controls` attribute lists them). */
 export type AttnScopeControl = 'query' | 'keys' | 'score' | 'temperature' | 'heads' | 'projection' | 'seed' | 'positional'
   | 'mask' | 'p' | 'eps' | 'variant' | 'view';
@@ -48,6 +48,14 @@ export interface AttnScopeAttributes {
   caption: string;
   /** URL of a vocabulary file (docs/vocab-format.md); '' (default): the built-in 10,000 words (inlined in the classic script, a file of the package for the module). */
   vocab: string;
+  /**
+   * 'use-lite': the trained model's views (every layer and head, one head re-scored, knock-outs, the
+   * embedding's move, rollout; docs/model.md) of `query` (and `keys` as a second sentence) instead of
+   * the explorer's. '' (default): the explorer.
+   */
+  model: '' | 'use-lite';
+  /** URL of the model's weights file (dist/use-lite.bin); default 'use-lite.bin' beside the page. */
+  modelSrc: string;
 }
 
 /** detail of `attn-ready`: the first result drawn. */

@@ -31,6 +31,7 @@
 #include "attnscope/embeddings.hpp"
 #include "attnscope/imported.hpp"
 #include "attnscope/limits.hpp"
+#include "attnscope/model.hpp"
 #include "attnscope/pipeline.hpp"
 #include "attnscope/registry.hpp"
 #include "attnscope/flow.hpp"
@@ -716,6 +717,72 @@ private:
     Vocabulary vocab_;
 };
 
+// ---- a trained model (attnscope/model.hpp), owned by one JS Model object ---------------------------
+
+class ModelState {
+public:
+    std::string load(std::uintptr_t bytes, int size) {
+        return Model::from_bytes(reinterpret_cast<const std::uint8_t*>(bytes), static_cast<std::size_t>(size), model_).message();
+    }
+    int layers() const { return static_cast<int>(model_.layers()); }
+    int heads() const { return static_cast<int>(model_.heads()); }
+    int max_tokens() const { return static_cast<int>(model_.max_tokens()); }
+    int vocabulary_rows() const { return static_cast<int>(model_.vocabulary_rows()); }
+    int output_dim() const { return static_cast<int>(model_.output_dim()); }
+    int head_dim(int layer) const { return static_cast<int>(model_.head_dim(static_cast<std::size_t>(layer))); }
+    // The SentencePiece vocabulary as JSON: [[piece, score | null], ...] (the package's vocab.json form).
+    std::string pieces_json() const {
+        std::string out = "[";
+        for (std::size_t i = 0; i < model_.pieces(); ++i) {
+            if (i) out += ',';
+            out += '[';
+            json_string(out, std::string(model_.piece(i)));
+            if (model_.piece_score_is_null(i)) {
+                out += ",null]";
+            } else {
+                char num[32];
+                std::snprintf(num, sizeof num, ",%.17g]", model_.piece_score(i));
+                out += num;
+            }
+        }
+        return out + "]";
+    }
+    // ids: `count` int32 at `ids`. scores: "" (the model's own) or one registry name per head, comma
+    // separated, layer-major; ablate: "" or one '0'/'1' per head. Returns {error} or
+    // {data: Float32Array [attentions [layers, heads, n, n] then embedding [dim]] (a copy), n, truncated}.
+    val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
+        val out = val::object();
+        ModelSurgery s;
+        s.variant = variant;
+        for (std::size_t start = 0; !scores.empty() && start <= scores.size();) {
+            const std::size_t end = std::min(scores.find(',', start), scores.size());
+            Score sc;
+            if (!parse_score(scores.substr(start, end - start), sc)) {
+                out.set("error", "score: unknown name '" + scores.substr(start, end - start) + "'");
+                return out;
+            }
+            s.scores.push_back(sc);
+            start = end + 1;
+        }
+        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        ModelResult r;
+        const Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), static_cast<std::size_t>(count), s, r);
+        if (!st) {
+            out.set("error", st.message());
+            return out;
+        }
+        std::vector<float> all(std::move(r.attentions));
+        all.insert(all.end(), r.embedding.begin(), r.embedding.end());
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(all.size(), all.data())));
+        out.set("n", static_cast<double>(r.n));
+        out.set("truncated", r.truncated);
+        return out;
+    }
+
+private:
+    Model model_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnscope) {
@@ -782,6 +849,18 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .function("tokenizeJson", &ScopeState::tokenize_json)
         .function("attend", &ScopeState::attend)
         .function("attendOutput", &ScopeState::attend_output);
+
+    class_<ModelState>("ModelState")
+        .smart_ptr_constructor("ModelState", &std::make_shared<ModelState>)
+        .function("load", &ModelState::load)
+        .function("layers", &ModelState::layers)
+        .function("heads", &ModelState::heads)
+        .function("maxTokens", &ModelState::max_tokens)
+        .function("vocabularyRows", &ModelState::vocabulary_rows)
+        .function("outputDim", &ModelState::output_dim)
+        .function("headDim", &ModelState::head_dim)
+        .function("piecesJson", &ModelState::pieces_json)
+        .function("encode", &ModelState::encode);
 
     function("_registryJson", &registry_json_);
     function("_simdIsa", &simd_isa_name);

@@ -12,6 +12,7 @@ const FILES = {
   'attnscope-scalar.wasm': () => new URL('./attnscope-scalar.wasm', import.meta.url),
   'glove-50k.bin': () => new URL('./glove-50k.bin', import.meta.url),
   'glove-10k.bin': () => new URL('./glove-10k.bin', import.meta.url),
+  'use-lite.bin': () => new URL('./use-lite.bin', import.meta.url),
 };
 
 /** What createScopeWith (scope.mjs) needs to know of the split build. */

@@ -56,16 +56,21 @@ const copies = [
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   [join(root, 'bindings/scope.mjs'), 'scope.mjs'],
   [join(root, 'bindings/split-build.mjs'), 'split-build.mjs'],
+  [join(root, 'bindings/sentencepiece.mjs'), 'sentencepiece.mjs'],
+  [join(root, 'bindings/sentencepiece.d.ts'), 'sentencepiece.d.ts'],
   [join(root, 'bindings/attnscope.d.ts'), 'attnscope.d.ts'],
   [join(root, 'bindings/attnscope.single.d.ts'), 'attnscope.single.d.ts'],
   [join(vocabDir, 'glove-50k.bin'), 'glove-50k.bin'],
   [join(vocabDir, 'glove-10k.bin'), 'glove-10k.bin'],
+  // The trained model (scripts/build-model.mjs) and its licence, fetched only by scope.loadModel().
+  [join(root, 'build/model/use-lite.bin'), 'use-lite.bin'],
+  [join(root, 'build/model/use-lite.LICENSE'), 'use-lite.LICENSE'],
 ];
 for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
 }
-for (const file of ['attnscope.mjs', 'scope.mjs', 'split-build.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
+for (const file of ['attnscope.mjs', 'scope.mjs', 'split-build.mjs', 'sentencepiece.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 
 // The pool of workers: pool.mjs (imported by the entry) and pool-worker.mjs (each worker's module),
 // each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
@@ -102,6 +107,7 @@ if (!existsSync(b64) || statSync(b64).mtimeMs < statSync(vocab).mtimeMs) {
 copyFileSync(join(wasmDir, 'attnscope-single-wasm.mjs'), join(stage, 'attnscope-single-wasm.mjs'));
 copyFileSync(join(root, 'bindings/single.mjs'), join(stage, 'single.mjs'));
 copyFileSync(join(root, 'bindings/scope.mjs'), join(stage, 'scope.mjs'));
+copyFileSync(join(root, 'bindings/sentencepiece.mjs'), join(stage, 'sentencepiece.mjs'));
 await build({
   entryPoints: [join(stage, 'single.mjs')],
   outfile: join(dist, 'attnscope.single.mjs'),

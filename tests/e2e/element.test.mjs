@@ -445,6 +445,58 @@ describe('failure is visible and local', () => {
     assert.equal(got.againError, '');
     assert.equal(got.againNq, 4);
     assert.equal(got.againHeld, 2);
+  });
+
+  test('model="use-lite": every layer and head, one head re-scored, knock-outs, from the model file at model-src', async () => {
+    const SENT = 'The animal didn\'t cross the street because it was too tired.';
+    const url = page('model', `<attn-scope id="m" model="use-lite" model-src="http://models.attnscope.test/use-lite.bin" query="${SENT.replace(/'/g, '&#39;')}" keys="The tired dog stayed on the pavement."></attn-scope>`
+      + '<attn-scope id="bad" model="gpt-2" query="Hello."></attn-scope>');
+    let served = 0;
+    const p = await open(url, {}, (context) => context.route('http://models.attnscope.test/**', (route) => {
+      served++;
+      return route.fulfill({ status: 200, body: readFileSync(join(root, 'dist/use-lite.bin')),
+        headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } });
+    }));
+    await settled(p);
+    const model = await single.loadModel({ model: readFileSync(join(root, 'dist/use-lite.bin')) });
+    try {
+      const r = model.encode(SENT);
+      const got = await p.$eval('#m', (el) => {
+        const s = el.shadowRoot;
+        return {
+          titles: [...s.querySelectorAll('#figure-model-heads g.panel .panel-title')].map((t) => t.textContent),
+          n: el.result.n, row: Array.from(el.result.surgery.subarray(0, el.result.n)),
+          options: s.querySelectorAll('#figure-model-head select option').length,
+          knocks: s.querySelectorAll('#figure-model-knock input[type=checkbox]').length,
+        };
+      });
+      assert.equal(got.titles.length, 8);
+      assert.equal(got.titles[5], 'layer 2, head 2');
+      assert.equal(got.n, r.n);
+      got.row.forEach((x, j) => assert.ok(Math.abs(x - r.attentions[j]) < 1e-5, `cell 0,${j}`));
+      assert.equal(got.options, single.scoreFunctions.length);
+      assert.equal(got.knocks, 8);
+      // Choose a score for the head shown and knock a head out, from inside the element.
+      await p.$eval('#m', (el) => {
+        const sel = el.shadowRoot.querySelector('#figure-model-head select');
+        sel.value = 'cosine';
+        sel.dispatchEvent(new Event('change'));
+      });
+      await p.waitForFunction(() => document.getElementById('m').result?.swap === 'cosine');
+      await p.$eval('#m', (el) => el.shadowRoot.querySelector('#figure-model-knock input[value="0.2"]').click());
+      await p.waitForFunction(() => document.getElementById('m').result?.knock.length === 1);
+      const after = await p.$eval('#m', (el) => ({ distance: el.result.embedding.distance, text: el.shadowRoot.querySelector('.model-explain').textContent }));
+      const cut = model.encode(SENT, { score: { '0.0': 'cosine' }, ablate: ['0.2'] });
+      let d = 0, x = 0, y = 0;
+      for (let i = 0; i < r.embedding.length; i++) { d += r.embedding[i] * cut.embedding[i]; x += r.embedding[i] ** 2; y += cut.embedding[i] ** 2; }
+      assert.ok(Math.abs(after.distance - (1 - d / Math.sqrt(x * y))) < 1e-5);
+      assert.match(after.text, /Scoring layer 1, head 1 by cosine moves each of that head's rows/);
+      assert.match(await p.$eval('#bad', (el) => el.shadowRoot.querySelector('.attn-error').textContent), /model="gpt-2" is not valid: expected one of use-lite/);
+      assert.equal(served, 1);
+      await p.locator('#m').screenshot({ path: join(outDir, 'element-model.png') });
+    } finally {
+      model.dispose();
+    }
     await p.context().close();
   });
 

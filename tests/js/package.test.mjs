@@ -131,11 +131,12 @@ describe('npm pack', () => {
     for (const link of links) assert.ok(files.has(link.split('#')[0].replace(/^\.\//, '')), `README links ${link}, which the tarball does not contain`);
   });
 
-  test('installed: exports resolve the module, the single file, the wasm and the vocabulary subpaths', async () => {
+  test('installed: exports resolve the module, the single file, the wasm, the vocabulary, the model and the tokenizer subpaths', async () => {
     const script = `
       for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-scalar.wasm',
                        'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
-                       'attnscope/element', 'attnscope/attnscope-element.js'])
+                       'attnscope/element', 'attnscope/attnscope-element.js', 'attnscope/use-lite.bin', 'attnscope/use-lite.LICENSE',
+                       'attnscope/sentencepiece'])
         console.log(s + ' ' + import.meta.resolve(s));`;
     writeFileSync(join(app, 'resolve.mjs'), script);
     const { stdout } = await exec(process.execPath, ['resolve.mjs'], { cwd: app });
@@ -144,6 +145,8 @@ describe('npm pack', () => {
     assert.match(lines['attnscope/single'], /node_modules\/attnscope\/dist\/attnscope\.single\.mjs$/);
     assert.match(lines['attnscope/element'], /node_modules\/attnscope\/dist\/attnscope-element\.mjs$/);
     assert.match(lines['attnscope/attnscope-element.js'], /node_modules\/attnscope\/dist\/attnscope-element\.js$/);
+    assert.match(lines['attnscope/use-lite.bin'], /node_modules\/attnscope\/dist\/use-lite\.bin$/);
+    assert.match(lines['attnscope/sentencepiece'], /node_modules\/attnscope\/dist\/sentencepiece\.mjs$/);
     for (const [k, v] of Object.entries(lines)) {
       assert.ok(v.includes('/app/node_modules/attnscope/'), `${k} resolves inside the installed package: ${v}`);
       assert.ok(existsSync(new URL(v)), `${k} → ${v} exists`);

@@ -14,6 +14,7 @@ import { createAttnScope } from 'attnscope';
 import { fmt } from '../figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../figures/registry.js';
 import { compute, context, nearestWords } from '../compute/attention.js';
+import { modelViews, MODEL_NAME, parseHead } from '../compute/model.js';
 import { renderTeaching } from '../formulas.js';
 import { download } from '../downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/state.js,
@@ -65,9 +66,26 @@ function leaveScope(el, key) {
   }, 0);
 }
 
+// ------------------------------------------------------------------------------ the model ----
+// model="use-lite": the trained model's views (web/compute/model.js) instead of the explorer's. Its
+// weights file (dist/use-lite.bin, about 14 MB: the element's single-file module carries none) is
+// fetched from model-src (default: use-lite.bin beside the page) once per URL, shared by every element.
+const models = new Map();
+function modelFor(scope, src) {
+  const key = new URL(src, document.baseURI).href;
+  if (!models.has(key)) {
+    const p = scope.loadModel({ model: key });
+    p.catch(() => { if (models.get(key) === p) models.delete(key); });
+    models.set(key, p);
+  }
+  return models.get(key);
+}
+
 // ------------------------------------------------------------------------------- attributes ----
 /** The views: which figures each shows, in order (from the figures' registry). */
 export { VIEWS };
+/** The explorer's views (the view 'model' is the model attribute's). */
+const EXPLORER_VIEWS = Object.keys(VIEWS).filter((v) => v !== 'model');
 // Every name of the module (scores, variants, masks, projections) comes from its registry
 // (scope.registry, from src/attnscope/registry.hpp): none is listed here.
 const namesOf = (list) => list.map((x) => x.name);
@@ -99,6 +117,8 @@ export const DEFAULTS = {
   theme: 'auto',
   caption: '',
   vocab: '',              // URL of a vocabulary file; empty: the built-in 10,000 words
+  model: '',              // 'use-lite': the trained model's views (query: the sentence, keys: a second one)
+  'model-src': 'use-lite.bin',  // URL of the model's weights file (dist/use-lite.bin)
 };
 const ATTRS = Object.keys(DEFAULTS);
 
@@ -312,6 +332,27 @@ export class AttnScopeElement extends ElementBase {
         if (!this.isConnected || this._usesKey !== scopeKey(vocab)) return;
         this._scope = loaded;
       }
+      const modelName = this._attr('model').trim();
+      if (modelName) {
+        choice('model', modelName, [MODEL_NAME]);
+        const src = this._attr('model-src').trim() || DEFAULTS['model-src'];
+        if (!this._model || this._modelSrc !== src) {
+          this._status.textContent = `Loading the trained model ${src}…`;
+          let m;
+          try {
+            // On the built-in scope, which is never released (a vocab URL's scope goes with its last
+            // element, and the model needs no vocabulary).
+            m = await modelFor((await scopeFor('')).scope, src);
+          } catch (e) {
+            throw new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${e.message})`);
+          }
+          if ((this._attr('model-src').trim() || DEFAULTS['model-src']) !== src) return;   // changed while loading: a newer update follows
+          this._model = m;
+          this._modelSrc = src;
+        }
+        this._renderModel(changed);
+        return;
+      }
       this._render(changed);
     } catch (e) {
       this._fail(e);
@@ -346,7 +387,7 @@ export class AttnScopeElement extends ElementBase {
       throw new AttributeError('variant', st.variant, all.includes(st.variant)
         ? `one of ${scope.variants.available.join(', ')} (this browser has no wasm SIMD)` : `one of ${scope.variants.available.join(', ')}`);
     }
-    const view = choice('view', this._attr('view').trim(), Object.keys(VIEWS));
+    const view = choice('view', this._attr('view').trim(), EXPLORER_VIEWS);
     const controls = this._attr('controls').trim().split(/\s+/).filter(Boolean);
     if (!(controls.length === 1 && controls[0] === 'none')) {
       for (const c of controls) {
@@ -426,6 +467,37 @@ export class AttnScopeElement extends ElementBase {
           return;
         }
         done();
+      }, false);
+    }
+  }
+
+  /** model="use-lite": the model's figures (the registry's view 'model') on the query (and keys). */
+  _renderModel(changed) {
+    const { scope } = this._scope;
+    const m = this._model;
+    const q = this._attr('query');
+    if (!q.trim()) throw new AttributeError('query', q, 'text with at least one word');
+    const L = this._local;
+    const head = parseHead(L.mhead, m.layers, m.heads) ? L.mhead : '0.0';
+    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap: L.mswap || 'scaled-dot', knock: L.mknock || [] });
+    this._result = v;
+    this._clearError();
+    this._status.textContent = v.truncated || (v.second && v.second.truncated)
+      ? 'The trained model reads at most 128 tokens: the text was cut after its 128th token.' : '';
+    this._box.setAttribute('aria-label', this._attr('caption') || `The trained model ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
+    this._controls.textContent = '';
+    this._controlsKey = null;
+    this._buildFigures('model');
+    const x = { v, st: {}, scoreFunctions: scope.scoreFunctions };
+    const gen = ++this._generation;
+    let pending = this._figs.size;
+    const scaleSize = parseFloat(getComputedStyle(this._box).fontSize) || 14;
+    for (const [name, f] of this._figs) {
+      f.scale = scaleSize / 14;
+      f.schedule(() => {
+        try { FIGURES[name].feed(f, x); } catch (e) { this._fail(e); return; }
+        if (--pending > 0 || gen !== this._generation) return;
+        if (!this._ready) { this._ready = true; this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed, result: v });
       }, false);
     }
   }
@@ -536,7 +608,7 @@ export class AttnScopeElement extends ElementBase {
       projection: () => ['Projection', select(scope.registry.projections.filter((pr) => pr.name !== 'user').map((pr) => [pr.name, describeName(pr)]))],
       mask: () => ['Mask', select(scope.registry.masks.map((m) => [m.name, describeName(m)]))],
       variant: () => ['Kernels', select(scope.variants.available.map((v) => [v, v]))],
-      view: () => ['View', select(Object.keys(VIEWS).map((v) => [v, v]))],
+      view: () => ['View', select(EXPLORER_VIEWS.map((v) => [v, v]))],
     };
     // The sliders, with the value they set shown beside their label: [label, range, attribute value].
     const sliders = {
@@ -668,7 +740,7 @@ export class AttnScopeElement extends ElementBase {
 }
 
 // Properties mirror attributes: el.score = 'cosine' is el.setAttribute('score', 'cosine').
-const CAMEL = { positional: 'positional' };
+const CAMEL = { positional: 'positional', 'model-src': 'modelSrc' };
 for (const name of ATTRS) {
   const prop = CAMEL[name] || name;
   if (name === 'positional') {
