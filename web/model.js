@@ -125,7 +125,10 @@ function load(file, t0 = performance.now()) {
     res = scope.loadAttentions(file.bytes, options);
     performance.measure('attnscope:model-parse', { start: t1, end: performance.now() });
   } catch (e) {
-    notice(`${file.name}${file.tokensName ? ` with ${file.tokensName}` : ''}: ${e.message}. ${current ? 'The previous view stays.' : ''}`);
+    // The library's hint for an unrecognised file speaks to programmers (options.format); on the page
+    // the fix is the file itself.
+    const why = e.message.replace(/; pass options\.format if it is one$/, ': save the attention with numpy.save or numpy.savez, as .safetensors, or as JSON { "tokens", "attentions" }');
+    notice(`${file.name}${file.tokensName ? ` with ${file.tokensName}` : ''}: ${why}. ${current ? 'The previous view stays.' : ''}`);
     return false;
   }
   clearNotice();

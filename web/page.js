@@ -6,22 +6,33 @@ export const $ = (id) => document.getElementById(id);
 
 /**
  * The page's notice bar (#notice, #notice-text and, when the page has one, #notice-close, which
- * clears it). Texts are shown as text, several at once joined by a space, cut at `max` characters.
- * add(text) shows one more; remove(text) takes one away, remove() all; set(text) shows only that one
- * (set('') clears).
+ * clears it). Texts are shown as text, several at once joined by a space, cut at `max` characters;
+ * at most `keep` texts at once (the oldest goes), so a page that keeps meeting bad input (a hash
+ * rewritten thousands of times) never grows its notice. add(text) shows one more; remove(text) takes
+ * one away, remove() all; set(text) shows only that one (set('') clears).
  */
-export function noticeBar({ max = Infinity } = {}) {
+export function noticeBar({ max = 600, keep = 5 } = {}) {
   const box = $('notice'), textEl = $('notice-text'), close = $('notice-close');
   const shown = new Set();
   const show = () => {
-    const t = [...shown].join(' ');
+    // The newest texts that fit in `max` characters (the oldest go first; the newest alone is cut).
+    const all = [...shown];
+    let from = all.length - 1, length = all.length ? all[from].length : 0;
+    while (from > 0 && length + 1 + all[from - 1].length <= max) length += 1 + all[--from].length;
+    const t = all.slice(Math.max(from, 0)).join(' ');
     textEl.textContent = t.length > max ? `${t.slice(0, max - 1)}…` : t;
     box.hidden = shown.size === 0;
   };
   const bar = {
-    add(text) { shown.add(String(text)); show(); },
+    add(text) {
+      const t = String(text);
+      shown.delete(t);
+      shown.add(t);
+      while (shown.size > keep) shown.delete(shown.values().next().value);
+      show();
+    },
     remove(text) { if (text === undefined) shown.clear(); else shown.delete(text); show(); },
-    set(text) { shown.clear(); if (text) shown.add(String(text)); show(); },
+    set(text) { shown.clear(); if (text) bar.add(text); else show(); },
   };
   if (close) close.addEventListener('click', () => bar.remove());
   return bar;

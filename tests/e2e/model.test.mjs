@@ -199,7 +199,8 @@ describe('model page', () => {
       [[{ name: 'damaged.npz', bytes: damaged }], /damaged\.npz.*npz: member 'attentions\.npy'/],
       [[{ name: 'nan.npy', bytes: npy(withNaN, SHAPE) }, { name: 't.txt', bytes: enc.encode(TOKENS.join('\n')) }], /nan\.npy.*NaN/],
       [[{ name: 'short.npy', bytes: npy(A, SHAPE) }, { name: 't.json', bytes: enc.encode('["a","b"]') }], /short\.npy with t\.json:.*token/],
-      [[{ name: 'junk.bin', bytes: enc.encode('x'.repeat(5000)) }], /junk\.bin/],
+      // Not "pass options.format": a page visitor cannot; the notice says how to save the file instead.
+      [[{ name: 'junk.bin', bytes: enc.encode('x'.repeat(5000)) }], /junk\.bin.*not a recognised attention file \(.*\): save the attention with numpy\.save/],
       [[{ name: `${'long'.repeat(300)}.json`, bytes: enc.encode('{"attentions": [[1, 2], [3]]}') }], /long/],
       [[{ name: 'a.npz', bytes: packed }, { name: 'b.npz', bytes: packed }], /one attention file at a time/],
       [[{ name: 'tokens.txt', bytes: enc.encode('a\nb') }], /tokens file/],

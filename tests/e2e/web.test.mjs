@@ -619,6 +619,12 @@ describe('export and share', () => {
     const r = expected({});
     assert.equal(await p.locator('#figure-heatmap svg.heatmap g.cells rect').count(), r.nq * r.nk);
     await p.screenshot({ path: join(outDir, '08-junk-url.png') });
+    // One bad hash after another (each a new problem) never grows the notice: it keeps the latest few
+    // (it held 249,280 characters after 2,000 bad hashes).
+    for (let i = 0; i < 200; i++) await p.evaluate((k) => { location.hash = `#score=bogus${k}&t=x${k}`; }, i);
+    await p.waitForFunction(() => document.getElementById('notice-text').textContent.includes('bogus199'));
+    const grown = await p.textContent('#notice-text');
+    assert.ok(grown.length <= 600, `notice of ${grown.length} characters after 200 bad hashes`);
     await p.close();
   });
 });

@@ -187,7 +187,18 @@ function vocabularyFix(vocab, error) {
       + 'open the page at http://localhost:8000/), or give the https:// URL of a server that has the file (and allows other '
       + 'sites to read it: CORS), or leave vocab out for the built-in 10,000 words';
   }
-  return `the URL of a vocabulary file that this page can load (${error.message.replace(/^options\.vocabulary: /, '').replace(/check the URL given as options\.vocabulary/, 'check the vocab attribute')}); leave it out for the built-in 10,000 words`;
+  // A long URL is quoted once, cut (the library's message may repeat it whole: a 1 MiB data: URL).
+  const shown = vocab.length > 80 ? `${vocab.slice(0, 80)}… (${vocab.length} characters)` : vocab;
+  let why = error.message.replace(/^options\.vocabulary: /, '').replace(/check the URL given as options\.vocabulary/, 'check the vocab attribute');
+  if (vocab) why = why.split(vocab).join(shown);
+  if (why.length > 400) why = `${why.slice(0, 400)}…`;
+  return `the URL of a vocabulary file that this page can load (${why}); leave it out for the built-in 10,000 words`;
+}
+
+// The caption names the figure for screen readers: its first 200 characters (a 1 MB caption stays
+// visible in full under the figure, but is no name).
+function label(caption) {
+  return caption.length > 200 ? `${caption.slice(0, 200)}…` : caption;
 }
 
 let uid = 0;
@@ -439,7 +450,7 @@ export class AttnScopeElement extends ElementBase {
     this._showOov(scope, r, c.k);
     this._clearError();
     this._status.textContent = '';
-    this._box.setAttribute('aria-label', this._attr('caption') || `Attention figure (${view}): ${r.nq} query tokens, ${r.nk} key tokens`);
+    this._box.setAttribute('aria-label', label(this._attr('caption')) || `Attention figure (${view}): ${r.nq} query tokens, ${r.nk} key tokens`);
     this._buildControls(controls, scope, names);
     this._syncControls(st, view);
     this._buildFigures(view);
@@ -484,7 +495,7 @@ export class AttnScopeElement extends ElementBase {
     this._clearError();
     this._status.textContent = v.truncated || (v.second && v.second.truncated)
       ? 'The trained model reads at most 128 tokens: the text was cut after its 128th token.' : '';
-    this._box.setAttribute('aria-label', this._attr('caption') || `The trained model ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
+    this._box.setAttribute('aria-label', label(this._attr('caption')) || `The trained model ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
     this._controls.textContent = '';
     this._controlsKey = null;
     this._buildFigures('model');
