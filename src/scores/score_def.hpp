@@ -87,7 +87,8 @@ struct ScoreDef {
 };
 
 // What the rest of the core calls unconditionally is there, and the two per-head functions come as a
-// pair. Each definition file checks its definitions with static_assert(complete(score_def_<id>)).
+// pair. tests/cpp/test_score_defs.cpp checks it for every registry row (a static_assert cannot: GCC
+// under UBSan does not take a template function's address as a constant).
 constexpr bool complete(const ScoreDef& d) {
     return d.forward && d.backward && d.output && d.cost && d.output_cost && d.flops &&
            (d.head_floats == nullptr) == (d.head_params == nullptr);
