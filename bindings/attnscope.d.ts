@@ -687,7 +687,7 @@ export interface LoadedAttentions {
   warnings: string[];
 }
 
-/** Options of {@link AttnScope.rollout}. */
+/** Options of {@link AttnScope.rollout} and {@link AttnScope.attentionFlow}. */
 export interface RolloutOptions {
   /** Layers in the stack. */
   layers: number;
@@ -815,6 +815,15 @@ export interface AttnScope {
    * token i after the last layer; every row sums to 1.
    */
   rollout(attentions: Float32Array, options: RolloutOptions): Float32Array;
+  /**
+   * Attention flow (Abnar & Zuidema 2020) of the self-attention stack attentions [layers, heads, n, n]
+   * → Float32Array [n, n], row-major: flow[i, j] is the value of a maximum flow from token i after the
+   * last layer to input token j, through edges (l+1, a) → (l, b) of capacity Ā_l[a, b] (rollout's matrices,
+   * same options). In [0, 1]; exact to 1e-6 (closed forms for 1 and 2 layers, Dinic's max-flow beyond).
+   * Throws a RangeError over the work limit (2 layers: up to 812 tokens; 3: 53; 4: 45; 12: 30; docs/flow.md)
+   * and the errors of rollout().
+   */
+  attentionFlow(attentions: Float32Array, options: RolloutOptions): Float32Array;
   /** Entropy, max and mean row maximum of every head: attentions [layers, heads, nq, nk]. */
   headSummaries(attentions: Float32Array, options: { layers: number; heads: number; nq: number; nk: number }): HeadSummaries;
   /** Bytes of wasm memory in use by the allocator (for leak checks; shared by the scopes of one instance). */

@@ -33,6 +33,7 @@
 #include "attnscope/limits.hpp"
 #include "attnscope/pipeline.hpp"
 #include "attnscope/registry.hpp"
+#include "attnscope/flow.hpp"
 #include "attnscope/rollout.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
@@ -323,6 +324,23 @@ std::string rollout(std::uintptr_t A, int layers, int heads, int n, double resid
     else return "head: unknown '" + head + "'";
     return attention_rollout(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
                              mfptr(out))
+        .message();
+}
+
+// Attention flow, rollout's options (attnscope/flow.hpp); its budget, checked before the stack is copied.
+std::string attention_flow_cost(int layers, int heads, int n) {
+    return flow_budget(static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n)).message();
+}
+std::string js_attention_flow(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
+                              std::uintptr_t out) {
+    RolloutOptions o;
+    o.residual = residual;
+    if (head == "mean") o.head = RolloutHead::mean;
+    else if (head == "max") o.head = RolloutHead::max;
+    else if (head == "index") { o.head = RolloutHead::index; o.head_index = static_cast<std::size_t>(head_index); }
+    else return "head: unknown '" + head + "'";
+    return attention_flow(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
+                          mfptr(out))
         .message();
 }
 
@@ -756,6 +774,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_loadAttentions", &load_attentions);
     function("_rollout", &rollout);
     function("_rolloutCost", &rollout_cost);
+    function("_attentionFlow", &js_attention_flow);
+    function("_attentionFlowCost", &attention_flow_cost);
     function("_headSummaries", &js_head_summaries);
     function("_callCost", &call_cost);
     function("_attentionOutput", &js_attention_output);

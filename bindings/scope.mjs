@@ -816,22 +816,25 @@ class Scope {
    * residual (default 0.5) is the weight of the identity: Ā = residual·I + (1 − residual)·A, rows renormalised.
    */
   rollout(attentions, options) {
-    checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
-    const layers = checkInt('options.layers', options.layers, 1, 1024);
-    const heads = checkInt('options.heads', options.heads, 1, 1024);
-    const n = checkInt('options.n', options.n, 1, 4096);
-    if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
-    const cost = this._m._rolloutCost(layers, heads, n);   // before the stack is copied
-    if (cost) throw coreError(cost);
-    checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
-    const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
-    if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
-    const head = options.head === undefined ? 'mean' : options.head;
-    let mode = head, index = 0;
-    if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
-    else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._rolloutCost(l, h, t));
     return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
       const err = this._m._rollout(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
+      if (err) throw coreError(err);
+      return this._read(ptrs.out, n * n);
+    });
+  }
+
+  /**
+   * Attention flow (Abnar & Zuidema 2020) of self-attention [layers, heads, n, n] → Float32Array [n, n]:
+   * flow[i, j] is the max-flow from (layers, i) to (0, j) through edges of capacity Ā (rollout's matrices,
+   * same options). Exact (closed forms for 1 and 2 layers, Dinic beyond); refused over a work limit
+   * (kMaxFlowWork in src/attnscope/flow.hpp: 2 layers up to 812 tokens, 3 up to 53, 12 up to 30) and the
+   * call budget of every method. See docs/flow.md.
+   */
+  attentionFlow(attentions, options) {
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._attentionFlowCost(l, h, t));
+    return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
+      const err = this._m._attentionFlow(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
       if (err) throw coreError(err);
       return this._read(ptrs.out, n * n);
     });
@@ -1102,6 +1105,27 @@ class Trainer {
 
 const IMPORT_FORMATS = ['npy', 'npz', 'safetensors', 'json'];
 const MAX_ATTENTION_VALUES = 2 ** 26;  // = kMaxAttentionValues in src/attnscope/imported.hpp
+/**
+ * The options and shape checks rollout and attentionFlow share; cost(layers, heads, n) is the core's
+ * budget check ('' or the refusal), run before the stack is copied into wasm memory.
+ */
+function stackOptions(attentions, options, cost) {
+  checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
+  const layers = checkInt('options.layers', options.layers, 1, 1024);
+  const heads = checkInt('options.heads', options.heads, 1, 1024);
+  const n = checkInt('options.n', options.n, 1, 4096);
+  if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
+  const refused = cost(layers, heads, n);
+  if (refused) throw coreError(refused);
+  checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
+  const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
+  if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
+  const head = options.head === undefined ? 'mean' : options.head;
+  let mode = head, index = 0;
+  if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
+  else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
+  return { layers, heads, n, residual, mode, index };
+}
 
 /** The format from a file's first bytes. */
 function sniffFormat(b) {

@@ -8,7 +8,7 @@
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
-seconds="${ATTNSCOPE_FUZZ_SECONDS:-30}"
+seconds="${ATTNSCOPE_FUZZ_SECONDS:-20}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(tokenizer vocab scores imported trainer)
 

@@ -10,16 +10,16 @@ import { ModelGrid } from './figures/ModelGrid.js';
 import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
 import { TokenFlow } from './figures/TokenFlow.js';
 import { shortLabel } from './figures/base.js';
-import { download } from './export.js';
+import { download } from './downloads.js';
+import { $, noticeBar, wireExports, hashWriter } from './page.js';
 import { keepForOffline } from './offline.js';
 
 export const WINDOW = 32;          // tokens shown at once in the heatmaps and the line view
 const NOTICE_MAX = 400;            // characters of a notice (a message can quote a long file name)
 const ATTENTION_EXT = ['npy', 'npz', 'safetensors'];
 
-const $ = (id) => document.getElementById(id);
 const ui = {
-  status: $('load-text'), notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
+  status: $('load-text'),
   warning: $('warning'), warningText: $('warning-text'), applySoftmax: $('apply-softmax'),
   drop: $('drop-zone'), input: $('file-input'), info: $('file-info'), example: $('load-example'),
   layer: $('pick-layer'), head: $('pick-head'), windowStart: $('window-start'), windowWrap: $('window-wrap'),
@@ -34,13 +34,9 @@ let current = null;
 const view = { layer: 0, head: 0, window: 0, residual: 0.5, rolloutHead: 'mean', token: 0, measure: 'entropy' };
 
 // ---------------------------------------------------------------------------------- notices ----
-function notice(text) {
-  const t = String(text);
-  ui.noticeText.textContent = t.length > NOTICE_MAX ? t.slice(0, NOTICE_MAX - 1) + '…' : t;
-  ui.notice.hidden = false;
-}
-function clearNotice() { ui.notice.hidden = true; ui.noticeText.textContent = ''; }
-ui.noticeClose.addEventListener('click', clearNotice);
+const notices = noticeBar({ max: NOTICE_MAX });
+const notice = (text) => notices.set(text);
+const clearNotice = () => notices.remove();
 
 function showWarnings(res) {
   const w = res.warnings || [];
@@ -60,17 +56,9 @@ const fig = {
 };
 // Imported attention has weights only: no "raw scores" choice.
 for (const h of [fig.heatmap, fig.rollout]) h.kindSelect.node().parentNode.hidden = true;
-for (const [name, f] of Object.entries(fig)) {
-  f.measureName = `model-${name}`;
-  f.addEventListener('export', async (ev) => {
-    try {
-      const blob = await f.toBlob(ev.detail.format);
-      download(blob, `${fileStem()}-${name}.${ev.detail.format}`);
-    } catch (e) {
-      notice(`Export failed: ${e.message}`);
-    }
-  });
-}
+const figName = new Map(Object.entries(fig).map(([name, f]) => [f, name]));
+for (const [name, f] of Object.entries(fig)) f.measureName = `model-${name}`;
+wireExports(Object.values(fig), { stem: (f) => `${fileStem()}-${figName.get(f)}`, failed: notice });
 fig.grid.addEventListener('pick', (ev) => setView({ layer: ev.detail.layer, head: ev.detail.head }));
 fig.summary.addEventListener('pick', (ev) => setView({ layer: ev.detail.layer, head: ev.detail.head }));
 fig.summary.addEventListener('measure', (ev) => setView({ measure: ev.detail.measure }));
@@ -440,10 +428,8 @@ export function hashToView(hash) {
   return v;
 }
 
-function writeURL() {
-  const h = viewToHash(view);
-  if (location.hash !== h) history.replaceState(null, '', h);
-}
+const url = hashWriter(() => viewToHash(view));
+const writeURL = () => url.write();
 window.addEventListener('hashchange', () => setView(hashToView(location.hash)));
 
 // ---------------------------------------------------------------------------------- drop ----

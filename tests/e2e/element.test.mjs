@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, root, outDir } from './harness.mjs';
+import { CHROMIUM_ARGS, root, outDir } from '../../scripts/browser-harness.mjs';
 
 const script = join(root, 'dist/attnscope-element.js');
 let browser, dir, single;

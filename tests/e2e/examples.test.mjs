@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, outDir, root } from './harness.mjs';
+import { CHROMIUM_ARGS, outDir, root } from '../../scripts/browser-harness.mjs';
 import { loadDistRegistry } from '../../scripts/registry.mjs';
 
 const dir = join(root, 'dist/examples');

@@ -6,7 +6,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, startServer, parseCSV, parseShown, outDir } from './harness.mjs';
+import { setup, startServer, parseCSV, parseShown, outDir } from '../../scripts/browser-harness.mjs';
 import { npy, npyStrings, safetensors, tinyTransformer, zip } from '../js/attention-files.mjs';
 
 const L = 3, H = 2, N = 6;

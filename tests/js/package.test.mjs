@@ -20,7 +20,7 @@ import { dirname, extname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DIST, ROOT, loadScope, loadSingleScope, tsc } from './helpers.mjs';
-import { CHROMIUM_ARGS } from '../e2e/harness.mjs';
+import { CHROMIUM_ARGS } from '../../scripts/browser-harness.mjs';
 
 const exec = promisify(execFile);
 const KEEP = !!process.env.ATTNSCOPE_KEEP_TMP;  // set to keep the temporary project for a look

@@ -170,6 +170,7 @@ async function main(): Promise<void> {
   const rolloutOptions: RolloutOptions = { layers: imported.layers, heads: imported.heads, n: imported.nq, residual: 0.5, head: 'max' };
   const rolled: Float32Array = scope.rollout(imported.attentions, rolloutOptions);
   const rolled2: Float32Array = scope.rollout(imported2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
+  const flowed: Float32Array = scope.attentionFlow(imported.attentions, rolloutOptions);
   const summary: HeadSummaries = scope.headSummaries(imported3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
   const summaryArrays: Float32Array[] = [summary.entropy, summary.max, summary.meanMax];
   // Gradients and the head trainer.
@@ -217,7 +218,7 @@ async function main(): Promise<void> {
   outTrainer.dispose();
   void [resolvedOutput, outMatrices, outAccuracy, outHits, outGrads, wvAt];
   void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
-  void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
+  void [imported4, format, importedSizes, importedText, rolled, rolled2, flowed, summaryArrays];
 
   void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];

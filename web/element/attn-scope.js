@@ -1,6 +1,7 @@
 // <attn-scope>: one attention figure for a lecture note, slides or a notebook. Attributes set the state
-// (query, keys, score, temperature, …, view); changing one redraws. It is built from the demo's figure
-// classes (web/figures/) and the demo's computation (figures/views.js): one implementation of every plot.
+// (query, keys, score, temperature, …, view); changing one redraws. It is built from the demo's figures
+// and their registry (web/figures/registry.js: its views, how each figure is made and fed) and the
+// demo's computation (web/compute/): one implementation of every plot.
 //
 // Every element on a page shares one wasm instance and one load of the inlined vocabulary (a promise
 // held by this module); an element with its own `vocab` URL gets its own vocabulary: a second scope on
@@ -10,19 +11,11 @@
 // the token limit shows a message in that element (what was wrong, what is allowed) and fires
 // `attn-error`; nothing throws out of the element, and the other elements keep working.
 import { createAttnScope } from 'attnscope';
-import { Heatmap } from '../figures/Heatmap.js';
-import { LineView } from '../figures/LineView.js';
-import { HeadGrid } from '../figures/HeadGrid.js';
-import { ScoreComparison } from '../figures/ScoreComparison.js';
-import { WhyPanel } from '../figures/WhyPanel.js';
-import { ScalingPanel } from '../figures/ScalingPanel.js';
-import { CosineDotPanel } from '../figures/CosineDotPanel.js';
-import { DistancePanel } from '../figures/DistancePanel.js';
-import { HullPanel } from '../figures/HullPanel.js';
 import { fmt } from '../figures/base.js';
-import { compute, context, FEED, nearestWords } from '../figures/views.js';
+import { FIGURES, VIEWS, makeFigure } from '../figures/registry.js';
+import { compute, context, nearestWords } from '../compute/attention.js';
 import { renderTeaching } from '../formulas.js';
-import { download } from '../export.js';
+import { download } from '../downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/state.js,
 // 2,000 since issue 11): its figures are the SVG ones, readable up to about 64 tokens.
 const MAX_TOKENS = 64;
@@ -47,19 +40,8 @@ function scopeFor(vocab) {
 }
 
 // ------------------------------------------------------------------------------- attributes ----
-/** The views: which figures each shows, in order. */
-export const VIEWS = {
-  heatmap: ['heatmap'],
-  lines: ['lines'],
-  both: ['heatmap', 'lines'],
-  heads: ['heads', 'heatmap'],
-  compare: ['compare'],
-  why: ['heatmap', 'why'],
-  scaling: ['scaling'],
-  'cosine-dot': ['cosine'],
-  distance: ['distance'],
-  hull: ['hull'],
-};
+/** The views: which figures each shows, in order (from the figures' registry). */
+export { VIEWS };
 // Every name of the module (scores, variants, masks, projections) comes from its registry
 // (scope.registry, from src/attnscope/registry.hpp): none is listed here.
 const namesOf = (list) => list.map((x) => x.name);
@@ -248,7 +230,7 @@ export class AttnScopeElement extends HTMLElement {
     }
   }
 
-  /** Reads and checks every attribute; returns the state figures/views.js takes. */
+  /** Reads and checks every attribute; returns the state web/compute/attention.js takes. */
   _state(scope) {
     const names = namesOf(scope.registry.scores);
     const d = scope.vocabulary.dim;
@@ -349,7 +331,7 @@ export class AttnScopeElement extends HTMLElement {
       f.scale = scaleSize / 14;
       f.schedule(() => {
         try {
-          FEED[name](f, x);
+          FIGURES[name].feed(f, x);
         } catch (e) {
           this._fail(e);
           return;
@@ -365,38 +347,31 @@ export class AttnScopeElement extends HTMLElement {
     this._dropFigures();
     this._viewName = view;
     this._figs = new Map();
-    const formula = (el, key) => renderTeaching(el, key);
+    // The figures' changes of the state: a field an attribute holds sets the attribute; the others
+    // (the head shown, weights or scores, a panel's row, …) are the element's own.
+    const host = {
+      formula: (el, key) => renderTeaching(el, key),
+      set: (patch) => {
+        for (const [k, v] of Object.entries(patch)) {
+          if (k === 'cell' && v === null) this._setLocal({ cellClosed: true });
+          else if (k in DEFAULTS) this._set(k, String(v));
+          else this._setLocal({ [k]: v });
+        }
+      },
+    };
     for (const name of VIEWS[view]) {
       const slot = document.createElement('div');
       slot.className = name === 'heatmap' ? 'slot fit' : 'slot';
       this._figuresEl.append(slot);
-      let f;
-      switch (name) {
-        case 'heatmap': f = new Heatmap(slot); break;
-        case 'lines': f = new LineView(slot); break;
-        case 'heads': f = new HeadGrid(slot); break;
-        case 'compare': f = new ScoreComparison(slot); break;
-        case 'why': f = new WhyPanel(slot); break;
-        case 'scaling': f = new ScalingPanel(slot, { formula }); break;
-        case 'cosine': f = new CosineDotPanel(slot, { formula, onRow: (i) => this._setLocal({ row: i }) }); break;
-        case 'distance': f = new DistancePanel(slot, { formula, onRow: (i) => this._setLocal({ row: i }), onP: (p) => this._set('p', String(p)) }); break;
-        case 'hull': f = new HullPanel(slot, { formula, onToggle: (on) => this._setLocal({ exp: on }) }); break;
-        default: throw new Error(`unknown figure ${name}`);
-      }
+      const f = makeFigure(name, slot, host);
       f.measureName = `element-${name}`;
       f.fitWidth = true;
       f.addEventListener('export', (ev) => this._download(f, ev.detail.format));
       this._figs.set(name, f);
     }
-    const fig = Object.fromEntries(this._figs);
-    if (fig.heatmap) {
-      // Cells only: the element has no selections of rows or columns (the demo's `rows`, `cols`).
-      fig.heatmap.addEventListener('select', (ev) => { if (ev.detail.kind === 'cell') this._set('cell', `${ev.detail.i},${ev.detail.j}`); });
-      fig.heatmap.addEventListener('values', (ev) => this._setLocal({ values: ev.detail.kind }));
-    }
-    if (fig.why) fig.why.addEventListener('close', () => this._setLocal({ cellClosed: true }));
-    if (fig.heads) fig.heads.addEventListener('pick', (ev) => this._setLocal({ head: ev.detail.key }));
-    if (fig.compare) fig.compare.addEventListener('pick', (ev) => this._set('score', ev.detail.key));
+    // The heatmap's cells only: the element has no selections of rows or columns (the demo's `rows`, `cols`).
+    const heatmap = this._figs.get('heatmap');
+    if (heatmap) heatmap.addEventListener('select', (ev) => { if (ev.detail.kind === 'cell') this._set('cell', `${ev.detail.i},${ev.detail.j}`); });
   }
 
   _dropFigures() {

@@ -1,26 +1,7 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
-import { interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, matrixIndexedImage, toRGB } from './base.js';
-
-// The pictures' palette: viridis in 255 steps, and entry 255 transparent (a masked cell).
-const LEVELS = 255, CLEAR = 255;
-const PALETTE = [...Array.from({ length: LEVELS }, (_, k) => toRGB(interpolateViridis(k / (LEVELS - 1)))), [0, 0, 0, 0]];
-
-/**
- * One panel's picture as a PNG data URL: weights[offset, offset + nq·nk) coloured from 0 to their
- * largest value, one pixel per cell, max-pooled down to maxSide pixels a side for a long document.
- * Masked cells are transparent: the panel's frame, filled with the theme's masked colour, shows
- * through, so the picture does not depend on the theme (a light/dark switch needs no redraw) and can
- * be built off the page's thread (the demo's worker builds the heads' pictures, web/worker.js).
- */
-export function panelImage(weights, offset, nq, nk, masked, maxSide) {
-  let max = 0;
-  for (let i = 0; i < nq * nk; i++) { const v = weights[offset + i]; if (v > max) max = v; }
-  const top = LEVELS - 1, scale = max > 0 ? top / max : top;
-  const index = (v, i, j) => (masked(i, j) ? CLEAR : Math.max(0, Math.min(top, Math.round(v * scale))) || 0);
-  return matrixIndexedImage(weights, nq, nk, index, PALETTE, offset, 1, maxSide);
-}
+import { Figure } from './base.js';
+import { panelImage } from '../compute/images.js';
 
 export class SmallMultiples extends Figure {
   constructor(slot, opts) {

@@ -1,13 +1,14 @@
-// Shared set-up for the browser tests: the static server (scripts/serve.mjs on a free port), Debian's
-// chromium driven by playwright-core, the npm module loaded in node for the expected numbers, and a
-// log of every request, console error and page error.
+// Shared set-up for the browser tests (tests/e2e/) and the browser benchmarks (bench/): the static
+// server (scripts/serve.mjs on a free port), Debian's chromium driven by playwright-core, the npm
+// module loaded in node for the expected numbers, and a log of every request, console error and page
+// error.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
-export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'test-output');
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -100,7 +101,7 @@ export async function setup() {
   };
 }
 
-/** The options the page passes to attend() for a state (see web/main.js compute()). */
+/** The options the page passes to attend() for a state (see web/demo.js compute()). */
 export function attendOptions(s) {
   const o = {
     query: s.q, temperature: s.t ?? 0.1, heads: s.heads ?? 1, projection: s.proj ?? 'identity', seed: s.seed ?? 1,
@@ -134,7 +135,7 @@ export function parseCSV(text) {
 
 /**
  * Waits until the demo page has nothing being computed: its compute worker answered the last
- * change and the plots were redrawn (web/main.js takes body.computing off then).
+ * change and the plots were redrawn (web/demo.js takes body.computing off then).
  */
 export async function settled(page, timeout = 30000) {
   // First let events the action queued run (a same-document navigation's hashchange fires after

@@ -4,7 +4,7 @@
 // default and is reported (cut short: a link cannot make the page echo text of its author's choosing).
 // The names (rules, scoring functions) are arguments, so this stays pure: the page passes the worker's
 // registry, the tests the built module's.
-import { COMPARE_STEPS, COMPARE_DEFAULT_STEPS, OUTPUTS } from './compare.js';
+import { COMPARE_STEPS, COMPARE_DEFAULT_STEPS, OUTPUTS } from '../lab/compare.js';
 
 export const LEARNING_RATES = [0.003, 0.01, 0.03];
 export const MAX_PROBLEMS = 4;

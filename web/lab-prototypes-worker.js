@@ -4,9 +4,9 @@
 // the decision regions, losses and accuracies — with its typed arrays transferred, not copied.
 import * as Comlink from 'comlink';
 import { createAttnScope } from 'attnscope';
-import { makeData } from './prototypes-data.js';
-import { PrototypeClassifier, SCORES, keyStats } from './prototypes-model.js';
-import { compareScores } from './prototypes-compare.js';
+import { makeData } from '../lab/prototypes-data.js';
+import { PrototypeClassifier, SCORES, keyStats } from '../lab/prototypes-model.js';
+import { compareScores } from '../lab/prototypes-compare.js';
 
 const GRID = 60;         // cells a side of the decision-region picture
 const TRAIL_EVERY = 5;   // steps between two saved key positions (the keys' trails)

@@ -1,33 +1,25 @@
 // The demo page: wires its controls, the URL and the notices to one state, and the figures' events back
-// to it. The computation and what each figure is given live in figures/views.js (shared with the
-// <attn-scope> element); each figure owns its size, its redraw scheduling and its export
-// (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
+// to it. Its figures, what each needs, how it is fed and when it is drawn are listed in the figures'
+// registry (web/figures/registry.js, shared with the <attn-scope> element); the computation runs in
+// the page's worker (web/demo-worker.js, web/compute/); each figure owns its size, its redraw scheduling and
+// its export (figures/base.js). Scores, weights, outputs and vectors come from the attnscope module; the page
 // derives only a few display values from them (the cosine panel's key norms, the medians of the timings).
 import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
 import { ComputeClient } from './compute-client.js';
-import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS, HEAD_IMAGES_FROM } from './scale.js';
-import { HeatmapCanvas } from './figures/HeatmapCanvas.js';
-import { Heatmap } from './figures/Heatmap.js';
-import { LineView } from './figures/LineView.js';
-import { HeadGrid } from './figures/HeadGrid.js';
-import { ScoreComparison } from './figures/ScoreComparison.js';
-import { WhyPanel } from './figures/WhyPanel.js';
-import { ScalingPanel } from './figures/ScalingPanel.js';
-import { CosineDotPanel } from './figures/CosineDotPanel.js';
-import { DistancePanel } from './figures/DistancePanel.js';
-import { HullPanel } from './figures/HullPanel.js';
-import { SelectionSummary } from './figures/SelectionSummary.js';
-import { HeadSummary } from './figures/HeadSummary.js';
+import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS } from './scale.js';
+import { FIGURES, makeFigure, stepsFor } from './figures/registry.js';
+import { STEPS } from './compute/teaching.js';
 import { applySelect } from './selection.js';
 import { fmt } from './figures/base.js';
-import { context, FEED } from './figures/views.js';
-import { weightsCSV, weightsJSON, download } from './export.js';
+import { context } from './compute/attention.js';
+import { weightsCSV, weightsJSON, download } from './downloads.js';
+import { $, noticeBar, wireExports, hashWriter } from './page.js';
+import { tokenChips, clearChips, wireChipStrip } from './token-strip.js';
 import { renderLatex, renderTeaching } from './formulas.js';
 import { keepForOffline } from './offline.js';
 
-const $ = (id) => document.getElementById(id);
 const ui = {
   query: $('query'), keys: $('keys'), queryTokens: $('query-tokens'), keyTokens: $('key-tokens'),
   presets: $('preset-buttons'), score: $('score'), formula: $('score-formula'), explain: $('score-explain'),
@@ -36,7 +28,6 @@ const ui = {
   variant: $('variant'), ranVariant: $('ran-variant'), timeWasm: $('time-wasm'), timeUpdate: $('time-update'),
   timePaint: $('time-paint'),
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
-  notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
   oovHint: $('oov-hint'), empty: $('empty'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
@@ -51,53 +42,25 @@ const updateTimes = [], mainTimes = [], paintTimes = [];
 let lastError;             // the notice of the last failed computation, cleared by the next success
 
 // ---------------------------------------------------------------------------------- notices ----
-const notices = new Set();
-function notice(text) {
-  notices.add(text);
-  ui.noticeText.textContent = [...notices].join(' ');
-  ui.notice.hidden = false;
-}
-function clearNotice(text) {
-  if (text === undefined) notices.clear(); else notices.delete(text);
-  ui.noticeText.textContent = [...notices].join(' ');
-  ui.notice.hidden = notices.size === 0;
-}
-ui.noticeClose.addEventListener('click', () => clearNotice());
+const notices = noticeBar();
+const notice = (text) => notices.add(text);
+const clearNotice = (text) => notices.remove(text);
 
 // ---------------------------------------------------------------------------------- figures ----
-const formula = (el, key) => renderTeaching(el, key);
-const fig = {
-  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip'), selectable: true }),
-  heatmapLarge: new HeatmapCanvas($('fig-heatmap-large')),
-  selection: new SelectionSummary($('fig-selection')),
-  headsum: new HeadSummary($('fig-headsum')),
-  why: new WhyPanel($('fig-why')),
-  lines: new LineView($('fig-lines')),
-  heads: new HeadGrid($('fig-heads')),
-  compare: new ScoreComparison($('fig-compare')),
-  scaling: new ScalingPanel($('teach-scaling'), { formula }),
-  cosine: new CosineDotPanel($('teach-cosine'), { formula, onRow: (i) => setState({ row: i }) }),
-  distance: new DistancePanel($('teach-distance'), {
-    formula,
-    onRow: (i) => setState({ row: i }),
-    onP: (p) => setState({ p }),
-  }),
-  hull: new HullPanel($('teach-hull'), { formula, onToggle: (on) => setState({ exp: on }) }),
-};
+// The registry's figures that have a slot on this page, each made in its slot; their events change the state.
+const DEMO = Object.entries(FIGURES).filter(([, e]) => e.slot);
+const host = { formula: (el, key) => renderTeaching(el, key), set: (patch) => setState(patch), tooltip: $('tooltip'), selectable: true };
+const fig = Object.fromEntries(DEMO.map(([name, e]) => [name, makeFigure(name, $(e.slot), host)]));
+// The computations the worker runs for them (web/compute/teaching.js); those of figures that depend only
+// on the kernels chosen (teaching panel 1) only when the kernels change.
+const NEEDS = stepsFor(DEMO.map(([name]) => name));
+const VARIANT_NEEDS = stepsFor(DEMO.filter(([, e]) => e.only === 'variant').map(([name]) => name));
+/** Whether figure entry e counts the result r as a long document (see the registry's `long`). */
+const isLong = (e, r) => (e.isLong ? e.isLong(r) : Math.max(r.nq, r.nk) >= LARGE_FROM);
 // On a phone a long sentence's heatmap keeps legible labels and scrolls sideways (style.css).
 fig.heatmap.sayWhenScrolling('Wider than the screen: scroll the heatmap sideways to see every key word.');
-for (const [name, f] of Object.entries(fig)) {
-  f.measureName = name;
-  f.addEventListener('export', async (ev) => {
-    flushJobs();
-    if (!f.exportNode()) return;
-    try {
-      download(await f.toBlob(ev.detail.format), `${f.fileStem()}.${ev.detail.format}`);
-    } catch (e) {
-      notice(`The download failed: ${e.message}.`);
-    }
-  });
-}
+for (const [name, f] of Object.entries(fig)) f.measureName = name;
+wireExports(Object.values(fig), { before: (f) => { flushJobs(); return !!f.exportNode(); }, failed: notice });
 for (const hm of [fig.heatmap, fig.heatmapLarge]) {
   hm.addEventListener('select', (ev) => {
     const d = ev.detail;
@@ -106,11 +69,6 @@ for (const hm of [fig.heatmap, fig.heatmapLarge]) {
     else setState({ cell: [d.i, d.j], row: d.i });
   });
 }
-fig.selection.addEventListener('clear', () => setState({ rows: [], cols: [] }));
-fig.why.addEventListener('close', () => setState({ cell: null }));
-fig.heatmap.addEventListener('values', (ev) => setState({ values: ev.detail.kind }));
-fig.heads.addEventListener('pick', (ev) => setState({ head: ev.detail.key }));
-fig.compare.addEventListener('pick', (ev) => setState({ score: ev.detail.key }));
 
 // ------------------------------------------------------------------------------- selections ----
 // state.rows (query rows) and state.cols (key columns); the anchor of a range lives here, beside them.
@@ -224,21 +182,9 @@ function publicSettings() {
 }
 
 // -------------------------------------------------------------------------------- the URL ----
-let urlTimer = 0;
-// The hash this page last wrote or read. Another one in the address bar is a navigation (a link
-// followed, the hash edited) whose hashchange is on its way: a write due from an earlier change
-// must not replace it with the old state.
-let urlHash = location.hash;
-function writeURL(now = false) {
-  clearTimeout(urlTimer);
-  const go = () => {
-    if (location.hash !== urlHash) return;
-    const h = toHash(state);
-    if (location.hash !== h) history.replaceState(null, '', h);
-    urlHash = location.hash;
-  };
-  if (now) go(); else urlTimer = setTimeout(go, 150);
-}
+// A write due from an earlier change never replaces a hash the page has not read yet (web/page.js).
+const url = hashWriter(() => toHash(state), { delay: 150 });
+const writeURL = (now = false) => url.write(now);
 function readURL() {
   const { state: s, problems } = fromHash(location.hash);
   // A link that changes a setting kept under "More" shows it.
@@ -250,7 +196,6 @@ function readURL() {
   return s;
 }
 window.addEventListener('hashchange', () => {
-  urlHash = location.hash;
   if (location.hash === toHash(state)) return;
   state = readURL();
   syncControls();
@@ -267,8 +212,8 @@ function setState(patch, ev) {
 
 // ---------------------------------------------------------------------------------- compute ----
 let lastKey = null;        // the worker's key of the main result the page holds
-let scalingVariant = null; // the kernels teaching panel 1 was last computed with
-/** The worker's answer as the computation the figures' feeders expect (see views.js compute). */
+let variantDrawn = null;   // the kernels the figures that depend only on them were last drawn with
+/** The worker's answer as the computation the figures' feeds expect (see web/compute/attention.js compute). */
 function fromWorker(res) {
   if (res.empty) return { empty: true, q: res.q, k: res.k };
   const main = res.main || (last && last.key === res.key ? last.main : null);
@@ -291,129 +236,8 @@ const cutNotice = `Texts are cut at ${MAX_TOKENS.toLocaleString('en')} tokens.`;
 const smallNotice = `This document is long: the comparison of scoring functions, the head summary and the teaching panels show its first ${SMALL_TOKENS} tokens.`;
 
 // ---------------------------------------------------------------------------------- render ----
-/**
- * The tokens of a sentence as chips: a listbox whose options select rows (the query's) or columns (the
- * keys'): click, shift-click, ctrl/cmd-click, drag across chips; from the keyboard arrows move,
- * Space toggles, Shift+arrows extend, Escape clears. Rebuilt only when the tokens change, so a drag
- * or the keyboard focus survives the redraw a selection causes.
- */
-const chipIndex = new WeakMap();   // chip element → token index
-const strips = new WeakMap();      // strip element → { keys: the tokens drawn, count: its count's text, field: 'rows' | 'cols' }
-const strip = (el) => { if (!strips.has(el)) strips.set(el, { keys: [], count: '', field: 'rows' }); return strips.get(el); };
-const MAX_CHIPS = 160;   // a long document's strip shows its first tokens, then says how many more
-function tokenChips(el, allInfos, total, field, selected) {
-  const infos = allInfos.length > MAX_CHIPS ? allInfos.slice(0, MAX_CHIPS) : allInfos;
-  const keys = infos.map((t) => `${t.text}\u0001${t.oov ? '?' : t.kind}`);
-  const count = (allInfos.length > MAX_CHIPS ? `… and ${(allInfos.length - MAX_CHIPS).toLocaleString('en')} more: ` : '')
-    + (total > allInfos.length ? `${allInfos.length} of ${total} tokens (cut)` : `${allInfos.length} token${allInfos.length === 1 ? '' : 's'}`);
-  const drawn = strip(el);
-  // Only the chips from the first changed token on are rebuilt (typing changes the last few): each
-  // new chip costs the next frame its style and layout.
-  let same = 0;
-  while (same < keys.length && same < drawn.keys.length && keys[same] === drawn.keys[same]) same++;
-  if (same < keys.length || same < drawn.keys.length || drawn.count !== count) {
-    const hadFocus = el.contains(document.activeElement) ? chipIndex.get(document.activeElement) : undefined;
-    while (el.children.length > same) el.lastChild.remove();
-    for (let index = same; index < infos.length; index++) {
-      const t = infos[index];
-      const s = document.createElement('span');
-      s.className = t.oov ? 'chip oov' : `chip ${t.kind}`;
-      s.setAttribute('role', 'option');
-      s.setAttribute('aria-selected', 'false');
-      s.tabIndex = -1;
-      chipIndex.set(s, index);
-      s.textContent = t.text;
-      if (t.oov) {
-        s.title = 'Not in the vocabulary: this word gets a fixed pseudo-random vector';
-        const m = document.createElement('span');
-        m.className = 'oov-mark';
-        m.textContent = '?';
-        m.setAttribute('aria-label', 'not in the vocabulary');
-        s.appendChild(m);
-      }
-      el.appendChild(s);
-    }
-    const n = document.createElement('span');
-    n.className = 'chip-count';
-    n.setAttribute('aria-hidden', 'true');
-    n.textContent = count;
-    el.appendChild(n);
-    drawn.keys = keys;
-    drawn.count = count;
-    if (hadFocus !== undefined && hadFocus >= same && el.children[Math.min(hadFocus, infos.length - 1)]) el.children[Math.min(hadFocus, infos.length - 1)].focus();
-  }
-  drawn.field = field;
-  const set = new Set(selected);
-  const chips = el.querySelectorAll('.chip');
-  let roving = -1;
-  chips.forEach((c, k) => {
-    const sel = String(set.has(k));
-    if (c.getAttribute('aria-selected') !== sel) c.setAttribute('aria-selected', sel);
-    if (c.tabIndex === 0) roving = k;
-  });
-  if (roving < 0 && chips.length) chips[selected.length ? Math.min(selected[0], chips.length - 1) : 0].tabIndex = 0;
-}
-function clearChips(el) {
-  el.textContent = '';
-  strip(el).keys = [];
-  strip(el).count = '';
-}
-function wireChipStrip(el) {
-  const chipAt = (x, y) => {
-    const t = document.elementFromPoint(x, y);
-    const c = t && t.closest ? t.closest('.chip') : null;
-    return c && el.contains(c) ? chipIndex.get(c) : undefined;
-  };
-  let drag = null, tap = null;
-  el.addEventListener('pointerdown', (ev) => {
-    const c = ev.target.closest('.chip');
-    if (!c || ev.button !== 0) return;
-    const index = chipIndex.get(c);
-    // A finger on a chip may be the start of a scroll: a touch selects on lifting (a tap), not before.
-    if (ev.pointerType === 'touch') { tap = { index, id: ev.pointerId }; return; }
-    drag = { last: index };
-    roveTo(el, index, false);
-    selectTokens(strip(el).field, index, { shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey });
-    ev.preventDefault();
-  });
-  el.addEventListener('pointermove', (ev) => {
-    if (!drag || !(ev.buttons & 1)) return;
-    const index = chipAt(ev.clientX, ev.clientY);
-    if (index === undefined || index === drag.last) return;
-    drag.last = index;
-    selectTokens(strip(el).field, index, { shift: true });
-  });
-  el.addEventListener('pointerup', (ev) => {
-    if (tap && tap.id === ev.pointerId) selectTokens(strip(el).field, tap.index, {});
-    tap = null;
-  });
-  for (const type of ['pointerup', 'pointercancel']) window.addEventListener(type, () => { drag = null; tap = null; });
-  el.addEventListener('keydown', (ev) => {
-    const c = ev.target.closest('.chip');
-    if (!c) return;
-    const index = chipIndex.get(c), n = el.querySelectorAll('.chip').length;
-    const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: -n, End: n }[ev.key];
-    if (step !== undefined) {
-      const to = Math.max(0, Math.min(n - 1, index + step));
-      roveTo(el, to, true);
-      if (ev.shiftKey) selectTokens(strip(el).field, to, { shift: true, from: index });
-    } else if (ev.key === ' ' || ev.key === 'Enter') {
-      selectTokens(strip(el).field, index, { toggle: true });
-    } else if (ev.key === 'Escape') {
-      setState({ [strip(el).field]: [] });
-    } else if (ev.key === 'a' && (ev.ctrlKey || ev.metaKey)) {
-      setState({ [strip(el).field]: Array.from({ length: n }, (_, k) => k) });
-    } else return;
-    ev.preventDefault();
-  });
-}
-/** Moves the strip's one tab stop to chip `index` (and the focus, when `focus`). */
-function roveTo(el, index, focus) {
-  el.querySelectorAll('.chip').forEach((c, k) => { c.tabIndex = k === index ? 0 : -1; });
-  if (focus) el.querySelectorAll('.chip')[index].focus();
-}
-wireChipStrip(ui.queryTokens);
-wireChipStrip(ui.keyTokens);
+wireChipStrip(ui.queryTokens, { select: selectTokens, set: (field, list) => setState({ [field]: list }) });
+wireChipStrip(ui.keyTokens, { select: selectTokens, set: (field, list) => setState({ [field]: list }) });
 
 /** Runs fn and records its duration as the performance measure "attnscope:<name>". */
 function timed(name, fn) {
@@ -445,7 +269,7 @@ function render(c) {
   for (const f of Object.values(fig)) f.setExportEnabled(!empty, why);
   for (const b of [ui.csv, ui.json]) { b.disabled = empty; b.title = empty ? why : ''; }
   if (empty) {
-    for (const f of Object.values(fig)) if (f !== fig.scaling) f.cancel();
+    for (const [name, e] of DEMO) if (e.only !== 'variant') fig[name].cancel();
     clearChips(ui.queryTokens);
     clearChips(ui.keyTokens);
     ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
@@ -457,20 +281,25 @@ function render(c) {
   const opts = { scoreNames: SCORE_NAMES, scoreInfo, nearest: () => [], pre: c.pre };
   const x = context(null, c, { ...state }, opts);
   const large = Math.max(r.nq, r.nk) >= LARGE_FROM;
-  $('fig-heatmap').hidden = large;
-  $('fig-heatmap-large').hidden = !large;
   if (c.q.total > MAX_TOKENS || (c.k && c.k.total > MAX_TOKENS)) notice(cutNotice); else clearNotice(cutNotice);
+  // The page's selection (state.rows / state.cols, from the selection UI) highlighted in a long document's canvas now.
+  if (large) fig.heatmapLarge.setSelection({ rows: x.rows, cols: x.cols });
+  const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
+  fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
 
-  // The heatmap first, before the token strips change the page: drawing it reads the theme and the
-  // canvas font, which would otherwise make the browser restyle the changed strips mid-task.
-  if (large) {
-    fig.heatmap.cancel();
-    // The page's selection (state.rows / state.cols, from the selection UI) highlighted in the canvas.
-    fig.heatmapLarge.setSelection({ rows: x.rows, cols: x.cols });
-    fig.heatmapLarge.schedule(() => FEED.heatmap(fig.heatmapLarge, x), now);
-  } else {
-    fig.heatmapLarge.cancel();
-    fig.heatmap.schedule(() => FEED.heatmap(fig.heatmap, x), now);
+  // The figures of the first answer: 'first' ones now (the heatmap first, before the token strips
+  // change the page: drawing it reads the theme and the canvas font, which would otherwise make the
+  // browser restyle the changed strips mid-task), 'after-frame' ones in a task of their own after the
+  // next frame, so that a change paints the heatmap first. A long document's figures marked
+  // long: 'extras' wait for the second answer (c.late: renderExtras).
+  c.late = new Set();
+  for (const [name, e] of DEMO) {
+    if (e.when !== 'first' && e.when !== 'after-frame') continue;
+    const f = fig[name], long = isLong(e, r);
+    if (e.long === 'hide' || e.short === 'hide') $(e.slot).hidden = e.long === 'hide' ? long : !long;
+    if ((e.long === 'hide' && long) || (e.short === 'hide' && !long)) { f.cancel(); continue; }
+    if (e.long === 'extras' && long) { c.late.add(name); continue; }
+    if (e.when === 'first') f.schedule(() => e.feed(f, x), now); else f.scheduleAfterFrame(() => e.feed(f, x), now);
   }
   tokenChips(ui.queryTokens, r.queryTokenInfo, c.q.total, 'rows', x.rows);
   if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
@@ -478,37 +307,28 @@ function render(c) {
   ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
   const ran = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
   if (ui.ranVariant.textContent !== ran) ui.ranVariant.textContent = ran;
-  const manyLinks = r.heads * r.nq * r.nk > MAX_LINKS;
-  fig.lines.setFocusRows(large || manyLinks ? focusRows(x) : null, LINES_TOP);
-  for (const name of ['lines', 'selection']) fig[name].schedule(() => FEED[name](fig[name], x), now);
-  // Below the heatmap, drawn after the next frame (in a task of their own, so that a change paints
-  // the heatmap first): the heads (a long document's from the pictures the worker built, with the
-  // second answer: renderExtras) and the head summary. A long document's head summary (two n × n
-  // matrices and a row of entropies per query) is drawn from the second answer, on its first
-  // tokens, as the comparison is (renderExtras).
-  if (r.headImages || r.heads * r.nq * r.nk < HEAD_IMAGES_FROM) fig.heads.scheduleAfterFrame(() => FEED.heads(fig.heads, x), now);
-  if (!large) fig.headsum.scheduleAfterFrame(() => FEED.headsum(fig.headsum, x), now);
 }
 
-/** The figures drawn from the second answer: the comparison, "Why this weight?", the teaching panels. */
+/**
+ * The figures drawn from the second answer: the registry's 'extras' and 'idle' ones, and those a long
+ * document left for it (c.late). A figure whose computations the worker did not run this time (panel
+ * 1's, which depend only on the kernels) keeps its picture.
+ */
 function renderExtras(c) {
   const now = firstExtras;
   firstExtras = false;
   const opts = { scoreNames: SCORE_NAMES, scoreInfo, nearest: () => [], pre: c.pre };
   const x = context(null, c, { ...state }, opts);
+  // At large n the comparison and teaching computations were made on the first SMALL_TOKENS tokens.
   const xs = c.large ? context(null, c.small, { ...state }, opts) : x;
   if (c.large) notice(smallNotice); else clearNotice(smallNotice);
-  fig.why.schedule(() => FEED.why(fig.why, x), now);
-  if (c.pre.headImages) fig.heads.schedule(() => FEED.heads(fig.heads, x), now);
-  fig.compare.schedule(() => FEED.compare(fig.compare, xs), now);
-  if (c.large) fig.headsum.schedule(() => FEED.headsum(fig.headsum, xs), now);
-  // Panel 1 does not depend on the sentence, only on the kernels chosen (computed by the worker
-  // when they change).
-  if (c.pre.teach.scaling) {
-    scalingVariant = x.st.variant;
-    fig.scaling.schedule(() => FEED.scaling(fig.scaling, xs), false);
+  for (const [name, e] of DEMO) {
+    if (e.when !== 'extras' && e.when !== 'idle' && !c.late.has(name)) continue;
+    if ((e.needs || []).some((n) => n in STEPS && !(n in c.pre.teach))) continue;
+    const f = fig[name], at = e.whole ? x : xs;
+    f.schedule(() => e.feed(f, at), e.when === 'idle' ? false : now);
   }
-  for (const name of ['cosine', 'distance', 'hull']) fig[name].schedule(() => FEED[name](fig[name], xs), now);
+  if (VARIANT_NEEDS.every((n) => n in c.pre.teach)) variantDrawn = x.st.variant;
 }
 
 // ---------------------------------------------------------------------------------- update ----
@@ -614,7 +434,8 @@ async function update(reason, ev) {
     await new Promise((resolve) => setTimeout(resolve, EXTRAS_AFTER_MS));
     if (client.gen !== answer.gen) return;
     const more = await client.request(st, {
-      phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key, scaling: variant !== scalingVariant,
+      phase: 'extras', limit: MAX_TOKENS, scoreNames: SCORE_NAMES, haveMain: c.key,
+      needs: variant !== variantDrawn ? NEEDS : NEEDS.filter((n) => !VARIANT_NEEDS.includes(n)),
     });
     if (more.stale || more.cancelled) return;
     if (more.error) notice(`The module could not compute this: ${more.error.message}`);
@@ -680,7 +501,7 @@ async function start() {
   ui.progress.removeAttribute('value');
   const t0 = performance.now();
   try {
-    client = new ComputeClient(new URL('worker.js', import.meta.url), {
+    client = new ComputeClient(new URL('demo-worker.js', import.meta.url), {
       onLoadProgress: (loaded, total) => {
         if (ready) return;
         if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }

@@ -64,7 +64,7 @@ export function targetsFor(rule, words, item, keyWords) {
   return t;
 }
 
-/** Held-out items: every fifth (index % 5 == 4), as documented in web/lab/README.md. */
+/** Held-out items: every fifth (index % 5 == 4), as documented in lab/README.md. */
 export const isHeldOut = (index) => index % 5 === 4;
 
 /**

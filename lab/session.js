@@ -3,7 +3,7 @@
 // of any sentence at any saved step, and part 2's comparison. Plain JS over an AttnScope, so the page
 // keeps no wasm on its own thread and node can run the same code (tests, benchmarks).
 import { buildTask, chanceAccuracy, wordTokens, paraphraseTargets, isCross, RULES } from './rules.js';
-import { headWeights } from './model.js';
+import { headWeights } from './head-model.js';
 import { Comparison } from './compare.js';
 
 export const SNAP_EVERY = 5;      // steps between saved weights (the slider's unit)

@@ -2,15 +2,15 @@
 // (the same dist build the page would load) and answers one request per state through comlink
 // (web/compute-client.js is its only caller). Everything the figures need from the wasm for one state
 // is computed here in one go — the main result, the other scoring functions for the comparison and
-// "Why this weight?", the teaching panels' extra calls — and handed back with its typed arrays
+// "Why this weight?", the computations the page's figures need (web/compute/teaching.js, named by
+// the figures' registry, web/figures/registry.js) — and handed back with its typed arrays
 // transferred, not copied. Progress is reported between those calls (the real unit of work the
 // page can split); the main attention call itself is one call and cannot be split.
 import * as Comlink from 'comlink';
 import { createAttnScope } from 'attnscope';
-import { compute, context, whyModel, nearestWords } from './figures/views.js';
-import { scalingExperiment } from './figures/ScalingPanel.js';
-import { HeadGrid } from './figures/HeadGrid.js';
-import { hullGeometry } from './figures/HullPanel.js';
+import { compute, context, nearestWords, headSummaries, slim } from './compute/attention.js';
+import { STEPS, WHOLE_DOCUMENT } from './compute/teaching.js';
+import { headImages as pictures } from './compute/images.js';
 import { SMALL_TOKENS, HEAD_IMAGES_FROM } from './scale.js';
 
 let scope = null;
@@ -31,12 +31,6 @@ export function mainKey(st, limit) {
   return JSON.stringify([q, k, score, t, heads, proj, seed, pos, mask, variant, limit]);
 }
 
-/** What the comparison, "Why this weight?"'s table and the teaching panels read of a result. */
-function slim(r) {
-  if (!r || r.error) return r;
-  return { nq: r.nq, nk: r.nk, heads: r.heads, weights: r.weights, scores: r.scores, stats: { entropy: r.stats.entropy } };
-}
-
 /** What the page draws from the main result (the heatmap, the line view, the selection, the heads, the
  * head summary, the exports): all of it but the per-head vectors (q, k, v), the outputs and the
  * embeddings, which no figure of the page reads (the cosine panel's key norms come with the second
@@ -50,7 +44,7 @@ function lean(r) {
 /** The heads figure's pictures of a computation's main result (built once, kept with it). */
 function headImages(c, st) {
   const m = c.main;
-  if (!m.headImages) m.headImages = HeadGrid.images(m, st.mask === 'causal' ? (i, j) => j > i : () => false);
+  if (!m.headImages) m.headImages = pictures(m, st.mask === 'causal' ? (i, j) => j > i : () => false);
   return m.headImages;
 }
 
@@ -75,10 +69,7 @@ function detachable(value, transfer) {
 
 /** Adds the head summary figure's per-head numbers (the module's kernel) to a computation's result. */
 function withSummaries(c) {
-  if (!c.empty) {
-    const m = c.main;
-    m.headSummaries = scope.headSummaries(m.weights, { layers: 1, heads: m.heads, nq: m.nq, nk: m.nk });
-  }
+  if (!c.empty) headSummaries(scope, c.main);
   return c;
 }
 
@@ -104,17 +95,18 @@ const api = {
 
   /**
    * Everything the page draws for `st`. opts: { limit (tokens per side), scoreNames, haveMain (the
-   * mainKey the page already holds: the main result is then not sent again), scaling (also run
-   * teaching panel 1's experiment), gen (the request's generation, echoed with its progress) }.
+   * mainKey the page already holds: the main result is then not sent again), needs (the names of the
+   * computations of web/compute/teaching.js its figures need: web/figures/registry.js stepsFor), gen
+   * (the request's generation, echoed with its progress) }.
    * phase 'main': only { key, main?, q, k, base, large }; 'extras': all of it but the main result;
    * 'all' (default): both. Returns { empty, q, k } or { key, main?, q, k, base, large, all: {name:
-   * result}, why, teach }.
+   * result}, teach: {name: what STEPS[name] computed} }.
    */
   /** Makes every running request older than `gen` stop at its next step (resolving { aborted }). */
   abort(gen) { abortBelow = Math.max(abortBelow, gen); },
 
   async prepare(st, opts) {
-    const { limit, scoreNames, haveMain, scaling, gen, phase = 'all' } = opts;
+    const { limit, scoreNames, haveMain, needs = [], gen, phase = 'all' } = opts;
     const progress = (f, text) => { if (reportProgress) reportProgress(gen, f, text); };
     const t0 = performance.now();
     const laps = {};
@@ -161,33 +153,19 @@ const api = {
     all[st.score] = slim(cs.main);
     lap('comparison');
     progress(0.92, 'Teaching panels…');
-    // "Why this weight?": at full size the table lists the current function only (the others were
-    // computed on the first SMALL_TOKENS tokens, which may not hold the cell).
+    // "Why this weight?" explains a cell of the whole document: at full size its table lists the current
+    // function only (the others were computed on the first SMALL_TOKENS tokens, which may not hold the cell).
     const x = context(scope, c, st, { scoreNames: large ? [st.score] : scoreNames, scoreInfo, nearest });
-    const why = x.cell ? whyModel(x, x.cell[0], x.cell[1]) : null;
     const xs = large ? context(scope, cs, st, { scoreNames, scoreInfo, nearest }) : x;
-    const atOne = { ...cs.base, temperature: 1 };
-    const hullBase = { ...cs.base, score: st.score, heads: 1, projection: 'identity' };
-    const step = async (fn) => { await breathe(); if (gen < abortBelow) throw ABORTED; return fn(); };
-    let teach;
-    try {
-      teach = {
-        row: xs.row,
-        negEuclid: await step(() => slim(scope.attend({ ...atOne, score: 'neg-euclidean' }))),
-        idw: await step(() => slim(scope.attend({ ...atOne, score: 'idw', p: st.p }))),
-        hull: await step(() => scope.attend(hullBase)),
-        hullExp: st.exp ? await step(() => scope.attend({ ...hullBase, experimentalScaledOutput: true })) : null,
-        scaling: scaling ? await step(() => scalingExperiment(scope, 7, st.variant)) : null,
-      };
-      // Panel 4's PCA and hull tests, here rather than on the page's thread (10–50 ms there).
-      const hv = teach.hull;
-      teach.hullGeometry = await step(() => hullGeometry({ qTokens: hv.queryTokenInfo, kTokens: hv.keyTokenInfo,
-        values: hv.v[0], dv: hv.dValue[0], outputs: hv.output, experimental: teach.hullExp ? teach.hullExp.output : null,
-        showExperimental: st.exp }));
-    } catch (e) {
-      if (e === ABORTED) return { aborted: true };
-      throw e;
+    const teach = {};
+    for (const name of needs) {
+      if (!STEPS[name]) throw new Error(`no computation named ${name} (web/compute/teaching.js STEPS)`);
+      await breathe();
+      if (gen < abortBelow) return { aborted: true };
+      teach[name] = (WHOLE_DOCUMENT.has(name) ? x : xs).need(name);
     }
+    // "Why this weight?"'s model is sent without what the page has (its key tokens, its mask function).
+    if (teach.why) teach.why = { ...teach.why, kTokens: null, maskedKey: null };
     lap('teaching');
     progress(1, 'Drawing…');
     const transfer = [];
@@ -200,7 +178,7 @@ const api = {
       headImages: late,
       keyVectors: large ? null : r.k,
       small: large ? { main: cs.main, q: cs.q, k: cs.k, base: cs.base } : null,
-      all, why: why ? { ...why, kTokens: null, maskedKey: null } : null, teach, laps,
+      all, teach, laps,
     }, transfer);
     lap('copy');
     out.laps = laps;   // where the worker's time went (main, comparison, teaching, copy): ms
