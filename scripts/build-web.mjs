@@ -14,7 +14,6 @@ import { writeServiceWorker } from './offline-manifest.mjs';
 import { PAGES, navHTML } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
-import { modelExample } from './model-example.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -91,9 +90,13 @@ for (const css of STYLES) {
     logLevel: 'warning',
   });
 }
-// The example the model page opens with: a small transformer with random weights, fixed seed.
-writeFileSync(join(out, 'model-example.json'), JSON.stringify(modelExample()) + '\n');
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
+// The trained model (the demo's "trained model" choice, the model page's example): fetched by the
+// pages only when asked for, with its licence and attribution beside it.
+for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
+  if (!existsSync(join(dist, f))) throw new Error(`build-web: dist/ lacks ${f}; run the wasm build first (bash scripts/build.sh wasm)`);
+  copyFileSync(join(dist, f), join(out, f));
+}
 for (const entry of ENTRIES) {
   const js = basename(entry);   // entryNames '[name]': every bundle at the top of dist/web/
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);

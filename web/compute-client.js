@@ -93,7 +93,11 @@ export class ComputeClient extends EventTarget {
       this.pump();
     };
     this.ready
-      .then(() => { run.start = performance.now(); return this.api.prepare(run.st, { ...run.opts, gen: run.gen }); })
+      .then(() => {
+        run.start = performance.now();
+        // opts.method 'model': the trained model's views (demo-worker.js model); else prepare.
+        return run.opts.method === 'model' ? this.api.model(run.st, { gen: run.gen }) : this.api.prepare(run.st, { ...run.opts, gen: run.gen });
+      })
       .then((result) => done(run.gen === this.gen && !result.aborted ? { result, gen: run.gen } : { stale: true, gen: run.gen }),
         (error) => done({ error, gen: run.gen }));
   }

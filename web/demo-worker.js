@@ -12,6 +12,7 @@ import { compute, context, nearestWords, headSummaries, slim } from './compute/a
 import { STEPS, WHOLE_DOCUMENT } from './compute/teaching.js';
 import { headImages as pictures } from './compute/images.js';
 import { SMALL_TOKENS, HEAD_IMAGES_FROM } from './scale.js';
+import { modelViews } from './compute/model.js';
 
 let scope = null;
 const nearestCache = new Map();
@@ -73,6 +74,18 @@ function withSummaries(c) {
   return c;
 }
 
+// The trained model (web/compute/model.js): loaded on the first request of the "trained model"
+// mode only (its file is fetched then, like the vocabulary), then kept.
+let model = null;
+let modelLoading = null;
+function loadModel(progress) {
+  modelLoading ??= scope.loadModel({
+    onProgress: (loaded, total) => progress(total > 0 ? loaded / total : 0,
+      `Loading the trained model… ${(loaded / 1e6).toFixed(1)}${total > 0 ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`),
+  }).then((m) => { model = m; return m; }, (e) => { modelLoading = null; throw e; });
+  return modelLoading;
+}
+
 const api = {
   /** Loads the module and the vocabulary; onProgress(loaded, total) as the vocabulary downloads. */
   async init(onProgress, computeProgress) {
@@ -104,6 +117,24 @@ const api = {
    */
   /** Makes every running request older than `gen` stop at its next step (resolving { aborted }). */
   abort(gen) { abortBelow = Math.max(abortBelow, gen); },
+
+  /**
+   * The trained model's views of st (web/compute/model.js modelViews: st.q the sentence, st.k the
+   * second one, st.mhead, st.mswap, st.mknock), with the model's file loaded first if it is not yet.
+   */
+  async model(st, opts) {
+    const { gen } = opts;
+    const progress = (f, text) => { if (reportProgress) reportProgress(gen, f, text); };
+    const t0 = performance.now();
+    const m = model || await loadModel(progress);
+    const loadMs = performance.now() - t0;
+    if (gen < abortBelow) return { aborted: true };
+    if (!st.q.trim()) return { empty: true, model: { name: m.name, layers: m.layers, heads: m.heads } };
+    const v = modelViews(scope, m, { text: st.q, text2: st.k, head: st.mhead, swap: st.mswap, knock: st.mknock });
+    v.loadMs = loadMs;
+    const transfer = [];
+    return Comlink.transfer(detachable(v, transfer), transfer);
+  },
 
   async prepare(st, opts) {
     const { limit, scoreNames, haveMain, needs = [], gen, phase = 'all' } = opts;

@@ -7,6 +7,7 @@
 import {
   defaultState, fromHash, toHash, roundT, PRESETS, SCORE_NAMES, HEAD_CHOICES, T_MIN, T_MAX, MAX_TOKENS, MAX_TEXT,
 } from './state.js';
+import { MODEL_NAME } from './compute/model.js';
 import { ComputeClient } from './compute-client.js';
 import { LARGE_FROM, SMALL_TOKENS, LINES_TOP, LONG_MS, MAX_LINKS, EXTRAS_AFTER_MS } from './scale.js';
 import { FIGURES, makeFigure, stepsFor } from './figures/registry.js';
@@ -29,7 +30,8 @@ const ui = {
   timePaint: $('time-paint'),
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
-  oovHint: $('oov-hint'), empty: $('empty'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
+  oovHint: $('oov-hint'), empty: $('empty'), modelEmpty: $('model-empty'), modelViews: $('model-views'),
+  engineScores: $('engine-scores'), engineModel: $('engine-model'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
 
 let client = null;                 // the compute worker's client (web/compute-client.js)
@@ -54,6 +56,8 @@ const fig = Object.fromEntries(DEMO.map(([name, e]) => [name, makeFigure(name, $
 // The computations the worker runs for them (web/compute/teaching.js); those of figures that depend only
 // on the kernels chosen (teaching panel 1) only when the kernels change.
 const NEEDS = stepsFor(DEMO.map(([name]) => name));
+// The trained model's figures (when: 'model'): drawn by renderModel only; the explorer's loops skip them.
+const MODEL_FIGS = DEMO.filter(([, e]) => e.when === 'model');
 const VARIANT_NEEDS = stepsFor(DEMO.filter(([, e]) => e.only === 'variant').map(([name]) => name));
 /** Whether figure entry e counts the result r as a long document (see the registry's `long`). */
 const isLong = (e, r) => (e.isLong ? e.isLong(r) : Math.max(r.nq, r.nk) >= LARGE_FROM);
@@ -123,6 +127,9 @@ function syncControls() {
   ui.mask.value = state.mask;
   ui.positional.checked = state.pos;
   ui.variant.value = state.variant;
+  ui.engineScores.checked = state.engine !== 'model';
+  ui.engineModel.checked = state.engine === 'model';
+  document.body.classList.toggle('engine-model', state.engine === 'model');
   const info = scoreInfo.get(state.score);
   // Only when the scoring function changes: rewriting the formula's MathML on every keystroke made
   // the browser restyle and lay it out again each time.
@@ -135,6 +142,9 @@ function syncControls() {
 let shownInfo = null;   // the ScoreInfo whose formula and explanation the controls show
 
 // New text, new tokens: a selection of the old ones would point at other words.
+for (const radio of [ui.engineScores, ui.engineModel]) {
+  radio.addEventListener('change', (ev) => { if (radio.checked) setState({ engine: radio.value }, ev); });
+}
 ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null, row: null, rows: [], cols: state.k.trim() ? state.cols : [] }, ev));
 ui.keys.addEventListener('input', (ev) => setState({ k: ui.keys.value, cell: null, cols: [] }, ev));
 ui.score.addEventListener('change', (ev) => setState({ score: ui.score.value }, ev));
@@ -269,7 +279,7 @@ function render(c) {
   for (const f of Object.values(fig)) f.setExportEnabled(!empty, why);
   for (const b of [ui.csv, ui.json]) { b.disabled = empty; b.title = empty ? why : ''; }
   if (empty) {
-    for (const [name, e] of DEMO) if (e.only !== 'variant') fig[name].cancel();
+    for (const [name, e] of DEMO) if (e.only !== 'variant' && e.when !== 'model') fig[name].cancel();
     clearChips(ui.queryTokens);
     clearChips(ui.keyTokens);
     ui.empty.textContent = state.q.trim() ? 'The key sentence has no tokens: type a word, or leave it empty for self-attention.' : 'Type a sentence above to see its attention weights.';
@@ -374,6 +384,9 @@ const CANCEL_NOTICE = 'Computation cancelled: the plots show the previous text.'
  */
 async function update(reason, ev) {
   if (!ready) return;
+  if (state.engine === 'model') { await updateModel(reason, ev); return; }
+  clearNotice(modelCutNotice);
+  if (readyText && ui.loadText.textContent !== readyText) ui.loadText.textContent = readyText;
   const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
   document.body.classList.add('computing');
   showProgress(true);
@@ -444,6 +457,62 @@ async function update(reason, ev) {
   showProgress(false);
   document.body.classList.remove('computing');
   document.dispatchEvent(new CustomEvent('attnscope:settled'));
+}
+
+// ----------------------------------------------------------------------- the trained model ----
+// The "trained model" choice: the worker loads the model's file on the first request (web/demo-worker.js
+// model) and computes every view (web/compute/model.js modelViews); the registry's 'model' figures
+// draw it. The state's q is the sentence, k the optional second one.
+const modelCutNotice = 'The trained model reads at most 128 tokens: the text was cut after its 128th token (the plots show the first 128).';
+let lastModel = null;   // the last views drawn (for re-renders)
+let readyText = '';     // the status line of the explorer (the model's replaces it while chosen)
+async function updateModel(reason, ev) {
+  const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
+  document.body.classList.add('computing');
+  showProgress(true);
+  clearNotice(CANCEL_NOTICE);
+  clearNotice(cutNotice);
+  clearNotice(smallNotice);
+  const st = { ...state };
+  const answer = await client.request(st, { method: 'model' });
+  if (answer.stale || answer.cancelled) return;
+  showProgress(false);
+  document.body.classList.remove('computing');
+  if (answer.error) {
+    lastError = `The trained model could not compute this: ${answer.error.message}`;
+    notice(lastError);
+    document.dispatchEvent(new CustomEvent('attnscope:settled'));
+    return;
+  }
+  if (lastError) { clearNotice(lastError); lastError = undefined; }
+  const v = answer.result;
+  renderModel(v);
+  performance.measure('attnscope:model-update', { start, end: performance.now(), detail: { reason, timings: v.timings } });
+  requestAnimationFrame(() => setTimeout(() => {
+    performance.measure('attnscope:model-frame', { start, end: performance.now(), detail: { reason } });
+    document.dispatchEvent(new CustomEvent('attnscope:drawn', { detail: { reason } }));
+    document.dispatchEvent(new CustomEvent('attnscope:settled'));
+  }, 0));
+}
+function renderModel(v) {
+  const empty = !!v.empty;
+  ui.modelEmpty.hidden = !empty;
+  for (const [name, e] of MODEL_FIGS) { $(e.slot).hidden = empty; fig[name].setExportEnabled(!empty, 'Nothing to download yet: type a sentence first.'); }
+  if (empty) {
+    clearChips(ui.queryTokens);
+    clearChips(ui.keyTokens);
+    clearNotice(modelCutNotice);
+    lastModel = null;
+    return;
+  }
+  lastModel = v;
+  if (v.truncated || (v.second && v.second.truncated)) notice(modelCutNotice); else clearNotice(modelCutNotice);
+  const x = { v, st: { ...state }, scoreFunctions: scopeInfo.scoreFunctions };
+  for (const [name, e] of MODEL_FIGS) fig[name].schedule(() => e.feed(fig[name], x), true);
+  tokenChips(ui.queryTokens, v.tokens.map((text) => ({ text, kind: 'word' })), v.n, 'rows', []);
+  if (v.second) tokenChips(ui.keyTokens, v.second.tokens.map((text) => ({ text, kind: 'word' })), v.second.n, 'cols', []);
+  else clearChips(ui.keyTokens);
+  ui.loadText.textContent = `Ready: ${MODEL_NAME} (${v.layers} layers × ${v.heads} heads) run by the ${scopeInfo.variants.isa} kernels; last sentence in ${fmt(v.timings.totalMs, 2)} ms.`;
 }
 
 // ------------------------------------------------------------------------- .txt files ----
@@ -535,7 +604,8 @@ async function start() {
   }
   ui.progress.hidden = true;
   const v = scopeInfo.vocabulary;
-  ui.loadText.textContent = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  readyText = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  ui.loadText.textContent = readyText;
   ready = true;
   syncControls();
   await update('load');

@@ -118,9 +118,10 @@ kernels::FusedAttentionArgs fused_args(ConstMatrix Q, ConstMatrix K, ConstMatrix
 // for the scores the fused kernel does not take, and for rows outside the fused kernel's safe range.
 Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
                       const AttentionOptions& o, float inv_tau, Matrix O);
-// Whether key j is hidden from query i by the options' mask or key padding.
+// Whether key j is hidden from query row i of this call (row query_offset + i of the sequence) by the
+// options' mask or key padding.
 inline bool hidden_key(const AttentionOptions& o, std::size_t i, std::size_t j) {
-    return (o.mask == Mask::causal && j > i) || (o.key_padding && o.key_padding[j]);
+    return (o.mask == Mask::causal && j > o.query_offset + i) || (o.key_padding && o.key_padding[j]);
 }
 // 1/√x for every x > 0 in place, 0 for 0 (cosine's reciprocal norms from squared norms).
 void reciprocal_sqrt(float* x, std::size_t n);

@@ -12,7 +12,7 @@ import { FIGURES, VIEWS, stepsFor } from '../../web/figures/registry.js';
 import { STEPS } from '../../web/compute/teaching.js';
 import { compute, context } from '../../web/compute/attention.js';
 
-const WHEN = ['first', 'after-frame', 'extras', 'idle'];
+const WHEN = ['first', 'after-frame', 'extras', 'idle', 'model'];
 /** What an entry may name in `needs` besides the computations of STEPS. */
 const RESULT_PARTS = ['scores', 'keyVectors'];
 
@@ -55,7 +55,7 @@ describe('the figures registry', () => {
   });
 
   test('the demo\'s worker and the compute modules import no figure module', () => {
-    for (const entry of ['web/demo-worker.js', 'web/compute/attention.js', 'web/compute/teaching.js', 'web/compute/images.js']) {
+    for (const entry of ['web/demo-worker.js', 'web/compute/attention.js', 'web/compute/teaching.js', 'web/compute/images.js', 'web/compute/model.js']) {
       const figures = [...importGraph(join(ROOT, entry))].filter((f) => f.includes(`${join('web', 'figures')}/`));
       assert.deepEqual(figures, [], `${entry} imports ${figures.join(', ')}`);
     }

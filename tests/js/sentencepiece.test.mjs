@@ -69,7 +69,7 @@ function generated() {
 
 /** Real prose and code from this repository: the lab corpus and every line of the Markdown docs. */
 function fromRepository() {
-  const corpus = JSON.parse(readFileSync(join(ROOT, 'web/lab/corpus.json'), 'utf8'));
+  const corpus = JSON.parse(readFileSync(join(ROOT, 'lab/corpus.json'), 'utf8'));
   const strings = [];
   const walk = (x) => {
     if (typeof x === 'string') strings.push(x);

@@ -1,6 +1,6 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
-import { Figure } from './base.js';
+import { Figure, consumeKey } from './base.js';
 import { panelImage } from '../compute/images.js';
 
 export class SmallMultiples extends Figure {
@@ -14,6 +14,7 @@ export class SmallMultiples extends Figure {
     this.columns = 5;
     this.fitWidth = false;   // true: as many columns as fit the figure's width (and redrawn when it changes)
     this.fitColumns = 0;
+    this.pickText = 'Show this one above.';   // what picking a panel does, for screen readers
   }
 
   /** How many columns fit the figure's body at its current width (this.columns when not fitting). */
@@ -59,10 +60,10 @@ export class SmallMultiples extends Figure {
       .attr('transform', (_, k) => `translate(${2 + (k % cols) * cellW},${2 + Math.floor(k / cols) * cellH})`)
       .classed('current', (p) => p.key === this.current)
       .attr('aria-pressed', (p) => String(p.key === this.current))
-      .attr('aria-label', (p) => `${p.title}: ${p.subtitle}. Show this one above.`)
+      .attr('aria-label', (p) => `${p.title}: ${p.subtitle}. ${this.pickText}`)
       .on('click', (_, p) => self.emit('pick', { key: p.key }))
       .on('keydown', (ev, p) => {
-        if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); self.emit('pick', { key: p.key }); }
+        if ((ev.key === 'Enter' || ev.key === ' ') && !ev.altKey && !ev.ctrlKey && !ev.metaKey) { consumeKey(ev); self.emit('pick', { key: p.key }); }
       })
       .each(function (p) {
         const g = this;

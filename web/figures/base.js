@@ -12,6 +12,21 @@ export { packRGB, matrixImage, matrixIndexedImage, toRGB } from '../compute/imag
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
+// ---- keys --------------------------------------------------------------------------------------
+/**
+ * A key a figure acted on is its own: no default action (scrolling) and no listener above it (a
+ * reveal.js deck turning the slide on an arrow, a page's shortcuts) sees it, so focus stays where it is.
+ */
+export function consumeKey(ev) {
+  ev.preventDefault();
+  ev.stopPropagation();
+}
+
+/** A key pressed with Alt, Ctrl or Meta belongs to the browser or the page (Alt+← is "back"), not to a figure. */
+export function withCommandModifier(ev) {
+  return ev.altKey || ev.ctrlKey || ev.metaKey;
+}
+
 // ---- redraw scheduling, shared by every figure of the page --------------------------------------
 // A figure out of view is not redrawn on every change: it keeps the job and runs it when it scrolls
 // into view (one IntersectionObserver for all figures) or when the page is idle, so an export or a

@@ -15,7 +15,8 @@
 //            names of computations in web/compute/teaching.js STEPS (context's need(name)).
 //   feed     (fig, x) => void: gives the figure its data from context x (web/compute/attention.js)
 //            and draws it.
-//   when     when the demo draws it: 'first' (the first screen: with the main result, before the next
+//   when     when the demo draws it: 'model' (with the trained model's answer, web/compute/model.js
+//            modelViews: x is { v: that answer, scoreFunctions: the module's [{ name, formula }] }); 'first' (the first screen: with the main result, before the next
 //            paint), 'after-frame' (with the main result, in a task after the next frame), 'extras'
 //            (with the worker's second answer: the comparison and teaching computations), 'idle' (with
 //            the second answer, only when in view or when the browser is idle, never forced).
@@ -39,6 +40,11 @@ import { ScalingPanel } from './ScalingPanel.js';
 import { CosineDotPanel } from './CosineDotPanel.js';
 import { DistancePanel } from './DistancePanel.js';
 import { HullPanel } from './HullPanel.js';
+import { ModelHeads } from './ModelHeads.js';
+import { ModelHeadView } from './ModelHeadView.js';
+import { ModelKnockouts } from './ModelKnockouts.js';
+import { ModelEffect } from './ModelEffect.js';
+import { ModelFlow } from './ModelFlow.js';
 import { overHeads } from '../selection.js';
 import { headSummaries } from '../compute/attention.js';
 import { hullGeometry } from '../compute/hull.js';
@@ -217,6 +223,54 @@ export const FIGURES = {
     },
     when: 'extras', slot: 'teach-hull',
     views: { hull: ['hull'] },
+  },
+  // The trained model (the demo's "trained model" choice, <attn-scope model="use-lite">): x.v is
+  // web/compute/model.js modelViews' answer; the state's fields: mhead ('L.H'), mswap, mknock.
+  modelHeads: {
+    figure: ModelHeads,
+    on: { pick: (d) => ({ mhead: d.key }) },
+    feed(fig, x) {
+      fig.setData(x.v);
+      fig.setCurrent(x.v.head);
+      fig.draw();
+    },
+    when: 'model', slot: 'fig-model-heads',
+    views: { model: ['modelHeads', 'modelHead', 'modelKnock', 'modelEffect', 'modelFlow'] },
+  },
+  modelHead: {
+    figure: ModelHeadView,
+    on: { swap: (d) => ({ mswap: d.name }) },
+    feed(fig, x) {
+      fig.setScoreNames(x.scoreFunctions);
+      fig.setData(x.v);
+      fig.draw();
+    },
+    when: 'model', slot: 'fig-model-head',
+  },
+  modelKnock: {
+    figure: ModelKnockouts,
+    on: { knock: (d) => ({ mknock: d.heads }) },
+    feed(fig, x) {
+      fig.setData(x.v);
+      fig.draw();
+    },
+    when: 'model', slot: 'fig-model-knock',
+  },
+  modelEffect: {
+    figure: ModelEffect,
+    feed(fig, x) {
+      fig.setData(x.v);
+      fig.draw();
+    },
+    when: 'model', slot: 'fig-model-effect',
+  },
+  modelFlow: {
+    figure: ModelFlow,
+    feed(fig, x) {
+      fig.setData(x.v);
+      fig.draw();
+    },
+    when: 'model', slot: 'fig-model-flow',
   },
 };
 
