@@ -1620,9 +1620,10 @@ export async function createScopeWith(build, options = {}) {
 
 // ---- for the pool of workers (pool.mjs) ----------------------------------------------------------
 
-// The distance scores whose path (the fused identity or the blocked direct distances) depends on
-// whether every query row lies in the safe range (src/score.cpp, row_in_safe_range: 2^-40 to 2^40).
-const RANGE_DEPENDENT = new Set(['neg-euclidean', 'neg-sq-euclidean', 'idw']);
+// Some scores choose their path for all rows at once by whether every query row lies in the safe
+// range (src/score.cpp, row_in_safe_range: 2^-40 to 2^40; the distance family's fused identity or
+// its blocked direct distances). A call with a row outside it is not split, whatever its score: the
+// registry does not say which scores do this, and such rows are rare enough that one worker is fine.
 function rowInSafeRange(Q, i, d) {
   let m = 0;
   for (let t = i * d, end = t + d; t < end; t++) {
@@ -1638,8 +1639,8 @@ function rowInSafeRange(Q, i, d) {
  * validate(method, args) checks the arguments exactly as Scope[method] does before it touches wasm
  * memory (the same errors, the same order) and returns { nq, d, cost, splittable }: cost is the
  * whole call's _checkCost arguments (each worker checks them), splittable whether the query rows may
- * go to different instances with no number changing: not for a distance score when a query row lies
- * outside the safe range (the scope then takes another path for every row). (Under the causal mask a
+ * go to different instances with no number changing: not when a query row lies outside the safe
+ * range (a distance score then takes another path for every row). (Under the causal mask a
  * share is run with its first row's index, Scope._attention's queryOffset.)
  * registry: the module's registry; available: scope.variants.available of an instance.
  */
@@ -1649,7 +1650,7 @@ export function callValidator(registry, available) {
   v.variants = { available };
   v._variant = 'auto';
   const splittable = (score, Q, nq, d) => {
-    if (RANGE_DEPENDENT.has(score)) for (let i = 0; i < nq; i++) if (!rowInSafeRange(Q, i, d)) return false;
+    for (let i = 0; i < nq; i++) if (!rowInSafeRange(Q, i, d)) return false;
     return true;
   };
   return {

@@ -6,7 +6,7 @@
 // from the project folder), as an app's server would.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -52,7 +52,7 @@ test('with a custom-element registry: defined once; a second copy of the module 
   // classic script) holds: a second customElements.define('attn-scope') would throw NotSupportedError.
   const copy = join(tmp, 'attnscope-element-copy.mjs');
   copyFileSync(join(DIST, 'attnscope-element.mjs'), copy);
-  for (const f of ['attnscope.mjs', 'scope.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs']) {
+  for (const f of readdirSync(DIST).filter((name) => name.endsWith('.mjs') && !name.startsWith('attnscope-element'))) {   // the modules it imports
     if (existsSync(join(DIST, f))) copyFileSync(join(DIST, f), join(tmp, f));
   }
   const r = await runModule(`
