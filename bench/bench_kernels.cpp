@@ -31,6 +31,7 @@
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
+#include "scores/score_def.hpp"
 
 #include <xsimd/xsimd.hpp>
 
@@ -346,12 +347,8 @@ int main(int argc, char** argv) {
                     std::fprintf(stderr, "bench: f32_score_%s failed\n", info.name);
                     return 1;
                 }
-                // Counted work: 2 flops per multiply-add of Q·Kᵀ (additive: its two projections and the
-                // tanh loop as 3 flops per hidden unit; neg-manhattan: subtract, abs, add per element).
-                double flops = 2.0 * sz.nq * sz.nk * sz.d;
-                if (info.id == Score::additive) flops = 2.0 * (sz.nq + sz.nk) * sz.d * sz.d + 3.0 * sz.nq * sz.nk * sz.d;
-                if (info.id == Score::general) flops += 2.0 * sz.nq * sz.d * sz.d;
-                if (info.id == Score::neg_manhattan) flops = 3.0 * sz.nq * sz.nk * sz.d;
+                // Counted work: the score definition's flops (src/scores/), hidden = d as in params.
+                const double flops = scores::score_def(info.id).flops({sz.nq, sz.nk, sz.d, sz.d, sz.d});
                 emit(std::string("f32_score_") + info.name, sec, flops);
             }
             // The backward pass of one head per score: attention_backward recomputes the scores, the
@@ -495,8 +492,8 @@ int main(int argc, char** argv) {
         for (std::size_t s = 0; s < infos.size(); ++s) {
             std::sort(times[s].begin(), times[s].end());
             const double sec = times[s][times[s].size() / 2];
-            double flops = 4.0 * n * n * d;
-            if (infos[s].id == Score::additive) flops = 2.0 * n * n * d + 2.0 * 2 * n * d * d + 3.0 * n * n * d;
+            // A·V at 2 flops per multiply-add, and the score definition's flops (hidden = d).
+            const double flops = 2.0 * n * n * d + scores::score_def(infos[s].id).flops({n, n, d, d, d});
             emit_case((std::string("attention_output_") + infos[s].name).c_str(), "simd", isa, n, n, d, sec, flops, "");
         }
     }

@@ -8,6 +8,7 @@
 
 #include "attnscope/limits.hpp"
 #include "kernels/kernels.hpp"
+#include "scores/score_def.hpp"
 
 namespace attnscope {
 
@@ -112,66 +113,6 @@ Status check_multi_head_cost(const MultiHeadShape& sh) {
                    "use fewer heads, shorter text, a smaller hidden size, or a cheaper score such as scaled-dot");
 }
 
-namespace {
-
-// softmax(mask(additive scores) / tau) V in blocks of query rows: Bahdanau's score is no function of
-// q·k, so it keeps its own kernel; W1 Q and W2 K are projected once, as compute_scores does.
-void additive_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
-                     const AttentionOptions& o, float inv_tau, Matrix O) {
-    constexpr std::size_t kRows = 64;
-    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-    const std::size_t nq = Q.rows, nk = K.rows, h = o.params.hidden;
-    std::vector<float> aq(nq * h), bk(nk * h), s(std::min(nq, kRows) * nk);
-    kt.gemm_nt(nq, h, Q.cols, Q.data, Q.stride, o.params.W1, Q.cols, aq.data(), h, 1.0f);
-    kt.gemm_nt(nk, h, K.cols, K.data, K.stride, o.params.W2, K.cols, bk.data(), h, 1.0f);
-    for (std::size_t i0 = 0; i0 < nq; i0 += kRows) {
-        const std::size_t rows = std::min(kRows, nq - i0);
-        kt.additive(rows, nk, h, aq.data() + i0 * h, h, bk.data(), h, o.params.v, s.data(), nk);
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t j = 0; j < nk; ++j)
-                if ((o.mask == Mask::causal && j > o.query_offset + i0 + r) || (o.key_padding && o.key_padding[j])) s[r * nk + j] = neg_inf;
-        kt.softmax_rows(rows, nk, s.data(), nk, inv_tau, s.data(), nk);
-        kt.gemm_nn(rows, V.cols, nk, s.data(), nk, V.data, V.stride, O.row(i0), O.stride);
-    }
-}
-
-// softmax(mask(compute_scores) / tau) V in blocks of query rows, for the scores the fused kernel does
-// not take (neg-manhattan, no dot-product identity) and for rows outside the range where the fused
-// kernel's float norms are exact (compute_scores handles those): O(kRows * nk) scratch, never nq x nk.
-Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
-                      const AttentionOptions& o, float inv_tau, Matrix O) {
-    constexpr std::size_t kRows = 64;
-    constexpr float neg_inf = -std::numeric_limits<float>::infinity();
-    const std::size_t nq = Q.rows, nk = K.rows;
-    Tensor s(std::min(nq, kRows), nk);
-    for (std::size_t i0 = 0; i0 < nq; i0 += kRows) {
-        const std::size_t rows = std::min(kRows, nq - i0);
-        Matrix block(s.values.data(), rows, nk);
-        if (Status st = compute_scores(o.score, ConstMatrix(Q.row(i0), rows, Q.cols, Q.stride), K, o.params, block, o.variant);
-            !st)
-            return st;
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t j = 0; j < nk; ++j)
-                if ((o.mask == Mask::causal && j > o.query_offset + i0 + r) || (o.key_padding && o.key_padding[j])) block(r, j) = neg_inf;
-        kt.softmax_rows(rows, nk, block.data, nk, inv_tau, block.data, nk);
-        kt.gemm_nn(rows, V.cols, nk, block.data, nk, V.data, V.stride, O.row(i0), O.stride);
-    }
-    return {};
-}
-
-// The exact distance of pair (i, j), for the fused kernel's hook where the identity cancels.
-struct DirectDistance {
-    ConstMatrix Q, K;
-    Score score;
-    const ScoreParams* params;
-    static float call(const void* ctx, std::size_t i, std::size_t j) {
-        const auto* c = static_cast<const DirectDistance*>(ctx);
-        return score_numerics::exact_distance_score(c->score, c->Q.row(i), c->K.row(j), c->Q.cols, *c->params);
-    }
-};
-
-}  // namespace
-
 Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o, Matrix O) {
     if (V.rows != K.rows)
         return Status::error("V: expected one row per key (" + std::to_string(K.rows) + "), got " + std::to_string(V.rows));
@@ -205,84 +146,8 @@ Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const Atten
         av = Tensor(nq, dv);
         out = av.view();
     }
-    const bool distance = o.score == Score::neg_euclidean || o.score == Score::neg_sq_euclidean || o.score == Score::idw;
-    // Cosine ignores the scale of a row: out-of-range rows are rescaled and go through the fused kernel.
-    Tensor qs, ks;
-    if (o.score == Score::cosine) {
-        if (!score_numerics::all_rows_in_safe_range(Q)) { qs = score_numerics::rescaled_rows(Q); Q = qs.view(); }
-        if (!score_numerics::all_rows_in_safe_range(K)) { ks = score_numerics::rescaled_rows(K); K = ks.view(); }
-    }
-    if (o.score == Score::additive) {
-        additive_output(kt, Q, K, V, o, inv_tau, out);
-    } else if (o.score == Score::neg_manhattan ||
-               (distance && (!score_numerics::all_rows_in_safe_range(Q) || !score_numerics::all_rows_in_safe_range(K)))) {
-        if (Status st = blocked_output(kt, Q, K, V, o, inv_tau, out); !st) return st;
-    } else {
-        kernels::FusedAttentionArgs a;
-        a.nq = nq;
-        a.nk = nk;
-        a.d = Q.cols;
-        a.dv = dv;
-        a.Q = Q.data;
-        a.ldq = Q.stride;
-        a.K = K.data;
-        a.ldk = K.stride;
-        a.V = V.data;
-        a.ldv = V.stride;
-        a.O = out.data;
-        a.ldo = out.stride;
-        a.inv_tau = inv_tau;
-        a.causal = o.mask == Mask::causal;
-        a.query_offset = o.query_offset;
-        a.key_padding = o.key_padding;
-        std::vector<float> qa, kb, qw;
-        const std::size_t d = Q.cols;
-        switch (o.score) {
-            case Score::dot: break;
-            case Score::scaled_dot: a.alpha = d > 0 ? 1.0f / std::sqrt(static_cast<float>(d)) : 1.0f; break;
-            case Score::general:  // qᵀ W k = (Q W) Kᵀ
-                qw.resize(nq * K.cols);
-                kt.gemm_nn(nq, K.cols, d, Q.data, Q.stride, o.params.W, K.cols, qw.data(), K.cols);
-                a.Q = qw.data();
-                a.ldq = a.d = K.cols;
-                break;
-            case Score::location:  // (Wa q)_j: row j of Wa plays key j
-                a.K = o.params.Wa;
-                a.ldk = d;
-                break;
-            case Score::cosine:
-            case Score::neg_euclidean:
-            case Score::neg_sq_euclidean:
-            case Score::idw:
-                qa.resize(nq);
-                kb.resize(nk);
-                kt.row_sumsq(nq, d, Q.data, Q.stride, qa.data());
-                kt.row_sumsq(nk, d, K.data, K.stride, kb.data());
-                if (o.score == Score::cosine) {
-                    for (auto& x : qa) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
-                    for (auto& x : kb) x = x > 0.0f ? 1.0f / std::sqrt(x) : 0.0f;
-                }
-                a.score = o.score == Score::cosine           ? kernels::FusedScore::cosine
-                          : o.score == Score::neg_euclidean    ? kernels::FusedScore::euclidean
-                          : o.score == Score::neg_sq_euclidean ? kernels::FusedScore::sq_euclidean
-                                                               : kernels::FusedScore::idw;
-                a.qa = qa.data();
-                a.kb = kb.data();
-                a.p = o.params.p;
-                a.eps = o.params.eps;
-                break;
-            case Score::additive:
-            case Score::neg_manhattan: break;  // handled above
-        }
-        // Where the identity ||q||² + ||k||² − 2 q·k cancels, the exact distance (as compute_scores).
-        const DirectDistance direct{Q, K, o.score, &o.params};
-        if (distance) {
-            a.direct = &DirectDistance::call;
-            a.direct_ctx = &direct;
-            a.cancel_fraction = score_numerics::kCancelFraction;
-        }
-        kt.attention_fused(a);
-    }
+    // The score's definition sets up the fused kernel's epilogue (or runs its own blocked loop).
+    if (Status st = scores::score_def(o.score).output(kt, Q, K, V, o, inv_tau, out); !st) return st;
     if (o.experimental_scaled_output) {
         kt.gemm_nn(nq, dv, dv, av.values.data(), dv, o.W_extra, dv, O.data, O.stride);
         const float scale = 1.0f / std::sqrt(static_cast<float>(dv));

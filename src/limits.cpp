@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "scores/score_def.hpp"
+
 namespace attnscope {
 
 namespace {
@@ -57,48 +59,10 @@ Status Budget::check(const std::string& call, const std::string& alternative, st
     return {};
 }
 
-namespace {
-
-// The scores with weights: general projects the queries (Q W, then a dot product per pair); additive
-// projects both sides to `hidden` and evaluates one tanh per query, key and hidden unit. Shared by
-// compute_scores' cost and the fused output path's.
-void add_weighted_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq,
-                             std::uint64_t dk, std::uint64_t hidden) {
-    if (score == Score::general) {
-        b.floats(nq, dk);
-        b.work(nq, dk, dq);
-        b.work(nq, nk, dk);
-    } else if (score == Score::additive) {
-        b.floats(nq + nk, hidden);
-        b.work(nq, hidden, dq);
-        b.work(nk, hidden, dk);
-        b.work(nq, nk, hidden, limits::kTanhCost);
-    }
-}
-
-}  // namespace
-
 void add_score_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq, std::uint64_t dk,
                     std::uint64_t hidden) {
     b.floats(nq, nk);  // S
-    switch (score) {
-        case Score::cosine:
-            b.floats(nq + nk, dq + 1);  // rescaled copies (only when needed) and norms
-            b.work(nq, nk, dq);
-            break;
-        case Score::general:
-        case Score::additive:
-            add_weighted_score_cost(b, score, nq, nk, dq, dk, hidden);
-            break;
-        case Score::neg_euclidean:
-        case Score::neg_sq_euclidean:
-        case Score::idw:
-            b.floats(nq + 2 * nk);  // norms and one row of direct distances
-            b.work(nq, nk, dq);
-            b.work(nq, nk, dq);  // the direct (double) distances, where the identity cancels
-            break;
-        default: b.work(nq, nk, dq); break;
-    }
+    scores::score_def(score).cost(b, scores::CostShape{nq, nk, dq, dk, hidden});
 }
 
 void add_fused_output_cost(Budget& b, Score score, std::uint64_t nq, std::uint64_t nk, std::uint64_t dq,
@@ -108,25 +72,7 @@ void add_fused_output_cost(Budget& b, Score score, std::uint64_t nq, std::uint64
     b.floats(nq, 1);                   // query norms
     b.work(nq, nk, dv);                // P V
     b.work(nq, nk, 16);                // the online softmax's exponentials and rescaling
-    switch (score) {
-        case Score::general:
-            add_weighted_score_cost(b, score, nq, nk, dq, dk, hidden);
-            break;
-        case Score::additive:
-            add_weighted_score_cost(b, score, nq, nk, dq, dk, hidden);
-            b.floats(64, nk);          // one block of scores
-            break;
-        case Score::cosine:
-        case Score::neg_euclidean:
-        case Score::neg_sq_euclidean:
-        case Score::idw:
-        case Score::neg_manhattan:
-            b.floats(nq + nk, dq);     // rescaled copies of out-of-range rows, or blocks of scores
-            b.floats(64, nk);
-            b.work(nq, nk, dq);
-            break;
-        default: b.work(nq, nk, dq); break;
-    }
+    scores::score_def(score).output_cost(b, scores::CostShape{nq, nk, dq, dk, hidden});
 }
 
 }  // namespace attnscope

@@ -11,6 +11,7 @@
 #include "attnscope/projection.hpp"
 #include "attnscope/score.hpp"
 #include "kernels/kernels.hpp"
+#include "scores/score_def.hpp"
 
 namespace attnscope {
 
@@ -305,6 +306,21 @@ std::string_view Model::piece(std::size_t i) const {
 
 namespace {
 
+// A re-scored head's score matrices: seeded Xavier matrices of seed 1 on head `index`'s streams.
+class SeededHeadMatrices final : public scores::MatrixSource {
+public:
+    SeededHeadMatrices(std::size_t index, std::vector<std::vector<float>>& store) : index_(index), store_(store) {}
+    const float* matrix(const float* given, std::size_t rows, std::size_t cols, MatrixKind kind) override {
+        if (given) return given;
+        store_.push_back(xavier_uniform(rows, cols, 1, matrix_stream(kind, index_)));
+        return store_.back().data();  // (an inner vector keeps its buffer when `store_` grows)
+    }
+
+private:
+    std::size_t index_;
+    std::vector<std::vector<float>>& store_;
+};
+
 // Y (n x cols) = X W + b, then the activation: one GEMM and one epilogue kernel.
 void dense(const kernels::KernelTable& kt, std::size_t n, std::size_t in, std::size_t cols, const float* X,
            const std::vector<float>& W, const std::vector<float>& b, float* Y, kernels::Activation act) {
@@ -368,33 +384,10 @@ Status Model::encode(const std::int32_t* ids, std::size_t count, const ModelSurg
             float* A = out.attentions.data() + index * n * n;
             ScoreParams params;
             seeded.clear();
-            const auto stream = [&](MatrixKind kind) { return matrix_stream(kind, index); };
-            switch (score) {
-                case Score::general:
-                    seeded.push_back(xavier_uniform(dh, dh, 1, stream(MatrixKind::W_general)));
-                    params.W = seeded.back().data();
-                    break;
-                case Score::additive:
-                    params.hidden = dh;
-                    seeded.push_back(xavier_uniform(dh, dh, 1, stream(MatrixKind::W1_additive)));
-                    seeded.push_back(xavier_uniform(dh, dh, 1, stream(MatrixKind::W2_additive)));
-                    seeded.push_back(xavier_uniform(dh, 1, 1, stream(MatrixKind::v_additive)));
-                    params.W1 = seeded[0].data();
-                    params.W2 = seeded[1].data();
-                    params.v = seeded[2].data();
-                    break;
-                case Score::location:
-                    params.max_keys = n;
-                    seeded.push_back(xavier_uniform(n, dh, 1, stream(MatrixKind::Wa_location)));
-                    params.Wa = seeded.back().data();
-                    break;
-                case Score::dot:
-                case Score::scaled_dot:
-                case Score::cosine:
-                case Score::neg_euclidean:
-                case Score::neg_sq_euclidean:
-                case Score::idw:
-                case Score::neg_manhattan: break;
+            // A score with matrices gets them seeded (seed 1, head `index`), as its definition sizes them.
+            if (const auto head_params = scores::score_def(score).head_params) {
+                SeededHeadMatrices source(index, seeded);
+                head_params(params, ScoreParams{}, dh, n, source);
             }
             if (Status st = compute_scores(score, Q, K, params, Matrix(A, n, n), s.variant); !st) return st;
             kt.softmax_rows(n, n, A, n, 1.0f, A, n);

@@ -6,6 +6,7 @@
 #include "attnscope/positional.hpp"
 #include "attnscope/projection.hpp"
 #include "kernels/kernels.hpp"
+#include "scores/score_def.hpp"
 
 namespace attnscope {
 
@@ -43,6 +44,21 @@ const float* weights_or_seeded(const float* given, std::size_t rows, std::size_t
     store.push_back(xavier_uniform(rows, cols, seed, matrix_stream(kind, h)));
     return store.back().data();
 }
+
+// The score's per-head matrices: the caller's, or seeded ones for head h kept in `store`.
+class SeededMatrices final : public scores::MatrixSource {
+public:
+    SeededMatrices(std::size_t h, std::uint32_t seed, std::vector<std::vector<float>>& store)
+        : h_(h), seed_(seed), store_(store) {}
+    const float* matrix(const float* given, std::size_t rows, std::size_t cols, MatrixKind kind) override {
+        return weights_or_seeded(given, rows, cols, kind, h_, seed_, store_);
+    }
+
+private:
+    std::size_t h_;
+    std::uint32_t seed_;
+    std::vector<std::vector<float>>& store_;
+};
 
 }  // namespace
 
@@ -109,14 +125,9 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
         sh.d_out = mo.Wo ? mo.d_out : 0;
         sh.score = o.score;
         const std::uint64_t dh = sh.identity ? (d + H - 1) / H : mo.d_head;
-        if (o.score == Score::additive) {
-            sh.hidden = o.params.hidden ? o.params.hidden : dh;
-            sh.extra_floats = Budget::mul(H, Budget::mul(sh.hidden, 2 * dh + 1));
-        } else if (o.score == Score::general) {
-            sh.extra_floats = Budget::mul(H, dh * dh);
-        } else if (o.score == Score::location) {
-            sh.extra_floats = Budget::mul(H, Budget::mul(o.params.Wa ? o.params.max_keys : nk, dh));
-        }
+        sh.hidden = o.params.hidden ? o.params.hidden : dh;  // (only a score with a hidden size reads it)
+        if (const auto head_floats = scores::score_def(o.score).head_floats)
+            sh.extra_floats = Budget::mul(H, head_floats(o.params, dh, nk));
         if (o.experimental_scaled_output) sh.extra_floats = Budget::add(sh.extra_floats, Budget::mul(H, dh * dh));
         if (Status st = check_multi_head_cost(sh); !st) return st;
     }
@@ -141,22 +152,8 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
         if (needs_weights) {
             ScoreParams& sp = mo.head_params[h];
             sp = ao.params;
-            switch (o.score) {
-                case Score::general: sp.W = weights_or_seeded(o.params.W, dh, dh, MatrixKind::W_general, h, o.seed, store); break;
-                case Score::additive: {
-                    const std::size_t hid = o.params.hidden ? o.params.hidden : dh;
-                    sp.hidden = hid;
-                    sp.W1 = weights_or_seeded(o.params.W1, hid, dh, MatrixKind::W1_additive, h, o.seed, store);
-                    sp.W2 = weights_or_seeded(o.params.W2, hid, dh, MatrixKind::W2_additive, h, o.seed, store);
-                    sp.v = weights_or_seeded(o.params.v, hid, 1, MatrixKind::v_additive, h, o.seed, store);
-                    break;
-                }
-                case Score::location:
-                    sp.max_keys = o.params.Wa ? o.params.max_keys : nk;
-                    sp.Wa = weights_or_seeded(o.params.Wa, sp.max_keys, dh, MatrixKind::Wa_location, h, o.seed, store);
-                    break;
-                default: break;
-            }
+            SeededMatrices source(h, o.seed, store);
+            scores::score_def(o.score).head_params(sp, o.params, dh, nk, source);
         } else if (o.experimental_scaled_output) {
             mo.head_params[h] = ao.params;
         }

@@ -3,8 +3,8 @@
 // core are generated from these lists, the bindings hand them to JS (registry_json), and the JS layer,
 // the page and the TypeScript unions take their names from there: nothing else lists them by hand.
 //
-// Adding a scoring function = its kernel (src/kernels/, manifest.hpp), one row of ATTNSCOPE_SCORES,
-// one case in compute_scores (src/score.cpp), and its tests. See README "Adding a scoring function".
+// Adding a scoring function = its kernels (src/kernels/, manifest.hpp), one row of ATTNSCOPE_SCORES,
+// its definition score_def_<id> (src/scores/), and its tests: docs/architecture.md, "Adding a scoring function".
 #pragma once
 
 #include <string>

@@ -50,8 +50,6 @@ namespace score_numerics {
 bool all_rows_in_safe_range(ConstMatrix X);
 // A copy of X whose out-of-range rows are scaled by a power of two into [0.5, 1) (for cosine).
 Tensor rescaled_rows(ConstMatrix X);
-// The Euclidean-family score of one pair from the direct distance in double, rounded once.
-float exact_distance_score(Score score, const float* q, const float* k, std::size_t d, const ScoreParams& p);
 // Below this fraction of ||q||² + ||k||², the identity's distance is replaced by the direct one.
 constexpr float kCancelFraction = 0.25f;
 }  // namespace score_numerics

@@ -1,0 +1,129 @@
+// One definition per scoring function. Everything the core does differently for one score lives in
+// its ScoreDef: the checks of its parameters, its forward (which kernels compute S), its backward,
+// its output-only path (how the fused kernel's epilogue is set up, or a blocked loop), its cost
+// model, its counted flops and the per-head matrices it seeds. The rest of the core is written once
+// for every score and asks score_def(score).
+//
+// The definitions are grouped by family, one file each:
+//   dot.cpp       dot, scaled-dot, general, location (q·k after an optional projection)
+//   cosine.cpp    cosine
+//   additive.cpp  additive (Bahdanau)
+//   distance.cpp  neg-euclidean, neg-sq-euclidean, idw (functions of ‖q − k‖²)
+//   manhattan.cpp neg-manhattan
+// A definition named score_def_<identifier> must exist for every row of ATTNSCOPE_SCORES
+// (attnscope/registry.hpp): the table below is generated from those rows, so a missing one is a link
+// error. docs/architecture.md, "Adding a scoring function", gives the recipe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "attnscope/attention.hpp"
+#include "attnscope/backward.hpp"
+#include "attnscope/limits.hpp"
+#include "attnscope/projection.hpp"
+#include "attnscope/registry.hpp"
+#include "attnscope/score.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnscope::scores {
+
+// The shape of one score computation: nq queries of width dq against nk keys of width dk; hidden is
+// ScoreParams::hidden (the additive score's hidden size; 0 or unused by the others).
+struct CostShape {
+    std::uint64_t nq = 0, nk = 0, dq = 0, dk = 0, hidden = 0;
+};
+
+// Where a score's seeded per-head matrices come from (attend() and the pipeline): the caller's
+// matrix when `given` is not null, a seeded Xavier matrix of rows x cols for head h otherwise.
+class MatrixSource {
+public:
+    virtual const float* matrix(const float* given, std::size_t rows, std::size_t cols, MatrixKind kind) = 0;
+
+protected:
+    ~MatrixSource() = default;
+};
+
+struct ScoreDef {
+    // --- properties -------------------------------------------------------------------------------
+    // A function of q − k alone: shifting q and k by the same vector leaves the score unchanged.
+    bool distance_like;
+
+    // --- checks: what compute_scores, attention() and the backward passes refuse -----------------
+    // Checks of the score's parameters (the column counts are checked by the caller from the
+    // registry's `matrices`). Null: no parameters to check.
+    Status (*check)(ConstMatrix Q, ConstMatrix K, const ScoreParams& p);
+
+    // --- forward: S = score(Q, K), input checked, Q.rows and K.rows > 0 ---------------------------
+    void (*forward)(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, const ScoreParams& p, Matrix S);
+
+    // --- backward: dS = dL/dS given; out.dQ and out.dK are sized and zero, Q.rows and K.rows > 0 ---
+    void (*backward)(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, const ScoreParams& p,
+                     ConstMatrix dS, ScoreGrads& out);
+    // Sizes the parameter gradients in `out` (zeros), also for 0 queries or keys. Null: none.
+    void (*param_grads)(ConstMatrix Q, ConstMatrix K, const ScoreParams& p, ScoreGrads& out);
+
+    // --- output-only path: O = softmax(mask(S) / τ) V without an nq x nk matrix --------------------
+    // Input checked, Q.rows and V.cols > 0. Most scores set up the fused kernel (fused_args, then
+    // their epilogue's fields); the others call blocked_output.
+    Status (*output)(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
+                     const AttentionOptions& o, float inv_tau, Matrix O);
+
+    // --- cost model (src/limits.cpp adds what every score shares) ----------------------------------
+    // compute_scores' floats and multiply-adds beyond S itself.
+    void (*cost)(Budget& b, const CostShape& s);
+    // attention_output's, beyond O, the packed keys, the norms, P V and the online softmax.
+    void (*output_cost)(Budget& b, const CostShape& s);
+    // The flops the benchmarks count for compute_scores at this shape (2 per multiply-add).
+    double (*flops)(const CostShape& s);
+
+    // --- per-head matrices (attend(), multi-head with seeded weights) ------------------------------
+    // Floats of one head's matrices when they are seeded (given: the caller's parameters; nk: keys).
+    // Null: the score has no matrices.
+    std::uint64_t (*head_floats)(const ScoreParams& given, std::uint64_t d_head, std::uint64_t nk);
+    // Sets one head's matrices in sp (sp starts as a copy of `given`). Null: no matrices.
+    void (*head_params)(ScoreParams& sp, const ScoreParams& given, std::size_t d_head, std::size_t nk,
+                        MatrixSource& source);
+};
+
+// What the rest of the core calls unconditionally is there, and the two per-head functions come as a
+// pair. tests/cpp/test_score_defs.cpp checks it for every registry row (a static_assert cannot: GCC
+// under UBSan does not take a template function's address as a constant).
+constexpr bool complete(const ScoreDef& d) {
+    return d.forward && d.backward && d.output && d.cost && d.output_cost && d.flops &&
+           (d.head_floats == nullptr) == (d.head_params == nullptr);
+}
+
+// Defined as `constexpr ScoreDef score_def_<id> = [] { ScoreDef d{}; d.forward = ...; return d; }();`
+// in its family's file (constant-initialised: usable before main, fields named).
+#define ATTNSCOPE_SCORE_DEF_DECL(id, ...) extern const ScoreDef score_def_##id;
+ATTNSCOPE_SCORES(ATTNSCOPE_SCORE_DEF_DECL)
+#undef ATTNSCOPE_SCORE_DEF_DECL
+
+// The definition of a score: one row per registry row, in the registry's order.
+inline const ScoreDef& score_def(Score s) {
+#define ATTNSCOPE_SCORE_DEF_ROW(id, ...) &score_def_##id,
+    static const ScoreDef* const defs[] = {ATTNSCOPE_SCORES(ATTNSCOPE_SCORE_DEF_ROW)};
+#undef ATTNSCOPE_SCORE_DEF_ROW
+    return *defs[static_cast<std::size_t>(s)];
+}
+
+// --- building blocks the definitions share (src/scores/common.cpp) ---------------------------------
+
+// The fused kernel's arguments for Q, K, V, O and the options' mask and temperature; the score then
+// sets its epilogue's fields (score, alpha, qa, kb, p, eps, direct) and calls kt.attention_fused.
+kernels::FusedAttentionArgs fused_args(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
+                                       float inv_tau, Matrix O);
+// softmax(mask(compute_scores) / τ) V in blocks of 64 query rows: O(64 nk) scratch, never nq x nk;
+// for the scores the fused kernel does not take, and for rows outside the fused kernel's safe range.
+Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
+                      const AttentionOptions& o, float inv_tau, Matrix O);
+// Whether key j is hidden from query row i of this call (row query_offset + i of the sequence) by the
+// options' mask or key padding.
+inline bool hidden_key(const AttentionOptions& o, std::size_t i, std::size_t j) {
+    return (o.mask == Mask::causal && j > o.query_offset + i) || (o.key_padding && o.key_padding[j]);
+}
+// 1/√x for every x > 0 in place, 0 for 0 (cosine's reciprocal norms from squared norms).
+void reciprocal_sqrt(float* x, std::size_t n);
+
+}  // namespace attnscope::scores
