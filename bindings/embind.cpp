@@ -310,6 +310,9 @@ val load_attentions(const std::string& format, std::uintptr_t bytes, int size, c
 }
 
 // head: "mean" | "max" | "index" (then head_index).
+std::string rollout_cost(int layers, int heads, int n) {
+    return rollout_budget(static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n)).message();
+}
 std::string rollout(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
                     std::uintptr_t out) {
     RolloutOptions o;
@@ -752,6 +755,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_attention", &js_attention);
     function("_loadAttentions", &load_attentions);
     function("_rollout", &rollout);
+    function("_rolloutCost", &rollout_cost);
     function("_headSummaries", &js_head_summaries);
     function("_callCost", &call_cost);
     function("_attentionOutput", &js_attention_output);

@@ -138,9 +138,12 @@ function checkInt(name, value, min, max) {
   if (value < min || value > max) throw new RangeError(`${name}: expected an integer from ${min} to ${max}, got ${value}`);
   return value;
 }
-function checkNumber(name, value, { min = -Infinity, exclusiveMin = false } = {}) {
+function checkNumber(name, value, { min = -Infinity, exclusiveMin = false, max = Infinity, hint = '' } = {}) {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`${name}: expected a finite number, got ${describe(value)}`);
-  if (exclusiveMin ? !(value > min) : !(value >= min)) throw new RangeError(`${name}: expected a number ${exclusiveMin ? '>' : '>='} ${min}, got ${value}`);
+  if ((exclusiveMin ? !(value > min) : !(value >= min)) || value > max) {
+    const range = `${exclusiveMin ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}`;
+    throw new RangeError(`${name}: expected a number ${range}${hint}, got ${value}`);
+  }
   return value;
 }
 function checkEnum(name, value, allowed) {
@@ -218,10 +221,21 @@ function coreError(message) {
   for (const [cpp, js] of CPP_NAMES) m = m.replace(cpp, js);
   return new RangeError(m);
 }
+/** At most `max` characters of a text a caller handed in, for an error message (a 1 MB key stays out). */
+function clip(text, max = 40) {
+  const t = String(text);
+  return t.length > max ? `${t.slice(0, max)}… (${t.length} characters)` : t;
+}
 function checkKnownKeys(name, options, allowed) {
   if (options === null || typeof options !== 'object') throw new TypeError(`${name}: expected an options object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw new TypeError(`${name}.${key}: unknown option; expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(key)) throw new TypeError(`${name}.${clip(key)}: unknown option; expected one of ${allowed.join(', ')}`);
+  }
+  // Options are read as plain properties, so one inherited through a prototype (Object.create(o))
+  // would be used while the check above sees only own keys: refuse it rather than half-accept it.
+  for (const key in options) {
+    if (!Object.prototype.hasOwnProperty.call(options, key))
+      throw new TypeError(`${name}.${clip(key)}: inherited through the prototype chain, not an own property; pass a plain object (e.g. { ...${name} })`);
   }
 }
 
@@ -760,6 +774,7 @@ class Scope {
     const softmax = !!options.softmax;
     let bytes = null;
     if (input instanceof ArrayBuffer) bytes = new Uint8Array(input);
+    else if (typeof SharedArrayBuffer !== 'undefined' && input instanceof SharedArrayBuffer) bytes = new Uint8Array(input);
     else if (input instanceof Uint8Array) bytes = input;
     else if (ArrayBuffer.isView(input)) throw new TypeError(`input: expected the file's bytes as a Uint8Array or ArrayBuffer, got ${describe(input)}; pass new Uint8Array(x.buffer, x.byteOffset, x.byteLength)`);
     let format = options.format;
@@ -806,6 +821,8 @@ class Scope {
     const heads = checkInt('options.heads', options.heads, 1, 1024);
     const n = checkInt('options.n', options.n, 1, 4096);
     if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
+    const cost = this._m._rolloutCost(layers, heads, n);   // before the stack is copied
+    if (cost) throw coreError(cost);
     checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
     const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
     if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
@@ -886,7 +903,8 @@ class Trainer {
       hidden: options.hidden === undefined ? 16 : checkInt('options.hidden', options.hidden, 1, 1024),
       temperature: temperatureOption('options.temperature', options.temperature),
       mask: maskOption('options.mask', options.mask, lists),
-      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate, { min: 0, exclusiveMin: true }),
+      learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate,
+        { min: 0, exclusiveMin: true, max: 1, hint: ' (Adam moves each weight by about this much per step; 0.001 to 0.03 are usual)' }),
       batch: options.batch === undefined ? 32 : checkInt('options.batch', options.batch, 1, 4096),
       seed: options.seed === undefined ? 1 : checkInt('options.seed', options.seed, 0, 0xffffffff),
       variant: scope._variantOption(options.variant),
@@ -1146,6 +1164,10 @@ function flattenNested(name, value) {
     if (depth === shape.length - 1) {
       for (let i = 0; i < x.length; i++) {
         if (typeof x[i] !== 'number') throw new TypeError(`${name}${path}[${i}]: expected a number, got ${describe(x[i])}`);
+        // float32 holds magnitudes up to 3.4e38: a larger finite number (JSON's 1e39) would become an
+        // infinity and be reported as one.
+        if (Math.abs(x[i]) > 3.4028234663852886e38)
+          throw new RangeError(`${name}${path}[${i}]: ${x[i]} is outside the float32 range (±3.4e38); attention weights lie in [0, 1] (fix the export)`);
         values[at++] = x[i];
       }
     } else {

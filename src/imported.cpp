@@ -5,6 +5,7 @@
 #include "attnscope/imported.hpp"
 #include "attnscope/checked.hpp"
 #include "attnscope/inflate.hpp"
+#include "attnscope/limits.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -76,6 +77,15 @@ bool element_count(const std::vector<std::uint64_t>& shape, std::size_t& count) 
     return true;
 }
 
+// Memory for `floats` floats is there before it is allocated: a std::vector that cannot allocate
+// aborts the wasm instance, whereas this is a RangeError naming the file's part (Budget::check
+// reserves the memory once, so the heap has grown to hold it).
+Status reserve_floats(std::uint64_t floats, const std::string& what) {
+    Budget b;
+    b.floats(floats);
+    return b.check(what, "load fewer layers, heads or tokens, or dispose scopes and results you no longer need");
+}
+
 // A declared shape as size_t dimensions; call only after element_count() accepted it.
 std::vector<std::size_t> narrow_shape(const std::vector<std::uint64_t>& shape) {
     return std::vector<std::size_t>(shape.begin(), shape.end());
@@ -86,6 +96,15 @@ std::string shape_text(const std::vector<Int>& shape) {
     std::string s = "[";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
     return s + "]";
+}
+
+// At most `max` bytes of a text from a file for a message (cut at a UTF-8 character boundary): a
+// 1 MB token must not become a 1 MB warning.
+std::string clip_text(const std::string& t, std::size_t max = 40) {
+    if (t.size() <= max) return t;
+    std::size_t cut = max;
+    while (cut > 0 && (static_cast<unsigned char>(t[cut]) & 0xc0) == 0x80) --cut;
+    return t.substr(0, cut) + "… (" + std::to_string(t.size()) + " bytes)";
 }
 
 // ---- a small JSON reader (safetensors headers, token lists) -------------------------------------
@@ -382,6 +401,7 @@ Status npy_floats(const NpyHeader& h, const std::uint8_t* data, std::size_t data
                              " bytes of data, the file has " + std::to_string(data_size));
     if (data_size > need)
         return Status::error("npy: " + std::to_string(data_size - need) + " unexpected bytes after the data; the file is corrupt");
+    if (Status st = reserve_floats(count, "npy: shape " + shape_text(h.shape)); !st) return st;
     out.shape = narrow_shape(h.shape);
     out.values.resize(count);
     if (item == 4 && !big && host_is_little_endian()) {   // the common case: the bytes are the floats
@@ -460,6 +480,7 @@ Status member_bytes(const ZipMember& m, std::vector<std::uint8_t>& storage, cons
     if (m.usize > most)
         return Status::error("npz: member '" + m.name + "' is " + std::to_string(m.usize) + " bytes uncompressed, over the limit of " +
                              std::to_string(kMaxAttentionValues) + " numbers; save fewer layers, heads or tokens");
+    if (Status st = reserve_floats(m.usize / 4 + 1, "npz: member '" + m.name + "'"); !st) return st;
     Status st = inflate_raw(m.data, m.size, static_cast<std::size_t>(m.usize), storage);
     if (!st) return Status::error("npz: member '" + m.name + "': " + st.message());
     if (crc32(storage.data(), storage.size()) != m.crc)
@@ -655,6 +676,7 @@ Status parse_safetensors(const std::uint8_t* bytes, std::size_t size, FloatArray
         return Status::error("safetensors: file truncated: 'attentions' ends at byte " + std::to_string(end) + " of the data, the file has " +
                              std::to_string(data_size));
     const std::uint8_t* data = bytes + 8 + n + begin;
+    if (Status st = reserve_floats(count, "safetensors: shape " + shape_text(out.shape)); !st) return st;
     out.values.resize(count);
     if (item == 4 && host_is_little_endian()) {
         if (count) std::memcpy(out.values.data(), data, count * 4);
@@ -721,7 +743,7 @@ Status validate_attention(FloatArray array, std::vector<std::string> tokens, std
     const std::size_t rows = L * H * nq;
     auto where = [&](std::size_t r) {
         return "layer " + std::to_string(r / (H * nq)) + ", head " + std::to_string(r / nq % H) + ", row " + std::to_string(r % nq) +
-               " ('" + tokens[r % nq] + "')";
+               " ('" + clip_text(tokens[r % nq]) + "')";
     };
     std::vector<float>& v = array.values;
     for (std::size_t i = 0; i < count; ++i) {

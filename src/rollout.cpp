@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnscope/imported.hpp"
+#include "attnscope/limits.hpp"
 
 namespace attnscope {
 namespace {
@@ -22,6 +23,18 @@ Status check_stack(const float* A, std::size_t layers, std::size_t heads, std::s
 
 }  // namespace
 
+Status rollout_budget(std::size_t layers, std::size_t heads, std::size_t n) {
+    // Work: combining the heads (layers x heads x n^2) and one n x n x n product per layer after the
+    // first; memory: three n x n matrices. The same budget as every public call, before any work: a
+    // [4, 1, 4096, 4096] stack (within the limit of numbers) is 2e11 multiply-adds, minutes in wasm.
+    Budget b;
+    b.work(layers, heads, n, n);
+    b.work(layers > 0 ? layers - 1 : 0, n, n, n);
+    b.floats(3, n, n);
+    return b.check("rollout of " + std::to_string(layers) + " layers x " + std::to_string(n) + " tokens",
+                   "roll out fewer layers or tokens (e.g. the first tokens of the sentence)");
+}
+
 Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
                          const RolloutOptions& o, float* out) {
     Status st = check_stack(A, layers, heads, n, n);
@@ -31,6 +44,7 @@ Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, 
     if (o.head == RolloutHead::index && o.head_index >= heads)
         return Status::error("head: index " + std::to_string(o.head_index) + " but there are " + std::to_string(heads) + " heads; use 0 to " +
                              std::to_string(heads - 1) + ", 'mean' or 'max'");
+    if (Status cost = rollout_budget(layers, heads, n); !cost) return cost;
     const std::size_t nn = n * n;
     const float r = static_cast<float>(o.residual), a = static_cast<float>(1.0 - o.residual);
     std::vector<float> bar(nn), R(nn), next(nn);

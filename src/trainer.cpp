@@ -125,6 +125,9 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
         return Status::error("dPos: expected 1 to 1024, got " + num(o.d_pos));
     if (o.max_len < 1 || o.max_len > 1024) return Status::error("maxLen: expected 1 to 1024, got " + num(o.max_len));
     if (o.batch < 1 || o.batch > 4096) return Status::error("batch: expected 1 to 4096 sentences, got " + num(o.batch));
+    if (!(o.learning_rate > 0.0f && o.learning_rate <= kMaxLearningRate))
+        return Status::error("learningRate: expected a number > 0 and <= 1 (Adam moves each weight by about this much per step; 0.001 to 0.03 are usual), got " +
+                             std::to_string(o.learning_rate));
     if (o.score == Score::additive && (o.hidden < 1 || o.hidden > 1024))
         return Status::error("hidden: expected 1 to 1024, got " + num(o.hidden));
     if (!(o.p > 0.0f) || !std::isfinite(o.p)) return Status::error("p: expected a finite number > 0");
@@ -192,19 +195,37 @@ void HeadTrainer::reset(std::uint32_t seed) {
     batches_ = Pcg32(seed, 0x6c61625f62617463ULL);
 }
 
-std::uint64_t HeadTrainer::step_work() const {
+std::uint64_t HeadTrainer::step_work() const { return batch_work(o_.batch); }
+
+std::uint64_t HeadTrainer::gradient_floats(const std::vector<std::uint32_t>& examples) const {
+    // F and G (features), Q, K, dQ, dK (d_head wide), V, dV, dO (d_in wide), the gradient of every
+    // parameter, and the same again for the copy handed to JS.
+    std::uint64_t rows = 0, key_rows = 0;
+    for (std::uint32_t e : examples) {
+        if (e >= data_.lengths.size()) continue;
+        rows = Budget::add(rows, data_.lengths[e]);
+        key_rows = Budget::add(key_rows, data_.key_length(e));
+    }
+    const std::uint64_t per_row = layout_.d_feat + 2 * o_.d_head + (o_.output != TrainerOutput::none ? o_.d_in : 0);
+    const std::uint64_t per_key_row = layout_.d_feat + 2 * o_.d_head + (o_.output != TrainerOutput::none ? 2 * o_.d_in : 0);
+    const std::uint64_t one = Budget::add(Budget::add(Budget::mul(rows, per_row), Budget::mul(key_rows, per_key_row)), params_.size());
+    return Budget::mul(one, 2);
+}
+
+std::uint64_t HeadTrainer::batch_work(std::uint64_t sentences, const TrainerData* other) const {
+    const TrainerData& data = other ? *other : data_;
     // Per token: the projections forward (2), their backward (2) and the features; per pair of a
     // sentence: the score forward and backward (~4 d_head, additive 2 tanh per hidden unit) and the
     // softmax (limits::kWeightCost, as the forward counts it). Sentences of the longest length.
     // Cross-attention: the key sentences' rows project (and back) with W_k only.
     std::uint32_t longest = 0, longest_key = 0;
-    for (std::size_t e = 0; e < data_.lengths.size(); ++e) {
-        longest = std::max(longest, data_.lengths[e]);
-        longest_key = std::max(longest_key, static_cast<std::uint32_t>(data_.key_length(e)));
+    for (std::size_t e = 0; e < data.lengths.size(); ++e) {
+        longest = std::max(longest, data.lengths[e]);
+        longest_key = std::max(longest_key, static_cast<std::uint32_t>(data.key_length(e)));
     }
-    const std::uint64_t rows = static_cast<std::uint64_t>(o_.batch) * longest;
-    const std::uint64_t key_rows = static_cast<std::uint64_t>(o_.batch) * longest_key;
-    const std::uint64_t pairs = static_cast<std::uint64_t>(o_.batch) * longest * longest_key;
+    const std::uint64_t rows = Budget::mul(sentences, longest);
+    const std::uint64_t key_rows = Budget::mul(sentences, longest_key);
+    const std::uint64_t pairs = Budget::mul(rows, longest_key);
     std::uint64_t per_pair = 4 * o_.d_head + limits::kWeightCost;
     if (o_.score == Score::additive) per_pair += 2 * limits::kTanhCost * o_.hidden;
     const std::uint64_t proj = 2 * layout_.d_feat * o_.d_head;
@@ -457,6 +478,15 @@ Status HeadTrainer::gradients(const std::vector<std::uint32_t>& examples, Gradie
         if (e >= data_.lengths.size())
             return Status::error("examples: index " + std::to_string(e) + " is not a training sentence (there are " +
                                  num(data_.lengths.size()) + ")");
+    // The same budget as every public call, before anything is allocated: the examples' multiply-adds
+    // (counted as sentences of the longest length, as step() counts its batch) and the floats handed back.
+    Budget b;
+    b.work(batch_work(examples.size()));
+    b.floats(gradient_floats(examples));
+    if (Status st = b.check("gradients() of " + std::to_string(examples.size()) + " sentences",
+                            "ask for the gradients of fewer sentences at a time");
+        !st)
+        return st;
     return batch_loss(data_, examples, true, &out, nullptr);
 }
 
@@ -465,11 +495,32 @@ Status HeadTrainer::step(std::size_t count) {
     std::vector<std::uint32_t> batch(o_.batch);
     Gradients g;
     const auto N = static_cast<std::uint32_t>(data_.lengths.size());
+    std::vector<float> last_params;
     for (std::size_t s = 0; s < count; ++s) {
         for (auto& e : batch) e = batches_.next() % N;
         if (Status st = batch_loss(data_, batch, true, &g, nullptr); !st) return st;
+        const auto diverged = [&](const std::string& what) {
+            return Status::error("training diverged at step " + std::to_string(losses_.size() + 1) + ": " + what +
+                                 "; the parameters stay those after step " + std::to_string(losses_.size()) +
+                                 ". Lower learningRate (now " + std::to_string(o_.learning_rate) +
+                                 ") or the temperature's sharpness, or call reset()");
+        };
+        // losses() holds floats: a double loss past the float range would be stored as infinity.
+        const float loss = static_cast<float>(g.loss);
+        if (!std::isfinite(loss)) return diverged(std::string("the loss is ") + (std::isnan(g.loss) ? "NaN" : "infinite"));
+        for (float x : g.grads)
+            if (!std::isfinite(x)) return diverged("a gradient is not finite");
+        last_params = params_;
+        const Adam last_adam = adam_;
         if (Status st = adam_.step(params_.data(), g.grads.data(), g.grads.size()); !st) return st;
-        losses_.push_back(static_cast<float>(g.loss));
+        for (float x : params_) {
+            if (!std::isfinite(x)) {
+                params_.swap(last_params);
+                adam_ = last_adam;
+                return diverged("the update makes a parameter non-finite");
+            }
+        }
+        losses_.push_back(loss);
     }
     return {};
 }
@@ -477,6 +528,13 @@ Status HeadTrainer::step(std::size_t count) {
 Status HeadTrainer::evaluate(TrainerData data, TrainerEval& out) const {
     if (params_.empty()) return Status::error("trainer: not initialised");
     if (Status st = check_trainer_data(data, o_); !st) return st;
+    // The call budget (evaluation runs the forward only, counted here like a training batch of these
+    // sentences: an upper bound).
+    Budget b;
+    b.work(batch_work(data.lengths.size(), &data));
+    if (Status st = b.check("evaluate() of " + std::to_string(data.lengths.size()) + " sentences", "evaluate fewer sentences at a time");
+        !st)
+        return st;
     out = TrainerEval{};
     double loss_sum = 0.0;
     std::vector<std::uint32_t> one(1);

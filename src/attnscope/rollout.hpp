@@ -28,6 +28,10 @@ struct RolloutOptions {
     std::size_t head_index = 0;  // with RolloutHead::index
 };
 
+// The call budget of attention_rollout (attnscope/limits.hpp): OK, or an error naming the limit; checked
+// by attention_rollout itself and by callers that want to refuse before copying the stack.
+Status rollout_budget(std::size_t layers, std::size_t heads, std::size_t n);
+
 // A: [layers, heads, n, n] row-major; out: [n, n].
 Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
                          const RolloutOptions& options, float* out);

@@ -55,7 +55,7 @@ struct TrainerOptions {
     std::size_t hidden = 16;         // additive's hidden size
     float temperature = 1.0f;
     Mask mask = Mask::none;
-    float learning_rate = 0.01f;
+    float learning_rate = 0.01f;     // 0 < learning_rate <= kMaxLearningRate
     TrainerOutput output = TrainerOutput::none;
     std::size_t batch = 32;          // sentences per step, drawn with replacement from the seed's stream
     std::uint32_t seed = 1;
@@ -103,11 +103,18 @@ struct TrainerLayout {
     std::size_t d_feat = 0;
 };
 
+// Adam's step moves each parameter by about the learning rate: past 1 a head's weights leave any
+// useful range in one step (and at 1e20 every loss and weight is NaN after it).
+constexpr float kMaxLearningRate = 1.0f;
+
 class HeadTrainer {
 public:
     // Checks the options and the data, initialises the parameters from options.seed.
     Status init(const TrainerOptions& options, TrainerData data);
-    // `count` optimisation steps; each appends its batch loss to losses().
+    // `count` optimisation steps; each appends its batch loss to losses(). A step whose loss or
+    // gradient is not finite, or whose update would make a parameter non-finite, is not taken: the
+    // parameters and Adam's state stay those of the last finite step and the error says which step
+    // diverged and what to lower.
     Status step(std::size_t count);
     // Back to the state init() left, with another seed (parameters, Adam, batch stream, losses).
     void reset(std::uint32_t seed);
@@ -139,6 +146,11 @@ public:
     bool cross() const { return data_.cross(); }
     // Multiply-adds of one step (for the callers' budget checks).
     std::uint64_t step_work() const;
+    // Multiply-adds of the loss and gradient of `sentences` sentences of the longest length, and the
+    // floats gradients() hands back for the given examples (features, Q, K, their gradients, values).
+    // (`other`: sentences of that data instead of the training data.)
+    std::uint64_t batch_work(std::uint64_t sentences, const TrainerData* other = nullptr) const;
+    std::uint64_t gradient_floats(const std::vector<std::uint32_t>& examples) const;
 
 private:
     Status batch_loss(const TrainerData& data, const std::vector<std::uint32_t>& examples, bool want_grads,

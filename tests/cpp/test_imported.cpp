@@ -489,3 +489,91 @@ TEST_CASE("the documented size limit: 12 layers x 12 heads x 512 tokens loads", 
     CHECK_FALSE(parse_string_array(R"(["a", 1])", strings).ok());
     CHECK_FALSE(parse_string_array(R"(["\ud83d"])", strings).ok());
 }
+
+namespace {
+
+// A .npy with a header written by hand (any dict text) and the given data bytes.
+Bytes npy_raw(std::string h, const Bytes& data) {
+    while ((10 + h.size() + 1) % 64) h += ' ';
+    h += '\n';
+    Bytes b = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    put16(b, static_cast<std::uint32_t>(h.size()));
+    b.insert(b.end(), h.begin(), h.end());
+    b.insert(b.end(), data.begin(), data.end());
+    return b;
+}
+
+}  // namespace
+
+// Sizes declared by a file are 64-bit numbers whatever the width of size_t: in 32-bit wasm a product
+// taken in size_t wraps (4096 x 262145 x 4 is 16,384 there) and a size check on it passes. These files
+// read outside the buffer in the wasm build before the readers computed sizes in checked 64-bit
+// arithmetic; natively they must be refused the same way.
+TEST_CASE("declared sizes that wrap 32 or 64 bits are refused, never read past the data", "[imported][sizes]") {
+    const auto v = random_stack(1, 1, 2, 2, 31);
+    Bytes att;
+    for (float f : v) put32(att, fbits(f));
+    const Bytes attentions = npy_raw("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", att);
+    ImportedAttention out;
+
+    SECTION("tokens.npy: tokens x width x 4 wraps to 16,384 in 32 bits") {
+        Bytes chars(16384, 0);
+        for (std::size_t i = 0; i < chars.size(); i += 4) chars[i] = 'a';
+        const Bytes tokens = npy_raw("{'descr': '<U262145', 'fortran_order': False, 'shape': (4096,), }", chars);
+        const Status st = load(zip({{"attentions.npy", attentions}, {"tokens.npy", tokens}}), "npz", out);
+        REQUIRE_FALSE(st.ok());
+        CHECK_THAT(st.message(), Contains("tokens: 4096 tokens of 262145 characters need 4294983680 bytes of data, the file has 16384"));
+    }
+    SECTION("tokens.npy: a width past 2^64") {
+        const Bytes tokens = npy_raw("{'descr': '<U99999999999999999999999', 'fortran_order': False, 'shape': (2,), }", Bytes(16, 0));
+        const Status st = load(zip({{"attentions.npy", attentions}, {"tokens.npy", tokens}}), "npz", out);
+        CHECK_THAT(st.message(), Contains("corrupt dtype"));
+    }
+    SECTION("tokens.npy: more tokens than the limit, declared past 32 bits") {
+        const Bytes tokens = npy_raw("{'descr': '<U1', 'fortran_order': False, 'shape': (4294967298,), }", Bytes(8, 0));
+        const Status st = load(zip({{"attentions.npy", attentions}, {"tokens.npy", tokens}}), "npz", out);
+        CHECK_THAT(st.message(), Contains("4294967298 tokens, over the limit of 4096"));
+    }
+    SECTION(".npy shape (2^32 + 2, 2^32 + 2) with 16 bytes: over the limit, not [2, 2]") {
+        const Status st = load(npy_raw("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967298, 4294967298), }", att), "npy", out, {"a", "b"});
+        REQUIRE_FALSE(st.ok());
+        CHECK_THAT(st.message(), Contains("shape [4294967298, 4294967298] is over the limit"));
+    }
+    SECTION(".npy shape with an 11-digit dimension is reported as declared") {
+        const Status st = load(npy_raw("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", att), "npy", out);
+        CHECK_THAT(st.message(), Contains("[99999999999, 99999999999] is over the limit"));
+    }
+    SECTION(".npy shape whose product wraps 64 bits") {
+        // 2^32 x 2^32 = 2^64 wraps to 0: each dimension alone is checked too
+        const Status st = load(npy_raw("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 0), }", Bytes{}), "npy", out);
+        CHECK_THAT(st.message(), Contains("is over the limit"));
+    }
+    SECTION(".npy shape with a dimension past 2^64") {
+        const Status st = load(npy_raw("{'descr': '<f4', 'fortran_order': False, 'shape': (184467440737095516160, 1), }", att), "npy", out);
+        CHECK_THAT(st.message(), Contains("larger than 2^64"));
+    }
+    SECTION("safetensors: a shape past 2^32 is over the limit, not a corrupt shape") {
+        std::string h = R"({"attentions":{"dtype":"F32","shape":[4294967298,4294967298],"data_offsets":[0,16]}})";
+        while (h.size() % 8) h += ' ';
+        Bytes b;
+        put64(b, h.size());
+        b.insert(b.end(), h.begin(), h.end());
+        b.insert(b.end(), att.begin(), att.end());
+        CHECK_THAT(load(b, "safetensors", out).message(), Contains("[4294967298, 4294967298] is over the limit"));
+    }
+    SECTION("safetensors: a header over 100 MiB says so") {
+        Bytes b;
+        put64(b, std::uint64_t{200} << 20);
+        b.resize(64, ' ');
+        CHECK_THAT(load(b, "safetensors", out).message(), Contains("over the limit of 104857600 bytes"));
+    }
+    SECTION("safetensors: a header of 300,000 zeros is refused before it builds a tree") {
+        std::string h = "[0";
+        for (int i = 1; i < 300000; ++i) h += ",0";
+        h += "]";
+        Bytes b;
+        put64(b, h.size());
+        b.insert(b.end(), h.begin(), h.end());
+        CHECK_THAT(load(b, "safetensors", out).message(), Contains("more than 262144 values"));
+    }
+}

@@ -142,3 +142,17 @@ TEST_CASE("head summaries: entropy, max and mean row maximum per layer and head"
         CHECK(s[lh].max == static_cast<float>(mx));
     }
 }
+
+// A [4, 1, 4096, 4096] stack is within the limit of numbers but is 2e11 multiply-adds (it ran 115 s
+// in wasm): refused before any work, naming the limit; the stack is not read.
+TEST_CASE("rollout has the call budget: a stack too slow to roll out is refused before any work", "[rollout][budget]") {
+    std::vector<float> one(1, 1.0f), out(1);
+    RolloutOptions o;
+    const Status st = attention_rollout(one.data(), 4, 1, 4096, o, out.data());
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(st.message(), Catch::Matchers::Contains("work: rollout of 4 layers x 4096 tokens") &&
+                                 Catch::Matchers::Contains("fewer layers or tokens"));
+    CHECK_FALSE(rollout_budget(16, 1, 2048).ok());
+    CHECK(rollout_budget(12, 12, 512).ok());   // the documented 12 x 12 x 512 x 512 stack
+    CHECK(rollout_budget(1, 1, 4096).ok());    // one layer: no product
+}

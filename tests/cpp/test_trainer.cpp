@@ -572,3 +572,29 @@ TEST_CASE("trainer, output modes: checks the option", "[trainer][output]") {
     HeadTrainer t;
     CHECK_THAT(t.init(o, previous_word_data(2, o.d_in, 1)).message(), Catch::Contains("output: expected 'none', 'value' or 'scaled'"));
 }
+
+// evaluate() had no work budget: thousands of pairs per sentence times many sentences ran as long as
+// they were given. It now counts them like a training batch and refuses past the call limit.
+TEST_CASE("trainer: evaluate() of data too large for one call is refused before any work", "[trainer][budget]") {
+    TrainerOptions o;
+    o.d_in = 1;
+    o.max_len = 1024;
+    o.batch = 1;
+    TrainerData train;
+    train.lengths = {4};
+    train.X = {0.1f, 0.2f, 0.3f, 0.4f};
+    train.targets = {-1, 0, 1, 2};
+    HeadTrainer t;
+    REQUIRE(t.init(o, train).ok());
+    TrainerData big;
+    big.lengths.assign(13, 1024);   // 13 x 1024^2 pairs, each a score, its softmax and its share of the loss
+    big.X.assign(13 * 1024, 0.5f);
+    big.targets.assign(13 * 1024, -1);
+    TrainerEval ev;
+    const Status st = t.evaluate(big, ev);
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(st.message(), Catch::Matchers::Contains("work: evaluate() of 13 sentences") &&
+                                 Catch::Matchers::Contains("fewer sentences"));
+    REQUIRE(t.evaluate(train, ev).ok());
+    CHECK(ev.count == 3);
+}

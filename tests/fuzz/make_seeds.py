@@ -51,3 +51,36 @@ for score in range(9):
     put('scores', f'score{score}', bytes([score, 1, 3, 4, 5, 6, 7]) + bytes(rng.randrange(256) for _ in range(300)))
 # the cancelling case: small integers scaled by 2^0 plus an offset of 2^10
 put('scores', 'offset', bytes([6, 1, 3, 4, 8, 3, 1, 150, 1, 10]) + bytes(rng.randrange(256) for _ in range(300)))
+
+# imported: a format byte (0 npy, 1 npz, 2 safetensors; +4 = softmax option) then a small valid file.
+def npy_bytes(header, data):
+    h = header
+    while (10 + len(h) + 1) % 64:
+        h += ' '
+    h += '\n'
+    return b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + data
+
+def zip_stored(members):
+    out, cd = b'', b''
+    for name, data in members:
+        n = name.encode()
+        crc = zlib.crc32(data)
+        cd += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 20, 20, 0, 0, 0, 0, crc, len(data), len(data), len(n), 0, 0, 0, 0, 0, len(out)) + n
+        out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 20, 0, 0, 0, 0, crc, len(data), len(data), len(n), 0) + n + data
+    return out + cd + struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, len(members), len(members), len(cd), len(out), 0)
+
+rows = [0.25, 0.75, 0.5, 0.5]
+att = npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 2, 2), }", struct.pack('<4f', *rows))
+toks = npy_bytes("{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }",
+                 b''.join(struct.pack('<3I', *[ord(c) for c in t.ljust(3, '\0')]) for t in ['the', 'cat']))
+put('imported', 'npy', b'\x00' + att)
+put('imported', 'npy-f2', b'\x00' + npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (2, 2), }", struct.pack('<4e', *rows)))
+put('imported', 'npz-tokens', b'\x01' + zip_stored([('attentions.npy', att), ('tokens.npy', toks)]))
+hdr = '{"__metadata__":{"tokens":"[\\"the\\",\\"cat\\"]"},"attentions":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}}'
+hdr += ' ' * (-len(hdr) % 8)
+put('imported', 'safetensors', b'\x02' + struct.pack('<Q', len(hdr)) + hdr.encode() + struct.pack('<4f', *rows))
+put('imported', 'safetensors-softmax', b'\x06' + struct.pack('<Q', len(hdr)) + hdr.encode() + struct.pack('<4f', 1.0, -2.0, 3.0, 0.0))
+
+# trainer: bytes read by fuzz_input.hpp's cursor (options first, then sentences and vectors).
+for i in range(6):
+    put('trainer', f'run{i}', bytes([i % 8, 8, 6, i % 3, 4, 6, i, 3, 3, i % 3, 7, 0, 20, 0, 10, 0]) + bytes(rng.randrange(256) for _ in range(400)))

@@ -234,3 +234,66 @@ test('headSummaries: entropy, max and mean row maximum per layer and head', () =
     assert.equal(s.max[lh], Math.fround(mx));
   }
 });
+
+// A file's declared sizes are 64-bit numbers; the wasm build is 32-bit. Before the readers computed
+// sizes in checked 64-bit arithmetic, the first file below read gigabytes past its data (RuntimeError:
+// memory access out of bounds, ~49 KB left allocated per attempt) and the second loaded as 2 x 2.
+test('declared sizes that wrap 32 bits are refused with the declared numbers; nothing leaks; the scope keeps working', () => {
+  const enc = new TextEncoder();
+  const rawNpy = (dict, data) => {
+    let h = dict;
+    while ((10 + h.length + 1) % 64) h += ' ';
+    h += '\n';
+    const head = new Uint8Array(10);
+    head.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+    new DataView(head.buffer).setUint16(8, h.length, true);
+    const hb = enc.encode(h), out = new Uint8Array(10 + hb.length + data.length);
+    out.set(head); out.set(hb, 10); out.set(data, 10 + hb.length);
+    return out;
+  };
+  const att = npy(A.subarray(0, N * N), [N, N]);
+  const before = scope.memoryInUse();
+  for (let i = 0; i < 20; i++) {
+    const tokens = rawNpy("{'descr': '<U262145', 'fortran_order': False, 'shape': (4096,), }", new Uint8Array(16384));
+    assert.throws(() => scope.loadAttentions(zip({ 'attentions.npy': att, 'tokens.npy': tokens })),
+      /tokens: 4096 tokens of 262145 characters need 4294983680 bytes of data, the file has 16384/);
+    const wrapped = rawNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967298, 4294967298), }", new Uint8Array(16));
+    assert.throws(() => scope.loadAttentions(wrapped, { tokens: ['a', 'b'] }), /shape \[4294967298, 4294967298\] is over the limit/);
+    const big = rawNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", new Uint8Array(16));
+    assert.throws(() => scope.loadAttentions(big), /\[99999999999, 99999999999\] is over the limit/);
+  }
+  assert.equal(scope.memoryInUse(), before, 'memoryInUse after refused files');
+  assert.equal(scope.loadAttentions(att, { tokens: TOKENS }).layers, 1);
+});
+
+// rollout of [4, 1, 4096, 4096] ran 115 s, and the model page blocked its main thread 57 s on a
+// [16, 1, 2048, 2048] file: rollout has the call budget, checked before the stack is copied.
+test('rollout: a stack too slow to roll out is a RangeError naming the work limit, at once', () => {
+  const A2 = new Float32Array(2 * 2048 * 2048).fill(1 / 2048);
+  assert.throws(() => scope.rollout(A2, { layers: 2, heads: 1, n: 2048 }),
+    (e) => e instanceof RangeError && /work: rollout of 2 layers x 2048 tokens/.test(e.message) && /fewer layers or tokens/.test(e.message));
+  const small = scope.rollout(A.subarray(0, 2 * H * N * N), { layers: 2, heads: H, n: N });
+  assert.equal(small.length, N * N);
+});
+
+// Echoes are cut: a 1 MB option key or token does not come back whole in an error or a warning;
+// JSON's 1e39 is named as outside float32, not as "an infinity"; a SharedArrayBuffer is file bytes;
+// an option inherited through a prototype is refused rather than used behind the own-key check.
+test('errors and warnings quote at most a short part of what they were handed', () => {
+  const longKey = 'k'.repeat(1 << 20);
+  assert.throws(() => scope.loadAttentions(npy(A.subarray(0, N * N), [N, N]), { [longKey]: 1 }),
+    (e) => e instanceof TypeError && e.message.length < 400 && /1048576 characters/.test(e.message));
+  const longToken = 't'.repeat(1 << 20);
+  const rows = new Float32Array(N * N).fill(0.5);   // rows sum to 2.5: a warning naming the worst row's token
+  const r = scope.loadAttentions(npy(rows, [N, N]), { tokens: [longToken, ...TOKENS.slice(1)] });
+  assert.ok(r.warnings.length > 0);
+  for (const w of r.warnings) assert.ok(w.length < 600, `warning of ${w.length} characters`);
+  assert.throws(() => scope.loadAttentions({ tokens: ['a', 'b'], attentions: [[1e39, 0], [0, 1]] }),
+    (e) => e instanceof RangeError && /outside the float32 range/.test(e.message) && /\[0\]\[0\]/.test(e.message));
+  const shared = new SharedArrayBuffer(64);
+  assert.throws(() => scope.loadAttentions(shared), (e) => e instanceof RangeError && /not a recognised attention file/.test(e.message));
+  const inherited = Object.create({ tokens: TOKENS });
+  assert.throws(() => scope.loadAttentions(npy(A.subarray(0, N * N), [N, N]), inherited),
+    (e) => e instanceof TypeError && /options\.tokens: inherited/.test(e.message));
+  assert.equal(scope.loadAttentions(npy(A.subarray(0, N * N), [N, N]), { tokens: TOKENS }).nq, N);
+});

@@ -429,3 +429,44 @@ test('output: a bad value is a TypeError naming options.output; the scope keeps 
     assert.equal(t.step(1), 3, 'and keeps working');
   } finally { t.dispose(); }
 });
+
+// Reliability: a learning rate out of range is refused; a step whose loss or update is not finite is
+// not taken (before: learningRate 1e20 was accepted and one step left every loss and weight NaN while
+// evaluate() still reported an accuracy); gradients() has the same budget as every public call
+// (before: 150 copies of a 1,024-token sentence at dIn 4096 aborted the wasm instance).
+test('trainer: learningRate range, no silent NaN, a budget on gradients(); the scope keeps working', () => {
+  for (const lr of [1e20, 1.5, Infinity, -1]) {
+    assertThrowsNaming(() => scope.createTrainer({ ...base, learningRate: lr }), lr === Infinity ? TypeError : RangeError, [/options\.learningRate/], `lr ${lr}`);
+  }
+  assert.throws(() => scope.createTrainer({ ...base, learningRate: 1e20 }), /<= 1/);
+  const ok = scope.createTrainer({ ...base, learningRate: 1 });
+  ok.step(3);
+  for (const l of ok.losses) assert.ok(Number.isFinite(l));
+  ok.dispose();
+
+  // Finite vectors so large that the projected scores overflow float: the first step's loss is not finite.
+  const huge = { ...train, vectors: train.vectors.map((x) => x * 1e30) };
+  const t = scope.createTrainer({ ...base, data: huge, score: 'dot' });
+  try {
+    const before = t.weights().Wq;
+    assert.throws(() => t.step(1), (e) => e instanceof RangeError && /training diverged at step 1: the loss is/.test(e.message) && /learningRate/.test(e.message));
+    assert.equal(t.steps, 0, 'the diverged step is not counted');
+    assertSameBytes(t.weights().Wq, before, 'the parameters stay those of the last finite step');
+  } finally {
+    t.dispose();
+  }
+
+  const n = 1024, d = 4096;
+  const big = scope.createTrainer({ data: { vectors: new Float32Array(n * d).fill(0.01), lengths: [n], targets: Array.from({ length: n }, (_, i) => i - 1) },
+    dIn: d, maxLen: n, batch: 1 });
+  try {
+    assert.throws(() => big.gradients(Array(150).fill(0)), (e) => e instanceof RangeError && /gradients\(\) of 150 sentences/.test(e.message) && /fewer sentences/.test(e.message));
+    assert.equal(big.gradients([0]).rows, n, 'one sentence is within the budget');
+  } finally {
+    big.dispose();
+  }
+  const again = scope.createTrainer(base);
+  again.step(2);
+  assert.equal(again.steps, 2);
+  again.dispose();
+});
