@@ -151,7 +151,7 @@ for (const [n, d] of sizes) {
   };
   const hasFused = typeof scope.attentionOutput === 'function';
   const weightsOpts = hasFused ? { ...opts, returns: ['weights', 'output'] } : opts;
-  // The weights path holds the n×n matrix: past the work budget (README "Limits and guarantees")
+  // The weights path holds the n×n matrix: past the work budget (docs/limits.md)
   // attention() refuses the call up front, and the case records the refusal instead of a time.
   let weightsRefused = null;
   try { scope.attention(Q, K, V, weightsOpts); } catch (e) { if (!(e instanceof RangeError)) throw e; weightsRefused = e.message; }

@@ -253,6 +253,20 @@ OpCase op_softmax_rows() {
             [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
 }
 
+// The trained model's layer kernels, on Q as nq rows of d: layer norm (gains and biases from W's first
+// row and K's first row), and bias + ReLU on a copy of Q in C.
+OpCase op_layer_norm() {
+    return {[](const kernels::KernelTable& t, Inputs& x) { t.layer_norm(x.nq, x.d, x.Q.data(), x.d, x.W.data(), x.K.data(), 1e-6f, x.C.data(), x.d); },
+            [](const Inputs& x) { return 7.0 * x.nq * x.d; }};
+}
+OpCase op_bias_activation() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.Q.begin(), x.Q.begin() + static_cast<std::ptrdiff_t>(x.nq * x.d), x.C.begin());
+                t.bias_activation(x.nq, x.d, x.C.data(), x.d, x.K.data(), kernels::Activation::relu);
+            },
+            [](const Inputs& x) { return 2.0 * x.nq * x.d; }};
+}
+
 // Backward passes. x.A holds a matrix of nq x nk values used as weights / upstream gradients.
 OpCase op_gemm_tn() {  // dK = dSᵀ Q: [nk, nq] · [nq, d]
     return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_tn(x.nk, x.d, x.nq, x.A.data(), x.nk, x.Q.data(), x.d, x.dK.data(), x.d); },

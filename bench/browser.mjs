@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { CHROMIUM_ARGS } from '../scripts/browser-harness.mjs';
 
 export const CHROMIUM = '/usr/bin/chromium';
 

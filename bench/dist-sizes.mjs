@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
-const files = readdirSync(dist).filter((f) => /\.(mjs|wasm|bin|d\.ts)$/.test(f)).sort();
+const files = readdirSync(dist).filter((f) => /\.(mjs|js|cjs|wasm|bin|d\.ts)$/.test(f)).sort();
 const sizes = Object.fromEntries(files.map((f) => {
   const bytes = readFileSync(join(dist, f));
   return [f, { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }];

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The lab's part 2 in node, with the page's own code (web/lab/session.js, web/lab/compare.js) and the
+// The lab's part 2 in node, with the page's own code (lab/session.js, lab/compare.js) and the
 // same wasm build: every scoring function trained on the same task from the same seed, 300 steps each,
 // held-out accuracy measured every 10 steps, as the page's Compare button does. Two tables for the
-// README ("Lab"): every rule from seed 1, and the previous-word rule from seeds 1 to 5 (how much a
+// docs/benchmarks.md ("The lab's comparison"): every rule from seed 1, and the previous-word rule from seeds 1 to 5 (how much a
 // ranking moves with the seed), plus the text the page writes for seed 1; and the output comparison
 // (attention only, + value output, + symmetric output) for a few functions, rules and seeds, with the
 // page's text for seed 1. Not a timing benchmark: the numbers are deterministic for a build (the page
@@ -18,7 +18,7 @@ const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscop
 const { LabSession } = await web('lab/session.js');
 const { Comparison, summaryRows, readComparison, scoreFamilies, OUTPUTS, COMPARE_DEFAULT_STEPS, COMPARE_EVAL_EVERY } = await web('lab/compare.js');
 const { RULES } = await web('lab/rules.js');
-const corpus = JSON.parse(readFileSync(join(root, 'web/lab/corpus.json'), 'utf8'));
+const corpus = JSON.parse(readFileSync(join(root, 'lab/corpus.json'), 'utf8'));
 
 const scope = await createAttnScope({ preload: true });
 const session = new LabSession(scope, corpus);

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch, median, observeLongTasks, option, trainUntil } from './browser.mjs';
 
 const folder = option('web') ?? (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : undefined);

@@ -9,7 +9,7 @@
 //   accuracy and the mean distance from a key to its nearest training point (and at the start).
 //   The page: in headless Chromium, from a click on Train to 500 steps, the longest main-thread task
 //   (PerformanceObserver long tasks, > 50 ms; 0 = none) and the time taken; 3 runs.
-// Writes bench/results/lab-prototypes.json; --readme renders the README table from it. --page-only
+// Writes bench/results/lab-prototypes.json; --readme renders its table in docs/benchmarks.md from it. --page-only
 // measures only the page and prints it (writes nothing); --web DIR serves another build's dist/web.
 //   node bench/lab-prototypes.mjs [--quick] [--no-page]     node bench/lab-prototypes.mjs --readme
 //   node bench/lab-prototypes.mjs --page-only [--web DIR]
@@ -53,10 +53,10 @@ function renderReadme() {
     `SIMD wasm in node, median ms: ${r.step.per_score.map((p) => `${p.score} ${p.ms_per_step.toFixed(3)}`).join(', ')}.`;
   if (r.page) t += ` In the page (Chromium, training in the worker, map and curves redrawn every frame): 500 steps in a median ${(r.page.median_ms_to_500_steps / 1000).toFixed(1)} s; longest main-thread task ${r.page.median_longest_task_ms} ms (median of ${r.page.runs.length} runs; 0 = no task over 50 ms).`;
   t += '\n';
-  const readme = join(root, 'README.md');
+  const readme = join(root, 'docs/benchmarks.md');
   const text = readFileSync(readme, 'utf8');
   const re = /(<!-- LAB-PROTOTYPES:START -->\n)[\s\S]*?(<!-- LAB-PROTOTYPES:END -->)/;
-  if (!re.test(text)) throw new Error('README.md lacks the LAB-PROTOTYPES markers');
+  if (!re.test(text)) throw new Error('docs/benchmarks.md lacks the LAB-PROTOTYPES markers');
   writeFileSync(readme, text.replace(re, `$1${t}$2`));
 }
 
@@ -65,7 +65,7 @@ if (process.argv.includes('--readme')) { renderReadme(); process.exit(0); }
 // ---- the page ----
 /** In headless Chromium: 3 runs from a click on Train to 500 steps (Start over in between). */
 async function measurePage(folder) {
-  const { startServer } = await import(pathToFileURL(join(root, 'tests/e2e/harness.mjs')).href);
+  const { startServer } = await import(pathToFileURL(join(root, 'scripts/browser-harness.mjs')).href);
   const { launch, observeLongTasks, trainUntil } = await import('./browser.mjs');
   const server = await startServer(folder);
   const browser = await launch();
@@ -99,9 +99,9 @@ if (process.argv.includes('--page-only')) {
 
 const quick = process.argv.includes('--quick');
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
-const { makeData, DATASET_IDS } = await import(pathToFileURL(join(root, 'web/lab/prototypes-data.js')).href);
-const { PrototypeClassifier, SCORES } = await import(pathToFileURL(join(root, 'web/lab/prototypes-model.js')).href);
-const { compareScores } = await import(pathToFileURL(join(root, 'web/lab/prototypes-compare.js')).href);
+const { makeData, DATASET_IDS } = await import(pathToFileURL(join(root, 'lab/prototypes-data.js')).href);
+const { PrototypeClassifier, SCORES } = await import(pathToFileURL(join(root, 'lab/prototypes-model.js')).href);
+const { compareScores } = await import(pathToFileURL(join(root, 'lab/prototypes-compare.js')).href);
 const scope = await createAttnScope();
 
 const DATA = { n: 400, noise: 0.1, testFraction: 0.3 };

@@ -20,8 +20,8 @@ const quick = process.argv.includes('--quick');
 const outArg = process.argv.find((a) => a.startsWith('--out='));
 const outFile = outArg ? outArg.slice(6) : join(root, 'bench/results/lab.json');
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
-const { RULE_IDS, buildTask, chanceAccuracy } = await import(pathToFileURL(join(root, 'web/lab/rules.js')).href);
-const corpus = JSON.parse(readFileSync(join(root, 'web/lab/corpus.json'), 'utf8'));
+const { RULE_IDS, buildTask, chanceAccuracy } = await import(pathToFileURL(join(root, 'lab/rules.js')).href);
+const corpus = JSON.parse(readFileSync(join(root, 'lab/corpus.json'), 'utf8'));
 
 const HEAD = { dHead: 16, positions: 'concat', dPos: 16, maxLen: 24, batch: 32, learningRate: 0.01, seed: 1 };
 const WARMUP_MS = 1000, BATCHES = quick ? 7 : 21, STEPS = 20, TRAIN_STEPS = 300, EVAL_EVERY = 25;

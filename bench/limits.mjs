@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Wall time of the largest calls the limits accept, and of refusing calls beyond them, in Node on the
-// built package (dist/). The numbers behind README "Limits and guarantees". `npm run build` first.
+// built package (dist/). The numbers behind docs/limits.md. `npm run build` first.
 //   node bench/limits.mjs > bench/results/limits.json
 // Each case runs 3 times after one warm-up call; the median is reported (ms).
 import { cpus, loadavg } from 'node:os';

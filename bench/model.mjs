@@ -12,10 +12,10 @@
 // A duration is never asserted anywhere: tests/e2e/model.test.mjs checks what is drawn, not how fast.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch } from './browser.mjs';
 
-// --readme: writes the table of bench/results/model.json into README.md (between the MODELBENCH markers).
+// --readme: writes the table of bench/results/model.json into docs/benchmarks.md (between the MODELBENCH markers).
 if (process.argv.includes('--readme')) {
   const { readFileSync, writeFileSync } = await import('node:fs');
   const r = JSON.parse(readFileSync(join(root, 'bench/results/model.json'), 'utf8'));
@@ -24,10 +24,10 @@ if (process.argv.includes('--readme')) {
     + `a ${r.shape.join(' × ')} float32 .npy (${(r.file_bytes / 1e6).toFixed(0)} MB) and its tokens dropped ${r.runs} times after ${r.warmup_ms / 1000} s of drops to warm up; medians (\`node bench/model.mjs\`):\n\n`
     + '| step | median ms |\n|---|--:|\n';
   for (const x of r.results) t += `| ${x.name} | ${ms(x.median_ms)} |\n`;
-  const readme = join(root, 'README.md');
+  const readme = join(root, 'docs/benchmarks.md');
   const text = readFileSync(readme, 'utf8');
   const re = /(<!-- MODELBENCH:START -->\n)[\s\S]*?(<!-- MODELBENCH:END -->)/;
-  if (!re.test(text)) throw new Error('README.md lacks the MODELBENCH markers');
+  if (!re.test(text)) throw new Error('docs/benchmarks.md lacks the MODELBENCH markers');
   writeFileSync(readme, text.replace(re, (_, a, b) => `${a}${t}${b}`));
   process.exit(0);
 }

@@ -6,12 +6,12 @@
 //   3. keystroke → heatmap redrawn at 128 tokens ("attnscope:update", as bench/page.mjs);
 //   4. PerformanceObserver 'longtask' on the main thread while a 2,000-token computation runs.
 // Medians after at least 1 s of warm-up. Prints JSON (scripts/bench.sh stores it as
-// bench/results/page-scale.json; scripts/bench-report.mjs renders its table in the README).
+// bench/results/page-scale.json; scripts/bench-report.mjs renders its table in docs/benchmarks.md).
 // Never asserted in a test: the machine is shared and noisy.
 //   node bench/page-scale.mjs [--quick] [--web DIR]   (DIR: another build of dist/web/, to compare two builds)
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch, option } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');

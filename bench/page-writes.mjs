@@ -4,7 +4,7 @@
 // Unlike the timings of page.mjs the counts do not depend on how busy the machine is.
 //
 //   node bench/page-writes.mjs [--web DIR] [--tokens N]   (default 40 tokens; DIR: another build's dist/web)
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { launch, option } from './browser.mjs';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // Page benchmark: keystroke → plots redrawn in the demo, in headless Chromium.
 //
-// The page measures each update itself (web/main.js: "attnscope:update" spans the input event to the
+// The page measures each update itself (web/demo.js: "attnscope:update" spans the input event to the
 // end of the DOM update; "attnscope:paint" the browser's style, layout and paint work after it). This
 // script serves dist/web/, types into the query box at several sentence lengths, warms up first (V8
 // runs new wasm in a slower tier for its first ~100 ms of calls, and the page's own JS is cold) and
@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { root, startServer } from '../tests/e2e/harness.mjs';
+import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch, option, mainThreadTasks, TRACE_CATEGORIES } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');

@@ -355,8 +355,92 @@ export interface Trainer {
   dispose(): void;
 }
 
+/** A head of a model, `'L.H'`: layer L and head H, both counted from 0 (USE-Lite: `'0.0'` to `'1.3'`). */
+export type HeadLabel = `${number}.${number}`;
+
+/** Options of {@link AttnScope.loadModel}. */
+export interface LoadModelOptions {
+  /**
+   * The model file: `'default'` (the package's `use-lite.bin`, found next to the module like the
+   * vocabulary; 14.1 MB, downloaded by this call), its bytes, or its URL.
+   */
+  model?: 'default' | Uint8Array | ArrayBuffer | string | URL;
+  /** Called as the file downloads: bytes so far, and the total (0 when the server does not say). */
+  onProgress?: (loaded: number, total: number) => void;
+}
+
+/** Options of {@link Model.encode}: what to change in the model for this call (the model itself by default). */
+export interface ModelEncodeOptions {
+  /**
+   * The scoring function of every head (one name), or of some heads (`{ '1.2': 'cosine' }`; the others
+   * keep `'scaled-dot'`, the model's own, which reproduces the model exactly). Computed on the head's
+   * trained q and k. `general`, `additive` and `location` need matrices the model does not have: they
+   * get seeded Xavier matrices (seed 1, one per head).
+   */
+  score?: ScoreName | Partial<Record<HeadLabel, ScoreName>>;
+  /** Heads knocked out: their output is zeroed before the output projection; what follows is recomputed. */
+  ablate?: HeadLabel[];
+  /** Kernel variant (default: the scope's). */
+  variant?: VariantName;
+}
+
+/** What {@link Model.encode} returns. */
+export interface ModelEncoding {
+  /** The pieces the model saw (SentencePiece; unknown characters as themselves), n of them. */
+  tokens: string[];
+  /** Their vocabulary ids (0 = an unknown run). */
+  ids: Int32Array;
+  /** Tokens the model ran on: at most `model.maxTokens` (128). */
+  n: number;
+  /** Float32Array [layers, heads, n, n], row-major: row i of head (l, h) is token i's attention over the n tokens (sums to 1). */
+  attentions: Float32Array;
+  /** Float32Array [dim = 512]: the sentence embedding, unit length. */
+  embedding: Float32Array;
+  /** True when the text had more than `maxTokens` tokens: the model saw the first `maxTokens`. */
+  truncated: boolean;
+  /** The model's layer count (2): the first dimension of `attentions`. */
+  layers: number;
+  /** Heads per layer (4): the second dimension of `attentions`. */
+  heads: number;
+  /** The kernel variant that ran. */
+  variant: 'scalar' | 'simd';
+  /** encode(text) only: Uint32Array [n, 2], each token's [start, end) UTF-16 offsets in the text. */
+  spans?: Uint32Array;
+}
+
+/**
+ * A trained transformer run by attnscope's kernels: Universal Sentence Encoder Lite (2 layers, 4 heads,
+ * 512-dimensional sentence embeddings). See docs/model.md.
+ */
+export interface Model {
+  /** Which model: `'use-lite'`. */
+  readonly name: 'use-lite';
+  /** 2 transformer layers. */
+  readonly layers: number;
+  /** 4 heads per layer. */
+  readonly heads: number;
+  /** 128: longer texts are cut (`truncated: true`). */
+  readonly maxTokens: number;
+  /** 512: the embedding's length. */
+  readonly dim: number;
+  /** Each layer's head width: [64, 128]. */
+  readonly headDims: readonly number[];
+  /** Number of ids (8002; 8000 have pieces). */
+  readonly vocabularySize: number;
+  /** The SentencePiece vocabulary: [piece, log-probability or null], id = index. */
+  readonly vocabulary: ReadonlyArray<readonly [string, number | null]>;
+  /** Tokenises `text` and runs the model. TypeError for a non-string, RangeError for text with no token. */
+  encode(text: string, options?: ModelEncodeOptions): ModelEncoding;
+  /** Runs the model on token ids (each from 0 to vocabularySize − 1); tokens are the ids' pieces. */
+  encodeIds(ids: Int32Array | readonly number[], options?: ModelEncodeOptions): ModelEncoding;
+  /** Cosine of the two embeddings (texts or ids), each computed with `options`. */
+  similarity(a: string | Int32Array | readonly number[], b: string | Int32Array | readonly number[], options?: ModelEncodeOptions): number;
+  /** Frees the model's weights (about 28 MB of the wasm heap); the scope keeps working. */
+  dispose(): void;
+}
+
 /** Files of the npm package that `locateFile` may be asked for. */
-export type PackageFile = 'attnscope.wasm' | 'attnscope-scalar.wasm' | 'glove-50k.bin' | 'glove-10k.bin';
+export type PackageFile = 'attnscope.wasm' | 'attnscope-scalar.wasm' | 'glove-50k.bin' | 'glove-10k.bin' | 'use-lite.bin';
 
 /** Options of {@link createAttnScope}; all optional. */
 export interface CreateOptions {
@@ -687,7 +771,7 @@ export interface LoadedAttentions {
   warnings: string[];
 }
 
-/** Options of {@link AttnScope.rollout}. */
+/** Options of {@link AttnScope.rollout} and {@link AttnScope.attentionFlow}. */
 export interface RolloutOptions {
   /** Layers in the stack. */
   layers: number;
@@ -761,6 +845,12 @@ export interface AttnScope {
    */
   loadVocabulary(): Promise<VocabularyInfo>;
   /**
+   * Loads a trained model into this scope's wasm instance (default: the shipped USE-Lite, downloaded by
+   * this call). Errors: TypeError for an option of the wrong type, RangeError/Error naming what is
+   * wrong with a damaged or foreign file.
+   */
+  loadModel(options?: LoadModelOptions): Promise<Model>;
+  /**
    * Attention between two sentences (or one, with itself): tokenize, embed, project, score, softmax,
    * A·V, in one call. Needs the vocabulary loaded (throws an Error saying so otherwise).
    */
@@ -815,6 +905,15 @@ export interface AttnScope {
    * token i after the last layer; every row sums to 1.
    */
   rollout(attentions: Float32Array, options: RolloutOptions): Float32Array;
+  /**
+   * Attention flow (Abnar & Zuidema 2020) of the self-attention stack attentions [layers, heads, n, n]
+   * → Float32Array [n, n], row-major: flow[i, j] is the value of a maximum flow from token i after the
+   * last layer to input token j, through edges (l+1, a) → (l, b) of capacity Ā_l[a, b] (rollout's matrices,
+   * same options). In [0, 1]; exact to 1e-6 (closed forms for 1 and 2 layers, Dinic's max-flow beyond).
+   * Throws a RangeError over the work limit (2 layers: up to 812 tokens; 3: 53; 4: 45; 12: 30; docs/flow.md)
+   * and the errors of rollout().
+   */
+  attentionFlow(attentions: Float32Array, options: RolloutOptions): Float32Array;
   /** Entropy, max and mean row maximum of every head: attentions [layers, heads, nq, nk]. */
   headSummaries(attentions: Float32Array, options: { layers: number; heads: number; nq: number; nk: number }): HeadSummaries;
   /** Bytes of wasm memory in use by the allocator (for leak checks; shared by the scopes of one instance). */
@@ -845,3 +944,67 @@ export default createAttnScope;
 
 /** True when this JS engine runs WebAssembly SIMD (then `createAttnScope` loads the SIMD build). */
 export function engineHasSimd(): boolean;
+
+/** Options of {@link createAttnPool}; all optional. */
+export interface PoolOptions {
+  /**
+   * How many workers, each one wasm instance (an integer from 1 to 256). Default: the machine's
+   * parallelism less one (`os.availableParallelism()` in Node, `navigator.hardwareConcurrency` in
+   * browsers), at least 1.
+   */
+  workers?: number;
+  /** Every worker loads its vocabulary before the promise resolves (else at a worker's first `attend`). */
+  preload?: boolean;
+  /** As {@link CreateOptions.vocabulary}: each worker loads its own copy. */
+  vocabulary?: CreateOptions['vocabulary'];
+  /** As {@link CreateOptions.locateFile}, called here (not in the workers) once per package file. */
+  locateFile?: CreateOptions['locateFile'];
+}
+
+/** What every pool call accepts besides the scope's options. */
+export interface PoolCallOptions {
+  /**
+   * Aborting it rejects the call at once with a `DOMException` named `'AbortError'` (its `cause`
+   * is the signal's reason); the workers busy with the call are terminated and restarted.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * The scope's calls on a pool of workers, asynchronous: same arguments, options, results and errors
+ * as {@link AttnScope}'s, plus `signal`. scores, attention and attentionOutput are split over the
+ * query rows (in blocks of 64 rows, so the numbers are the scope's bit for bit; a call with a
+ * distance score and a query row outside 2^-40..2^40 runs whole on one worker), `attend` over heads
+ * (each head's numbers, and the output, are the scope's). See docs/pool.md.
+ */
+export interface AttnPool {
+  /** How many workers (wasm instances) the pool runs. */
+  readonly workers: number;
+  /** As {@link AttnScope.registry}. */
+  readonly registry: Registry;
+  /** As {@link AttnScope.scoreFunctions}. */
+  readonly scoreFunctions: readonly ScoreInfo[];
+  /** As {@link AttnScope.variants}: the workers' instances. */
+  readonly variants: VariantInfo;
+  /** As {@link AttnScope.attend}, split over heads; a worker loads its vocabulary first if it has not yet. `timeMs` is the pool's wall time. */
+  attend(options: AttendOptions & PoolCallOptions): Promise<AttendResult>;
+  /** As {@link AttnScope.scores}. */
+  scores(Q: Float32Array, K: Float32Array, options: ScoresOptions & PoolCallOptions): Promise<Float32Array>;
+  /** As {@link AttnScope.attention}; with several workers the result's arrays are separate copies. */
+  attention<R extends AttentionPart = AttentionPart>(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionReturnsOptions<R> & PoolCallOptions): Promise<Pick<AttentionResult, R | 'variant'>>;
+  /** As {@link AttnScope.attentionOutput}. */
+  attentionOutput(Q: Float32Array, K: Float32Array, V: Float32Array, options: AttentionOptions & PoolCallOptions): Promise<Float32Array>;
+  /** Terminates every worker: calls still running reject, later calls reject. Lets Node exit. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Starts `workers` workers (worker_threads in Node, module workers in browsers; no
+ * SharedArrayBuffer, no cross-origin isolation needed), each with one wasm instance, and resolves
+ * to an {@link AttnPool} once all are ready.
+ * @example
+ * const pool = await createAttnPool();
+ * const O = await pool.attentionOutput(Q, K, V, { nq: 4096, nk: 4096, d: 64, dv: 64, signal });
+ * await pool.dispose();
+ */
+export function createAttnPool(options?: PoolOptions): Promise<AttnPool>;

@@ -1,27 +1,14 @@
 // attnscope, split build: attnscope.wasm (SIMD) or attnscope-scalar.wasm (engines without wasm SIMD),
 // and the vocabulary, fetched when asked for (createAttnScope({ preload: true }) or scope.loadVocabulary()).
+// Where the files are found: split-build.mjs.
 import { createScopeWith, engineHasSimd } from './scope.mjs';
-
-// Every file this module loads, each named literally in new URL('./file', import.meta.url): the pattern
-// Vite and webpack 5 (and Parcel 2) recognise, so they copy the file into the app's output and put its
-// final URL here, with no configuration. Keep it literal: a computed name is invisible to them.
-// (esbuild and plain Rollup leave the expression as it is: the files must then sit next to the bundle.)
-const FILES = {
-  'attnscope.wasm': () => new URL('./attnscope.wasm', import.meta.url),
-  'attnscope-scalar.wasm': () => new URL('./attnscope-scalar.wasm', import.meta.url),
-  'glove-50k.bin': () => new URL('./glove-50k.bin', import.meta.url),
-  'glove-10k.bin': () => new URL('./glove-10k.bin', import.meta.url),
-};
-
-const build = {
-  file: (name) => FILES[name](),
-  loadFactory: async (simd) => (simd ? await import('./attnscope-wasm.mjs') : await import('./attnscope-scalar-wasm.mjs')).default,
-  wasmFile: (simd) => (simd ? 'attnscope.wasm' : 'attnscope-scalar.wasm'),
-};
+import { splitBuild } from './split-build.mjs';
 
 /** @type {typeof import('./attnscope.js').createAttnScope} */
 export function createAttnScope(options) {
-  return createScopeWith(build, options);
+  return createScopeWith(splitBuild, options);
 }
 export { engineHasSimd };
+// The pool of workers (pool.mjs): the same calls on every core.
+export { createAttnPool } from './pool.mjs';
 export default createAttnScope;

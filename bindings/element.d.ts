@@ -3,7 +3,7 @@ import type { AttendResult, AttnScope, MaskName, ProjectionName, ScoreName, Vari
 
 /** A view of <attn-scope>: which of the demo's figures it shows. */
 export type AttnScopeView = 'heatmap' | 'lines' | 'both' | 'heads' | 'compare' | 'why' | 'scaling' | 'cosine-dot'
-  | 'distance' | 'hull';
+  | 'distance' | 'hull' | 'model';
 /** A control <attn-scope> can show above its figure (the `controls` attribute lists them). */
 export type AttnScopeControl = 'query' | 'keys' | 'score' | 'temperature' | 'heads' | 'projection' | 'seed' | 'positional'
   | 'mask' | 'p' | 'eps' | 'variant' | 'view';
@@ -46,8 +46,16 @@ export interface AttnScopeAttributes {
   theme: AttnScopeTheme;
   /** A caption under the figure, also its accessible name. Default ''. */
   caption: string;
-  /** URL of a vocabulary file (docs/vocab-format.md); '' (default): the inlined 10,000 words. */
+  /** URL of a vocabulary file (docs/vocab-format.md); '' (default): the built-in 10,000 words (inlined in the classic script, a file of the package for the module). */
   vocab: string;
+  /**
+   * 'use-lite': the trained model's views (every layer and head, one head re-scored, knock-outs, the
+   * embedding's move, rollout; docs/model.md) of `query` (and `keys` as a second sentence) instead of
+   * the explorer's. '' (default): the explorer.
+   */
+  model: '' | 'use-lite';
+  /** URL of the model's weights file (dist/use-lite.bin); default 'use-lite.bin' beside the page. */
+  modelSrc: string;
 }
 
 /** detail of `attn-ready`: the first result drawn. */
@@ -89,10 +97,16 @@ export interface AttnScopeElement extends AttnScopeAttributes {}
 export declare class AttnScopeElement extends HTMLElement {
   /** The attributes the element watches (every attribute of AttnScopeAttributes). */
   static readonly observedAttributes: string[];
-  /** Wasm memory in use (bytes) of the instance shared by every element with this vocabulary ('' = inlined). */
+  /** Wasm memory in use (bytes) of the instance shared by every element with this vocabulary ('' = the built-in 10,000 words). */
   static memoryInUse(vocab?: string): Promise<number>;
-  /** The attnscope API object shared by every element with this vocabulary ('' = inlined). */
+  /**
+   * The attnscope API object shared by every element with this vocabulary ('' = the built-in 10,000 words).
+   * A URL's scope is disposed when the last element using it is removed from the page (or its vocab
+   * changes): do not keep it past that.
+   */
   static scope(vocab?: string): Promise<AttnScope>;
+  /** The vocabularies held now: '' (the built-in one, always) and the resolved URLs connected elements use. */
+  static vocabularies(): string[];
 
   // The attribute-mirroring properties (query, keys, score, …, vocab) come from AttnScopeAttributes,
   // merged in by the interface of the same name below: one list, with its docs and defaults.

@@ -31,8 +31,10 @@
 #include "attnscope/embeddings.hpp"
 #include "attnscope/imported.hpp"
 #include "attnscope/limits.hpp"
+#include "attnscope/model.hpp"
 #include "attnscope/pipeline.hpp"
 #include "attnscope/registry.hpp"
+#include "attnscope/flow.hpp"
 #include "attnscope/rollout.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
@@ -203,8 +205,9 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, Ma
 
 // The options of attention() and attentionOutput(), as JS hands them over.
 AttentionOptions attention_options(Score score, Variant variant, const ScoreParams& params, double temperature,
-                                   Mask mask, std::uintptr_t padding) {
+                                   Mask mask, std::uintptr_t padding, int query_offset) {
     AttentionOptions o;
+    o.query_offset = static_cast<std::size_t>(query_offset < 0 ? 0 : query_offset);
     o.score = score;
     o.variant = variant;
     o.mask = mask;
@@ -218,8 +221,8 @@ AttentionOptions attention_options(Score score, Variant variant, const ScorePara
 std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
                          Score score, Variant variant, const ScoreParams& params, double temperature, Mask mask,
                          std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
-                         std::uintptr_t stats) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+                         std::uintptr_t stats, int query_offset) {
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, query_offset);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     // A null pointer (0 from JS) = not asked for: attention() then neither computes nor writes it.
     std::vector<RowStats> rs(stats ? unq : 0);
@@ -326,6 +329,23 @@ std::string rollout(std::uintptr_t A, int layers, int heads, int n, double resid
         .message();
 }
 
+// Attention flow, rollout's options (attnscope/flow.hpp); its budget, checked before the stack is copied.
+std::string attention_flow_cost(int layers, int heads, int n) {
+    return flow_budget(static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n)).message();
+}
+std::string js_attention_flow(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
+                              std::uintptr_t out) {
+    RolloutOptions o;
+    o.residual = residual;
+    if (head == "mean") o.head = RolloutHead::mean;
+    else if (head == "max") o.head = RolloutHead::max;
+    else if (head == "index") { o.head = RolloutHead::index; o.head_index = static_cast<std::size_t>(head_index); }
+    else return "head: unknown '" + head + "'";
+    return attention_flow(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
+                          mfptr(out))
+        .message();
+}
+
 // out: 3 * layers * heads floats: entropy, max, meanMax, each [layers, heads].
 std::string js_head_summaries(std::uintptr_t A, int layers, int heads, int nq, int nk, std::uintptr_t out) {
     const auto lh = static_cast<std::size_t>(layers) * static_cast<std::size_t>(heads);
@@ -345,8 +365,8 @@ std::string js_head_summaries(std::uintptr_t A, int layers, int heads, int nq, i
 // O [nq, dv] only, through the fused kernel (attention_output): no nq x nk matrix is allocated.
 std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk,
                                 int dv, Score score, Variant variant, const ScoreParams& params, double temperature,
-                                Mask mask, std::uintptr_t padding, std::uintptr_t O) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+                                Mask mask, std::uintptr_t padding, std::uintptr_t O, int query_offset) {
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, query_offset);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     return attention_output(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
                             ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,
@@ -387,7 +407,7 @@ std::string js_attention_backward(std::uintptr_t Q, std::uintptr_t K, std::uintp
                                   Mask mask, std::uintptr_t padding, std::uintptr_t dO, std::uintptr_t dQ,
                                   std::uintptr_t dK, std::uintptr_t dV, std::uintptr_t dW, std::uintptr_t dW1,
                                   std::uintptr_t dW2, std::uintptr_t dv_, std::uintptr_t dWa) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding);
+    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, 0);
     const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
     AttentionGrads g;
     Status st = attention_backward(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
@@ -677,8 +697,90 @@ public:
         return out;
     }
 
+    // attend()'s output from its heads' outputs side by side (concat: nq x cols floats at `concat`),
+    // for calls split over heads: {error} or {data: Float32Array [nq, dOut] (a copy), dOut}.
+    val attend_output(std::uintptr_t concat, int nq, int cols, const AttendOptions& o) const {
+        val out = val::object();
+        Tensor result;
+        const Status st = attend_output_projection(
+            vocab_, o, ConstMatrix(fptr(concat), static_cast<std::size_t>(nq), static_cast<std::size_t>(cols)), result);
+        if (!st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(result.values.size(), result.values.data())));
+        out.set("dOut", static_cast<double>(result.cols));
+        return out;
+    }
+
 private:
     Vocabulary vocab_;
+};
+
+// ---- a trained model (attnscope/model.hpp), owned by one JS Model object ---------------------------
+
+class ModelState {
+public:
+    std::string load(std::uintptr_t bytes, int size) {
+        return Model::from_bytes(reinterpret_cast<const std::uint8_t*>(bytes), static_cast<std::size_t>(size), model_).message();
+    }
+    int layers() const { return static_cast<int>(model_.layers()); }
+    int heads() const { return static_cast<int>(model_.heads()); }
+    int max_tokens() const { return static_cast<int>(model_.max_tokens()); }
+    int vocabulary_rows() const { return static_cast<int>(model_.vocabulary_rows()); }
+    int output_dim() const { return static_cast<int>(model_.output_dim()); }
+    int head_dim(int layer) const { return static_cast<int>(model_.head_dim(static_cast<std::size_t>(layer))); }
+    // The SentencePiece vocabulary as JSON: [[piece, score | null], ...] (the package's vocab.json form).
+    std::string pieces_json() const {
+        std::string out = "[";
+        for (std::size_t i = 0; i < model_.pieces(); ++i) {
+            if (i) out += ',';
+            out += '[';
+            json_string(out, std::string(model_.piece(i)));
+            if (model_.piece_score_is_null(i)) {
+                out += ",null]";
+            } else {
+                char num[32];
+                std::snprintf(num, sizeof num, ",%.17g]", model_.piece_score(i));
+                out += num;
+            }
+        }
+        return out + "]";
+    }
+    // ids: `count` int32 at `ids`. scores: "" (the model's own) or one registry name per head, comma
+    // separated, layer-major; ablate: "" or one '0'/'1' per head. Returns {error} or
+    // {data: Float32Array [attentions [layers, heads, n, n] then embedding [dim]] (a copy), n, truncated}.
+    val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
+        val out = val::object();
+        ModelSurgery s;
+        s.variant = variant;
+        for (std::size_t start = 0; !scores.empty() && start <= scores.size();) {
+            const std::size_t end = std::min(scores.find(',', start), scores.size());
+            Score sc;
+            if (!parse_score(scores.substr(start, end - start), sc)) {
+                out.set("error", "score: unknown name '" + scores.substr(start, end - start) + "'");
+                return out;
+            }
+            s.scores.push_back(sc);
+            start = end + 1;
+        }
+        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        ModelResult r;
+        const Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), static_cast<std::size_t>(count), s, r);
+        if (!st) {
+            out.set("error", st.message());
+            return out;
+        }
+        std::vector<float> all(std::move(r.attentions));
+        all.insert(all.end(), r.embedding.begin(), r.embedding.end());
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(all.size(), all.data())));
+        out.set("n", static_cast<double>(r.n));
+        out.set("truncated", r.truncated);
+        return out;
+    }
+
+private:
+    Model model_;
 };
 
 }  // namespace
@@ -732,7 +834,9 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .field("Wo", &get_address<AttendOptions, &AttendOptions::Wo>, &set_address<AttendOptions, &AttendOptions::Wo>)
         .field("dHead", &AttendOptions::d_head)
         .field("dValue", &AttendOptions::d_value)
-        .field("dOut", &AttendOptions::d_out);
+        .field("dOut", &AttendOptions::d_out)
+        .field("headBegin", &AttendOptions::head_begin)
+        .field("headEnd", &AttendOptions::head_end);
 
     class_<ScopeState>("ScopeState")
         .smart_ptr_constructor("ScopeState", &std::make_shared<ScopeState>)
@@ -743,7 +847,20 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .function("vocabularyWord", &ScopeState::vocabulary_word)
         .function("nearestJson", &ScopeState::nearest_json)
         .function("tokenizeJson", &ScopeState::tokenize_json)
-        .function("attend", &ScopeState::attend);
+        .function("attend", &ScopeState::attend)
+        .function("attendOutput", &ScopeState::attend_output);
+
+    class_<ModelState>("ModelState")
+        .smart_ptr_constructor("ModelState", &std::make_shared<ModelState>)
+        .function("load", &ModelState::load)
+        .function("layers", &ModelState::layers)
+        .function("heads", &ModelState::heads)
+        .function("maxTokens", &ModelState::max_tokens)
+        .function("vocabularyRows", &ModelState::vocabulary_rows)
+        .function("outputDim", &ModelState::output_dim)
+        .function("headDim", &ModelState::head_dim)
+        .function("piecesJson", &ModelState::pieces_json)
+        .function("encode", &ModelState::encode);
 
     function("_registryJson", &registry_json_);
     function("_simdIsa", &simd_isa_name);
@@ -756,6 +873,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_loadAttentions", &load_attentions);
     function("_rollout", &rollout);
     function("_rolloutCost", &rollout_cost);
+    function("_attentionFlow", &js_attention_flow);
+    function("_attentionFlowCost", &attention_flow_cost);
     function("_headSummaries", &js_head_summaries);
     function("_callCost", &call_cost);
     function("_attentionOutput", &js_attention_output);

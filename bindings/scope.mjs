@@ -8,6 +8,8 @@
 // One wasm instance can hold many scopes: each AttnScope owns a ScopeState (its vocabulary) in the
 // instance; scope.newScope() makes another on the same instance.
 
+import { createSentencePiece } from './sentencepiece.mjs';
+
 const MAX_TOKENS_LIMIT = 4096;
 // The core's per-call memory limit (src/attnscope/limits.hpp, limits::kMaxFloats = 2^27 floats).
 const MAX_CALL_BYTES = 4 * 2 ** 27;
@@ -159,9 +161,26 @@ const taLength = Object.getOwnPropertyDescriptor(TypedArrayProto, 'length').get;
 const taKind = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;  // undefined if not one
 const typedKind = (v) => taKind.call(v);
 const typedLength = (v) => taLength.call(v);
+// How to turn what was given into the one flat, row-major Float32Array the calls take.
+function float32Fix(name, value) {
+  if (Array.isArray(value) && value.length > 0) {
+    const row = value[0];
+    if (Array.isArray(row)) {
+      // Rows of numbers (a matrix as nested arrays): flatten them, row after row.
+      const deeper = row.length > 0 && Array.isArray(row[0]);
+      return `it is an array of arrays (rows); flatten it, row after row: new Float32Array(${name}.flat(${deeper ? 'Infinity' : ''}))`;
+    }
+    if (row !== null && typeof row === 'object' && ArrayBuffer.isView(row)) {
+      // Rows that are typed arrays: .flat() leaves them as they are.
+      return `it is an array of typed-array rows; copy them into one, row after row: ` +
+        `Float32Array.from(${name}.flatMap((row) => Array.from(row)))`;
+    }
+  }
+  return `wrap it: new Float32Array(${name})`;
+}
 function checkFloat32(name, value, shape) {
   if (typedKind(value) !== 'Float32Array') {
-    if (Array.isArray(value) || ArrayBuffer.isView(value)) throw new TypeError(`${name}: expected a Float32Array ${shape}; wrap it: new Float32Array(${name})`);
+    if (Array.isArray(value) || ArrayBuffer.isView(value)) throw new TypeError(`${name}: expected a Float32Array ${shape}; ${float32Fix(name, value)}`);
     throw new TypeError(`${name}: expected a Float32Array ${shape}, got ${describe(value)}`);
   }
   return typedLength(value);
@@ -563,7 +582,14 @@ class Scope {
     return { nq, nk, d, dk, dv, temperature, mask, padding, ...this._scoreAndVariant(options, d, dk, nk) };
   }
 
-  attention(Q, K, V, options) {
+  attention(Q, K, V, options) { return this._attention(Q, K, V, options, 0); }
+  attentionOutput(Q, K, V, options) { return this._attentionOutput(Q, K, V, options, 0); }
+
+  // queryOffset (the pool's, never an option): the index of Q's first row in a longer query, which
+  // only the causal mask reads (key j is hidden from row i when j > queryOffset + i): rows [r0, r1)
+  // with queryOffset r0 give exactly those rows of the whole call.
+  _attention(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, ['returns']);
     const { nq, nk, dv } = a;
     const want = returnsOption('options.returns', options.returns);
@@ -579,7 +605,7 @@ class Scope {
       const e = this._enum;
       const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
         scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
-        ptrs.O || 0, ptrs.stats || 0);
+        ptrs.O || 0, ptrs.stats || 0, queryOffset);
       if (err) throw coreError(err);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
@@ -598,14 +624,15 @@ class Scope {
     }, QKV);
   }
 
-  attentionOutput(Q, K, V, options) {
+  _attentionOutput(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, []);
     const { nq, nk, dv } = a;
     this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
       const e = this._enum;
       const err = this._m._attentionOutput(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O);
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset);
       if (err) throw coreError(err);
       return this._read(ptrs.O, nq * dv);
     }, QKV);
@@ -672,6 +699,56 @@ class Scope {
     return this._vocabLoader.load();
   }
 
+  /**
+   * Loads a trained model (default: the shipped USE-Lite file, use-lite.bin, found next to the module
+   * like the vocabulary). options.model: 'default', the file's bytes (Uint8Array | ArrayBuffer), or
+   * its URL; options.onProgress(loaded, total) follows the download. Resolves to a Model that lives on
+   * this scope's wasm instance until model.dispose().
+   */
+  async loadModel(options = {}) {
+    checkKnownKeys('options', options, ['model', 'onProgress']);
+    this._live();
+    const { onProgress } = options;
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`options.onProgress: expected a function, got ${describe(onProgress)}`);
+    const source = options.model === undefined ? 'default' : options.model;
+    let bytes, label;
+    if (source === 'default') {
+      if (!this._instance.canLocate(MODEL_FILE)) {
+        throw new TypeError(`options.model: this build does not ship ${MODEL_FILE} (the single-file build carries no model); ` +
+          `pass its URL or bytes as options.model, or use locateFile, or import 'attnscope' (the split build)`);
+      }
+      const url = await this._instance.locate(MODEL_FILE);
+      bytes = await readUrl(url, { what: MODEL_FILE, expect: MODEL_MAGIC, onProgress });
+      label = `attnscope: ${url.href}`;
+    } else if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+      bytes = new Uint8Array(source);
+      label = 'options.model';
+    } else if ((typeof source === 'string' && source !== '') || source instanceof URL) {
+      const url = await toUrl(source, 'options.model');
+      bytes = await readUrl(url, { what: 'the model file', expect: MODEL_MAGIC, onProgress, fix: 'check the URL given as options.model' });
+      label = `attnscope: ${url.href}`;
+    } else {
+      throw new TypeError(`options.model: expected 'default', a Uint8Array or ArrayBuffer of a model file, or its URL, got ${describe(source)}`);
+    }
+    const m = this._m;
+    const state = new m.ModelState();
+    try {
+      const ptr = m._malloc(bytes.length);
+      if (!ptr) throw new RangeError(`${label}: out of wasm memory for ${bytes.length} bytes`);
+      try {
+        m.HEAPU8.set(bytes, ptr);
+        const err = state.load(ptr, bytes.length);
+        if (err) throw (label === 'options.model' ? new RangeError(`options.model: ${err}`) : new Error(`${label}: ${err}`));
+      } finally {
+        m._free(ptr);
+      }
+    } catch (e) {
+      state.delete();
+      throw e;
+    }
+    return new Model(this, state);
+  }
+
   embed(word) {
     if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
     checkWellFormed('word', word);
@@ -694,7 +771,10 @@ class Scope {
   }
 
   // ---- the sentence pipeline ----
-  attend(options) {
+  attend(options) { return this._attend(options, 0, 0); }
+
+  // attend()'s options checked and converted, for _attend and _attendOutput.
+  _attendInputs(options) {
     checkKnownKeys('options', options, ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional',
       'mask', 'p', 'eps', 'variant', 'maxTokens', 'experimentalScaledOutput', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys']);
     const query = checkText('query', options.query);
@@ -745,17 +825,39 @@ class Scope {
       weights = scoreWeights('', options, score, null, { head: dh });
     }
 
+    const e = this._enum;
+    const core = (ptrs, headBegin, headEnd) => ({
+      score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
+      seed, positional, mask: e.mask[mask], variant: e.variant[variant],
+      maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut, headBegin, headEnd,
+    });
+    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core };
+  }
+
+  // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
+  // then holds those heads, and its output is their outputs side by side (dOut their width):
+  // _attendOutput turns the joined heads into attend()'s output.
+  _attend(options, headBegin, headEnd) {
+    const a = this._attendInputs(options);
+    checkInt('headBegin', headBegin, 0, a.heads);
+    checkInt('headEnd', headEnd, 0, a.heads);
     const t0 = now();
-    return this._withArrays({ ...proj, ...weights.arrays }, {}, (ptrs) => {
-      const e = this._enum;
-      const res = state.attend(query, keys, cross, {
-        score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
-        seed, positional, mask: e.mask[mask], variant: e.variant[variant],
-        maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut,
-      });
+    return this._withArrays(a.arrays, {}, (ptrs) => {
+      const res = a.state.attend(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
       if (res.error) throw coreError(res.error);
       const timeMs = now() - t0;
-      return unpackAttend(res, d, score, temperature, this._instance.resolvedVariants[variant], timeMs);
+      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], timeMs);
+    });
+  }
+
+  /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */
+  _attendOutput(options, concat, nq, cols) {
+    const a = this._attendInputs(options);
+    checkShape('concat', concat, nq * cols, `[nq=${nq}, cols=${cols}]`);
+    return this._withArrays({ ...a.arrays, concat }, {}, (ptrs) => {
+      const res = a.state.attendOutput(ptrs.concat, nq, cols, a.core(ptrs, 0, 0));
+      if (res.error) throw coreError(res.error);
+      return { output: res.data, dOut: res.dOut };
     });
   }
 
@@ -816,22 +918,25 @@ class Scope {
    * residual (default 0.5) is the weight of the identity: Ā = residual·I + (1 − residual)·A, rows renormalised.
    */
   rollout(attentions, options) {
-    checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
-    const layers = checkInt('options.layers', options.layers, 1, 1024);
-    const heads = checkInt('options.heads', options.heads, 1, 1024);
-    const n = checkInt('options.n', options.n, 1, 4096);
-    if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
-    const cost = this._m._rolloutCost(layers, heads, n);   // before the stack is copied
-    if (cost) throw coreError(cost);
-    checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
-    const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
-    if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
-    const head = options.head === undefined ? 'mean' : options.head;
-    let mode = head, index = 0;
-    if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
-    else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._rolloutCost(l, h, t));
     return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
       const err = this._m._rollout(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
+      if (err) throw coreError(err);
+      return this._read(ptrs.out, n * n);
+    });
+  }
+
+  /**
+   * Attention flow (Abnar & Zuidema 2020) of self-attention [layers, heads, n, n] → Float32Array [n, n]:
+   * flow[i, j] is the max-flow from (layers, i) to (0, j) through edges of capacity Ā (rollout's matrices,
+   * same options). Exact (closed forms for 1 and 2 layers, Dinic beyond); refused over a work limit
+   * (kMaxFlowWork in src/attnscope/flow.hpp: 2 layers up to 812 tokens, 3 up to 53, 12 up to 30) and the
+   * call budget of every method. See docs/flow.md.
+   */
+  attentionFlow(attentions, options) {
+    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._attentionFlowCost(l, h, t));
+    return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
+      const err = this._m._attentionFlow(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
       if (err) throw coreError(err);
       return this._read(ptrs.out, n * n);
     });
@@ -887,6 +992,162 @@ function targetsOption(name, value, tokens) {
 
 // An integer array's bytes, as _withArrays copies them (malloc's blocks are 8-byte aligned).
 const bytesOf = (a) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+const MODEL_FILE = 'use-lite.bin';
+const MODEL_MAGIC = { bytes: Array.from('ATSMODEL', (c) => c.charCodeAt(0)), kind: 'an attnscope model file (starting "ATSMODEL")' };
+const NO_MODEL = 'model: this Model was disposed; load another with scope.loadModel()';
+
+/**
+ * A trained transformer (USE-Lite) run by the scope's kernels. encode() gives every layer's and head's
+ * attention and the sentence embedding; options re-score heads with any scoring function of the
+ * registry and knock heads out (see attnscope.d.ts).
+ */
+class Model {
+  constructor(scope, state) {
+    this._scope = scope;
+    this._state = state;
+    this.name = 'use-lite';
+    this.layers = state.layers();
+    this.heads = state.heads();
+    this.maxTokens = state.maxTokens();
+    this.dim = state.outputDim();
+    this.headDims = Object.freeze(Array.from({ length: this.layers }, (_, l) => state.headDim(l)));
+    this.vocabularySize = state.vocabularyRows();
+    this._pieces = null;
+  }
+
+  /** The SentencePiece vocabulary the ids index: [piece, log-probability | null][] (frozen). */
+  get vocabulary() {
+    this._pieces ??= deepFreeze(JSON.parse(this._live().piecesJson()));
+    return this._pieces;
+  }
+
+  _live() {
+    if (!this._state) throw new Error(NO_MODEL);
+    this._scope._live();
+    return this._state;
+  }
+
+  /** 'L.H' labels of every head, layer-major. */
+  _labels() {
+    const out = [];
+    for (let l = 0; l < this.layers; l++) for (let h = 0; h < this.heads; h++) out.push(`${l}.${h}`);
+    return out;
+  }
+  _headIndex(name, label) {
+    const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
+    const valid = `'L.H' with layer L from 0 to ${this.layers - 1} and head H from 0 to ${this.heads - 1} (e.g. '1.2')`;
+    if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${describe(label)}`);
+    const l = Number(m[1]), h = Number(m[2]);
+    if (l >= this.layers || h >= this.heads) throw new RangeError(`${name}: head '${label}' is out of range; expected ${valid}`);
+    return l * this.heads + h;
+  }
+  /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
+  _surgery(options) {
+    checkKnownKeys('options', options, ['score', 'ablate', 'variant']);
+    const scope = this._scope, names = scope._lists.scores, count = this.layers * this.heads;
+    const checkName = (name, value) => {
+      if (typeof value !== 'string' || !names.includes(value)) {
+        const E = typeof value === 'string' ? RangeError : TypeError;
+        throw new E(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
+      }
+      return value;
+    };
+    let scores = '';
+    const s = options.score;
+    if (typeof s === 'string') {
+      scores = Array(count).fill(checkName('options.score', s)).join(',');
+    } else if (s !== undefined) {
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) {
+        throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
+      }
+      const per = Array(count).fill('scaled-dot');
+      for (const [label, value] of Object.entries(s)) per[this._headIndex(`options.score['${label}']`, label)] = checkName(`options.score['${label}']`, value);
+      scores = per.join(',');
+    }
+    let ablate = '';
+    if (options.ablate !== undefined) {
+      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels 'L.H', got ${describe(options.ablate)}`);
+      const flags = Array(count).fill('0');
+      options.ablate.forEach((label, i) => { flags[this._headIndex(`options.ablate[${i}]`, label)] = '1'; });
+      ablate = flags.join('');
+    }
+    const variant = scope._variantOption(options.variant);
+    return { scores, ablate, variant };
+  }
+
+  /**
+   * The model on token ids (numbers in [0, vocabularySize)): as encode(), with tokens the ids' pieces.
+   * More than maxTokens ids are cut (truncated: true).
+   */
+  encodeIds(ids, options = {}) {
+    const state = this._live();
+    let arr;
+    if (typedKind(ids) === 'Int32Array') arr = Int32Array.from(ids);
+    else if (Array.isArray(ids)) arr = Int32Array.from(ids, (v, i) => checkInt(`ids[${i}]`, v, 0, this.vocabularySize - 1));
+    else throw new TypeError(`ids: expected an Int32Array or an array of token ids, got ${describe(ids)}`);
+    if (arr.length === 0) throw new RangeError('ids: expected at least one token id');
+    const o = this._surgery(options);
+    const m = this._scope._m;
+    const ptr = m._malloc(Math.max(4, arr.length * 4));
+    if (!ptr) throw new RangeError(`ids: out of wasm memory for ${arr.length} ids`);
+    let r;
+    try {
+      m.HEAP32.set(arr, ptr >> 2);
+      r = state.encode(ptr, arr.length, o.scores, o.ablate, this._scope._enum.variant[o.variant]);
+    } finally {
+      m._free(ptr);
+    }
+    if (r.error) throw coreError(r.error);
+    const n = r.n, size = this.layers * this.heads * n * n;
+    const pieces = this.vocabulary;
+    const used = arr.subarray(0, n);
+    return {
+      tokens: Array.from(used, (id) => (id < pieces.length ? pieces[id][0] : `<${id}>`)),
+      ids: Int32Array.from(used), n,
+      attentions: r.data.slice(0, size), embedding: r.data.slice(size),
+      truncated: r.truncated, layers: this.layers, heads: this.heads,
+      variant: this._scope._instance.resolvedVariants[o.variant],
+    };
+  }
+
+  /**
+   * The model on text: { tokens, ids, n, attentions [layers, heads, n, n], embedding [dim], truncated,
+   * spans }. Tokenised by the model's SentencePiece vocabulary (bindings/sentencepiece.mjs, the reference
+   * tokenizer's ids); tokens are the pieces' texts, spans their [start, end) UTF-16 offsets in `text`.
+   */
+  encode(text, options = {}) {
+    if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    checkWellFormed('text', text);
+    this._live();
+    this._surgery(options);  // option errors before any work
+    this._tokenizer ??= createSentencePiece(this.vocabulary);
+    const t = this._tokenizer.encode(text);
+    if (t.ids.length === 0) throw new RangeError("text: expected text with at least one token, got ''");
+    const r = this.encodeIds(t.ids, options);
+    r.tokens = t.pieces.slice(0, r.n);
+    r.spans = t.spans.slice(0, 2 * r.n);
+    return r;
+  }
+
+  /** Cosine of the embeddings of a and b (texts, or token ids), with the same options for both. */
+  similarity(a, b, options = {}) {
+    const run = (x, name) => {
+      if (typeof x === 'string') return this.encode(x, options).embedding;
+      if (Array.isArray(x) || typedKind(x) === 'Int32Array') return this.encodeIds(x, options).embedding;
+      throw new TypeError(`${name}: expected a string or token ids, got ${describe(x)}`);
+    };
+    const ea = run(a, 'a'), eb = run(b, 'b');
+    let dot = 0, na = 0, nb = 0;
+    for (let i = 0; i < ea.length; i++) { dot += ea[i] * eb[i]; na += ea[i] * ea[i]; nb += eb[i] * eb[i]; }
+    return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+  }
+
+  /** Frees the model's weights in the wasm instance; the scope stays usable. */
+  dispose() {
+    if (this._state) { this._state.delete(); this._state = null; }
+  }
+}
 
 class Trainer {
   constructor(scope, options) {
@@ -1102,6 +1363,27 @@ class Trainer {
 
 const IMPORT_FORMATS = ['npy', 'npz', 'safetensors', 'json'];
 const MAX_ATTENTION_VALUES = 2 ** 26;  // = kMaxAttentionValues in src/attnscope/imported.hpp
+/**
+ * The options and shape checks rollout and attentionFlow share; cost(layers, heads, n) is the core's
+ * budget check ('' or the refusal), run before the stack is copied into wasm memory.
+ */
+function stackOptions(attentions, options, cost) {
+  checkKnownKeys('options', options, ['layers', 'heads', 'n', 'residual', 'head']);
+  const layers = checkInt('options.layers', options.layers, 1, 1024);
+  const heads = checkInt('options.heads', options.heads, 1, 1024);
+  const n = checkInt('options.n', options.n, 1, 4096);
+  if (layers * heads * n * n > MAX_ATTENTION_VALUES) throw new RangeError(`attentions: ${layers}x${heads}x${n}x${n} is over the limit of ${MAX_ATTENTION_VALUES} numbers; use fewer layers, heads or tokens`);
+  const refused = cost(layers, heads, n);
+  if (refused) throw coreError(refused);
+  checkMatrix('attentions', attentions, layers * heads * n * n, `[layers=${layers}, heads=${heads}, n=${n}, n=${n}]`);
+  const residual = options.residual === undefined ? 0.5 : checkNumber('options.residual', options.residual, { min: 0 });
+  if (residual > 1) throw new RangeError(`options.residual: expected a number from 0 to 1 (the weight of the identity), got ${residual}`);
+  const head = options.head === undefined ? 'mean' : options.head;
+  let mode = head, index = 0;
+  if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
+  else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
+  return { layers, heads, n, residual, mode, index };
+}
 
 /** The format from a file's first bytes. */
 function sniffFormat(b) {
@@ -1335,3 +1617,60 @@ export async function createScopeWith(build, options = {}) {
   };
   return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }
+
+// ---- for the pool of workers (pool.mjs) ----------------------------------------------------------
+
+// The distance scores whose path (the fused identity or the blocked direct distances) depends on
+// whether every query row lies in the safe range (src/score.cpp, row_in_safe_range: 2^-40 to 2^40).
+const RANGE_DEPENDENT = new Set(['neg-euclidean', 'neg-sq-euclidean', 'idw']);
+function rowInSafeRange(Q, i, d) {
+  let m = 0;
+  for (let t = i * d, end = t + d; t < end; t++) {
+    const a = Math.abs(Q[t]);
+    if (!Number.isFinite(a)) return true;
+    if (a > m) m = a;
+  }
+  return m === 0 || (m >= 2 ** -40 && m <= 2 ** 40);
+}
+
+/**
+ * What the pool needs to split a call the way one scope computes it, without a wasm instance:
+ * validate(method, args) checks the arguments exactly as Scope[method] does before it touches wasm
+ * memory (the same errors, the same order) and returns { nq, d, cost, splittable }: cost is the
+ * whole call's _checkCost arguments (each worker checks them), splittable whether the query rows may
+ * go to different instances with no number changing: not for a distance score when a query row lies
+ * outside the safe range (the scope then takes another path for every row). (Under the causal mask a
+ * share is run with its first row's index, Scope._attention's queryOffset.)
+ * registry: the module's registry; available: scope.variants.available of an instance.
+ */
+export function callValidator(registry, available) {
+  const v = Object.create(Scope.prototype);
+  v._lists = listsOf(registry);
+  v.variants = { available };
+  v._variant = 'auto';
+  const splittable = (score, Q, nq, d) => {
+    if (RANGE_DEPENDENT.has(score)) for (let i = 0; i < nq; i++) if (!rowInSafeRange(Q, i, d)) return false;
+    return true;
+  };
+  return {
+    scores(Q, K, options) {
+      checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+      const { nq, nk, d, dk } = v._queryKeyShapes(Q, K, options);
+      const { score, weights } = v._scoreAndVariant(options, d, dk, nk);
+      return { nq, d, cost: [score, nq, nk, d, dk, 0, weights.hidden || 0, false], splittable: splittable(score, Q, nq, d) };
+    },
+    attention(Q, K, V, options) {
+      const a = v._attentionInputs(Q, K, V, options, ['returns']);
+      const want = returnsOption('options.returns', options.returns);
+      const outputOnly = want.size === 1 && want.has('output');
+      return { nq: a.nq, d: a.d, want, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly],
+        splittable: splittable(a.score, Q, a.nq, a.d) };
+    },
+    attentionOutput(Q, K, V, options) {
+      const a = v._attentionInputs(Q, K, V, options, []);
+      return { nq: a.nq, d: a.d, cost: [a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, true],
+        splittable: splittable(a.score, Q, a.nq, a.d) };
+    },
+  };
+}
+export { checkKnownKeys as checkOptionKeys, checkInt as checkInteger, describe as describeValue, toUrl as toAbsoluteUrl };

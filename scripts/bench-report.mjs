@@ -1,10 +1,15 @@
 // Wraps raw benchmark output with the machine it ran on, writes bench/results/*.json, and renders
-// the README's benchmark table (between the BENCH markers) from them.
+// the benchmark tables of docs/benchmarks.md (between the BENCH markers, and the lab's) and the limits
+// table of docs/limits.md from them.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { execFileSync } from 'node:child_process';
 
-// The limits table (README "Limits and guarantees"), from bench/limits.mjs.
+/** Where the generated tables live. */
+const BENCHMARKS = 'docs/benchmarks.md';
+const LIMITS = 'docs/limits.md';
+
+// The limits table (docs/limits.md), from bench/limits.mjs.
 function renderLimits(readme) {
   if (!existsSync('bench/results/limits.json') || !existsSync(readme)) return;
   const l = JSON.parse(readFileSync('bench/results/limits.json', 'utf8'));
@@ -21,7 +26,7 @@ function renderLimits(readme) {
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
 }
 
-// The lab's tables (README "Lab"), from bench/lab.mjs: ms per training step, and held-out accuracy
+// The lab's tables (docs/benchmarks.md, "The lab"), from bench/lab.mjs: ms per training step, and held-out accuracy
 // per scoring function and task.
 function renderLab(readme) {
   if (!existsSync('bench/results/lab.json') || !existsSync(readme)) return;
@@ -54,7 +59,7 @@ function renderLab(readme) {
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${t}$2`));
 }
 
-// The lab's comparison tables (README "Lab", part 2), from bench/lab-compare.mjs.
+// The lab's comparison tables (docs/benchmarks.md, "The lab's comparison"), from bench/lab-compare.mjs.
 function renderLabCompare(readme) {
   if (!existsSync('bench/results/lab-compare.json') || !existsSync(readme)) return;
   const l = JSON.parse(readFileSync('bench/results/lab-compare.json', 'utf8'));
@@ -103,10 +108,10 @@ function labOutputs(l) {
 }
 
 // `node scripts/bench-report.mjs --lab`: only the lab's tables, from bench/results/lab.json and lab-compare.json.
-if (process.argv[2] === '--lab') { renderLab('README.md'); renderLabCompare('README.md'); process.exit(0); }
+if (process.argv[2] === '--lab') { renderLab(BENCHMARKS); renderLabCompare(BENCHMARKS); process.exit(0); }
 
 // `node scripts/bench-report.mjs --limits`: only the limits table, from bench/results/limits.json.
-if (process.argv[2] === '--limits') { renderLimits('README.md'); process.exit(0); }
+if (process.argv[2] === '--limits') { renderLimits(LIMITS); process.exit(0); }
 
 // The demo page's table (bench/page.mjs), between the PAGE markers inside the BENCH block; also
 // rendered alone by `node scripts/bench-report.mjs --page`.
@@ -145,7 +150,7 @@ function renderPage(readme) {
   if (!re.test(text)) throw new Error(`${readme} lacks the PAGE markers`);
   writeFileSync(readme, text.replace(re, (_, a, b) => a + t + b));
 }
-if (process.argv[2] === '--page') { renderPage('README.md'); process.exit(0); }
+if (process.argv[2] === '--page') { renderPage(BENCHMARKS); process.exit(0); }
 
 const [nativeFile, wasmFile] = process.argv.slice(2);
 const cpu = cpus()[0]?.model ?? 'unknown';
@@ -244,7 +249,7 @@ if (existsSync('bench/results/attention-node.json')) {
     extra += `| ${n} | ${d} | ${ms(f)} | ${ms(t)} | ${x(f, t)} | ${refused ? 'refused¹' : ms(w)} | ${ms(tw)} | ${x(w, tw)} | ${ms(p)} | ${diff === undefined ? '–' : diff.toExponential(1)} |\n`;
   }
   const firstRefusal = (a.refusals || [])[0];
-  if (firstRefusal) extra += `\n¹ refused up front by the work budget (README "Limits and guarantees"): "${firstRefusal.refused}"\n`;
+  if (firstRefusal) extra += `\n¹ refused up front by the work budget (docs/limits.md): "${firstRefusal.refused}"\n`;
   extra += '\nSmall calls (CPU time per call from batches of 50 after a 1.5 s warm-up, median):\n\n| call | median µs |\n|---|--:|\n';
   for (const s2 of a.small) extra += `| ${s2.call} | ${s2.median_us.toFixed(1)} |\n`;
   // The plot: GFLOP/s against n at d = 64, one line per implementation.
@@ -272,7 +277,7 @@ if (existsSync('bench/results/attention-node.json')) {
   });
   svg += `<text x="${Wd - R + 6}" y="${T + 80 + 16 * pts.length}" fill="#666" font-size="10">${a.cpu.slice(0, 32)}</text>\n</svg>\n`;
   writeFileSync('bench/results/attention.svg', svg);
-  // Named, not linked: the README is also the npm package's page, and the tarball holds only dist/.
+  // Named, not linked: docs/benchmarks.md ships in the package, whose tarball holds no bench/ folder.
   extra += '\nThe same figures as a plot, GFLOP/s against n at d = 64 with the measured peak: `bench/results/attention.svg` in the repository.\n';
 }
 if (existsSync('bench/results/dist-sizes.json')) {
@@ -281,13 +286,13 @@ if (existsSync('bench/results/dist-sizes.json')) {
   for (const [f, v] of Object.entries(d)) if (!f.endsWith('.d.ts')) extra += `| \`${f}\` | ${v.raw.toLocaleString('en')} | ${v.gzip.toLocaleString('en')} |\n`;
 }
 table += extra;
-const readme = 'README.md';
+const readme = BENCHMARKS;
 if (existsSync(readme)) {
   const text = readFileSync(readme, 'utf8');
   const re = /(<!-- BENCH:START -->\n)[\s\S]*?(<!-- BENCH:END -->)/;
   if (re.test(text)) writeFileSync(readme, text.replace(re, `$1${env}\n${table}$2`));
 }
-renderLimits('README.md');
-renderLab('README.md');
-renderLabCompare('README.md');
+renderLimits(LIMITS);
+renderLab(BENCHMARKS);
+renderLabCompare(BENCHMARKS);
 console.log(env + '\n' + table);

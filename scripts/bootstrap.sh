@@ -16,9 +16,11 @@ compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >
 # The notebook example (examples/notebook.ipynb) is rendered to HTML by nbconvert in the browser tests.
 command -v jupyter-nbconvert >/dev/null || need+=(jupyter-nbconvert)
 command -v node >/dev/null || need+=(nodejs npm)
-# tests/js/python-export.test.mjs runs the README's PyTorch snippet and writes files with numpy.
+# tests/js/python-export.test.mjs runs the PyTorch snippet of docs/imported-attention.md and writes files with numpy.
 [ -d /usr/lib/python3/dist-packages/numpy ] || need+=(python3-numpy)
 [ -d /usr/lib/python3/dist-packages/torch ] || need+=(python3-torch)
+# tests/js/flow.test.mjs checks attention flow against networkx's maximum_flow_value.
+[ -d /usr/lib/python3/dist-packages/networkx ] || need+=(python3-networkx)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "bootstrap: installing ${need[*]}"

@@ -44,7 +44,7 @@ for (const [file, built, shipped] of glues) {
 // A shipped module must not hold import.meta (webpack turns import.meta.url into a path of the build
 // machine) except in the entry's literal new URL('./file', import.meta.url), nor a path of this machine.
 function checkPortable(file, text, allowLiteralUrls = false) {
-  const rest = allowLiteralUrls ? text.replace(/new URL\('\.\/[\w.-]+', import\.meta\.url\)/g, '') : text;
+  const rest = allowLiteralUrls ? text.replace(/new URL\((['"])\.\/[\w.-]+\1, import\.meta\.url\)/g, '') : text;
   if (/import\.meta\b/.test(rest.replace(/^\s*\/\/.*$/gm, ''))) throw new Error(`build-dist: ${file} uses import.meta outside new URL('./file', import.meta.url)`);
   if (text.includes(root)) throw new Error(`build-dist: ${file} contains the build folder's path ${root}`);
   return text;
@@ -55,16 +55,48 @@ const copies = [
   [join(wasmDir, 'attnscope-scalar-wasm.wasm'), 'attnscope-scalar.wasm'],
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   [join(root, 'bindings/scope.mjs'), 'scope.mjs'],
+  [join(root, 'bindings/split-build.mjs'), 'split-build.mjs'],
+  [join(root, 'bindings/sentencepiece.mjs'), 'sentencepiece.mjs'],
+  [join(root, 'bindings/sentencepiece.d.ts'), 'sentencepiece.d.ts'],
   [join(root, 'bindings/attnscope.d.ts'), 'attnscope.d.ts'],
   [join(root, 'bindings/attnscope.single.d.ts'), 'attnscope.single.d.ts'],
   [join(vocabDir, 'glove-50k.bin'), 'glove-50k.bin'],
   [join(vocabDir, 'glove-10k.bin'), 'glove-10k.bin'],
+  // The trained model (scripts/build-model.mjs) and its licence, fetched only by scope.loadModel().
+  [join(root, 'build/model/use-lite.bin'), 'use-lite.bin'],
+  [join(root, 'build/model/use-lite.LICENSE'), 'use-lite.LICENSE'],
 ];
 for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
 }
-for (const file of ['attnscope.mjs', 'scope.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
+for (const file of ['attnscope.mjs', 'scope.mjs', 'split-build.mjs', 'sentencepiece.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
+
+// The pool of workers: pool.mjs (imported by the entry) and pool-worker.mjs (each worker's module),
+// each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
+// the scope and the entry stay the shipped files beside them (one copy of the scope's code).
+const besideInDist = {
+  name: 'beside-in-dist',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(scope|split-build)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+for (const [entry, out] of [['pool.mjs', 'pool.mjs'], ['pool-worker.mjs', 'pool-worker.mjs']]) {
+  await build({
+    entryPoints: [join(root, 'bindings', entry)],
+    outfile: join(dist, out),
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    minify: false,
+    legalComments: 'inline',
+    logLevel: 'warning',
+    mainFields: ['module', 'main'],
+    plugins: [besideInDist],
+  });
+  checkPortable(out, readFileSync(join(dist, out), 'utf8'), true);
+}
 
 // Single file: the SIMD glue with the wasm inlined, the small vocabulary as base64, one ES module.
 const b64 = join(stage, 'glove-10k.base64.mjs');
@@ -75,6 +107,7 @@ if (!existsSync(b64) || statSync(b64).mtimeMs < statSync(vocab).mtimeMs) {
 copyFileSync(join(wasmDir, 'attnscope-single-wasm.mjs'), join(stage, 'attnscope-single-wasm.mjs'));
 copyFileSync(join(root, 'bindings/single.mjs'), join(stage, 'single.mjs'));
 copyFileSync(join(root, 'bindings/scope.mjs'), join(stage, 'scope.mjs'));
+copyFileSync(join(root, 'bindings/sentencepiece.mjs'), join(stage, 'sentencepiece.mjs'));
 await build({
   entryPoints: [join(stage, 'single.mjs')],
   outfile: join(dist, 'attnscope.single.mjs'),
@@ -88,4 +121,27 @@ await build({
   banner: { js: '// attnscope single-file build: wasm (SIMD) and a 10,000-word GloVe vocabulary inlined.' },
 });
 checkPortable('attnscope.single.mjs', readFileSync(join(dist, 'attnscope.single.mjs'), 'utf8'));
-console.log('dist: ' + glues.map(([file]) => file).concat(copies.map(([, to]) => to), 'attnscope.single.mjs').join(', '));
+
+// CommonJS entry (package.json "require"): a loader that import()s ./attnscope.mjs (see
+// bindings/attnscope.cjs.mjs for why not a second build), with engineHasSimd() copied in by esbuild.
+// Its declarations are those of the ES module, as a .d.cts (attnscope.d.ts imports nothing).
+await build({
+  entryPoints: [join(root, 'bindings/attnscope.cjs.mjs')],
+  outfile: join(dist, 'attnscope.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node18',
+  external: ['./attnscope.mjs'],
+  minify: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  banner: { js: "// attnscope for require(): loads the ES module ./attnscope.mjs with import(); built from bindings/attnscope.cjs.mjs." },
+});
+const cjs = readFileSync(join(dist, 'attnscope.cjs'), 'utf8');
+if (!cjs.includes('import("./attnscope.mjs")')) throw new Error('build-dist: attnscope.cjs does not import() ./attnscope.mjs: did esbuild bundle it in?');
+checkPortable('attnscope.cjs', cjs);
+if (/^\s*import\s|^\s*export\s[^;\n]*\sfrom\s|import\(/m.test(dtsOf('attnscope.d.ts'))) throw new Error('build-dist: attnscope.d.ts imports or re-exports another file; attnscope.d.cts (its copy) would need that file too');
+writeFileSync(join(dist, 'attnscope.d.cts'), '// Types of require(\'attnscope\') (dist/attnscope.cjs): the same API as the ES module.\n' + dtsOf('attnscope.d.ts'));
+function dtsOf(file) { return readFileSync(join(dist, file), 'utf8'); }
+console.log('dist: ' + glues.map(([file]) => file).concat(copies.map(([, to]) => to), 'pool.mjs', 'pool-worker.mjs', 'attnscope.single.mjs', 'attnscope.cjs', 'attnscope.d.cts').join(', '));

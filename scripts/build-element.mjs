@@ -1,8 +1,13 @@
-// Builds the <attn-scope> element (web/element/) twice from the same source, both with the SIMD wasm
-// and the 10,000-word vocabulary inlined (the single-file flavour staged by build-dist.mjs):
-//   dist/attnscope-element.js   a classic script (IIFE): <script src="attnscope-element.js"></script>
-//                               works from file://, where Chromium refuses module scripts;
-//   dist/attnscope-element.mjs  the package export 'attnscope/element' (ES module), for bundled sites;
+// Builds the <attn-scope> element (web/element/) twice from the same source:
+//   dist/attnscope-element.js   a classic script (IIFE) with the SIMD wasm and the 10,000-word vocabulary
+//                               inlined (the single-file flavour staged by build-dist.mjs):
+//                               <script src="attnscope-element.js"></script> works from file://, where
+//                               Chromium refuses module scripts, and needs no other file;
+//   dist/attnscope-element.mjs  the package export 'attnscope/element' (ES module), for sites with a
+//                               bundler: it imports the split build (./attnscope.mjs, not bundled in), whose
+//                               wasm and vocabulary files are named in literal new URL('./file',
+//                               import.meta.url), so the app's bundler emits them as assets, fetched on
+//                               use, instead of 1.5 MB of base64 in the app's JavaScript;
 // plus dist/attnscope-element.d.ts (types). Run after build-dist.mjs.
 //   node scripts/build-element.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
@@ -32,16 +37,23 @@ const common = {
   minify: !dev,
   legalComments: 'none',
   logLevel: 'warning',
-  // The element always uses the single-file module: nothing to fetch next to the script.
-  alias: { attnscope: join(stage, 'single.mjs') },
   loader: { '.css': 'text' },
   plugins: [formulasPlugin],
+};
+// The classic script uses the single-file module: nothing to fetch next to the script.
+const single = { alias: { attnscope: join(stage, 'single.mjs') } };
+// The module imports the package's own split build, next to it in dist/ (and shared with an app's
+// own import of 'attnscope': one copy of the core and one wasm instance per page).
+const splitBuild = {
+  name: 'attnscope-split-build',
+  setup(b) { b.onResolve({ filter: /^attnscope$/ }, () => ({ path: './attnscope.mjs', external: true })); },
 };
 
 // Classic script: there is no import.meta in a script; the module's base URL is the script's own
 // address (only used to resolve relative vocabulary URLs, which the element resolves itself).
 await build({
   ...common,
+  ...single,
   outfile: join(dist, 'attnscope-element.js'),
   format: 'iife',
   globalName: 'AttnScope',
@@ -51,17 +63,21 @@ await build({
       + 'var __attnscopeBase = (typeof document !== "undefined" && document.currentScript && document.currentScript.src) || (typeof location !== "undefined" ? location.href : "file:///");',
   },
 });
-// The module is bundled again by the site's bundler: no syntax minification, which would fold the node-only
-// import in scope.mjs (kept out of bundlers' sight behind a variable) into a literal they try to resolve.
+// The module is bundled again by the site's bundler: minified whitespace and names only.
 await build({
   ...common,
+  plugins: [...common.plugins, splitBuild],
   minify: false,
   minifyWhitespace: !dev,
   minifyIdentifiers: !dev,
   outfile: join(dist, 'attnscope-element.mjs'),
   format: 'esm',
-  banner: { js: '/* attnscope <attn-scope> element (ES module): wasm (SIMD) and a 10,000-word GloVe vocabulary (PDDL) inlined. */' },
+  banner: { js: '/* attnscope <attn-scope> element (ES module): the wasm and the 10,000-word GloVe vocabulary (PDDL) are files of the package (./attnscope.mjs finds them). */' },
 });
+const esm = readFileSync(join(dist, 'attnscope-element.mjs'), 'utf8');
+if (/import\.meta\b/.test(esm)) throw new Error('build-element: attnscope-element.mjs uses import.meta (webpack would turn it into a path of the build machine)');
+if (!/from\s*["']\.\/attnscope\.mjs["']/.test(esm)) throw new Error('build-element: attnscope-element.mjs does not import ./attnscope.mjs');
+if (esm.length > 1e6) throw new Error(`build-element: attnscope-element.mjs is ${esm.length} bytes: has the wasm or a vocabulary been inlined again?`);
 copyFileSync(join(root, 'bindings/element.d.ts'), join(dist, 'attnscope-element.d.ts'));
 
 for (const f of ['attnscope-element.js', 'attnscope-element.mjs']) {

@@ -1,4 +1,4 @@
-// Builds the web demo into dist/web/: esbuild bundles web/main.js with the npm package's JS (from
+// Builds the web demo into dist/web/: esbuild bundles web/demo.js with the npm package's JS (from
 // dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
 // and the vocabulary are copied next to it, and last the service worker (sw.js) that saves them for
 // offline use, each page what it needs (scripts/offline-manifest.mjs: the vocabulary only for the
@@ -11,9 +11,9 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
+import { PAGES, navHTML } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
-import { modelExample } from './model-example.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -38,20 +38,14 @@ const registry = await loadDistRegistry(dist);
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-// The pages: each an HTML file and its entry script (bundled to the same name), and CSS files. Another
-// page is one more line here. Plus the pages' module workers, each its own bundle (no chunk shared
-// with a page): the demo's compute worker (worker.js, which holds the wasm; web/compute-client.js
-// talks to it) and the lab's trainer (lab-worker.js; web/lab.js talks to it).
-const PAGES = [
-  { html: 'web/index.html', entry: 'web/main.js' },
-  { html: 'web/lab.html', entry: 'web/lab.js' },
-  { html: 'web/lab-prototypes.html', entry: 'web/lab-prototypes.js' },   // lab part 3: keys as prototypes
-  { html: 'web/model.html', entry: 'web/model.js' },   // your model's attention
-];
-const WORKERS = ['web/worker.js', 'web/lab-worker.js', 'web/lab/prototypes-worker.js'];
-const STYLES = ['web/style.css', 'web/lab.css', 'web/lab-prototypes.css', 'web/model.css'];
+// The pages (scripts/pages.mjs): each an HTML file, its entry script (bundled to the same name), its
+// module worker (its own bundle, no chunk shared with a page: the demo's compute worker, which holds
+// the wasm and web/compute-client.js talks to; the labs' trainers) and its CSS.
+const web = (f) => `web/${f}`;
+const ENTRIES = PAGES.flatMap((p) => [p.script, ...(p.worker ? [p.worker] : [])]).map(web);
+const STYLES = PAGES.filter((p) => p.style).map((p) => web(p.style));
 const result = await build({
-  entryPoints: [...PAGES.map((p) => p.entry), ...WORKERS].map((e) => join(root, e)),
+  entryPoints: ENTRIES.map((e) => join(root, e)),
   outdir: out,
   entryNames: '[name]',
   bundle: true,
@@ -73,16 +67,17 @@ copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
 // Every page's <head> starts with web/head.html (charset, viewport, the Content-Security-Policy, colour
-// scheme, the shared style sheet): one copy of the policy, not one per page.
+// scheme, the shared style sheet): one copy of the policy, not one per page. Its {{nav}} is the nav of
+// every page (scripts/pages.mjs), generated here, the page's own link marked as current.
 const sharedHead = readFileSync(join(root, 'web/head.html'), 'utf8').trimEnd();
 for (const p of PAGES) {
-  const html = p.html.replace(/^web\//, '');
-  const text = readFileSync(join(root, p.html), 'utf8');
-  if (!text.includes('<head>\n{{head}}\n')) throw new Error(`${p.html}: its <head> must start with {{head}} (web/head.html)`);
-  const page = text.replace('{{head}}', sharedHead).replaceAll('{{scoreCount}}', scoreCount);
+  const text = readFileSync(join(root, web(p.html)), 'utf8');
+  if (!text.includes('<head>\n{{head}}\n')) throw new Error(`web/${p.html}: its <head> must start with {{head}} (web/head.html)`);
+  if (!text.includes('{{nav}}')) throw new Error(`web/${p.html}: it has no {{nav}} (the pages' nav, scripts/pages.mjs)`);
+  const page = text.replace('{{head}}', sharedHead).replace('{{nav}}', navHTML(p.html)).replaceAll('{{scoreCount}}', scoreCount);
   const left = /\{\{\w*\}\}/.exec(page);
-  if (left) throw new Error(`${p.html}: unknown placeholder ${left[0]}`);
-  writeFileSync(join(out, html), page);
+  if (left) throw new Error(`web/${p.html}: unknown placeholder ${left[0]}`);
+  writeFileSync(join(out, p.html), page);
 }
 // The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
 for (const css of STYLES) {
@@ -95,10 +90,14 @@ for (const css of STYLES) {
     logLevel: 'warning',
   });
 }
-// The example the model page opens with: a small transformer with random weights, fixed seed.
-writeFileSync(join(out, 'model-example.json'), JSON.stringify(modelExample()) + '\n');
 for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
-for (const entry of [...PAGES.map((p) => p.entry), ...WORKERS]) {
+// The trained model (the demo's "trained model" choice, the model page's example): fetched by the
+// pages only when asked for, with its licence and attribution beside it.
+for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
+  if (!existsSync(join(dist, f))) throw new Error(`build-web: dist/ lacks ${f}; run the wasm build first (bash scripts/build.sh wasm)`);
+  copyFileSync(join(dist, f), join(out, f));
+}
+for (const entry of ENTRIES) {
   const js = basename(entry);   // entryNames '[name]': every bundle at the top of dist/web/
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
 }

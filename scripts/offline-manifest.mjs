@@ -5,16 +5,23 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PAGES } from './pages.mjs';
 
 /** The vocabulary files (tens of MB): saved only for the pages that load the vocabulary. */
 const VOCABULARY = /^glove-[0-9a-z]+\.bin$/;
-/** The pages that load the vocabulary; every other page gets by without it (lab part 3, the model page). */
-export const VOCABULARY_PAGES = ['index.html', 'lab.html'];
+/** The pages that load the vocabulary (scripts/pages.mjs); every other page gets by without it. */
+export const VOCABULARY_PAGES = PAGES.filter((p) => p.vocabulary).map((p) => p.html);
 
-/** Every file the page can ask for: all of the folder but source maps, the worker and its kill switch. */
+/**
+ * The trained model's file and its licence: not saved for offline use (about 14 MB, fetched only when a
+ * visitor chooses the model; saving it with the page would download it on every first visit).
+ */
+export const NOT_OFFLINE = /^use-lite\./;
+
+/** Every file the page can ask for: all of the folder but source maps, the worker, its kill switch and NOT_OFFLINE. */
 export function offlineFiles(dir) {
   return readdirSync(dir)
-    .filter((f) => f !== 'sw.js' && f !== 'sw-kill.js' && !f.endsWith('.map') && statSync(join(dir, f)).isFile())
+    .filter((f) => f !== 'sw.js' && f !== 'sw-kill.js' && !f.endsWith('.map') && !NOT_OFFLINE.test(f) && statSync(join(dir, f)).isFile())
     .sort();
 }
 

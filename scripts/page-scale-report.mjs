@@ -1,5 +1,5 @@
 // Renders bench/results/page-scale.json (bench/page-scale.mjs: long documents in the demo) as the
-// README's table between the PAGE-SCALE markers.   node scripts/page-scale-report.mjs
+// docs/benchmarks.md's table between the PAGE-SCALE markers.   node scripts/page-scale-report.mjs
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const r = JSON.parse(readFileSync('bench/results/page-scale.json', 'utf8'));
@@ -16,8 +16,8 @@ for (const x of r.results) {
   if (x.drawn !== undefined) notes = `${x.drawn} drawn, ${x.superseded} superseded by a newer keystroke`;
   out += `| ${x.name} | ${runs} | ${ms(x.median_ms)} | ${ms(x.p90_ms)} | ${notes} |\n`;
 }
-const readme = readFileSync('README.md', 'utf8');
+const readme = readFileSync('docs/benchmarks.md', 'utf8');
 const re = /(<!-- PAGE-SCALE:START -->\n)[\s\S]*?(<!-- PAGE-SCALE:END -->)/;
-if (!re.test(readme)) throw new Error('README.md lacks the PAGE-SCALE markers');
-writeFileSync('README.md', readme.replace(re, (_, a, b) => a + out + b));
+if (!re.test(readme)) throw new Error('docs/benchmarks.md lacks the PAGE-SCALE markers');
+writeFileSync('docs/benchmarks.md', readme.replace(re, (_, a, b) => a + out + b));
 console.log(out);

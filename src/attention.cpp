@@ -89,6 +89,7 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     so.mask = o.mask;
     so.key_padding = o.key_padding;
     so.variant = o.variant;
+    so.query_offset = o.query_offset;
     if (Status st = masked_softmax(S, so, A); !st) return st;
 
     const auto& kt = kernels_for(o.variant);
@@ -267,13 +268,18 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
         sh.d_out = o.Wo ? o.d_out : 0;
         if (Status st = check_multi_head_cost(sh); !st) return st;
     }
+    const std::size_t h0 = o.head_begin, h1 = o.head_end == 0 ? H : o.head_end;
+    if (h0 >= h1 || h1 > H)
+        return Status::error("headBegin, headEnd: expected 0 <= headBegin < headEnd <= heads (" + std::to_string(H) + "), got " +
+                             std::to_string(h0) + ", " + std::to_string(h1));
+    const bool every_head = h0 == 0 && h1 == H;
     const auto& kt = kernels_for(o.attention.variant);
     out = MultiHeadResult{};
-    out.heads = H;
+    out.heads = h1 - h0;
     out.nq = Xq.rows;
     out.nk = Xkv.rows;
     std::size_t concat_cols = 0;
-    for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t h = h0; h < h1; ++h) {
         if (identity) {
             const ColumnRange r = head_columns(Xq.cols, H, h);
             out.q.push_back(copy_columns(Xq, r));
@@ -288,23 +294,24 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
     }
     out.concat = Tensor(Xq.rows, concat_cols);
     std::size_t col = 0;
-    for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t h = h0; h < h1; ++h) {
+        const std::size_t e = h - h0;  // the entry of head h in `out`
         AttentionOptions ao = o.attention;
         if (!o.head_params.empty()) ao.params = o.head_params[h];
         if (!o.head_extra.empty()) ao.W_extra = o.head_extra[h];
-        const std::size_t dv = out.v[h].cols;
+        const std::size_t dv = out.v[e].cols;
         out.scores.emplace_back(Xq.rows, Xkv.rows);
         out.weights.emplace_back(Xq.rows, Xkv.rows);
         out.head_outputs.emplace_back(Xq.rows, dv);
         out.stats.emplace_back(Xq.rows);
-        Status st = attention(out.q[h].view(), out.k[h].view(), out.v[h].view(), ao, out.scores[h].view(),
-                              out.weights[h].view(), out.head_outputs[h].view(), out.stats[h].data());
+        Status st = attention(out.q[e].view(), out.k[e].view(), out.v[e].view(), ao, out.scores[e].view(),
+                              out.weights[e].view(), out.head_outputs[e].view(), out.stats[e].data());
         if (!st) return Status::error("head " + std::to_string(h) + ": " + st.message());
         for (std::size_t i = 0; i < Xq.rows; ++i)
-            for (std::size_t j = 0; j < dv; ++j) out.concat(i, col + j) = out.head_outputs[h](i, j);
+            for (std::size_t j = 0; j < dv; ++j) out.concat(i, col + j) = out.head_outputs[e](i, j);
         col += dv;
     }
-    if (o.Wo) {
+    if (o.Wo && every_head) {
         if (o.d_out == 0) return Status::error("d_out: expected > 0 with an output projection W_o");
         out.output = Tensor(Xq.rows, o.d_out);
         kt.gemm_nn(Xq.rows, o.d_out, concat_cols, out.concat.values.data(), concat_cols, o.Wo, o.d_out,

@@ -5,6 +5,7 @@
 #include "attnscope/limits.hpp"
 #include "attnscope/positional.hpp"
 #include "attnscope/projection.hpp"
+#include "kernels/kernels.hpp"
 #include "scores/score_def.hpp"
 
 namespace attnscope {
@@ -165,7 +166,40 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
         // W_extra differs per head; run the heads through per-head options.
         mo.head_extra = extra;
     }
+    mo.head_begin = o.head_begin;
+    mo.head_end = o.head_end;
     return multi_head_attention(out.query_embeddings.view(), out.key_embeddings.view(), mo, out.attention);
+}
+
+Status attend_output_projection(const Vocabulary& vocab, const AttendOptions& o, ConstMatrix concat, Tensor& out) {
+    const std::size_t d = vocab.dim(), H = o.heads, nq = concat.rows;
+    if (H == 0) return Status::error("heads: expected at least 1");
+    std::vector<float> wo;
+    const float* Wo = nullptr;
+    std::size_t d_out = 0, cols = 0;
+    if (o.projection == Projection::random) {
+        const std::size_t dh = d / H > 0 ? d / H : 1;
+        wo = xavier_uniform(H * dh, d, o.seed, matrix_stream(MatrixKind::Wo, 0));  // as attend() draws it
+        Wo = wo.data();
+        d_out = d;
+        cols = H * dh;
+    } else if (o.projection == Projection::user && o.Wo) {
+        Wo = o.Wo;
+        d_out = o.d_out;
+        cols = H * o.d_value;
+    }
+    if (!Wo) {
+        out = Tensor(nq, concat.cols);
+        for (std::size_t i = 0; i < nq; ++i)
+            for (std::size_t j = 0; j < concat.cols; ++j) out(i, j) = concat(i, j);
+        return {};
+    }
+    if (concat.cols != cols || d_out == 0)
+        return Status::error("concat: expected " + std::to_string(cols) + " columns (heads x value width), got " +
+                             std::to_string(concat.cols));
+    out = Tensor(nq, d_out);
+    kernels_for(o.variant).gemm_nn(nq, d_out, cols, concat.data, concat.stride, Wo, d_out, out.values.data(), d_out);
+    return {};
 }
 
 }  // namespace attnscope

@@ -35,48 +35,61 @@ Status rollout_budget(std::size_t layers, std::size_t heads, std::size_t n) {
                    "roll out fewer layers or tokens (e.g. the first tokens of the sentence)");
 }
 
-Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
-                         const RolloutOptions& o, float* out) {
+Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& o) {
     Status st = check_stack(A, layers, heads, n, n);
     if (!st) return st;
-    if (!out) return Status::error("out: missing");
     if (!(o.residual >= 0.0 && o.residual <= 1.0)) return Status::error("residual: expected a number from 0 to 1 (the weight of the identity)");
     if (o.head == RolloutHead::index && o.head_index >= heads)
         return Status::error("head: index " + std::to_string(o.head_index) + " but there are " + std::to_string(heads) + " heads; use 0 to " +
                              std::to_string(heads - 1) + ", 'mean' or 'max'");
-    if (Status cost = rollout_budget(layers, heads, n); !cost) return cost;
+    return {};
+}
+
+Status residual_attention(const float* A, std::size_t heads, std::size_t n, const RolloutOptions& o, std::size_t l, float* bar) {
     const std::size_t nn = n * n;
     const float r = static_cast<float>(o.residual), a = static_cast<float>(1.0 - o.residual);
+    const float* layer = A + l * heads * nn;
+    // 1. combine the heads
+    if (o.head == RolloutHead::index) {
+        std::copy(layer + o.head_index * nn, layer + (o.head_index + 1) * nn, bar);
+    } else if (o.head == RolloutHead::max) {
+        std::copy(layer, layer + nn, bar);
+        for (std::size_t h = 1; h < heads; ++h)
+            for (std::size_t k = 0; k < nn; ++k) bar[k] = std::max(bar[k], layer[h * nn + k]);
+    } else {
+        std::fill(bar, bar + nn, 0.0f);
+        for (std::size_t h = 0; h < heads; ++h)
+            for (std::size_t k = 0; k < nn; ++k) bar[k] += layer[h * nn + k];
+        const float inv = 1.0f / static_cast<float>(heads);
+        for (std::size_t k = 0; k < nn; ++k) bar[k] *= inv;
+    }
+    // 2. residual and row normalisation
+    for (std::size_t i = 0; i < n; ++i) {
+        float* row = bar + i * n;
+        double sum = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            row[j] = a * row[j] + (i == j ? r : 0.0f);
+            sum += row[j];
+        }
+        if (!(sum > 0)) return Status::error("attentions: layer " + std::to_string(l) + ", row " + std::to_string(i) +
+                                             " sums to " + std::to_string(sum) + " after the residual; rollout needs non-negative weights");
+        const float inv = static_cast<float>(1.0 / sum);
+        for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
+    }
+    return {};
+}
+
+Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
+                         const RolloutOptions& o, float* out) {
+    Status st = check_rollout_input(A, layers, heads, n, o);
+    if (!st) return st;
+    if (!out) return Status::error("out: missing");
+    if (Status cost = rollout_budget(layers, heads, n); !cost) return cost;
+    const std::size_t nn = n * n;
     std::vector<float> bar(nn), R(nn), next(nn);
     for (std::size_t l = 0; l < layers; ++l) {
-        const float* layer = A + l * heads * nn;
-        // 1. combine the heads
-        if (o.head == RolloutHead::index) {
-            std::copy(layer + o.head_index * nn, layer + (o.head_index + 1) * nn, bar.begin());
-        } else if (o.head == RolloutHead::max) {
-            std::copy(layer, layer + nn, bar.begin());
-            for (std::size_t h = 1; h < heads; ++h)
-                for (std::size_t k = 0; k < nn; ++k) bar[k] = std::max(bar[k], layer[h * nn + k]);
-        } else {
-            std::fill(bar.begin(), bar.end(), 0.0f);
-            for (std::size_t h = 0; h < heads; ++h)
-                for (std::size_t k = 0; k < nn; ++k) bar[k] += layer[h * nn + k];
-            const float inv = 1.0f / static_cast<float>(heads);
-            for (float& x : bar) x *= inv;
-        }
-        // 2. residual and row normalisation
-        for (std::size_t i = 0; i < n; ++i) {
-            float* row = bar.data() + i * n;
-            double sum = 0;
-            for (std::size_t j = 0; j < n; ++j) {
-                row[j] = a * row[j] + (i == j ? r : 0.0f);
-                sum += row[j];
-            }
-            if (!(sum > 0)) return Status::error("attentions: layer " + std::to_string(l) + ", row " + std::to_string(i) +
-                                                 " sums to " + std::to_string(sum) + " after the residual; rollout needs non-negative weights");
-            const float inv = static_cast<float>(1.0 / sum);
-            for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
-        }
+        st = residual_attention(A, heads, n, o, l, bar.data());
+        if (!st) return st;
         // 3. R = bar · R (first layer: R = bar)
         if (l == 0) {
             R = bar;

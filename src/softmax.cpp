@@ -33,7 +33,7 @@ Status masked_softmax(ConstMatrix S, const SoftmaxOptions& o, Matrix A) {
         const float* s = S.row(i);
         float* a = A.row(i);
         for (std::size_t j = 0; j < S.cols; ++j) {
-            const bool hidden = (o.mask == Mask::causal && j > i) || (o.key_padding && o.key_padding[j] != 0);
+            const bool hidden = (o.mask == Mask::causal && j > o.query_offset + i) || (o.key_padding && o.key_padding[j] != 0);
             a[j] = hidden ? neg_inf : s[j];
         }
     }

@@ -1,4 +1,4 @@
-// The page's one client of its compute worker (web/worker.js, a module worker of the same build).
+// The page's one client of its compute worker (web/demo-worker.js, a module worker of the same build).
 // request() sends a state and resolves with what the worker computed, or with { stale: true } when a
 // newer request superseded it, or { cancelled: true } after cancel(). Requests never queue: at most
 // one runs and one waits, and a newer one replaces the waiting one. A run that has been going for
@@ -57,7 +57,7 @@ export class ComputeClient extends EventTarget {
   runningFor() { return this.running && this.running.start ? performance.now() - this.running.start : 0; }
 
   /**
-   * Computes everything for state `st` (see worker.js prepare). Resolves with { result, gen },
+   * Computes everything for state `st` (see demo-worker.js prepare). Resolves with { result, gen },
    * { stale: true } (a newer request came), { cancelled: true } or { error }.
    */
   request(st, opts) {
@@ -93,7 +93,11 @@ export class ComputeClient extends EventTarget {
       this.pump();
     };
     this.ready
-      .then(() => { run.start = performance.now(); return this.api.prepare(run.st, { ...run.opts, gen: run.gen }); })
+      .then(() => {
+        run.start = performance.now();
+        // opts.method 'model': the trained model's views (demo-worker.js model); else prepare.
+        return run.opts.method === 'model' ? this.api.model(run.st, { gen: run.gen }) : this.api.prepare(run.st, { ...run.opts, gen: run.gen });
+      })
       .then((result) => done(run.gen === this.gen && !result.aborted ? { result, gen: run.gen } : { stale: true, gen: run.gen }),
         (error) => done({ error, gen: run.gen }));
   }

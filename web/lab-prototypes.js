@@ -1,5 +1,5 @@
 // Lab part 3 (web/lab-prototypes.html): one layer of attention as a classifier of 2-D points, in
-// McCarter's setting. All computing happens in a module worker (web/lab/prototypes-worker.js): this
+// McCarter's setting. All computing happens in a module worker (web/lab-prototypes-worker.js): this
 // thread asks it for training and draws what comes back (the map, the curves), so no task here waits
 // for the wasm. The state
 // (data set, size, noise, seed, scoring function, keys, τ, learning rate) lives in the URL's hash.
@@ -8,33 +8,30 @@
 import * as Comlink from 'comlink';
 import { LossCurve } from './figures/LossCurve.js';
 import { PrototypeMap } from './figures/PrototypeMap.js';
-import { download } from './export.js';
+import { download } from './downloads.js';
+import { $, noticeBar, wireExports, hashWriter } from './page.js';
 import { keepForOffline } from './offline.js';
-import { DATASETS, DATASET_IDS, VIEW } from './lab/prototypes-data.js';
-import { SCORES } from './lab/prototypes-model.js';
-import { comparisonCSV, readComparison } from './lab/prototypes-compare.js';
+import { DATASETS, DATASET_IDS, VIEW } from '../lab/prototypes-data.js';
+import { SCORES } from '../lab/prototypes-model.js';
+import { comparisonCSV, readComparison } from '../lab/prototypes-compare.js';
 
 const SLICE_MS = 20;         // training per request of the worker while playing (then the picture)
 const STEP_BUTTON = 25;      // steps of "+25 steps"
 const MAX_STEPS = 2000;      // a run stops here (Start over for another)
 const TRAIL_MAX = 200;       // saved key positions per key (the trail is thinned past that)
 
-const $ = (id) => document.getElementById(id);
 const ui = {
   dataset: $('dataset'), points: $('points'), noise: $('noise'), noiseLabel: $('noise-label'), seed: $('seed'),
   score: $('score'), keys: $('keys'), temperature: $('temperature'), lr: $('lr'),
   play: $('play'), step: $('step'), reset: $('reset'), stepCount: $('step-count'), accuracy: $('accuracy'),
   keyDistance: $('key-distance'), taskInfo: $('task-info'), loadText: $('load-text'), status: $('status'),
-  notice: $('notice'), noticeText: $('notice-text'),
   compareSteps: $('compare-steps'), compareRun: $('compare-run'), compareProgress: $('compare-progress'),
   compareStatus: $('compare-status'), compareResult: $('compare-result'), compareTable: $('compare-table'),
   compareReading: $('compare-reading'), compareMaps: $('compare-maps'), compareCsv: $('compare-csv'),
 };
 
-function notice(text) {
-  ui.noticeText.textContent = text;
-  ui.notice.hidden = !text;
-}
+const notices = noticeBar();
+const notice = (text) => notices.set(text);
 
 // ---- state in the URL ----
 const DEFAULTS = { data: 'moons', n: '400', noise: '0.1', seed: '1', score: 'idw', m: '16', t: '1', lr: '0.05' };
@@ -51,12 +48,12 @@ function readHash() {
     else if (k === 'seed') { const x = Number(v); if (Number.isInteger(x) && x >= 0 && x <= 0xffffffff) el.value = String(x); }
   }
 }
-function writeHash() {
+const url = hashWriter(() => {
   const p = new URLSearchParams();
   for (const [k, id] of Object.entries(FIELDS)) if (String(ui[id].value) !== DEFAULTS[k]) p.set(k, ui[id].value);
-  const hash = p.toString();
-  history.replaceState(null, '', hash ? `#${hash}` : location.pathname + location.search);
-}
+  return p.toString();
+});
+const writeHash = () => url.write();
 
 function config() {
   let seed = Number(ui.seed.value);
@@ -80,11 +77,7 @@ const fig = {
 fig.curve.captionEl.text('Line: the cross-entropy (nats) on the training set before each step. Dots: test loss (same scale) and ' +
   'test accuracy (right scale; dashed: chance, one over the number of classes). The vertical line marks the current step.');
 const compareMaps = [];
-function onExport(f) {
-  f.addEventListener('export', async (ev) => {
-    try { download(await f.toBlob(ev.detail.format), `${f.fileStem()}.${ev.detail.format}`); } catch (e) { notice(`The download failed: ${e.message}.`); }
-  });
-}
+const onExport = (f) => wireExports([f], { failed: notice });
 onExport(fig.map);
 onExport(fig.curve);
 
@@ -297,7 +290,7 @@ async function main() {
   readHash();
   ui.noiseLabel.textContent = ui.noise.value;
   try {
-    const worker = new Worker(new URL('prototypes-worker.js', import.meta.url), { type: 'module' });
+    const worker = new Worker(new URL('lab-prototypes-worker.js', import.meta.url), { type: 'module' });
     api = Comlink.wrap(worker);
     const info = await api.init();
     await setup();
@@ -311,7 +304,7 @@ async function main() {
   document.body.classList.add('ready');
   for (const b of [ui.play, ui.step, ui.reset, ui.compareRun]) b.disabled = false;
   // In the background (not "computing"): a throwaway copy trains briefly, so the first run does not
-  // share the cores with the engine's compiling of the hot code (web/lab/prototypes-worker.js warmUp).
+  // share the cores with the engine's compiling of the hot code (web/lab-prototypes-worker.js warmUp).
   api.warmUp().catch(() => {});
   render();
   ui.play.addEventListener('click', () => (playing ? (stop(), render()) : play()));

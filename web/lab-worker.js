@@ -1,11 +1,11 @@
 // The lab's training, off the page's thread: a module worker (the same pattern as the demo's
-// web/worker.js) that holds the attnscope module, the corpus's tasks and the trainers (web/lab/session.js),
+// web/demo-worker.js) that holds the attnscope module, the corpus's tasks and the trainers (lab/session.js),
 // and answers the page (web/lab.js) through comlink. Every call is short (a slice of training of
 // ~16–30 ms at most), so a pause, a slider move or a cancel is answered within one slice.
 import * as Comlink from 'comlink';
 import { createAttnScope } from 'attnscope';
-import corpus from './lab/corpus.json';
-import { LabSession } from './lab/session.js';
+import corpus from '../lab/corpus.json';
+import { LabSession } from '../lab/session.js';
 
 let session = null;
 

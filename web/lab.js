@@ -1,28 +1,27 @@
 // The attention lab (web/lab.html). Part 1: train one head's W_q, W_k on a rule over the built-in
 // corpus and watch its weights change. Part 2: train the same task from the same seed once per
 // scoring function and compare the curves. All training runs in a module worker (web/lab-worker.js,
-// web/lab/session.js) in slices of ~16–30 ms; this thread only draws what the worker sends back, so
+// lab/session.js) in slices of ~16–30 ms; this thread only draws what the worker sends back, so
 // no task of the page's own thread grows with the training. The page's settings live in the URL hash
-// (web/lab/state.js).
+// (web/lab-state.js).
 import * as Comlink from 'comlink';
 import { Heatmap } from './figures/Heatmap.js';
 import { LossCurve } from './figures/LossCurve.js';
 import { CompareCurves, scoreClass, seriesClass } from './figures/CompareCurves.js';
-import { download } from './export.js';
+import { $, noticeBar, wireExports, hashWriter } from './page.js';
 import { keepForOffline } from './offline.js';
-import { RULES, RULE_IDS } from './lab/rules.js';
-import { COMPARE_EVAL_EVERY, COMPARE_STEPS, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from './lab/compare.js';
-import { labDefaults, labFromHash, labToHash } from './lab/state.js';
+import { RULES, RULE_IDS } from '../lab/rules.js';
+import { COMPARE_EVAL_EVERY, COMPARE_STEPS, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../lab/compare.js';
+import { labDefaults, labFromHash, labToHash } from './lab-state.js';
 
-const SNAP_EVERY = 5;   // web/lab/session.js: the worker saves the weights every 5 steps
+const SNAP_EVERY = 5;   // lab/session.js: the worker saves the weights every 5 steps
 const DHEAD = 16;
 
-const $ = (id) => document.getElementById(id);
 const ui = {
   rule: $('rule'), score: $('score'), lr: $('lr'), seed: $('seed'), play: $('play'), step: $('step'), reset: $('reset'),
   stepCount: $('step-count'), accuracy: $('accuracy'), view: $('view-step'), viewLabel: $('view-label'),
   held: $('held-sentence'), own: $('own-sentence'), ownKey: $('own-paraphrase'), ownKeyRow: $('own-key-row'), taskInfo: $('task-info'), loadText: $('load-text'),
-  progress: $('load-progress'), status: $('status'), notice: $('notice'), noticeText: $('notice-text'),
+  progress: $('load-progress'), status: $('status'),
   cmpScores: $('compare-scores'), cmpOutputs: $('compare-outputs'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
   cmpRun: $('compare-run'), cmpCancel: $('compare-cancel'), cmpProgress: $('compare-progress'), cmpStatus: $('compare-status'),
   cmpTable: $('compare-table'), cmpSummary: $('compare-summary'), cmpReading: $('compare-reading'), cmpTask: $('compare-task'),
@@ -32,10 +31,8 @@ const worker = new Worker(new URL('lab-worker.js', import.meta.url), { type: 'mo
 const api = Comlink.wrap(worker);
 let scoreNames = [], families = { dot: [], distance: [] };
 
-function notice(text) {
-  ui.noticeText.textContent = text;
-  ui.notice.hidden = !text;
-}
+const notices = noticeBar();
+const notice = (text) => notices.set(text);
 
 // ---- busy: body.computing while the page waits for the worker (tests wait on it, as on the demo's) ----
 let pending = 0;
@@ -73,13 +70,11 @@ const fig = {
   }),
 };
 fig.compare.setExportEnabled(false, 'Run a comparison first.');
-for (const f of Object.values(fig)) {
-  f.addEventListener('export', async (ev) => {
-    const stem = f === fig.curve && info ? `attnscope-lab-curves-${info.rule}-${info.score}`
-      : f === fig.compare && compare.info ? `attnscope-lab-compare-${compare.info.rule}` : f.fileStem();
-    try { download(await f.toBlob(ev.detail.format), `${stem}.${ev.detail.format}`); } catch (e) { notice(`The download failed: ${e.message}.`); }
-  });
-}
+wireExports(Object.values(fig), {
+  stem: (f) => (f === fig.curve && info ? `attnscope-lab-curves-${info.rule}-${info.score}`
+    : f === fig.compare && compare.info ? `attnscope-lab-compare-${compare.info.rule}` : f.fileStem()),
+  failed: notice,
+});
 
 // ---- settings and the URL ----
 function settings() {
@@ -92,10 +87,8 @@ function settings() {
     steps: Number(ui.cmpSteps.value),
   };
 }
-function writeURL() {
-  const hash = labToHash(settings(), { scores: scoreNames });
-  if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
-}
+const url = hashWriter(() => labToHash(settings(), { scores: scoreNames }));
+const writeURL = () => url.write();
 function applyState(s) {
   ui.rule.value = s.rule;
   ui.score.value = s.score;
@@ -417,7 +410,7 @@ function drawCompareTable() {
   for (const c of columns) {
     const th = document.createElement('th');
     th.scope = 'col';
-    // Natural orders (web/lab/compare.js sortRows): accuracy highest first, the rest lowest first.
+    // Natural orders (lab/compare.js sortRows): accuracy highest first, the rest lowest first.
     const natural = c.key === 'accuracy' || c.key === 'outputAccuracy' ? 'descending' : 'ascending';
     if (c.key === key) th.setAttribute('aria-sort', reverse ? (natural === 'ascending' ? 'descending' : 'ascending') : natural);
     const b = document.createElement('button');
@@ -508,7 +501,7 @@ async function main() {
   document.body.classList.add('ready');
   for (const b of [ui.play, ui.reset, ui.view]) b.disabled = false;
   // In the background (not "computing"): a few steps of a throwaway head, so the first run does not
-  // share the cores with the engine's compiling of the training code (web/lab/session.js warmUp).
+  // share the cores with the engine's compiling of the training code (lab/session.js warmUp).
   api.warmUp({ rule: info.rule, score: info.score }).catch(() => {});
   render();
   compareTaskText();

@@ -10,18 +10,19 @@ import { ModelGrid } from './figures/ModelGrid.js';
 import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
 import { TokenFlow } from './figures/TokenFlow.js';
 import { shortLabel } from './figures/base.js';
-import { download } from './export.js';
+import { download } from './downloads.js';
+import { $, noticeBar, wireExports, hashWriter } from './page.js';
 import { keepForOffline } from './offline.js';
 
 export const WINDOW = 32;          // tokens shown at once in the heatmaps and the line view
 const NOTICE_MAX = 400;            // characters of a notice (a message can quote a long file name)
 const ATTENTION_EXT = ['npy', 'npz', 'safetensors'];
 
-const $ = (id) => document.getElementById(id);
 const ui = {
-  status: $('load-text'), notice: $('notice'), noticeText: $('notice-text'), noticeClose: $('notice-close'),
+  status: $('load-text'),
   warning: $('warning'), warningText: $('warning-text'), applySoftmax: $('apply-softmax'),
-  drop: $('drop-zone'), input: $('file-input'), info: $('file-info'), example: $('load-example'),
+  drop: $('drop-zone'), input: $('file-input'), info: $('file-info'), exampleForm: $('example-form'),
+  exampleSentence: $('example-sentence'), exampleButton: $('load-example'),
   layer: $('pick-layer'), head: $('pick-head'), windowStart: $('window-start'), windowWrap: $('window-wrap'),
   windowNote: $('window-note'), residual: $('residual'), rolloutHead: $('rollout-head'), token: $('rollout-token'),
   headCSV: $('export-head-csv'), rolloutCSV: $('export-rollout-csv'), json: $('export-json'), copyLink: $('copy-link'),
@@ -34,13 +35,9 @@ let current = null;
 const view = { layer: 0, head: 0, window: 0, residual: 0.5, rolloutHead: 'mean', token: 0, measure: 'entropy' };
 
 // ---------------------------------------------------------------------------------- notices ----
-function notice(text) {
-  const t = String(text);
-  ui.noticeText.textContent = t.length > NOTICE_MAX ? t.slice(0, NOTICE_MAX - 1) + '…' : t;
-  ui.notice.hidden = false;
-}
-function clearNotice() { ui.notice.hidden = true; ui.noticeText.textContent = ''; }
-ui.noticeClose.addEventListener('click', clearNotice);
+const notices = noticeBar({ max: NOTICE_MAX });
+const notice = (text) => notices.set(text);
+const clearNotice = () => notices.remove();
 
 function showWarnings(res) {
   const w = res.warnings || [];
@@ -60,17 +57,9 @@ const fig = {
 };
 // Imported attention has weights only: no "raw scores" choice.
 for (const h of [fig.heatmap, fig.rollout]) h.kindSelect.node().parentNode.hidden = true;
-for (const [name, f] of Object.entries(fig)) {
-  f.measureName = `model-${name}`;
-  f.addEventListener('export', async (ev) => {
-    try {
-      const blob = await f.toBlob(ev.detail.format);
-      download(blob, `${fileStem()}-${name}.${ev.detail.format}`);
-    } catch (e) {
-      notice(`Export failed: ${e.message}`);
-    }
-  });
-}
+const figName = new Map(Object.entries(fig).map(([name, f]) => [f, name]));
+for (const [name, f] of Object.entries(fig)) f.measureName = `model-${name}`;
+wireExports(Object.values(fig), { stem: (f) => `${fileStem()}-${figName.get(f)}`, failed: notice });
 fig.grid.addEventListener('pick', (ev) => setView({ layer: ev.detail.layer, head: ev.detail.head }));
 fig.summary.addEventListener('pick', (ev) => setView({ layer: ev.detail.layer, head: ev.detail.head }));
 fig.summary.addEventListener('measure', (ev) => setView({ measure: ev.detail.measure }));
@@ -167,8 +156,13 @@ function load(file, t0 = performance.now()) {
 }
 
 // ---------------------------------------------------------------------------------- view state ----
+// The view a link asked for, kept until the visitor changes the view: the example the page opens with
+// (the trained model: 2 layers × 4 heads) must not cut a link's layer 3 down before the visitor's
+// own file, which has it, arrives.
+let wish = null;
 function clampView() {
   const r = current.res;
+  if (wish) Object.assign(view, wish);
   view.layer = Math.min(view.layer, r.layers - 1);
   view.head = Math.min(view.head, r.heads - 1);
   view.token = Math.min(view.token, r.nq - 1);
@@ -220,6 +214,7 @@ function syncControls() {
 
 /** Changes the view and redraws what depends on it. */
 function setView(patch) {
+  wish = null;
   if (!current) { Object.assign(view, patch); return; }
   const before = { ...view };
   Object.assign(view, patch);
@@ -440,10 +435,8 @@ export function hashToView(hash) {
   return v;
 }
 
-function writeURL() {
-  const h = viewToHash(view);
-  if (location.hash !== h) history.replaceState(null, '', h);
-}
+const url = hashWriter(() => viewToHash(view));
+const writeURL = () => url.write();
 window.addEventListener('hashchange', () => setView(hashToView(location.hash)));
 
 // ---------------------------------------------------------------------------------- drop ----
@@ -472,31 +465,59 @@ ui.drop.addEventListener('keydown', (ev) => {
 ui.applySoftmax.addEventListener('click', () => {
   if (current && !current.softmax) load({ ...current, softmax: true });
 });
-ui.example.addEventListener('click', () => loadExample());
+// The example: the trained model (scope.loadModel(), USE-Lite) on the sentence typed, its attentions
+// handed to the page as a file of the JSON format would be ({ tokens, attentions }), so that they go
+// through the same reader and views as a dropped file. The model's file is fetched on the first use.
+export const EXAMPLE_SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
+let model = null;
+ui.exampleForm.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  loadExample(ui.exampleSentence.value);
+});
 
-async function loadExample() {
+async function loadExample(text) {
   const t0 = performance.now();
+  if (!text.trim()) { notice('Type a sentence for the trained model first.'); return; }
   try {
-    const response = await fetch(new URL('model-example.json', import.meta.url));
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    load({ name: 'model-example.json', bytes: new Uint8Array(await response.arrayBuffer()), tokensText: null, softmax: false }, t0);
+    if (!model) {
+      ui.exampleButton.disabled = true;
+      ui.status.textContent = 'Loading the trained model (USE-Lite, about 14 MB)…';
+      model = await scope.loadModel({
+        onProgress: (loaded, total) => {
+          ui.status.textContent = `Loading the trained model… ${(loaded / 1e6).toFixed(1)}${total > 0 ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+        },
+      });
+    }
+    const r = model.encode(text);
+    const { layers, heads, n } = r;
+    const attentions = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => Array.from({ length: n }, (_, i) =>
+      Array.from(r.attentions.subarray(((l * heads + h) * n + i) * n, ((l * heads + h) * n + i + 1) * n)))));
+    const bytes = new TextEncoder().encode(JSON.stringify({ tokens: r.tokens, attentions }));
+    const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+    load({ name: `${model.name} on “${shown}”`, bytes, tokensText: null, softmax: false }, t0);
+    ui.status.textContent = `Ready: kernels ${scope.variants.isa}. The trained model ${model.name} on your sentence${r.truncated ? ' (cut at its first 128 tokens: the model reads no more)' : ''}; drop a file of your own to see its attention instead.`;
+    if (r.truncated) notice('The trained model reads at most 128 tokens: the sentence was cut after its 128th token.');
   } catch (e) {
-    notice(`The example could not be loaded (${e.message}); drop a file of your own.`);
+    notice(`The trained model could not be run (${e.message}); drop a file of your own.`);
+  } finally {
+    ui.exampleButton.disabled = false;
   }
 }
 
 // ---------------------------------------------------------------------------------- start ----
 async function start() {
   Object.assign(view, hashToView(location.hash));
+  if (location.hash.length > 1) wish = { ...view };
   try {
     scope = await createAttnScope({ locateFile: (path) => new URL(path, import.meta.url).href });
   } catch (e) {
     ui.status.textContent = `The attention module could not be loaded: ${e.message}`;
     return;
   }
-  ui.status.textContent = `Ready: kernels ${scope.variants.isa}. Drop a file, or look at the example: a 6-layer, 4-head transformer with random weights (no trained model is shipped).`;
+  ui.status.textContent = `Ready: kernels ${scope.variants.isa}. Drop a file, or look at the trained model's attention on a sentence.`;
   document.body.classList.add('ready');
-  await loadExample();
+  ui.exampleSentence.value = EXAMPLE_SENTENCE;
+  await loadExample(EXAMPLE_SENTENCE);
   keepForOffline($('offline-status'));
 }
 

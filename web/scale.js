@@ -1,5 +1,5 @@
 // Sizes at which the page changes how it draws a long document (issue 11). Shared by the page
-// (main.js), its worker (worker.js) and the figures, so the numbers live in one place.
+// (demo.js), its worker (demo-worker.js) and the figures, so the numbers live in one place.
 
 /** Above this many tokens on either side, the comparison of scoring functions, "Why this weight?"'s
  * table and the teaching panels use the first SMALL_TOKENS tokens of each side (a 2,000-token

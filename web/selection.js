@@ -1,6 +1,6 @@
 // Selections of tokens (state.rows: query rows, state.cols: key columns): how a click, a shift-click,
 // a ctrl/cmd-click or a drag changes a selection, and the sums and means a selection shows. Pure
-// functions: the page (main.js) keeps the anchor of the last plain click and turns each `select`
+// functions: the page (demo.js) keeps the anchor of the last plain click and turns each `select`
 // event of a figure or a token strip into a new list.
 
 /**

@@ -24,6 +24,21 @@ export const MAX_PROBLEMS = 4;    // problems of a link listed in the notice (th
 export const MAX_TOKENS = 2000;
 export const MAX_INDEX = 9999;     // largest token index a link may name (cell, row, rows, cols)
 export const MAX_LIST_TEXT = 10000; // characters of a "rows"/"cols" list read from a link
+// What computes the attention: the scoring-function explorer, or the trained model (web/compute/model.js).
+export const ENGINES = ['scores', 'model'];
+// The shipped model's shape (USE-Lite: 2 layers × 4 heads), for reading a link before the model is loaded.
+export const MODEL_LAYERS = 2;
+export const MODEL_HEADS = 4;
+
+/** A head label of the state ('L.H', 0-based as the API) as the URL and the screen write it (1-based). */
+export const headToURL = (label) => label.split('.').map((x) => Number(x) + 1).join('.');
+/** A head of a link ('L.H', 1-based) as the state's label (0-based), or null when it is not one of the model's. */
+export function headFromURL(text) {
+  const m = /^(\d)\.(\d)$/.exec(text);
+  if (!m) return null;
+  const l = Number(m[1]) - 1, h = Number(m[2]) - 1;
+  return l >= 0 && h >= 0 && l < MODEL_LAYERS && h < MODEL_HEADS ? `${l}.${h}` : null;
+}
 
 export const PRESETS = [
   { id: 'animal', label: 'The animal didn’t cross…',
@@ -54,12 +69,16 @@ export function defaultState() {
     exp: false,       // teaching panel 4 also shows the experimental scaled output
     rows: [],         // selected query token indices (sorted, unique): their summed and mean attention
     cols: [],         // selected key token indices (sorted, unique): who attends to these words
+    engine: 'scores', // what computes the attention: 'scores' (the explorer) or 'model' (the trained model)
+    mhead: '0.0',     // the trained model's head shown large ('L.H', 0-based; 1-based in the URL)
+    mswap: 'scaled-dot', // the scoring function that head is scored with (scaled-dot: the model's own)
+    mknock: [],       // the trained model's knocked-out heads ('L.H' labels, sorted)
   };
 }
 
 const short = { q: 'q', k: 'k', score: 'score', t: 't', heads: 'heads', proj: 'proj', seed: 'seed',
   pos: 'pos', mask: 'mask', variant: 'variant', head: 'head', values: 'values', p: 'p', cell: 'cell',
-  row: 'row', exp: 'exp', rows: 'rows', cols: 'cols' };
+  row: 'row', exp: 'exp', rows: 'rows', cols: 'cols', engine: 'engine', mhead: 'mhead', mswap: 'mswap', mknock: 'mknock' };
 
 /**
  * A sorted list of indices as a short string, runs of three or more compressed: [3, 5, 6, 7, 8, 9] →
@@ -125,6 +144,14 @@ export function toHash(state) {
       if (v && v.length) p.set(key, formatIndexList(v));
       continue;
     }
+    if (key === 'mhead') {
+      if (v !== d.mhead) p.set(key, headToURL(v));
+      continue;
+    }
+    if (key === 'mknock') {
+      if (v && v.length) p.set(key, v.map(headToURL).join(','));
+      continue;
+    }
     // q and k are always written: a link should carry its sentences even when they are the defaults.
     if (key !== 'q' && key !== 'k' && v === d[key]) continue;
     if (key === 'k' && v === '' && state.q !== d.q) continue;
@@ -184,6 +211,19 @@ export function fromHash(hash) {
     else bad(field, v, `is not one of ${list.join(', ')}`);
   };
   choice('score', SCORE_NAMES);
+  choice('engine', ENGINES);
+  choice('mswap', SCORE_NAMES);
+  if (p.has('mhead')) {
+    const h = headFromURL(p.get('mhead'));
+    if (h) state.mhead = h;
+    else bad('mhead', p.get('mhead'), `is not a head “layer.head” of the model (layers 1–${MODEL_LAYERS}, heads 1–${MODEL_HEADS})`);
+  }
+  if (p.has('mknock') && p.get('mknock') !== '') {
+    const list = p.get('mknock').split(',').slice(0, MODEL_LAYERS * MODEL_HEADS + 1);
+    const heads = list.map(headFromURL);
+    if (list.length <= MODEL_LAYERS * MODEL_HEADS && heads.every(Boolean)) state.mknock = [...new Set(heads)].sort();
+    else bad('mknock', p.get('mknock'), `is not a list of heads “layer.head” of the model (layers 1–${MODEL_LAYERS}, heads 1–${MODEL_HEADS})`);
+  }
   choice('proj', PROJECTIONS);
   choice('mask', MASKS);
   choice('variant', VARIANTS);

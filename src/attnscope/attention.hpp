@@ -19,6 +19,10 @@ struct AttentionOptions {
     Mask mask = Mask::none;
     const std::uint8_t* key_padding = nullptr;  // one entry per key, nonzero = padding
     Variant variant = Variant::automatic;
+    // The index of this call's first query row in a longer query sequence (default 0): the causal
+    // mask hides key j from query row i when j > query_offset + i, so a call on rows [r0, r1) of a
+    // query with query_offset = r0 gives those rows of the whole call (the worker pool splits so).
+    std::size_t query_offset = 0;
     // EXPERIMENTAL, for comparison only (off by default): the "more symmetric" design discussed in
     // the seeds, O = (A V W_extra) / sqrt(d_v). Its rows are no longer convex combinations of V.
     bool experimental_scaled_output = false;
@@ -66,6 +70,11 @@ struct MultiHeadOptions {
     std::vector<ScoreParams> head_params;
     // Per-head W_extra for the experimental scaled output; empty = attention.W_extra for every head.
     std::vector<const float*> head_extra;
+    // Only heads [head_begin, head_end) (head_end 0 = every head): the result then holds those heads
+    // (entry h - head_begin), concat their outputs side by side, and output = concat: the output
+    // projection needs every head (attend_output_projection does it). Each head's numbers are those
+    // of the whole call: the worker pool splits attend() over heads so.
+    std::size_t head_begin = 0, head_end = 0;
 };
 
 struct MultiHeadResult {

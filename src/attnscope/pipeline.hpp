@@ -36,6 +36,9 @@ struct AttendOptions {
     // head dimension: general W [dh x dh], additive W1, W2 [hidden x dh] and v [hidden] with
     // hidden 0 = dh, location Wa [max_keys x dh]); null matrices are seeded random per head.
     ScoreParams params;
+
+    // Only heads [head_begin, head_end) (head_end 0 = every head), as MultiHeadOptions.
+    std::size_t head_begin = 0, head_end = 0;
 };
 
 struct AttendResult {
@@ -53,5 +56,11 @@ struct AttendResult {
 // (queries from `query`, keys/values from `keys`) when true.
 Status attend(const Vocabulary& vocab, std::string_view query, std::string_view keys, bool cross,
               const AttendOptions& options, AttendResult& out);
+
+// The output of attend() with these options from its heads' outputs side by side (concat, nq x the
+// sum of the heads' value widths, e.g. joined from calls on ranges of heads): concat · W_o with the
+// seeded (projection random) or given (projection user with Wo) output projection, by the same GEMM
+// as attend(); a copy of concat when there is no output projection.
+Status attend_output_projection(const Vocabulary& vocab, const AttendOptions& options, ConstMatrix concat, Tensor& out);
 
 }  // namespace attnscope

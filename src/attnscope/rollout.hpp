@@ -36,6 +36,13 @@ Status rollout_budget(std::size_t layers, std::size_t heads, std::size_t n);
 Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
                          const RolloutOptions& options, float* out);
 
+// The checks attention_rollout makes of its input (shape within the limits, residual, head index).
+Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& options);
+
+// Steps 1 and 2 for one layer l of a checked stack: Ā_l into bar [n, n] (float32, as rollout uses it).
+// Fails when a row sums to 0 or less after the residual (negative weights).
+Status residual_attention(const float* A, std::size_t heads, std::size_t n, const RolloutOptions& options, std::size_t l, float* bar);
+
 // Per (layer, head), each an array [layers * heads]:
 //   entropy:  mean over rows of the row's entropy −Σ a log a, in nats (how spread out the head is);
 //   max:      the largest weight anywhere in the head;

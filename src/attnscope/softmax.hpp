@@ -17,6 +17,8 @@ struct SoftmaxOptions {
     // Optional, one entry per key (column): nonzero marks a padding key that no query may see.
     const std::uint8_t* key_padding = nullptr;
     Variant variant = Variant::automatic;
+    // Row i of S is row query_offset + i of a longer query: the causal mask hides column j > query_offset + i.
+    std::size_t query_offset = 0;
 };
 
 // A (rows x cols) = softmax over each row of the masked S / tau, computed stably.

@@ -42,7 +42,7 @@ void f32_attention_fused__scalar(const FusedAttentionArgs& a) {
         for (std::size_t c = 0; c < a.dv; ++c) o[c] = 0.0f;
         OnlineRow st;
         // Keys after the diagonal are hidden under the causal mask: never computed.
-        const std::size_t nk = a.causal ? std::min(a.nk, i + 1) : a.nk;
+        const std::size_t nk = a.causal ? std::min(a.nk, a.query_offset + i + 1) : a.nk;
         for (std::size_t j0 = 0; j0 < nk; j0 += kScalarKeyBlock) {
             const std::size_t nb = std::min(kScalarKeyBlock, nk - j0);
             for (std::size_t j = 0; j < nb; ++j) {

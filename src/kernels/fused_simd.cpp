@@ -107,14 +107,14 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
         const std::size_t qrows = std::min(kQueries, a.nq - q0);
         for (std::size_t r = 0; r < qrows; ++r) state[r] = OnlineRow{};
         // Under the causal mask no row of the block sees keys past its last row.
-        const std::size_t kend = a.causal ? std::min(a.nk, q0 + qrows) : a.nk;
+        const std::size_t kend = a.causal ? std::min(a.nk, a.query_offset + q0 + qrows) : a.nk;
         for (std::size_t j0 = 0; j0 < kend; j0 += kKeys) {
             const std::size_t nb = std::min(kKeys, kend - j0);
             const std::size_t strips = (nb + kNR - 1) / kNR;
             const float* panel = kt + (j0 / kKeys) * per_panel;
             for (std::size_t i0 = q0; i0 < q0 + qrows; i0 += kMR) {
                 const std::size_t mr = std::min(kMR, q0 + qrows - i0);
-                if (a.causal && j0 > i0 + mr - 1) continue;  // every key of the panel is hidden
+                if (a.causal && j0 > a.query_offset + i0 + mr - 1) continue;  // every key of the panel is hidden
                 const float* q[kMR];
                 const float* p[kMR];
                 float* o[kMR];

@@ -102,7 +102,8 @@ struct FusedAttentionArgs {
     const float* kb = nullptr;  // per key row (cosine, distances)
     float p = 2.0f, eps = 1e-3f;
     float inv_tau = 1.0f;
-    bool causal = false;                        // query i sees keys j <= i
+    bool causal = false;                        // query i sees keys j <= query_offset + i
+    std::size_t query_offset = 0;               // row 0's index in the whole query (for causal)
     const std::uint8_t* key_padding = nullptr;  // nonzero = hidden key
     // Distances only: where the identity qa[i] + kb[j] - 2 q·k cancels, i.e. its d2 is not above
     // cancel_fraction * (qa[i] + kb[j]) (and the norms are finite), the score is direct(direct_ctx,
@@ -121,6 +122,17 @@ using attention_fused_fn = void (*)(const FusedAttentionArgs& args);
 using manhattan_backward_fn = void (*)(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
                                        const float* K, std::size_t ldk, const float* G, std::size_t ldg, float* dQ,
                                        std::size_t lddq, float* dK, std::size_t lddk);
+
+// --- the trained model's layers (attnscope/model.hpp) ---
+// Layer normalisation of every row with the biased variance, in the order TensorFlow's graph writes it:
+//   mean = Σx / cols,  var = Σ(x − mean)² / cols,  r = 1 / sqrt(var + eps),  out = (g·r)(x − mean) + b.
+// out may alias X.
+using layer_norm_fn = void (*)(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
+                               const float* b, float eps, float* out, std::size_t ldo);
+// Y[i][j] = act(Y[i][j] + bias[j]): the epilogue of a dense layer.
+enum class Activation : std::uint8_t { none, relu, tanh };
+using bias_activation_fn = void (*)(std::size_t rows, std::size_t cols, float* Y, std::size_t ldy, const float* bias,
+                                    Activation act);
 
 #define ATTNSCOPE_KERNEL_FIELD(op) op##_fn op;
 struct KernelTable {

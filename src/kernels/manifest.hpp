@@ -41,6 +41,8 @@
     X(sq_distances, arg)                  \
     X(additive_backward, arg)             \
     X(manhattan_backward, arg)            \
-    X(attention_fused, arg)
+    X(attention_fused, arg)               \
+    X(layer_norm, arg)                    \
+    X(bias_activation, arg)
 #define ATTNSCOPE_KERNEL_OP_ONLY(op, X) X(op)
 #define ATTNSCOPE_KERNEL_OPS(X) ATTNSCOPE_KERNEL_OPS_WITH(ATTNSCOPE_KERNEL_OP_ONLY, X)

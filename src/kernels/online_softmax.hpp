@@ -49,7 +49,8 @@ inline void patch_direct(const std::vector<DirectPatch>& patches, float* S, std:
 
 // Hides the keys a query may not see: causal (key j > query i) and padding. s holds the scores of
 // query row `i` against keys [j0, j0 + nb).
-inline void fused_mask_row(const FusedAttentionArgs& a, std::size_t i, std::size_t j0, std::size_t nb, float* s) {
+inline void fused_mask_row(const FusedAttentionArgs& a, std::size_t row, std::size_t j0, std::size_t nb, float* s) {
+    const std::size_t i = a.query_offset + row;  // the row's index in the whole query
     if (a.causal && j0 + nb > i + 1)
         for (std::size_t j = (i + 1 > j0 ? i + 1 - j0 : 0); j < nb; ++j) s[j] = -kFusedInf;
     if (a.key_padding)

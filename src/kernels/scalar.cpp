@@ -2,6 +2,7 @@
 // can select at run time. Plain loops in the order the math is written; float accumulation, so the
 // numbers are what a straightforward implementation gives.
 #include <cassert>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -237,6 +238,40 @@ std::size_t f32_cancelled_keys__scalar(std::size_t n, const float* s, float qa, 
 }
 
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
+void f32_layer_norm__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
+                            const float* b, float eps, float* out, std::size_t ldo) {
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* x = X + i * ldx;
+        float* o = out + i * ldo;
+        float sum = 0.0f;
+        for (std::size_t t = 0; t < cols; ++t) sum += x[t];
+        const float mean = sum * inv_cols;
+        float sq = 0.0f;
+        for (std::size_t t = 0; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
+        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
+        for (std::size_t t = 0; t < cols; ++t) o[t] = g[t] * r * (x[t] - mean) + b[t];
+    }
+}
+
+void f32_bias_activation__scalar(std::size_t rows, std::size_t cols, float* Y, std::size_t ldy, const float* bias,
+                                 Activation act) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        float* y = Y + i * ldy;
+        switch (act) {
+            case Activation::none:
+                for (std::size_t j = 0; j < cols; ++j) y[j] += bias[j];
+                break;
+            case Activation::relu:
+                for (std::size_t j = 0; j < cols; ++j) y[j] = std::max(y[j] + bias[j], 0.0f);
+                break;
+            case Activation::tanh:
+                for (std::size_t j = 0; j < cols; ++j) y[j] = std::tanh(y[j] + bias[j]);
+                break;
+        }
+    }
+}
+
 const KernelTable table_scalar = {"scalar", "scalar", ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR
 

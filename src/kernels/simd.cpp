@@ -510,6 +510,79 @@ std::size_t f32_cancelled_keys__simd(std::size_t n, const float* s, float qa, co
 }
 
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,
+// Layer norm: the row's sum and its squared deviations each with two accumulators over vectors, a
+// scalar tail; then one pass writing (g·r)(x − mean) + b.
+void f32_layer_norm__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
+                          const float* b, float eps, float* out, std::size_t ldo) {
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* x = X + i * ldx;
+        float* o = out + i * ldo;
+        batch s0(0.0f), s1(0.0f);
+        std::size_t t = 0;
+        for (; t + 2 * W <= cols; t += 2 * W) {
+            s0 += batch::load_unaligned(x + t);
+            s1 += batch::load_unaligned(x + t + W);
+        }
+        for (; t + W <= cols; t += W) s0 += batch::load_unaligned(x + t);
+        float sum = hsum(s0 + s1);
+        for (; t < cols; ++t) sum += x[t];
+        const float mean = sum * inv_cols;
+        const batch mb(mean);
+        batch q0(0.0f), q1(0.0f);
+        t = 0;
+        for (; t + 2 * W <= cols; t += 2 * W) {
+            const batch d0 = batch::load_unaligned(x + t) - mb, d1 = batch::load_unaligned(x + t + W) - mb;
+            q0 = xsimd::fma(d0, d0, q0);
+            q1 = xsimd::fma(d1, d1, q1);
+        }
+        for (; t + W <= cols; t += W) {
+            const batch d0 = batch::load_unaligned(x + t) - mb;
+            q0 = xsimd::fma(d0, d0, q0);
+        }
+        float sq = hsum(q0 + q1);
+        for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
+        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
+        const batch rb(r);
+        t = 0;
+        for (; t + W <= cols; t += W) {
+            const batch gr = batch::load_unaligned(g + t) * rb;
+            xsimd::fma(gr, batch::load_unaligned(x + t) - mb, batch::load_unaligned(b + t)).store_unaligned(o + t);
+        }
+        for (; t < cols; ++t) o[t] = g[t] * r * (x[t] - mean) + b[t];
+    }
+}
+
+// Bias and activation over each row: vectors, then a scalar tail. ReLU keeps NaN (as the scalar
+// std::max(v, 0) does): select(v < 0, 0, v).
+void f32_bias_activation__simd(std::size_t rows, std::size_t cols, float* Y, std::size_t ldy, const float* bias,
+                               Activation act) {
+    const batch zero(0.0f);
+    for (std::size_t i = 0; i < rows; ++i) {
+        float* y = Y + i * ldy;
+        std::size_t j = 0;
+        switch (act) {
+            case Activation::none:
+                for (; j + W <= cols; j += W)
+                    (batch::load_unaligned(y + j) + batch::load_unaligned(bias + j)).store_unaligned(y + j);
+                for (; j < cols; ++j) y[j] += bias[j];
+                break;
+            case Activation::relu:
+                for (; j + W <= cols; j += W) {
+                    const batch v = batch::load_unaligned(y + j) + batch::load_unaligned(bias + j);
+                    xsimd::select(v < zero, zero, v).store_unaligned(y + j);
+                }
+                for (; j < cols; ++j) y[j] = std::max(y[j] + bias[j], 0.0f);
+                break;
+            case Activation::tanh:
+                for (; j + W <= cols; j += W)
+                    tanh_fast(batch::load_unaligned(y + j) + batch::load_unaligned(bias + j)).store_unaligned(y + j);
+                for (; j < cols; ++j) y[j] = std::tanh(y[j] + bias[j]);
+                break;
+        }
+    }
+}
+
 const KernelTable table_simd = {"simd", xsimd::default_arch::name(), ATTNSCOPE_KERNEL_OPS(ATTNSCOPE_OP_PTR)};
 #undef ATTNSCOPE_OP_PTR
 

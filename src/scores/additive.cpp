@@ -135,6 +135,5 @@ constexpr ScoreDef score_def_additive = [] {
     d.head_params = additive_head_params;
     return d;
 }();
-static_assert(complete(score_def_additive));
 
 }  // namespace attnscope::scores

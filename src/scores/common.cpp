@@ -25,6 +25,7 @@ kernels::FusedAttentionArgs fused_args(ConstMatrix Q, ConstMatrix K, ConstMatrix
     a.ldo = O.stride;
     a.inv_tau = inv_tau;
     a.causal = o.mask == Mask::causal;
+    a.query_offset = o.query_offset;
     a.key_padding = o.key_padding;
     a.p = o.params.p;
     a.eps = o.params.eps;

@@ -119,6 +119,5 @@ constexpr ScoreDef score_def_cosine = [] {
     d.flops = cosine_flops;
     return d;
 }();
-static_assert(complete(score_def_cosine));
 
 }  // namespace attnscope::scores

@@ -229,16 +229,13 @@ constexpr ScoreDef distance_def() {
 }  // namespace
 
 constexpr ScoreDef score_def_neg_sq_euclidean = distance_def<NegSqEuclidean>();
-static_assert(complete(score_def_neg_sq_euclidean));
 
 constexpr ScoreDef score_def_neg_euclidean = distance_def<NegEuclidean>();
-static_assert(complete(score_def_neg_euclidean));
 
 constexpr ScoreDef score_def_idw = [] {
     ScoreDef d = distance_def<Idw>();
     d.check = Idw::check;
     return d;
 }();
-static_assert(complete(score_def_idw));
 
 }  // namespace attnscope::scores

@@ -200,7 +200,6 @@ constexpr ScoreDef score_def_dot = [] {
     d.flops = dot_flops;
     return d;
 }();
-static_assert(complete(score_def_dot));
 
 constexpr ScoreDef score_def_scaled_dot = [] {
     ScoreDef d{};
@@ -213,7 +212,6 @@ constexpr ScoreDef score_def_scaled_dot = [] {
     d.flops = dot_flops;
     return d;
 }();
-static_assert(complete(score_def_scaled_dot));
 
 constexpr ScoreDef score_def_general = [] {
     ScoreDef d{};
@@ -230,7 +228,6 @@ constexpr ScoreDef score_def_general = [] {
     d.head_params = general_head_params;
     return d;
 }();
-static_assert(complete(score_def_general));
 
 constexpr ScoreDef score_def_location = [] {
     ScoreDef d{};
@@ -247,6 +244,5 @@ constexpr ScoreDef score_def_location = [] {
     d.head_params = location_head_params;
     return d;
 }();
-static_assert(complete(score_def_location));
 
 }  // namespace attnscope::scores

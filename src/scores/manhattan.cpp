@@ -56,6 +56,5 @@ constexpr ScoreDef score_def_neg_manhattan = [] {
     d.flops = manhattan_flops;
     return d;
 }();
-static_assert(complete(score_def_neg_manhattan));
 
 }  // namespace attnscope::scores

@@ -97,7 +97,8 @@ struct ScoreDef {
 };
 
 // What the rest of the core calls unconditionally is there, and the two per-head functions come as a
-// pair. Each definition file checks its definitions with static_assert(complete(score_def_<id>)).
+// pair. tests/cpp/test_score_defs.cpp checks it for every registry row (a static_assert cannot: GCC
+// under UBSan does not take a template function's address as a constant).
 constexpr bool complete(const ScoreDef& d) {
     return d.forward && d.backward && d.output && d.cost && d.output_cost && d.flops && d.exact && d.bound &&
            (d.head_floats == nullptr) == (d.head_params == nullptr);
@@ -149,9 +150,10 @@ kernels::FusedAttentionArgs fused_args(ConstMatrix Q, ConstMatrix K, ConstMatrix
 // for the scores the fused kernel does not take, and for rows outside the fused kernel's safe range.
 Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
                       const AttentionOptions& o, float inv_tau, Matrix O);
-// Whether key j is hidden from query i by the options' mask or key padding.
+// Whether key j is hidden from query row i of this call (row query_offset + i of the sequence) by the
+// options' mask or key padding.
 inline bool hidden_key(const AttentionOptions& o, std::size_t i, std::size_t j) {
-    return (o.mask == Mask::causal && j > i) || (o.key_padding && o.key_padding[j]);
+    return (o.mask == Mask::causal && j > o.query_offset + i) || (o.key_padding && o.key_padding[j]);
 }
 // 1/√x for every x > 0 in place, 0 for 0 (cosine's reciprocal norms from squared norms).
 void reciprocal_sqrt(float* x, std::size_t n);

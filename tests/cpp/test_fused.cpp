@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -265,4 +266,57 @@ TEST_CASE("attention: null results are neither computed nor written", "[fused][a
         CHECK_THAT(attention(Q.view(), K.view(), V.view(), o, Matrix(), Matrix(), Matrix(), nullptr).message(),
                    StartsWith("W: score 'general' needs W"));
     }
+}
+
+namespace {
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+}  // namespace
+
+// query_offset: rows [r0, r1) of a query, computed with query_offset = r0, equal those rows of the
+// whole call bit for bit under the causal mask (what the worker pool relies on when it splits a call
+// at multiples of 64 rows), for the fused path, the blocked paths (neg-manhattan, additive) and the
+// full attention() (scores, weights, stats); and with it the causal mask hides the right keys.
+TEST_CASE("query_offset: a share of the query rows equals those rows of the whole causal call", "[fused][offset]") {
+    const std::size_t nq = 200, nk = 230, d = 12, dv = 5;
+    for (const auto& [vname, variant] : public_variants())
+        for (const ScoreInfo& info : score_infos())
+            DYNAMIC_SECTION(info.name << ", variant " << vname) {
+                Rng rng(4242 + static_cast<std::uint32_t>(info.id));
+                const Mat Q = uniform_matrix(nq, d, rng), K = uniform_matrix(nk, d, rng), V = uniform_matrix(nk, dv, rng);
+                RandomParams rp(rng, d, d, nk, 6, 3);
+                AttentionOptions o;
+                o.score = info.id;
+                o.params = rp.p;
+                o.mask = Mask::causal;
+                o.temperature = 0.8f;
+                o.variant = variant;
+                const Mat Ow = fused(Q, K, V, o);
+                Mat Sw(nq, nk), Aw(nq, nk), Ofw(nq, dv);
+                std::vector<RowStats> stw(nq);
+                REQUIRE(attention(Q.view(), K.view(), V.view(), o, Sw.mview(), Aw.mview(), Ofw.mview(), stw.data()).ok());
+                for (const std::size_t r0 : {std::size_t{64}, std::size_t{128}}) {
+                    INFO("r0 = " << r0);
+                    const std::size_t rows = nq - r0;
+                    Mat Qs(rows, d);
+                    for (std::size_t i = 0; i < rows; ++i)
+                        for (std::size_t t = 0; t < d; ++t) Qs(i, t) = Q(r0 + i, t);
+                    AttentionOptions os = o;
+                    os.query_offset = r0;
+                    const Mat Os = fused(Qs, K, V, os);
+                    Mat Ss(rows, nk), As(rows, nk), Ofs(rows, dv);
+                    std::vector<RowStats> sts(rows);
+                    REQUIRE(attention(Qs.view(), K.view(), V.view(), os, Ss.mview(), As.mview(), Ofs.mview(), sts.data()).ok());
+                    std::size_t differ = 0;
+                    for (std::size_t i = 0; i < rows; ++i) {
+                        for (std::size_t c = 0; c < dv; ++c)
+                            differ += !same_bits(Os(i, c), Ow(r0 + i, c)) + !same_bits(Ofs(i, c), Ofw(r0 + i, c));
+                        for (std::size_t j = 0; j < nk; ++j) {
+                            differ += !same_bits(Ss(i, j), Sw(r0 + i, j)) + !same_bits(As(i, j), Aw(r0 + i, j));
+                            if (j > r0 + i) differ += As(i, j) != 0.0f;  // hidden by the causal mask
+                        }
+                        differ += sts[i].argmax != stw[r0 + i].argmax || !same_bits(sts[i].entropy, stw[r0 + i].entropy);
+                    }
+                    CHECK(differ == 0);
+                }
+            }
 }

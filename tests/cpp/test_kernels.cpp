@@ -598,6 +598,76 @@ void check_f32_manhattan_backward(const KernelTable& kt) {
     }
 }
 
+// Layer norm of rows with an offset (so the mean matters), gains and biases of both signs. With the
+// exact r = 1/sqrt(var + eps): the float mean errs by (cols+1)ε·mean|x|, each x − mean by that plus
+// ε|x − mean|, the variance (a sum of cols squares) by about (cols+4)ε relatively, so r by half of
+// that; bound (cols+8)ε·|g|·r·(|x − mean| + 2·mean|x|) + 2ε(|b| + |out|).
+void check_f32_layer_norm(const KernelTable& kt) {
+    Rng rng(211);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t cols = kTailSizes[a], rows = a % 5 + 1, pad = a % 3;
+        Mat X = uniform_matrix(rows, cols, rng, -2, 2, pad);
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t t = 0; t < cols; ++t) X(i, t) += static_cast<float>(i) * 3.0f;  // row offsets
+        const Mat g = uniform_matrix(1, cols, rng, -2, 2), b = uniform_matrix(1, cols, rng, -1, 1);
+        const float eps = a % 2 ? 1e-6f : 1e-3f;
+        Mat out(rows, cols, pad, 7777.0f), outs(rows, cols, pad, 7777.0f);
+        kt.layer_norm(rows, cols, X.data(), X.stride, g.data(), b.data(), eps, out.data(), out.stride);
+        scalar_table().layer_norm(rows, cols, X.data(), X.stride, g.data(), b.data(), eps, outs.data(), outs.stride);
+        RefMatrix ref(rows, cols);
+        for (std::size_t i = 0; i < rows; ++i) {
+            double mean = 0.0, mabs = 0.0, var = 0.0;
+            for (std::size_t t = 0; t < cols; ++t) { mean += X(i, t); mabs += std::fabs(X(i, t)); }
+            mean /= static_cast<double>(cols);
+            mabs /= static_cast<double>(cols);
+            for (std::size_t t = 0; t < cols; ++t) var += (X(i, t) - mean) * (X(i, t) - mean);
+            const double r = 1.0 / std::sqrt(var / static_cast<double>(cols) + static_cast<double>(eps));
+            for (std::size_t t = 0; t < cols; ++t) {
+                const double dev = X(i, t) - mean, o = g(0, t) * r * dev + b(0, t);
+                ref.at(i, t) = o;
+                ref.tol_at(i, t) = (static_cast<double>(cols) + 8.0) * kEps * std::fabs(g(0, t)) * r * (std::fabs(dev) + 2.0 * mabs) +
+                                   2.0 * kEps * (std::fabs(b(0, t)) + std::fabs(o));
+            }
+        }
+        check_both(out, outs, ref, shape_label(rows, cols, 0, pad));
+        // In place (out aliasing X) gives the same numbers.
+        Mat inplace = X;
+        kt.layer_norm(rows, cols, inplace.data(), inplace.stride, g.data(), b.data(), eps, inplace.data(), inplace.stride);
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t t = 0; t < cols; ++t) CHECK(inplace(i, t) == out(i, t));
+    }
+}
+
+// Bias + activation: one rounded addition (bound ε|y + b|), then nothing (none), max(·, 0) (relu; NaN
+// stays NaN), or tanh (a few ulps: 4e-7 relatively, as the additive score's tanh is held to).
+void check_f32_bias_activation(const KernelTable& kt) {
+    Rng rng(223);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t cols = kTailSizes[a], rows = a % 4 + 1, pad = a % 3;
+        const Mat Y0 = uniform_matrix(rows, cols, rng, -6, 6, pad);
+        const Mat bias = uniform_matrix(1, cols, rng, -1, 1);
+        for (auto act : {kernels::Activation::none, kernels::Activation::relu, kernels::Activation::tanh}) {
+            Mat Y = Y0, Ys = Y0;
+            kt.bias_activation(rows, cols, Y.data(), Y.stride, bias.data(), act);
+            scalar_table().bias_activation(rows, cols, Ys.data(), Ys.stride, bias.data(), act);
+            RefMatrix ref(rows, cols);
+            for (std::size_t i = 0; i < rows; ++i)
+                for (std::size_t t = 0; t < cols; ++t) {
+                    const double v = static_cast<double>(Y0(i, t)) + bias(0, t);
+                    const double o = act == kernels::Activation::none ? v : act == kernels::Activation::relu ? std::max(v, 0.0) : std::tanh(v);
+                    ref.at(i, t) = o;
+                    ref.tol_at(i, t) = act == kernels::Activation::tanh ? kEps * std::fabs(v) * (1.0 - o * o) + 4e-7 * std::fabs(o) + 1e-38
+                                                                        : kEps * std::fabs(v);
+                }
+            check_both(Y, Ys, ref, shape_label(rows, cols, 0, pad) + " act=" + std::to_string(static_cast<int>(act)));
+        }
+        Mat nan = Y0;
+        nan(0, 0) = kNaN;
+        kt.bias_activation(rows, cols, nan.data(), nan.stride, bias.data(), kernels::Activation::relu);
+        CHECK(std::isnan(nan(0, 0)));
+    }
+}
+
 // A compile-time guard: every op in the manifest needs a check_f32_<op> above, so a kernel op added
 // to manifest.hpp without a test does not build.
 #define ATTNSCOPE_REQUIRE_CHECK(op) \
@@ -629,6 +699,8 @@ TEST_CASE("f32_sq_distances", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTION
 TEST_CASE("f32_additive_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(additive_backward) }
 TEST_CASE("f32_manhattan_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(manhattan_backward) }
 TEST_CASE("f32_attention_fused", "[kernels][fused]") { ATTNSCOPE_VARIANT_SECTIONS(attention_fused) }
+TEST_CASE("f32_layer_norm", "[kernels][model]") { ATTNSCOPE_VARIANT_SECTIONS(layer_norm) }
+TEST_CASE("f32_bias_activation", "[kernels][model]") { ATTNSCOPE_VARIANT_SECTIONS(bias_activation) }
 
 // The conventions of kernels.hpp for rows holding −inf, +inf or NaN, with the special value at every
 // position of rows whose length reaches the vector body and the scalar tail.

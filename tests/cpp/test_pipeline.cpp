@@ -237,3 +237,59 @@ TEST_CASE("Vocabulary::resolve: stand-ins for GloVe forms the vocabulary lacks",
     v.vector(static_cast<std::size_t>(v.find("not")), b.data());
     CHECK(a == b);
 }
+
+// The worker pool's split of attend() over heads: heads [h0, h1) computed alone equal those heads of
+// the whole call bit for bit (scores, weights, statistics, projections, outputs), and the output
+// projection of the heads' outputs joined side by side equals the whole call's output.
+TEST_CASE("attend: a range of heads equals those heads of the whole call, and the output projection joins them", "[pipeline][heads]") {
+    const auto same = [](const Tensor& a, const Tensor& b) {
+        return a.rows == b.rows && a.cols == b.cols && std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0;
+    };
+    for (const Projection projection : {Projection::identity, Projection::random})
+        for (const Score score : {Score::scaled_dot, Score::additive, Score::neg_manhattan}) {
+            INFO("projection " << static_cast<int>(projection) << ", score " << static_cast<int>(score));
+            AttendOptions o;
+            o.score = score;
+            o.heads = 5;
+            o.projection = projection;
+            o.mask = Mask::causal;
+            o.seed = 3;
+            AttendResult whole;
+            REQUIRE(attend(vocab(), kAnimal, "", false, o, whole).ok());
+            const MultiHeadResult& w = whole.attention;
+            Tensor concat(w.nq, w.concat.cols);
+            std::size_t col = 0;
+            for (const auto& range : {std::pair<std::size_t, std::size_t>{0, 2}, {2, 3}, {3, 5}}) {
+                AttendOptions os = o;
+                os.head_begin = range.first;
+                os.head_end = range.second;
+                AttendResult part;
+                REQUIRE(attend(vocab(), kAnimal, "", false, os, part).ok());
+                const MultiHeadResult& p = part.attention;
+                REQUIRE(p.heads == range.second - range.first);
+                for (std::size_t e = 0; e < p.heads; ++e) {
+                    const std::size_t h = range.first + e;
+                    CHECK(same(p.scores[e], w.scores[h]));
+                    CHECK(same(p.weights[e], w.weights[h]));
+                    CHECK(same(p.q[e], w.q[h]));
+                    CHECK(same(p.k[e], w.k[h]));
+                    CHECK(same(p.v[e], w.v[h]));
+                    CHECK(same(p.head_outputs[e], w.head_outputs[h]));
+                    for (std::size_t i = 0; i < w.nq; ++i) CHECK(p.stats[e][i].argmax == w.stats[h][i].argmax);
+                }
+                CHECK(same(p.output, p.concat));  // no output projection on a range of heads
+                for (std::size_t i = 0; i < w.nq; ++i)
+                    for (std::size_t j = 0; j < p.concat.cols; ++j) concat(i, col + j) = p.concat(i, j);
+                col += p.concat.cols;
+            }
+            Tensor out;
+            const Tensor& joined = concat;
+            REQUIRE(attend_output_projection(vocab(), o, joined.view(), out).ok());
+            CHECK(same(out, w.output));
+            AttendOptions bad = o;
+            bad.head_begin = 4;
+            bad.head_end = 4;
+            AttendResult none;
+            CHECK_THAT(attend(vocab(), kAnimal, "", false, bad, none).message(), Catch::Matchers::StartsWith("headBegin, headEnd:"));
+        }
+}

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, root, outDir } from './harness.mjs';
+import { CHROMIUM_ARGS, root, outDir } from '../../scripts/browser-harness.mjs';
 
 const script = join(root, 'dist/attnscope-element.js');
 let browser, dir, single;
@@ -313,7 +313,8 @@ describe('failure is visible and local', () => {
     ['score', 'score="softest"', /score="softest" is not valid: expected one of dot, scaled-dot, cosine/],
     ['temperature', 'temperature="0"', /temperature="0" is not valid: expected a number > 0/],
     ['heads', 'heads="101"', /heads="101" is not valid: expected a whole number of heads from 1 to 100/],
-    ['vocab', 'vocab="no-such-file.bin"', /vocab="no-such-file\.bin" is not valid: expected the URL of a vocabulary file/],
+    // The page is on disk: the message says that a page opened from file:// cannot read another file, and the fixes.
+    ['vocab', 'vocab="no-such-file.bin"', /vocab="no-such-file\.bin" is not valid: expected the URL of a vocabulary file that this page can load\. This page was opened from disk \(file:\/\/\).*serve the folder over http.*leave vocab out for the built-in 10,000 words/],
     ['query', `query="${Array.from({ length: 70 }, () => 'word').join(' ')}"`, /query=".*" is not valid: expected at most 64 tokens; this text has 70/],
     ['view', 'view="pie"', /view="pie" is not valid: expected one of heatmap, lines, both/],
     ['cell', 'cell="9,9"', /cell="9,9" is not valid: expected a cell inside the 7 × 7 matrix/],
@@ -335,6 +336,10 @@ describe('failure is visible and local', () => {
       assert.match(events.get(`bad-${name}`), message, `${name}: attn-error detail.message`);
     }
     assert.equal((await shown(p, "#good1")).cells, 49);
+    // "mat" is not among the 10,000 words: its red "mat?" gets a legend under the figure, naming it.
+    const legend = (id) => p.$eval(id, (el) => { const o = el.shadowRoot.querySelector('.attn-oov'); return o.hidden ? null : o.textContent; });
+    assert.match(await legend('#good1'), /^\? after a word: not in this 10,000-word vocabulary \(“mat”\)\. It gets a fixed pseudo-random vector/);
+    assert.match(await legend('#good2'), /\(“kitten”, “rested”, “rug”\)/);
     assert.equal(await p.$eval('#good2', (el) => el.shadowRoot.querySelectorAll('svg.lineview g.lines line').length), 49);
     await shot(p, '03-errors');
     // Fixing the attribute brings the figure back; breaking a good one leaves the others alone.
@@ -346,6 +351,10 @@ describe('failure is visible and local', () => {
     await p.waitForFunction(() => !document.getElementById('good1').shadowRoot.querySelector('.attn-error').hidden);
     await p.$eval('#good2', (el) => { el.score = 'dot'; });
     await p.waitForFunction(() => document.getElementById('good2').result.score === 'dot');
+    // Every word in the vocabulary: no legend.
+    await p.$eval('#good2', (el) => { el.query = 'The cat sat.'; });
+    await p.waitForFunction(() => document.getElementById('good2').result?.nq === 4);
+    assert.equal(await legend('#good2'), null);
     assert.deepEqual(errors.filter((e) => e.includes('errors.html') && !/no-such-file|Failed to load resource|Failed to fetch/.test(e)), [], 'no page error');
     await p.context().close();
   });
@@ -373,6 +382,121 @@ describe('failure is visible and local', () => {
     assert.deepEqual(got.big2, { error: '', oov: [false, false, false] });
     assert.equal(served, 1, 'two elements with the same vocab URL: one download');
     assert.equal(await p.evaluate(() => window.__wasmInstances), 1, 'one wasm instance for both vocabularies');
+    await p.context().close();
+  });
+
+  test('a vocab URL\'s scope is freed with the last element using it; moving an element keeps it', async () => {
+    const url = page('vocab-release', '<attn-scope id="base" query="The cat sat." controls="none"></attn-scope><div id="box"></div><div id="other"></div>');
+    const p = await open(url, {}, (context) => context.route('http://vocab.attnscope.test/**', (route) => route.fulfill({ status: 200,
+      body: readFileSync(join(root, 'dist/glove-10k.bin')), headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } })));
+    await settled(p);
+    const got = await p.evaluate(async () => {
+      const Element = customElements.get('attn-scope');
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+      const ready = (el) => new Promise((resolve) => {
+        if (el.result) { resolve(''); return; }
+        el.addEventListener('attn-ready', () => resolve(''), { once: true });
+        el.addEventListener('attn-error', (ev) => resolve(ev.detail.message), { once: true });
+      });
+      const before = await Element.memoryInUse();
+      const box = document.getElementById('box');
+      // Four URLs, two elements each.
+      const els = [];
+      for (let u = 0; u < 4; u++) {
+        for (let k = 0; k < 2; k++) {
+          const el = document.createElement('attn-scope');
+          el.setAttribute('query', 'The cat sat.');
+          el.setAttribute('controls', 'none');
+          el.setAttribute('vocab', `http://vocab.attnscope.test/v${u}/glove-10k.bin`);
+          box.append(el);
+          els.push(el);
+        }
+      }
+      const errors = (await Promise.all(els.map(ready))).filter(Boolean);
+      const loaded = { held: Element.vocabularies().length, memory: await Element.memoryInUse() };
+      // One of a URL's two elements removed: the scope stays for the other.
+      els[0].remove();
+      await tick();
+      const oneLeft = Element.vocabularies().length;
+      // Moved (removed and added again in the same task): kept, and it draws again.
+      document.getElementById('other').append(els[2]);
+      await tick();
+      const moved = { held: Element.vocabularies().length, result: !!els[2].result };
+      // Every element of every URL removed: all four freed.
+      for (const el of els) el.remove();
+      await tick();
+      const after = { held: Element.vocabularies(), memory: await Element.memoryInUse() };
+      // A URL used again after it was freed loads again and works.
+      const again = document.createElement('attn-scope');
+      again.setAttribute('query', 'The cat sat.');
+      again.setAttribute('vocab', 'http://vocab.attnscope.test/v0/glove-10k.bin');
+      box.append(again);
+      const againError = await ready(again);
+      return { before, errors, loaded, oneLeft, moved, after, againError: againError || '', againNq: again.result && again.result.nq,
+        againHeld: Element.vocabularies().length };
+    });
+    assert.deepEqual(got.errors, []);
+    assert.equal(got.loaded.held, 5, 'the built-in vocabulary and four URLs');
+    assert.ok(got.loaded.memory - got.before > 4 * 1e6, `four 10,000-word vocabularies in wasm memory: ${got.before} → ${got.loaded.memory}`);
+    assert.equal(got.oneLeft, 5, 'a URL with one element left keeps its scope');
+    assert.deepEqual(got.moved, { held: 5, result: true }, 'a moved element keeps its scope and draws');
+    assert.deepEqual(got.after.held, [''], 'only the built-in vocabulary is held once no element uses a URL');
+    assert.equal(got.after.memory, got.before, `wasm memory back where it was: ${got.before} before, ${got.loaded.memory} loaded, ${got.after.memory} after`);
+    assert.equal(got.againError, '');
+    assert.equal(got.againNq, 4);
+    assert.equal(got.againHeld, 2);
+  });
+
+  test('model="use-lite": every layer and head, one head re-scored, knock-outs, from the model file at model-src', async () => {
+    const SENT = 'The animal didn\'t cross the street because it was too tired.';
+    const url = page('model', `<attn-scope id="m" model="use-lite" model-src="http://models.attnscope.test/use-lite.bin" query="${SENT.replace(/'/g, '&#39;')}" keys="The tired dog stayed on the pavement."></attn-scope>`
+      + '<attn-scope id="bad" model="gpt-2" query="Hello."></attn-scope>');
+    let served = 0;
+    const p = await open(url, {}, (context) => context.route('http://models.attnscope.test/**', (route) => {
+      served++;
+      return route.fulfill({ status: 200, body: readFileSync(join(root, 'dist/use-lite.bin')),
+        headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } });
+    }));
+    await settled(p);
+    const model = await single.loadModel({ model: readFileSync(join(root, 'dist/use-lite.bin')) });
+    try {
+      const r = model.encode(SENT);
+      const got = await p.$eval('#m', (el) => {
+        const s = el.shadowRoot;
+        return {
+          titles: [...s.querySelectorAll('#figure-model-heads g.panel .panel-title')].map((t) => t.textContent),
+          n: el.result.n, row: Array.from(el.result.surgery.subarray(0, el.result.n)),
+          options: s.querySelectorAll('#figure-model-head select option').length,
+          knocks: s.querySelectorAll('#figure-model-knock input[type=checkbox]').length,
+        };
+      });
+      assert.equal(got.titles.length, 8);
+      assert.equal(got.titles[5], 'layer 2, head 2');
+      assert.equal(got.n, r.n);
+      got.row.forEach((x, j) => assert.ok(Math.abs(x - r.attentions[j]) < 1e-5, `cell 0,${j}`));
+      assert.equal(got.options, single.scoreFunctions.length);
+      assert.equal(got.knocks, 8);
+      // Choose a score for the head shown and knock a head out, from inside the element.
+      await p.$eval('#m', (el) => {
+        const sel = el.shadowRoot.querySelector('#figure-model-head select');
+        sel.value = 'cosine';
+        sel.dispatchEvent(new Event('change'));
+      });
+      await p.waitForFunction(() => document.getElementById('m').result?.swap === 'cosine');
+      await p.$eval('#m', (el) => el.shadowRoot.querySelector('#figure-model-knock input[value="0.2"]').click());
+      await p.waitForFunction(() => document.getElementById('m').result?.knock.length === 1);
+      const after = await p.$eval('#m', (el) => ({ distance: el.result.embedding.distance, text: el.shadowRoot.querySelector('.model-explain').textContent }));
+      const cut = model.encode(SENT, { score: { '0.0': 'cosine' }, ablate: ['0.2'] });
+      let d = 0, x = 0, y = 0;
+      for (let i = 0; i < r.embedding.length; i++) { d += r.embedding[i] * cut.embedding[i]; x += r.embedding[i] ** 2; y += cut.embedding[i] ** 2; }
+      assert.ok(Math.abs(after.distance - (1 - d / Math.sqrt(x * y))) < 1e-5);
+      assert.match(after.text, /Scoring layer 1, head 1 by cosine moves each of that head's rows/);
+      assert.match(await p.$eval('#bad', (el) => el.shadowRoot.querySelector('.attn-error').textContent), /model="gpt-2" is not valid: expected one of use-lite/);
+      assert.equal(served, 1);
+      await p.locator('#m').screenshot({ path: join(outDir, 'element-model.png') });
+    } finally {
+      model.dispose();
+    }
     await p.context().close();
   });
 

@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, outDir, root } from './harness.mjs';
+import { CHROMIUM_ARGS, outDir, root } from '../../scripts/browser-harness.mjs';
 import { loadDistRegistry } from '../../scripts/registry.mjs';
 
 const dir = join(root, 'dist/examples');
@@ -322,7 +322,73 @@ describe('reveal.js slides (file://)', () => {
     assert.deepEqual(await events(page, 'attn-error'), []);
     await page.close();
   });
+  test('keys the focused figure acts on stay in it: arrows move the heatmap\'s cell (or the slider), never the slide', async () => {
+    const { page } = await openPage('slides.html', { width: 1280, height: 720 });
+    await page.waitForFunction(() => window.Reveal && window.Reveal.isReady(), null, { timeout: 15000 });
+    // What reaches the deck: every keydown the document sees (reveal.js listens there too).
+    await page.evaluate(() => {
+      window.__docKeys = [];
+      document.addEventListener('keydown', (ev) => window.__docKeys.push(ev.key));
+    });
+    await page.evaluate(() => window.Reveal.slide(1));
+    const k = await page.evaluate(() => Array.prototype.indexOf.call(document.querySelectorAll('attn-scope'), window.Reveal.getCurrentSlide().querySelector('attn-scope')));
+    await page.waitForFunction((i) => window.__attnCheck(document.querySelectorAll('attn-scope')[i]).ok, k, { timeout: 20000 });
+    const report = await page.evaluate((i) => window.__attnCheck(document.querySelectorAll('attn-scope')[i]), k);
+    assert.ok(report.nq >= 3 && report.nk >= 4, `a heatmap with room to move: ${report.nq} × ${report.nk}`);
+    const fig = page.locator('attn-scope').nth(k);
+    const state = () => page.evaluate((i) => {
+      const el = document.querySelectorAll('attn-scope')[i];
+      const inside = el.shadowRoot.activeElement;
+      const svg = el.shadowRoot.querySelector('svg.heatmap');
+      const live = el.shadowRoot.getElementById(svg.getAttribute('aria-describedby')).textContent;
+      const at = /^Row (\d+), .*; column (\d+), /.exec(live);
+      return {
+        slide: window.Reveal.getIndices().h,
+        focusOnElement: document.activeElement === el,
+        inside: inside ? `${inside.localName}.${inside.getAttribute('class') || inside.type || ''}` : null,
+        cursorShown: svg.querySelector('rect.cursor').getAttribute('visibility') === 'visible',
+        cell: at ? [Number(at[1]) - 1, Number(at[2]) - 1] : live,
+        temperature: el.getAttribute('temperature'),
+        docKeys: window.__docKeys.slice(),
+      };
+    }, k);
+    await fig.locator('svg.heatmap').focus();
+    const s0 = await state();
+    assert.equal(s0.slide, 1);
+    assert.ok(s0.focusOnElement && /^svg\.heatmap/.test(s0.inside), `the heatmap has the focus ${JSON.stringify(s0)}`);
+    assert.ok(s0.cursorShown);
+    assert.deepEqual(s0.cell, [0, 0]);
+    const last = report.nk - 1;
+    for (const [key, cell] of [['ArrowRight', [0, 1]], ['ArrowRight', [0, 2]], ['ArrowDown', [1, 2]], ['ArrowLeft', [1, 1]],
+      ['ArrowUp', [0, 1]], ['End', [0, last]], ['Home', [0, 0]]]) {
+      await page.keyboard.press(key);
+      const s = await state();
+      assert.deepEqual(s.cell, cell, `${key} moved the heatmap's cell`);
+      assert.equal(s.slide, 1, `${key} on the heatmap left the deck on its slide`);
+      assert.ok(s.focusOnElement && /^svg\.heatmap/.test(s.inside) && s.cursorShown, `focus stayed on the heatmap after ${key}: ${JSON.stringify(s)}`);
+    }
+    assert.deepEqual((await state()).docKeys, [], 'no key the heatmap acted on reached the document');
+    // The temperature slider: its arrows change the temperature, not the slide.
+    await fig.getByLabel(/Temperature/).focus();
+    const before = (await state()).temperature;
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    const s2 = await state();
+    assert.equal(s2.slide, 1, 'arrows on the slider left the deck on its slide');
+    assert.ok(s2.focusOnElement && /^input/.test(s2.inside), `focus stayed on the slider: ${JSON.stringify(s2)}`);
+    assert.notEqual(s2.temperature, before, 'the slider moved the temperature');
+    assert.deepEqual(s2.docKeys, []);
+    // With the focus out of the element, the arrow is the deck's again.
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('ArrowRight');
+    const s3 = await state();
+    assert.equal(s3.slide, 2, 'with the focus outside the figure, → turns the slide');
+    assert.deepEqual(s3.docKeys, ['ArrowRight']);
+    assert.deepEqual(await events(page, 'attn-error'), []);
+    await page.close();
+  });
 });
+
 
 describe('Markdown note (markdown-it, file://)', () => {
   test('the figures pass through markdown-it, draw, and redraw on an attribute change', async () => {

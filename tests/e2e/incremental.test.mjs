@@ -4,7 +4,7 @@
 // same URL (same text, heads, selection) draws, and the elements of the tokens kept are the same nodes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, autoSettle } from './harness.mjs';
+import { setup, autoSettle } from '../../scripts/browser-harness.mjs';
 
 let h, context;
 before(async () => {

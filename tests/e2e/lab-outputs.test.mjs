@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setup, outDir, settled, parseCSV, root } from './harness.mjs';
+import { setup, outDir, settled, parseCSV, root } from '../../scripts/browser-harness.mjs';
 
 let h;
 before(async () => { h = await setup(); });
@@ -53,9 +53,9 @@ describe('lab, output comparison', () => {
         else { assert.ok(r.outputAccuracy >= 0 && r.outputAccuracy <= 1); assert.equal(r.cells[2], `${(100 * r.outputAccuracy).toFixed(1)}%`); }
       }
       // node's build, the same seed: the same numbers.
-      const { Comparison, summaryRows } = await import(pathToFileURL(join(root, 'web/lab/compare.js')).href);
-      const { LabSession } = await import(pathToFileURL(join(root, 'web/lab/session.js')).href);
-      const session = new LabSession(h.scope, JSON.parse(readFileSync(join(root, 'web/lab/corpus.json'), 'utf8')));
+      const { Comparison, summaryRows } = await import(pathToFileURL(join(root, 'lab/compare.js')).href);
+      const { LabSession } = await import(pathToFileURL(join(root, 'lab/session.js')).href);
+      const session = new LabSession(h.scope, JSON.parse(readFileSync(join(root, 'lab/corpus.json'), 'utf8')));
       const task = session.task('previous');
       const c = new Comparison(h.scope, { train: task.train.data, heldOut: task.heldOut.data, trainer: session.trainerOptions({ learningRate: 0.01, seed: 2 }),
         scores: ['scaled-dot', 'idw'], outputs: ['none', 'value', 'scaled'], steps: 100 });

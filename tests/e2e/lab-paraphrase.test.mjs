@@ -6,7 +6,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { setup, outDir, settled } from './harness.mjs';
+import { setup, outDir, settled } from '../../scripts/browser-harness.mjs';
 
 let h;
 before(async () => { h = await setup(); });

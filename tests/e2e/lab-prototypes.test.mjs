@@ -8,7 +8,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, outDir, autoSettle, parseCSV, settled } from './harness.mjs';
+import { setup, outDir, autoSettle, parseCSV, settled } from '../../scripts/browser-harness.mjs';
 
 let h;
 before(async () => { h = await setup(); });

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setup, outDir, settled, parseCSV, root } from './harness.mjs';
+import { setup, outDir, settled, parseCSV, root } from '../../scripts/browser-harness.mjs';
 
 let h;
 before(async () => { h = await setup(); });
@@ -170,9 +170,9 @@ describe('lab', () => {
       assert.match(reading.join(' '), /√d or cosine\? On this run: dividing the dot product by √d \(√16 = 4 here\), scaled-dot (faster|slower|about as fast|reached|did not|ended)[^.]* dot/);
       assert.match(reading.at(-1), /One seed \(3\)/);
       // The node build gives the same numbers for the same seed.
-      const { Comparison, summaryRows } = await import(pathToFileURL(join(root, 'web/lab/compare.js')).href);
-      const { LabSession } = await import(pathToFileURL(join(root, 'web/lab/session.js')).href);
-      const session = new LabSession(h.scope, JSON.parse(readFileSync(join(root, 'web/lab/corpus.json'), 'utf8')));
+      const { Comparison, summaryRows } = await import(pathToFileURL(join(root, 'lab/compare.js')).href);
+      const { LabSession } = await import(pathToFileURL(join(root, 'lab/session.js')).href);
+      const session = new LabSession(h.scope, JSON.parse(readFileSync(join(root, 'lab/corpus.json'), 'utf8')));
       const task = session.task('previous');
       const c = new Comparison(h.scope, { train: task.train.data, heldOut: task.heldOut.data, trainer: session.trainerOptions({ learningRate: 0.01, seed: 3 }), scores: ['dot', 'scaled-dot', 'idw'], steps: 100 });
       while (!c.done) c.advance(1e9);

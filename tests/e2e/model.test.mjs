@@ -6,7 +6,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, startServer, parseCSV, parseShown, outDir } from './harness.mjs';
+import { setup, startServer, parseCSV, parseShown, outDir } from '../../scripts/browser-harness.mjs';
 import { npy, npyStrings, safetensors, tinyTransformer, zip } from '../js/attention-files.mjs';
 
 const L = 3, H = 2, N = 6;
@@ -67,6 +67,7 @@ const gridLabels = () => page.$$eval('#figure-grid .grid-labels text', (ts) => t
 async function clickGrid(layer, head) {
   const at = await page.evaluate(([l, hd]) => {
     const svg = document.querySelector('#figure-grid svg');
+    svg.scrollIntoView({ block: 'center' });   // the mouse clicks only what is in the viewport
     const img = svg.querySelector('image');
     const box = svg.getBoundingClientRect();
     const k = box.width / svg.viewBox.baseVal.width;
@@ -91,13 +92,30 @@ describe('model page', () => {
     await h?.close();
   });
 
-  test('opens with the bundled example drawn: 6 layers × 4 heads', async () => {
-    assert.match(await page.textContent('#file-info'), /model-example\.json: 6 layers × 4 heads × 15 × 15 tokens/);
-    const labels = await gridLabels();
-    assert.deepEqual(labels.filter((t) => t.startsWith('H')), ['H1', 'H2', 'H3', 'H4']);
-    assert.deepEqual(labels.filter((t) => t.startsWith('L')), ['L1', 'L2', 'L3', 'L4', 'L5', 'L6']);
-    assert.match(await page.getAttribute('#figure-grid image', 'href'), /^data:image\/png;base64,/);
-    await page.screenshot({ path: join(outDir, 'model-example.png'), fullPage: true });
+  test('opens with the trained model (USE-Lite) on a sentence; another typed sentence replaces it', async () => {
+    const model = await h.scope.loadModel();
+    try {
+      const first = 'The animal didn\'t cross the street because it was too tired.';
+      const n = model.encode(first).n;
+      assert.match(await page.textContent('#file-info'), new RegExp(`use-lite on “The animal didn't cross the street [a-z]*…”: 2 layers × 4 heads × ${n} × ${n} tokens`));
+      const labels = await gridLabels();
+      assert.deepEqual(labels.filter((t) => t.startsWith('H')), ['H1', 'H2', 'H3', 'H4']);
+      assert.deepEqual(labels.filter((t) => t.startsWith('L')), ['L1', 'L2']);
+      assert.match(await page.getAttribute('#figure-grid image', 'href'), /^data:image\/png;base64,/);
+      await page.screenshot({ path: join(outDir, 'model-example.png'), fullPage: true });
+      const second = 'A <b>kitten</b> rested.';
+      await page.fill('#example-sentence', second);
+      const loaded = nextLoad();
+      await page.click('#load-example');
+      assert.match(await loaded, /^use-lite on “A <b>kitten<\/b> rested\.”$/);
+      const r = model.encode(second);
+      assert.match(await page.textContent('#file-info'), new RegExp(`2 layers × 4 heads × ${r.n} × ${r.n} tokens`));
+      assert.equal(await page.locator('#file-info b').count(), 0, 'the sentence is shown as text');
+      // The rollout drawn is scope.rollout of the model's attentions.
+      assert.ok(await page.locator('#figure-rollout').count());
+    } finally {
+      model.dispose();
+    }
   });
 
   for (const [format, files] of Object.entries(FILES)) {
@@ -247,7 +265,7 @@ describe('model page', () => {
     assert.equal(json.rollout.matrix.length, N);
   });
 
-  test('offline: once loaded, the page, its example and a dropped file work with the server gone', async () => {
+  test('offline: once loaded, the page and a dropped file work with the server gone (the model\'s file is not kept offline)', async () => {
     const server = await startServer();
     const ctx = await h.newContext({}, new URL(server.url).origin);
     try {
@@ -258,8 +276,7 @@ describe('model page', () => {
       await server.stop();
       await ctx.setOffline(true);
       await p.reload();
-      await p.waitForSelector('body.model-ready', { timeout: 30000 });
-      assert.match(await p.textContent('#file-info'), /model-example\.json: 6 layers × 4 heads/);
+      await p.waitForSelector('body.ready', { timeout: 30000 });
       assert.equal(await dropAndWait(FILES['npz (savez_compressed)'], p), 'packed.npz');
       assert.match(await p.textContent('#offline-status'), /^Available offline/);
     } finally {

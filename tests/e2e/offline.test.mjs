@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setup, startServer, attendOptions, outDir, root, settled } from './harness.mjs';
+import { setup, startServer, attendOptions, outDir, root, settled } from '../../scripts/browser-harness.mjs';
 import { offlineFiles, offlinePages, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
 
 const web = join(root, 'dist/web');
@@ -48,7 +48,7 @@ const controlled = (p) => p.waitForFunction(() => !!navigator.serviceWorker.cont
 describe('offline', () => {
   test('the build lists every file of the page for the service worker, with a content-hash version', () => {
     const files = offlineFiles(web);
-    for (const f of ['index.html', 'main.js', 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
+    for (const f of ['index.html', 'demo.js', 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
       assert.ok(files.includes(f), `${f} is saved for offline use (list: ${files.join(', ')})`);
     }
     assert.ok(!files.some((f) => f.endsWith('.map') || f === 'sw.js'));
@@ -65,8 +65,8 @@ describe('offline', () => {
       assert.ok(needs.every((f) => files.includes(f)));
       assert.ok(sw.includes(JSON.stringify(page)), `sw.js lists the files of ${page}`);
     }
-    for (const [page, f] of [['index.html', 'worker.js'], ['index.html', 'main.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'prototypes-worker.js'],
-      ['lab-prototypes.html', 'lab-prototypes.css'], ['model.html', 'model-example.json']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
+    for (const [page, f] of [['index.html', 'demo-worker.js'], ['index.html', 'demo.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'lab-prototypes-worker.js'],
+      ['lab-prototypes.html', 'lab-prototypes.css']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
     assert.deepEqual(files.filter((f) => !Object.values(pages).some((x) => x.includes(f))), [], 'every file is saved by some page');
   });
 
@@ -94,7 +94,7 @@ describe('offline', () => {
       assert.equal(await page.isVisible('#offline-status'), true);
       assert.deepEqual(failed, []);
       const served = responses.map((r) => [r.url().replace(server.url, ''), r.status(), r.fromServiceWorker()]);
-      for (const f of ['', 'main.js', 'style.css', 'attnscope.wasm', 'glove-50k.bin']) {
+      for (const f of ['', 'demo.js', 'style.css', 'attnscope.wasm', 'glove-50k.bin']) {
         assert.deepEqual(served.find(([u]) => u === f), [f, 200, true], `${f || 'the page'} came from the service worker`);
       }
       assert.ok(served.every(([, status, sw]) => status === 200 && sw), JSON.stringify(served));

@@ -5,7 +5,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, settled, outDir } from './harness.mjs';
+import { setup, settled, outDir } from '../../scripts/browser-harness.mjs';
 
 let h, context, page;
 const WORDS = 'the quick brown fox jumps over a lazy dog while seven small birds sing in the old tree by the river'.split(' ');

@@ -6,7 +6,7 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from './harness.mjs';
+import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from '../../scripts/browser-harness.mjs';
 
 let h, context, page;
 const S = { q: 'The cat sat on the mat.', k: 'A kitten rested on the rug.', score: 'cosine', t: 0.1 };

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from './harness.mjs';
+import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from '../../scripts/browser-harness.mjs';
 
 let h, context, page;
 const DEFAULT = { q: 'The cat sat on the mat.', k: 'A kitten rested on the rug.', score: 'cosine', t: 0.1 };

@@ -57,13 +57,29 @@ function run(group, cases) {
 }
 
 const withNaN = (a, i, x = NaN) => { const b = a.slice(); b[i] = x; return b; };
+/** A flat row-major matrix as nested arrays of numbers, the way one often arrives from JSON. */
+const rowsOf = (flat, cols) => Array.from({ length: flat.length / cols }, (_, i) => Array.from(flat.subarray(i * cols, (i + 1) * cols)));
+
+test('the nested-array hints, followed as written, give the flat Float32Array\'s scores', () => {
+  const want = scope.scores(Q, K, base);
+  const asRows = rowsOf(Q, base.d);
+  const kRows = Array.from({ length: base.nk }, (_, i) => K.slice(i * base.d, (i + 1) * base.d));
+  assert.deepEqual(scope.scores(new Float32Array(asRows.flat()), K, base), want);
+  assert.deepEqual(scope.scores(new Float32Array([asRows].flat(Infinity)), K, base), want);
+  assert.deepEqual(scope.scores(Q, Float32Array.from(kRows.flatMap((row) => Array.from(row))), base), want);
+});
 
 run('scores()', [
   ['Q of the wrong length', () => scope.scores(Q.subarray(1), K, base), RangeError, [/\bQ\b/, /15/, /14/]],
   ['K of the wrong length', () => scope.scores(Q, K.subarray(1), base), RangeError, [/\bK\b/, /20/]],
   ['NaN in K', () => scope.scores(Q, withNaN(K, 7), base), RangeError, [/\bK\b/, /element 7/, /NaN/]],
   ['Infinity in Q', () => scope.scores(withNaN(Q, 0, Infinity), K, base), RangeError, [/\bQ\b/, /element 0/, /finite/]],
-  ['Array instead of Float32Array', () => scope.scores(Array.from(Q), K, base), TypeError, [/\bQ\b/, /Float32Array/]],
+  ['Array instead of Float32Array', () => scope.scores(Array.from(Q), K, base), TypeError, [/\bQ\b/, /Float32Array/, /wrap it: new Float32Array\(Q\)$/]],
+  // A matrix as nested arrays: new Float32Array(Q) would give NaNs of the wrong length; the hint is .flat().
+  ['nested arrays (rows)', () => scope.scores(rowsOf(Q, base.d), K, base), TypeError, [/^Q: /, /array of arrays/, /new Float32Array\(Q\.flat\(\)\)$/]],
+  ['nested arrays, three levels', () => scope.scores([rowsOf(Q, base.d)], K, base), TypeError, [/^Q: /, /new Float32Array\(Q\.flat\(Infinity\)\)$/]],
+  ['typed-array rows', () => scope.scores(Q, Array.from({ length: base.nk }, (_, i) => K.slice(i * base.d, (i + 1) * base.d)), base), TypeError,
+    [/^K: /, /typed-array rows/, /Float32Array\.from\(K\.flatMap\(\(row\) => Array\.from\(row\)\)\)$/]],
   ['Float64Array instead of Float32Array', () => scope.scores(Q, Float64Array.from(K), base), TypeError, [/\bK\b/, /Float32Array/]],
   ['unknown scoring name', () => scope.scores(Q, K, { ...base, score: 'dott' }), TypeError, [/score/, /'dott'/, /'scaled-dot'/]],
   ['p = 0 for idw', () => scope.scores(Q, K, { ...base, score: 'idw', p: 0 }), RangeError, [/\bp\b/, /> 0/]],

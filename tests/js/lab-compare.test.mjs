@@ -1,4 +1,4 @@
-// The lab's part 2 and its state (web/lab/compare.js, web/lab/state.js, web/lab/session.js): steps to
+// The lab's part 2 and its state (lab/compare.js, web/lab-state.js, lab/session.js): steps to
 // 90%, the table's order, the CSV of the curves, the text computed from a result (it names what the
 // rows show, and changes when they do), the URL round trip (any hash gives valid settings), and the
 // comparison itself on the corpus: the same seed gives the same table, however the work is sliced,
@@ -11,12 +11,12 @@ import fc from 'fast-check';
 import { ROOT, loadScope } from './helpers.mjs';
 
 const { Comparison, stepsTo, summaryRows, sortRows, stepsText, readComparison, curvesCSV, versus, scoreFamilies, runLabel, OUTPUTS, COMPARE_EVAL_EVERY } =
-  await import(join(ROOT, 'web/lab/compare.js'));
-const { labDefaults, labFromHash, labToHash, LEARNING_RATES, MAX_PROBLEMS } = await import(join(ROOT, 'web/lab/state.js'));
-const { LabSession, HEAD, SNAP_EVERY } = await import(join(ROOT, 'web/lab/session.js'));
-const { RULE_IDS } = await import(join(ROOT, 'web/lab/rules.js'));
-const { parseCSV } = await import(join(ROOT, 'tests/e2e/harness.mjs'));
-const corpus = JSON.parse(readFileSync(join(ROOT, 'web/lab/corpus.json'), 'utf8'));
+  await import(join(ROOT, 'lab/compare.js'));
+const { labDefaults, labFromHash, labToHash, LEARNING_RATES, MAX_PROBLEMS } = await import(join(ROOT, 'web/lab-state.js'));
+const { LabSession, HEAD, SNAP_EVERY } = await import(join(ROOT, 'lab/session.js'));
+const { RULE_IDS } = await import(join(ROOT, 'lab/rules.js'));
+const { parseCSV } = await import(join(ROOT, 'scripts/browser-harness.mjs'));
+const corpus = JSON.parse(readFileSync(join(ROOT, 'lab/corpus.json'), 'utf8'));
 const scope = await loadScope();
 const SCORES = scope.scoreFunctions.map((s) => s.name);
 

@@ -1,4 +1,4 @@
-// The lab's corpus (web/lab/corpus.json) and its rules (web/lab/rules.js): the licence is stated,
+// The lab's corpus (lab/corpus.json) and its rules (lab/rules.js): the licence is stated,
 // every labelled pronoun item resolves with the project's tokenizer, the rules' targets are what they
 // say, and the previous-word task built from the corpus is learnable by the trainer.
 import assert from 'node:assert/strict';
@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, loadScope } from './helpers.mjs';
 
-const { RULE_IDS, buildTask, chanceAccuracy, targetsFor, wordTokens, isCross } = await import(join(ROOT, 'web/lab/rules.js'));
-const corpus = JSON.parse(readFileSync(join(ROOT, 'web/lab/corpus.json'), 'utf8'));
+const { RULE_IDS, buildTask, chanceAccuracy, targetsFor, wordTokens, isCross } = await import(join(ROOT, 'lab/rules.js'));
+const corpus = JSON.parse(readFileSync(join(ROOT, 'lab/corpus.json'), 'utf8'));
 const scope = await loadScope();
 
 test('the corpus: licence, size, no duplicates, every pronoun item resolvable', () => {
   assert.equal(corpus.licence, 'CC0-1.0');
-  assert.match(readFileSync(join(ROOT, 'web/lab/README.md'), 'utf8'), /CC0 1\.0/);
+  assert.match(readFileSync(join(ROOT, 'lab/README.md'), 'utf8'), /CC0 1\.0/);
   assert.ok(corpus.sentences.length >= 250, `${corpus.sentences.length} sentences`);
   assert.equal(new Set(corpus.sentences).size, corpus.sentences.length, 'no duplicate sentences');
   assert.ok(corpus.pronouns.length >= 40);
@@ -54,7 +54,7 @@ test('the paraphrase rule: each word → the same word in the paraphrase; words 
 
 test('the paraphrase pairs: written for the project (CC0, documented), at least 60, every pair usable', () => {
   assert.match(corpus.about, /paraphrase/);
-  assert.match(readFileSync(join(ROOT, 'web/lab/README.md'), 'utf8'), /`paraphrases`/);
+  assert.match(readFileSync(join(ROOT, 'lab/README.md'), 'utf8'), /`paraphrases`/);
   assert.ok(corpus.paraphrases.length >= 60, `${corpus.paraphrases.length} pairs`);
   assert.equal(new Set(corpus.paraphrases.map((x) => x.text)).size, corpus.paraphrases.length, 'no duplicate sentences');
   for (const item of corpus.paraphrases) {
@@ -99,8 +99,8 @@ test('previous-word task from the corpus: held-out accuracy rises from about cha
   assertCorpusTaskLearns('previous', (task) => assert.ok(task.train.data.lengths.length > 150 && task.heldOut.data.lengths.length > 40));
 });
 
-test("the page's plain-JS head (web/lab/model.js) gives the trainer's own weights, for every positions mode and a weighted score", async () => {
-  const { headWeights } = await import(join(ROOT, 'web/lab/model.js'));
+test("the page's plain-JS head (lab/head-model.js) gives the trainer's own weights, for every positions mode and a weighted score", async () => {
+  const { headWeights } = await import(join(ROOT, 'lab/head-model.js'));
   const embed = (w) => scope.embed(w.lookup).vector;
   const task = buildTask(corpus, 'next', { tokenize: (x) => scope.tokenize(x), embed, dIn: 100 });
   for (const [positions, score] of [['concat', 'scaled-dot'], ['add', 'general'], ['none', 'additive'], ['concat', 'location']]) {
@@ -116,7 +116,7 @@ test("the page's plain-JS head (web/lab/model.js) gives the trainer's own weight
 });
 
 test("the page's plain-JS head gives the trainer's own cross-attention weights (sentence rows x paraphrase columns)", async () => {
-  const { headWeights } = await import(join(ROOT, 'web/lab/model.js'));
+  const { headWeights } = await import(join(ROOT, 'lab/head-model.js'));
   const embed = (w) => scope.embed(w.lookup).vector;
   const task = buildTask(corpus, 'paraphrase', { tokenize: (x) => scope.tokenize(x), embed, dIn: 100 });
   for (const [positions, score] of [['concat', 'scaled-dot'], ['add', 'general'], ['concat', 'location']]) {

@@ -1,4 +1,4 @@
-// Lab part 3 (web/lab/prototypes-*.js): the attention classifier's full gradient — dK and dV of the
+// Lab part 3 (lab/prototypes-*.js): the attention classifier's full gradient — dK and dV of the
 // mean cross-entropy, through attentionOutput() and attentionBackward() — against central finite
 // differences of the loss computed in float64 from the plain-JS reference (reference.mjs: scores and
 // softmax written from the formulas, not from the C++), for each of the five scoring functions; the
@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadScope, rng } from './helpers.mjs';
 import { refScores, refSoftmax } from './reference.mjs';
-import { DATASETS, DATASET_IDS, makeData, uniformRng } from '../../web/lab/prototypes-data.js';
-import { Adam } from '../../web/lab/prototypes-adam.js';
+import { DATASETS, DATASET_IDS, makeData, uniformRng } from '../../lab/prototypes-data.js';
+import { Adam } from '../../lab/prototypes-adam.js';
 import { PrototypeClassifier, SCORES, crossEntropy, decisionGrid, initParams, keyStats, lossAndGradient, nearestPoints }
-  from '../../web/lab/prototypes-model.js';
-import { compareScores, comparisonCSV, readComparison } from '../../web/lab/prototypes-compare.js';
+  from '../../lab/prototypes-model.js';
+import { compareScores, comparisonCSV, readComparison } from '../../lab/prototypes-compare.js';
 
 const scope = await loadScope({ preload: false });
 

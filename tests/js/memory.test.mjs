@@ -104,7 +104,7 @@ test('a call that grows the wasm heap still returns correct copies (views refres
   assert.deepEqual(res.weights.slice(0, 16), keep);
 });
 
-test(`${CALLS} calls of loadAttentions / rollout / headSummaries, valid and failing: memory flat`, async () => {
+test(`${CALLS} calls of loadAttentions / rollout / attentionFlow / headSummaries, valid and failing: memory flat`, async () => {
   const scope = await loadScope();
   const heapBytes = () => scope._m.HEAPU8.buffer.byteLength;
   const L = 3, H = 2, N = 6;
@@ -122,6 +122,7 @@ test(`${CALLS} calls of loadAttentions / rollout / headSummaries, valid and fail
   const damaged = files.packed.slice(); damaged[80] ^= 0x41;
   const scores = A.map((x) => 3 * x - 0.2);   // rows that do not sum to 1: a warning, and the softmax option
   const withNaN = A.slice(); withNaN[17] = NaN;
+  const negative = A.map((x) => -x);
   let failures = 0;
   const expectThrow = (fn) => { try { fn(); } catch { failures++; return; } assert.fail('expected an error'); };
   const calls = [
@@ -134,6 +135,8 @@ test(`${CALLS} calls of loadAttentions / rollout / headSummaries, valid and fail
     () => scope.rollout(A, { layers: L, heads: H, n: N }),
     (i) => scope.rollout(A, { layers: L, heads: H, n: N, residual: (i % 10) / 10, head: i % 3 === 0 ? 'max' : i % H }),
     () => scope.headSummaries(A, { layers: L, heads: H, nq: N, nk: N }),
+    (i) => scope.attentionFlow(A, { layers: L, heads: H, n: N, residual: (i % 10) / 10, head: i % 3 === 0 ? 'max' : 'mean' }),  // Dinic
+    () => scope.attentionFlow(A.subarray(0, 2 * H * N * N), { layers: 2, heads: H, n: N }),                                        // closed form
     () => expectThrow(() => scope.loadAttentions(truncated)),                                  // zip structure, in C++
     () => expectThrow(() => scope.loadAttentions(damaged)),                                    // inflate or CRC, in C++
     () => expectThrow(() => scope.loadAttentions(npy(withNaN, shape), { tokens: TOKENS })),    // validation, in C++
@@ -142,12 +145,14 @@ test(`${CALLS} calls of loadAttentions / rollout / headSummaries, valid and fail
     () => expectThrow(() => scope.rollout(withNaN, { layers: L, heads: H, n: N })),            // in JS
     () => expectThrow(() => scope.rollout(A, { layers: L, heads: H, n: N, head: H })),         // in JS
     () => expectThrow(() => scope.headSummaries(A, { layers: L, heads: H, nq: N, nk: N + 1 })), // in JS
+    () => expectThrow(() => scope.attentionFlow(negative, { layers: L, heads: H, n: N, residual: 0 })), // in C++, after its allocations
+    () => expectThrow(() => scope.attentionFlow(new Float32Array(3 * 54 * 54), { layers: 3, heads: 1, n: 54 })), // the work limit
   ];
   for (let i = 0; i < 3 * calls.length; i++) calls[i % calls.length](i);
   const inUse = scope.memoryInUse(), heap = heapBytes();
   failures = 0;
   for (let i = 0; i < CALLS; i++) calls[i % calls.length](i);
-  const failing = 8;
+  const failing = 10;
   const expected = failing * Math.floor(CALLS / calls.length) + Math.max(0, (CALLS % calls.length) - (calls.length - failing));
   assert.equal(failures, expected, 'the failing calls failed');
   assert.equal(scope.memoryInUse(), inUse, 'bytes in use by the wasm allocator');

@@ -9,7 +9,9 @@
 //     from the main thread and from a module worker, and in Vite's dev server and from a plain page
 //     importing the package's files as a CDN serves them: the README's lines appear, no request fails;
 //   - serve an HTML page where the wasm should be and read the error; call scores() and check that the
-//     vocabulary is never requested.
+//     vocabulary is never requested;
+//   - build an app that imports 'attnscope/element' with Vite: the wasm and the vocabulary are assets,
+//     every JavaScript chunk is under Vite's 500 kB warning, and the element draws in Chromium.
 // One tarball, one install and one Chromium serve every test here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -20,7 +22,7 @@ import { dirname, extname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DIST, ROOT, loadScope, loadSingleScope, tsc } from './helpers.mjs';
-import { CHROMIUM_ARGS } from '../e2e/harness.mjs';
+import { CHROMIUM_ARGS } from '../../scripts/browser-harness.mjs';
 
 const exec = promisify(execFile);
 const KEEP = !!process.env.ATTNSCOPE_KEEP_TMP;  // set to keep the temporary project for a look
@@ -113,12 +115,12 @@ describe('npm pack', () => {
     const files = packed.files.map((f) => f.path).sort();
     for (const f of ['package.json', 'README.md', 'dist/attnscope.mjs', 'dist/scope.mjs', 'dist/attnscope-wasm.mjs', 'dist/attnscope.wasm',
       'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
-      'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin']) {
+      'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin', 'dist/attnscope.cjs', 'dist/attnscope.d.cts']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
-    // docs/*.png: the README's pictures (the element, the first screen, a long document, the model
-    // page, the lab): the package page shows them.
-    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICEN[CS]E.*|dist\/[^/]+|docs\/[^/]+\.md|docs\/[a-z0-9-]+\.png)$/, `${f} should not be published`);
+    // The licence ships with the code; the docs' screenshots (docs/*.png, megabytes) stay in the repository.
+    assert.ok(files.includes('LICENSE'), `LICENSE in the tarball (has ${files.join(', ')})`);
+    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICENSE|dist\/[^/]+|docs\/[^/]+\.md)$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
   });
 
@@ -129,11 +131,12 @@ describe('npm pack', () => {
     for (const link of links) assert.ok(files.has(link.split('#')[0].replace(/^\.\//, '')), `README links ${link}, which the tarball does not contain`);
   });
 
-  test('installed: exports resolve the module, the single file, the wasm and the vocabulary subpaths', async () => {
+  test('installed: exports resolve the module, the single file, the wasm, the vocabulary, the model and the tokenizer subpaths', async () => {
     const script = `
       for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-scalar.wasm',
                        'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
-                       'attnscope/element', 'attnscope/attnscope-element.js'])
+                       'attnscope/element', 'attnscope/attnscope-element.js', 'attnscope/use-lite.bin', 'attnscope/use-lite.LICENSE',
+                       'attnscope/sentencepiece'])
         console.log(s + ' ' + import.meta.resolve(s));`;
     writeFileSync(join(app, 'resolve.mjs'), script);
     const { stdout } = await exec(process.execPath, ['resolve.mjs'], { cwd: app });
@@ -142,6 +145,8 @@ describe('npm pack', () => {
     assert.match(lines['attnscope/single'], /node_modules\/attnscope\/dist\/attnscope\.single\.mjs$/);
     assert.match(lines['attnscope/element'], /node_modules\/attnscope\/dist\/attnscope-element\.mjs$/);
     assert.match(lines['attnscope/attnscope-element.js'], /node_modules\/attnscope\/dist\/attnscope-element\.js$/);
+    assert.match(lines['attnscope/use-lite.bin'], /node_modules\/attnscope\/dist\/use-lite\.bin$/);
+    assert.match(lines['attnscope/sentencepiece'], /node_modules\/attnscope\/dist\/sentencepiece\.mjs$/);
     for (const [k, v] of Object.entries(lines)) {
       assert.ok(v.includes('/app/node_modules/attnscope/'), `${k} resolves inside the installed package: ${v}`);
       assert.ok(existsSync(new URL(v)), `${k} → ${v} exists`);
@@ -190,6 +195,40 @@ describe('the installed package in Node', () => {
     assert.equal(got.scalar.cross.variant, 'scalar');
   });
 
+  test('require(\'attnscope\') without require(esm): the CommonJS entry gives the ES module\'s numbers, and its scopes are the same class', async (t) => {
+    // require(esm) is on by default from Node 20.19 and 22.12; switched off, Node behaves as Node 18,
+    // which package.json "engines" allows: require() of an ES module throws ERR_REQUIRE_ESM.
+    const flag = '--no-experimental-require-module';
+    const flags = process.allowedNodeEnvironmentFlags.has(flag) ? [flag] : [];
+    t.diagnostic(`node ${process.version} ${flags.join(' ') || '(no require(esm) to switch off)'}`);
+    writeFileSync(join(app, 'consumer.cjs'), `
+      const attnscope = require('attnscope');
+      const { createAttnScope, engineHasSimd } = attnscope;
+      const CASES = ${JSON.stringify(CASES)};
+      const pick = ${PICK};
+      const runAll = (scope) => Object.fromEntries(Object.entries(CASES).map(([name, o]) => [name, pick(scope.attend(o))]));
+      let esmRequire = null;
+      try { require('./node_modules/attnscope/dist/attnscope.mjs'); esmRequire = 'loaded'; } catch (e) { esmRequire = e.code; }
+      (async () => {
+        const split = await createAttnScope({ preload: true });
+        const scalar = await attnscope.default({ simd: false, preload: true });
+        // The scope came from the ES module (one copy of the code): an ES import accepts it for sharing.
+        const { createAttnScope: createFromImport } = await import('attnscope');
+        const shared = await createFromImport({ sharing: split, vocabulary: 'small', preload: true });
+        console.log(JSON.stringify({ resolved: require.resolve('attnscope'), simd: engineHasSimd(), esmRequire,
+          split: runAll(split), scalar: runAll(scalar), shared: runAll(shared), sharedVocabulary: shared.vocabulary }));
+      })().catch((e) => { console.error(e); process.exit(1); });`);
+    const { stdout } = await exec(process.execPath, [...flags, 'consumer.cjs'], { cwd: app, maxBuffer: 1 << 26 });
+    const got = JSON.parse(stdout);
+    assert.match(got.resolved, /node_modules\/attnscope\/dist\/attnscope\.cjs$/);
+    if (flags.length) assert.equal(got.esmRequire, 'ERR_REQUIRE_ESM', 'require(esm) is off in this run');
+    assert.equal(got.simd, true);
+    assert.deepEqual(got.split, expected.split, 'require(\'attnscope\'), SIMD');
+    assert.deepEqual(got.scalar, expected.scalar, 'require(\'attnscope\').default, scalar');
+    assert.deepEqual(got.shared, expected.single, 'an ES-imported scope sharing the required one\'s instance, 10k vocabulary');
+    assert.equal(got.sharedVocabulary.size, 10000);
+  });
+
   test('installed declarations: tsc --noEmit on the example, resolved through package.json exports', async () => {
     copyFileSync(join(ROOT, 'tests/js/types-example.ts'), join(app, 'types-example.ts'));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
@@ -198,6 +237,23 @@ describe('the installed package in Node', () => {
     }, null, 2));
     const { code, output } = await tsc(join(app, 'tsconfig.json'), ROOT);
     assert.equal(code, 0, `tsc failed against the installed package:\n${output}`);
+    // A CommonJS module of the app (.cts): the "require" condition's declarations (attnscope.d.cts).
+    writeFileSync(join(app, 'types-require.cts'), `import attnscope = require('attnscope');
+const simd: boolean = attnscope.engineHasSimd();
+export async function run(): Promise<number> {
+  const scope: attnscope.AttnScope = await attnscope.createAttnScope({ preload: true, simd });
+  const r = await attnscope.default({ vocabulary: 'small' }).then((s) => s.attend({ query: 'The cat.' }));
+  // @ts-expect-error: attend() takes an options object, not a string
+  scope.attend('The cat.');
+  return r.weights.length;
+}
+`);
+    writeFileSync(join(app, 'tsconfig.require.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], module: 'nodenext', moduleResolution: 'nodenext', types: [] },
+      files: ['types-require.cts'],
+    }, null, 2));
+    const cts = await tsc(join(app, 'tsconfig.require.json'), ROOT);
+    assert.equal(cts.code, 0, `tsc failed on a CommonJS consumer:\n${cts.output}`);
   });
 });
 
@@ -263,7 +319,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     // import.meta.url) as it is, so the bundle looks for the files next to itself: copy them from
     // node_modules/attnscope/dist/ into the folder the bundle is served from (or pass locateFile).
     // The single-file build needs nothing besides its bundle.
-    for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
+    for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
     // The same page on a host that lacks the files and answers every unknown path with the page.
     for (const f of ['page.js', 'page.html']) copyFileSync(join(pub, f), join(bare, f));
     site = await serve(pub);
@@ -301,6 +357,8 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     assert.deepEqual(got.main, expected.single, 'single-file build in Chromium vs Node');
   });
 
+  // The element's module runs the split SIMD build with the 10,000-word vocabulary file: the numbers of
+  // the single-file build, which inlines the same two.
   test('import \'attnscope/element\': <attn-scope> draws the single-file build\'s numbers', async () => {
     const { got, problems } = await runPage(site.origin, 'page-element');
     assert.ok(!got.error, got.error);
@@ -381,11 +439,15 @@ function listFiles(dir, prefix = '') {
     : [{ file: prefix + e.name, bytes: statSync(join(dir, e.name)).size }]));
 }
 
-/** The JS an app ships must not name a file the package does not ship, nor a path of the build machine. */
+/**
+ * The JS an app ships must not name a file the package does not ship, nor a path of the build machine
+ * (an absolute file:/// URL, or the temporary or project folder). The element's message for a page
+ * opened from disk says "file://" in words; that is not a path.
+ */
 function assertPortable(dir, label) {
   for (const { file } of listFiles(dir).filter((f) => /\.m?js$/.test(f.file))) {
     const text = readFileSync(join(dir, file), 'utf8');
-    for (const bad of ['attnscope-wasm.wasm', 'attnscope-scalar-wasm.wasm', 'file://', tmp, ROOT]) {
+    for (const bad of ['attnscope-wasm.wasm', 'attnscope-scalar-wasm.wasm', 'file:///', tmp, ROOT]) {
       assert.ok(!text.includes(bad), `${label} ${file} contains ${bad}`);
     }
   }
@@ -483,6 +545,76 @@ postMessage(lines.join('\\n') + '\\n');
   test('a plain page importing the package\'s files from a static host (CDN), no bundler', async () => {
     const site = await serve(cdnDir);
     try { await assertAppRuns(`${site.origin}/`, 'CDN'); } finally { await site.close(); }
+  });
+});
+
+// ---- an app with a bundler that imports the element: its wasm and vocabulary are assets, not base64 ----
+
+describe('a Vite app that imports \'attnscope/element\'', () => {
+  // Before the element's module imported the split build, it inlined the wasm and the vocabulary:
+  // a Vite app importing it got one JavaScript chunk of 2.28 MB and Vite's warning about chunks over 500 kB.
+  const CHUNK_LIMIT = 500 * 1024;
+  let out, warnings;
+
+  before(async () => {
+    const dir = join(app, 'element-app');
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>element app</title>\n' +
+      '<script type="module" src="./src/main.js"></script>\n<body>\n');
+    writeFileSync(join(dir, 'src/main.js'), `
+      import 'attnscope/element';
+      const CASES = ${JSON.stringify(CASES)};
+      const pick = ${PICK};
+      window.results = new Promise((resolve) => {
+        const el = document.createElement('attn-scope');
+        el.setAttribute('query', CASES.cross.query);
+        el.setAttribute('keys', CASES.cross.keys);
+        el.addEventListener('attn-ready', () => resolve({ cross: pick(el.result), nq: el.result.nq, nk: el.result.nk,
+          cells: el.shadowRoot.querySelectorAll('svg.heatmap g.cells rect').length }));
+        el.addEventListener('attn-error', (ev) => resolve({ error: ev.detail.message }));
+        document.body.append(el);
+      });`);
+    const { build } = await import('vite');
+    warnings = [];
+    const logger = { info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
+      clearScreen() {}, hasErrorLogged: () => false, hasWarned: false };
+    await build({ root: dir, configFile: false, customLogger: logger, logLevel: 'warn', build: { outDir: 'dist-vite' }, cacheDir: join(dir, '.vite-cache') });
+    out = join(dir, 'dist-vite');
+  });
+
+  test('vite build: the wasm and the vocabulary are separate assets; every JavaScript chunk is under 500 kB; no warning', async (t) => {
+    const files = listFiles(out);
+    const js = files.filter((f) => /\.m?js$/.test(f.file)).sort((a, b) => b.bytes - a.bytes);
+    t.diagnostic(`vite build of the element app: ${sizeReport(out)}; largest JavaScript chunk ${js[0].file} ${js[0].bytes} bytes`);
+    assert.ok(js[0].bytes < CHUNK_LIMIT, `largest chunk ${js[0].file}: ${js[0].bytes} bytes`);
+    const names = files.map((f) => f.file);
+    assert.ok(names.some((f) => /attnscope-[\w-]*\.wasm$/.test(f) && !f.includes('scalar')), `the SIMD wasm is an asset: ${names.join(', ')}`);
+    assert.ok(names.some((f) => /glove-10k-[\w-]*\.bin$/.test(f)), `the 10,000-word vocabulary is an asset: ${names.join(', ')}`);
+    for (const { file } of js) {
+      const text = readFileSync(join(out, file), 'utf8');
+      assert.doesNotMatch(text, /[A-Za-z0-9+/]{20000}/, `${file} holds no long base64 run (an inlined wasm or vocabulary)`);
+    }
+    assert.deepEqual(warnings.filter((w) => !/PLUGIN_TIMINGS/.test(w)), [], 'vite build warnings (a chunk over 500 kB would be one)');
+    assertPortable(out, 'vite build (element)');
+  });
+
+  test('the built app: <attn-scope> draws the single-file build\'s numbers, no request fails', async () => {
+    const site = await serve(out);
+    const { page, problems, console: log } = await openPage(`${site.origin}/`);
+    try {
+      await page.waitForFunction(() => window.results !== undefined, null, { timeout: 30_000 });
+      const got = await page.evaluate(() => window.results);
+      assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
+      assert.deepEqual(got.cross, expected.single.cross);
+      assert.equal(got.cells, got.nq * got.nk);
+      assert.deepEqual(problems, []);
+      const bins = site.requests.filter((p) => /\.(wasm|bin)$/.test(p));
+      assert.equal(bins.length, 2, `one wasm and one vocabulary requested: ${bins.join(', ')}`);
+      assert.ok(bins.some((p) => /glove-10k/.test(p)) && !bins.some((p) => /glove-50k|scalar/.test(p)), bins.join(', '));
+    } finally {
+      await page.close();
+      await site.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-// The README's route from Python to attnscope, proven: its PyTorch snippet runs as written with
+// The route from Python to attnscope (docs/imported-attention.md), proven: its PyTorch snippet runs as written with
 // Debian's python3-torch (scripts/bootstrap.sh installs it) and the files it saves load with
 // scope.loadAttentions(); files written by real numpy (np.save v1/v2/v3 headers, float16, np.savez
 // with its zip64 members) load too.
@@ -29,9 +29,8 @@ function rowsSumToOne(a, nk, tol, label) {
   }
 }
 
-test("the README's PyTorch snippet runs and its files load: shapes, tokens, rows", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf("## Your model's attention"));
+test("the docs' PyTorch snippet runs and its files load: shapes, tokens, rows", () => {
+  const section = readFileSync(join(ROOT, 'docs/imported-attention.md'), 'utf8');
   const snippet = section.match(/```python\n([\s\S]*?)```/)[1];
   assert.match(snippet, /need_weights=True, average_attn_weights=False/);
   const cwd = mkdtempSync(join(dir, 'torch-'));

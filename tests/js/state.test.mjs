@@ -26,6 +26,7 @@ await esbuild.build({
 const {
   fromHash, toHash, defaultState, SCORE_NAMES, HEAD_CHOICES, PROJECTIONS, MASKS, VARIANTS, VALUE_KINDS,
   T_MIN, T_MAX, MAX_TEXT, MAX_PROBLEMS, roundT, MAX_INDEX, MAX_LIST_TEXT, formatIndexList, parseIndexList,
+  ENGINES, MODEL_LAYERS, MODEL_HEADS,
 } = await import(pathToFileURL(join(tmp, 'state.mjs')).href);
 rmSync(tmp, { recursive: true, force: true });
 
@@ -48,6 +49,11 @@ function assertValid(state) {
   assert.ok(typeof state.pos === 'boolean' && typeof state.exp === 'boolean');
   assert.ok(state.cell === null || (state.cell.length === 2 && state.cell.every(Number.isInteger)));
   assert.ok(state.row === null || Number.isInteger(state.row));
+  assert.ok(ENGINES.includes(state.engine));
+  assert.ok(SCORE_NAMES.includes(state.mswap));
+  const isHead = (x) => { const m = /^(\d)\.(\d)$/.exec(x); return !!m && Number(m[1]) < MODEL_LAYERS && Number(m[2]) < MODEL_HEADS; };
+  assert.ok(isHead(state.mhead), `mhead ${state.mhead}`);
+  assert.ok(Array.isArray(state.mknock) && state.mknock.every(isHead) && state.mknock.every((x, i) => !i || x > state.mknock[i - 1]), 'mknock: sorted unique heads');
   for (const field of ['rows', 'cols']) {
     const list = state[field];
     assert.ok(Array.isArray(list) && list.length <= MAX_INDEX + 1, `${field} is a bounded array`);
@@ -59,11 +65,13 @@ function assertValid(state) {
 }
 
 // Hashes made of the page's own keys and hostile ones, with any values.
-const key = fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
+const key = fc.oneof(fc.constantFrom(...KEYS), fc.constantFrom('engine', 'mhead', 'mswap', 'mknock'), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
 const value = fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 100 }),
   fc.double().map(String), fc.integer().map(String), fc.constantFrom('', '1', 'true', 'NaN', 'Infinity', '1e400', '0x10', '3,4'),
   // Selection lists (rows, cols): well formed, backwards, overlapping, huge, signed, spaced.
   fc.constantFrom('3,5-9', '9-3', '0-9999', '1-3,2-4', '-1', '1,,2', '1-', '12345', '1, 2', '0-9999,0-9999'),
+  // The trained model's heads (mhead, mknock: 1-based "layer.head"), good and bad.
+  fc.constantFrom('1.1', '2.4', '0.1', '3.1', '1.5', '1.1,2.4', '1.1,1.1', '2.4,1.1', '1.1,', 'model', 'scores', 'cosine'),
   fc.array(fc.tuple(fc.nat(MAX_INDEX), fc.nat(20)), { maxLength: 40 }).map((xs) => xs.map(([a, n]) => (n % 3 ? `${a}` : `${a}-${a + n}`)).join(',')));
 const hash = fc.oneof(
   fc.array(fc.tuple(key, value), { maxLength: 30 }).map((pairs) => '#' + new URLSearchParams(pairs).toString()),
@@ -100,6 +108,9 @@ const validState = fc.record({
   variant: fc.constantFrom(...VARIANTS), values: fc.constantFrom(...VALUE_KINDS),
   p: fc.constantFrom(0.5, 1, 1.5, 2, 3, 4, 8), cell: fc.option(fc.tuple(fc.nat(9999), fc.nat(9999)), { nil: null }),
   row: fc.option(fc.nat(9999), { nil: null }), exp: fc.boolean(), headPick: fc.nat(9),
+  engine: fc.constantFrom(...ENGINES), mswap: fc.constantFrom(...SCORE_NAMES),
+  mhead: fc.tuple(fc.nat(MODEL_LAYERS - 1), fc.nat(MODEL_HEADS - 1)).map(([l, h]) => `${l}.${h}`),
+  mknock: fc.uniqueArray(fc.tuple(fc.nat(MODEL_LAYERS - 1), fc.nat(MODEL_HEADS - 1)).map(([l, h]) => `${l}.${h}`)).map((a) => a.sort()),
   rows: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
   cols: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
 }).map(({ headPick, ...s }) => ({ ...s, t: Math.min(T_MAX, Math.max(T_MIN, s.t)), head: headPick % s.heads }));
@@ -161,4 +172,21 @@ test('selections: formatIndexList and parseIndexList are inverse on every sorted
     if (text.length > MAX_LIST_TEXT) return;   // longer lists do not fit a link (refused with a problem)
     assert.deepEqual(parseIndexList(text), list);
   }), { numRuns: 1000 });
+});
+
+test('the trained model\'s fields: 1-based heads in the link, 0-based labels in the state; bad ones refused', () => {
+  const { state, problems } = fromHash('#engine=model&mhead=2.3&mswap=cosine&mknock=2.4,1.1,1.1');
+  assert.deepEqual(problems, []);
+  assert.equal(state.engine, 'model');
+  assert.equal(state.mhead, '1.2');
+  assert.equal(state.mswap, 'cosine');
+  assert.deepEqual(state.mknock, ['0.0', '1.3']);
+  assert.match(toHash(state), /mhead=2\.3/);
+  assert.match(toHash(state), /mknock=1\.1%2C2\.4/);
+  for (const [h, field] of [['#mhead=3.1', 'mhead'], ['#mhead=0.1', 'mhead'], ['#mknock=1.5', 'mknock'], ['#mswap=nope', 'mswap'], ['#engine=gpt', 'engine']]) {
+    const r = fromHash(h);
+    assert.equal(r.problems.length, 1, h);
+    assert.match(r.problems[0], new RegExp(`^${field} `));
+    assert.deepEqual({ ...r.state, cell: defaultState().cell }, defaultState(), `${h}: the defaults kept`);
+  }
 });

@@ -3,6 +3,9 @@
 // the installed tarball by tests/js/package.test.mjs. Never run, only type-checked.
 import createDefault, {
   createAttnScope,
+  createAttnPool,
+  type AttnPool,
+  type PoolOptions,
   engineHasSimd,
   type AttendOptions,
   type AttendResult,
@@ -19,6 +22,11 @@ import createDefault, {
   type AttentionFormat,
   type AttentionJson,
   type AttnScope,
+  type HeadLabel,
+  type LoadModelOptions,
+  type Model,
+  type ModelEncodeOptions,
+  type ModelEncoding,
   type HeadSummaries,
   type LoadAttentionsOptions,
   type LoadedAttentions,
@@ -170,6 +178,7 @@ async function main(): Promise<void> {
   const rolloutOptions: RolloutOptions = { layers: imported.layers, heads: imported.heads, n: imported.nq, residual: 0.5, head: 'max' };
   const rolled: Float32Array = scope.rollout(imported.attentions, rolloutOptions);
   const rolled2: Float32Array = scope.rollout(imported2.attentions, { layers: 1, heads: 1, n: 2, head: 0 });
+  const flowed: Float32Array = scope.attentionFlow(imported.attentions, rolloutOptions);
   const summary: HeadSummaries = scope.headSummaries(imported3.attentions, { layers: 1, heads: 1, nq: 1, nk: 1 });
   const summaryArrays: Float32Array[] = [summary.entropy, summary.max, summary.meanMax];
   // Gradients and the head trainer.
@@ -217,7 +226,37 @@ async function main(): Promise<void> {
   outTrainer.dispose();
   void [resolvedOutput, outMatrices, outAccuracy, outHits, outGrads, wvAt];
   void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
-  void [imported4, format, importedSizes, importedText, rolled, rolled2, summaryArrays];
+  // The trained model: load, encode with surgery, ids, similarity, dispose.
+  const modelOptions: LoadModelOptions = { model: 'default', onProgress: (loaded: number, total: number) => void [loaded, total] };
+  const model: Model = await scope.loadModel(modelOptions);
+  const fromBytes: Model = await scope.loadModel({ model: new Uint8Array(8) });
+  const label: HeadLabel = '1.2';
+  const surgery: ModelEncodeOptions = { score: { [label]: 'cosine', '0.0': 'idw' }, ablate: ['0.1'], variant: 'scalar' };
+  const enc: ModelEncoding = model.encode('The cat sat.', surgery);
+  const everyHead: ModelEncoding = model.encodeIds(Int32Array.of(34, 1163), { score: 'neg-euclidean' });
+  const encArrays: [Int32Array, Float32Array, Float32Array, Uint32Array | undefined] = [enc.ids, enc.attentions, enc.embedding, enc.spans];
+  const encFacts: [string[], number, boolean, 'scalar' | 'simd'] = [everyHead.tokens, everyHead.n, everyHead.truncated, everyHead.variant];
+  const modelFacts: [string, number, number, number, number, readonly number[], number] = [model.name, model.layers, model.heads, model.maxTokens, model.dim, model.headDims, model.vocabularySize];
+  const firstPiece: readonly [string, number | null] = model.vocabulary[0];
+  const sim: number = model.similarity('How old are you?', [34, 1163], { ablate: ['1.0'] });
+  model.dispose();
+  fromBytes.dispose();
+  void [encArrays, encFacts, modelFacts, firstPiece, sim];
+  void [imported4, format, importedSizes, importedText, rolled, rolled2, flowed, summaryArrays];
+
+  // The pool of workers: the same calls, asynchronous, with a signal.
+  const poolOptions: PoolOptions = { workers: 2, preload: true, vocabulary: 'small', locateFile: (file) => `/assets/${file}` };
+  const pool: AttnPool = await createAttnPool(poolOptions);
+  const controller = new AbortController();
+  const poolQ = new Float32Array(8);
+  const poolOut: Float32Array = await pool.attentionOutput(poolQ, poolQ, poolQ, { nq: 2, nk: 2, d: 4, dv: 4, signal: controller.signal });
+  const poolS: Float32Array = await pool.scores(poolQ, poolQ, { nq: 2, nk: 2, d: 4, score: 'idw', p: 1 });
+  const poolW = await pool.attention(poolQ, poolQ, poolQ, { nq: 2, nk: 2, d: 4, dv: 4, returns: ['weights'] });
+  const poolWeights: Float32Array = poolW.weights;
+  const poolAttend: AttendResult = await pool.attend({ query: 'the cat', heads: 2, signal: controller.signal });
+  const poolWorkers: number = pool.workers;
+  await pool.dispose();
+  void [poolOut, poolS, poolWeights, poolAttend, poolWorkers, pool.registry, pool.variants.available];
 
   void [other, single, plain, located, single2, loaded, hasSimd, variantInfo, names, described, available, simd, isa, vocab, current, inUse, A, A2, entropy, maxWeight, argmax, ran,
     arrays, tokens, spans, sizes, matrices, argmaxes, which, variant, tokenized, tokenized2, oov, near, near2];

@@ -53,3 +53,16 @@ function misuseElement(el: AttnScopeElement): void {
   el.positional = 'yes';  // expect-error: positional is a boolean
 }
 void misuseElement;
+
+// The trained model's options keep their types.
+async function misuseModel(): Promise<void> {
+  const scope = await createAttnScope();
+  const model = await scope.loadModel({ model: 'default' });
+  model.encode('fine', { score: { '1.2': 'cosine' }, ablate: ['0.1'] });  // fine
+  model.encode(42);  // expect-error: text is a string
+  model.encode('x', { score: 'cosin' });  // expect-error: unknown scoring function
+  model.encode('x', { ablate: ['first'] });  // expect-error: a head is 'L.H'
+  model.encode('x', { score: { '1.2': 'dott' } });  // expect-error: unknown scoring function for a head
+  await scope.loadModel({ model: 42 });  // expect-error: bytes, a URL or 'default'
+}
+void misuseModel;

@@ -1,8 +1,9 @@
 // <attn-scope>: one attention figure for a lecture note, slides or a notebook. Attributes set the state
-// (query, keys, score, temperature, …, view); changing one redraws. It is built from the demo's figure
-// classes (web/figures/) and the demo's computation (figures/views.js): one implementation of every plot.
+// (query, keys, score, temperature, …, view); changing one redraws. It is built from the demo's figures
+// and their registry (web/figures/registry.js: its views, how each figure is made and fed) and the
+// demo's computation (web/compute/): one implementation of every plot.
 //
-// Every element on a page shares one wasm instance and one load of the inlined vocabulary (a promise
+// Every element on a page shares one wasm instance and one load of the built-in 10,000-word vocabulary (a promise
 // held by this module); an element with its own `vocab` URL gets its own vocabulary: a second scope on
 // the same wasm instance (scope.newScope), one per URL, shared by every element that names it.
 //
@@ -10,19 +11,12 @@
 // the token limit shows a message in that element (what was wrong, what is allowed) and fires
 // `attn-error`; nothing throws out of the element, and the other elements keep working.
 import { createAttnScope } from 'attnscope';
-import { Heatmap } from '../figures/Heatmap.js';
-import { LineView } from '../figures/LineView.js';
-import { HeadGrid } from '../figures/HeadGrid.js';
-import { ScoreComparison } from '../figures/ScoreComparison.js';
-import { WhyPanel } from '../figures/WhyPanel.js';
-import { ScalingPanel } from '../figures/ScalingPanel.js';
-import { CosineDotPanel } from '../figures/CosineDotPanel.js';
-import { DistancePanel } from '../figures/DistancePanel.js';
-import { HullPanel } from '../figures/HullPanel.js';
 import { fmt } from '../figures/base.js';
-import { compute, context, FEED, nearestWords } from '../figures/views.js';
+import { FIGURES, VIEWS, makeFigure } from '../figures/registry.js';
+import { compute, context, nearestWords } from '../compute/attention.js';
+import { modelViews, MODEL_NAME, parseHead } from '../compute/model.js';
 import { renderTeaching } from '../formulas.js';
-import { download } from '../export.js';
+import { download } from '../downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/state.js,
 // 2,000 since issue 11): its figures are the SVG ones, readable up to about 64 tokens.
 const MAX_TOKENS = 64;
@@ -31,14 +25,19 @@ import figuresCss from '../figures/figures.css';
 import elementCss from './element.css';
 
 // ---------------------------------------------------------------------------- the vocabulary ----
-// One promise per vocabulary: '' is the inlined 10,000-word one, shared by every element without a
+// One promise per vocabulary: '' is the built-in 10,000-word one, shared by every element without a
 // `vocab` attribute; a URL gets its own (resolved against the page). A failed load is forgotten, so a
-// later element (or a corrected attribute) tries again.
+// later element (or a corrected attribute) tries again. A URL's scope (its vocabulary: 1.5 MB of wasm
+// memory per 10,000 words) is freed when the last connected element using it goes (see useScope);
+// the built-in one holds the wasm instance every element shares, and stays.
 const scopes = new Map();
+const scopeKey = (vocab) => (vocab ? new URL(vocab, document.baseURI).href : '');
 function scopeFor(vocab) {
-  const key = vocab ? new URL(vocab, document.baseURI).href : '';
+  const key = scopeKey(vocab);
   if (!scopes.has(key)) {
-    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key, preload: true })) : createAttnScope();
+    // The 10,000-word vocabulary: inlined in the classic script, a file of the package for the module.
+    const made = key ? scopeFor('').then(({ scope }) => scope.newScope({ vocabulary: key, preload: true }))
+      : createAttnScope({ vocabulary: 'small', preload: true });
     const p = made.then((scope) => ({ scope, nearest: new Map(), key }));
     p.catch(() => { if (scopes.get(key) === p) scopes.delete(key); });
     scopes.set(key, p);
@@ -46,20 +45,47 @@ function scopeFor(vocab) {
   return scopes.get(key);
 }
 
+// The connected elements using each URL's scope. When the last one goes (removed from the page, or its
+// vocab attribute changed), the scope is disposed once the current task ends: an element moved in the
+// page (disconnected, then connected again at once) keeps it.
+const users = new Map();
+function useScope(el, key) {
+  if (!users.has(key)) users.set(key, new Set());
+  users.get(key).add(el);
+}
+function leaveScope(el, key) {
+  const set = users.get(key);
+  if (!set || !set.delete(el) || set.size > 0 || key === '') return;
+  setTimeout(() => {
+    if ((users.get(key)?.size ?? 0) > 0) return;
+    users.delete(key);
+    const p = scopes.get(key);
+    if (!p) return;
+    scopes.delete(key);
+    p.then(({ scope }) => scope.dispose(), () => {});
+  }, 0);
+}
+
+// ------------------------------------------------------------------------------ the model ----
+// model="use-lite": the trained model's views (web/compute/model.js) instead of the explorer's. Its
+// weights file (dist/use-lite.bin, about 14 MB: the element's single-file module carries none) is
+// fetched from model-src (default: use-lite.bin beside the page) once per URL, shared by every element.
+const models = new Map();
+function modelFor(scope, src) {
+  const key = new URL(src, document.baseURI).href;
+  if (!models.has(key)) {
+    const p = scope.loadModel({ model: key });
+    p.catch(() => { if (models.get(key) === p) models.delete(key); });
+    models.set(key, p);
+  }
+  return models.get(key);
+}
+
 // ------------------------------------------------------------------------------- attributes ----
-/** The views: which figures each shows, in order. */
-export const VIEWS = {
-  heatmap: ['heatmap'],
-  lines: ['lines'],
-  both: ['heatmap', 'lines'],
-  heads: ['heads', 'heatmap'],
-  compare: ['compare'],
-  why: ['heatmap', 'why'],
-  scaling: ['scaling'],
-  'cosine-dot': ['cosine'],
-  distance: ['distance'],
-  hull: ['hull'],
-};
+/** The views: which figures each shows, in order (from the figures' registry). */
+export { VIEWS };
+/** The explorer's views (the view 'model' is the model attribute's). */
+const EXPLORER_VIEWS = Object.keys(VIEWS).filter((v) => v !== 'model');
 // Every name of the module (scores, variants, masks, projections) comes from its registry
 // (scope.registry, from src/attnscope/registry.hpp): none is listed here.
 const namesOf = (list) => list.map((x) => x.name);
@@ -90,7 +116,9 @@ export const DEFAULTS = {
   cell: '',               // "row,column" (0-based); empty: the first word's strongest key
   theme: 'auto',
   caption: '',
-  vocab: '',              // URL of a vocabulary file; empty: the inlined 10,000 words
+  vocab: '',              // URL of a vocabulary file; empty: the built-in 10,000 words
+  model: '',              // 'use-lite': the trained model's views (query: the sentence, keys: a second one)
+  'model-src': 'use-lite.bin',  // URL of the model's weights file (dist/use-lite.bin)
 };
 const ATTRS = Object.keys(DEFAULTS);
 
@@ -130,19 +158,61 @@ function styles() {
   return sheet;
 }
 
+// Keys a focused form control acts on (its default action), by the kind of control; Tab and Escape
+// always go on to the page.
+const TEXT_INPUTS = new Set(['text', 'number', 'search', 'url', 'email', 'tel', 'password']);
+const SLIDER_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+const PRESS_KEYS = new Set([' ', 'Enter']);
+function controlOwnsKey(ev) {
+  if (ev.key === 'Tab' || ev.key === 'Escape') return false;
+  const el = ev.composedPath()[0];
+  const tag = el && el.localName;
+  if (tag === 'textarea' || (tag === 'input' && TEXT_INPUTS.has(el.type))) return true;   // typing and caret keys
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return false;
+  if (tag === 'select') return SLIDER_KEYS.has(ev.key) || PRESS_KEYS.has(ev.key) || ev.key.length === 1;   // and type-ahead letters
+  if (tag === 'input' && el.type === 'range') return SLIDER_KEYS.has(ev.key);
+  if (tag === 'input' || tag === 'button') return PRESS_KEYS.has(ev.key);
+  return false;
+}
+
+// What a vocab attribute that could not be loaded needs. A page opened from disk cannot read another
+// file from disk (browsers refuse file:// fetches), so the library's message about options.vocabulary
+// would not help there: say so, and how to fix it.
+function vocabularyFix(vocab, error) {
+  let url = null;
+  try { url = new URL(vocab, document.baseURI); } catch { /* the library's message says what is wrong */ }
+  if (url && url.protocol === 'file:') {
+    return 'the URL of a vocabulary file that this page can load. This page was opened from disk (file://), and browsers do not '
+      + 'let a page read another file from disk: serve the folder over http (for example run “python3 -m http.server” in it and '
+      + 'open the page at http://localhost:8000/), or give the https:// URL of a server that has the file (and allows other '
+      + 'sites to read it: CORS), or leave vocab out for the built-in 10,000 words';
+  }
+  return `the URL of a vocabulary file that this page can load (${error.message.replace(/^options\.vocabulary: /, '').replace(/check the URL given as options\.vocabulary/, 'check the vocab attribute')}); leave it out for the built-in 10,000 words`;
+}
+
 let uid = 0;
 const live = new Set();   // connected elements (to draw everything before printing)
 
-export class AttnScopeElement extends HTMLElement {
+// Importing this module must work where there is no DOM (a server rendering the page, a test in Node):
+// nothing here touches a DOM global while the module evaluates; the class extends an empty stand-in
+// there, and define() defines nothing.
+const ElementBase = typeof HTMLElement === 'undefined' ? class {} : HTMLElement;
+
+export class AttnScopeElement extends ElementBase {
   static get observedAttributes() { return ATTRS; }
 
-  /** Wasm memory in use (bytes) of the shared instance (the inlined vocabulary's), once loaded. */
+  /** The vocabularies whose scopes are held now: '' (the built-in one) and the URLs elements use. */
+  static vocabularies() {
+    return [...scopes.keys()];
+  }
+
+  /** Wasm memory in use (bytes) of the shared instance (the built-in vocabulary's), once loaded. */
   static async memoryInUse(vocab = '') {
     const { scope } = await scopeFor(vocab);
     return scope.memoryInUse();
   }
 
-  /** The shared scope (the attnscope JS API) of a vocabulary ('' = the inlined one). */
+  /** The shared scope (the attnscope JS API) of a vocabulary ('' = the built-in one). */
   static scope(vocab = '') {
     return scopeFor(vocab).then((s) => s.scope);
   }
@@ -166,16 +236,25 @@ export class AttnScopeElement extends HTMLElement {
     this._error.hidden = true;
     this._figuresEl = document.createElement('div');
     this._figuresEl.className = 'attn-figures';
+    // The legend of the red "word?" mark, shown while a word of the texts is out of the vocabulary.
+    this._oov = document.createElement('p');
+    this._oov.className = 'attn-oov';
+    this._oov.hidden = true;
     this._caption = document.createElement('p');
     this._caption.className = 'attn-caption';
-    this._box.append(this._controls, this._status, this._error, this._figuresEl, this._caption);
+    this._box.append(this._controls, this._status, this._error, this._figuresEl, this._oov, this._caption);
     root.append(this._box);
+    // Keys the element's own controls act on stay in the element (the figures consume theirs the same
+    // way): a host page sees the focused element, not the control inside its shadow root, so a reveal.js
+    // deck would otherwise turn the slide on the arrow that moves a slider, or on a letter typed into the query.
+    this._box.addEventListener('keydown', (ev) => { if (controlOwnsKey(ev)) ev.stopPropagation(); });
     this._figs = null;          // name → figure, for the current view
     this._viewName = null;
     this._controlsKey = null;
     this._inputs = {};
     this._scope = null;          // { scope, nearest, key } once loaded
     this._scopeKey = undefined;
+    this._usesKey = undefined;   // the vocabulary key this element counts as a user of (see useScope)
     this._result = null;
     this._local = { head: 0, values: 'weights', row: null, exp: false, cellClosed: false };
     this._changed = new Set();
@@ -197,6 +276,10 @@ export class AttnScopeElement extends HTMLElement {
   disconnectedCallback() {
     live.delete(this);
     this._dropFigures();
+    // Its vocabulary may be freed now (when no other element uses it): connected again, it asks anew.
+    if (this._usesKey !== undefined) leaveScope(this, this._usesKey);
+    this._usesKey = undefined;
+    this._scope = null;
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -234,13 +317,41 @@ export class AttnScopeElement extends HTMLElement {
         this._status.textContent = vocab ? `Loading the vocabulary ${vocab}…` : 'Loading the attention module…';
         let loaded;
         try {
+          const key = scopeKey(vocab);
+          if (this._usesKey !== key) {
+            if (this._usesKey !== undefined) leaveScope(this, this._usesKey);
+            this._usesKey = key;
+            useScope(this, key);
+          }
           loaded = await scopeFor(vocab);
         } catch (e) {
-          throw new AttributeError('vocab', vocab, `the URL of a vocabulary file that this page can load (${e.message.replace(/^options\.vocabulary: /, '')}); leave it out for the inlined 10,000 words`);
+          throw new AttributeError('vocab', vocab, vocabularyFix(vocab, e));
         }
         if (this._scopeKey !== vocab) return;   // changed while loading: a newer update follows
+        // Removed while loading: the scope may be freed already; connected again, it asks anew.
+        if (!this.isConnected || this._usesKey !== scopeKey(vocab)) return;
         this._scope = loaded;
-        if (!this.isConnected) return;
+      }
+      const modelName = this._attr('model').trim();
+      if (modelName) {
+        choice('model', modelName, [MODEL_NAME]);
+        const src = this._attr('model-src').trim() || DEFAULTS['model-src'];
+        if (!this._model || this._modelSrc !== src) {
+          this._status.textContent = `Loading the trained model ${src}…`;
+          let m;
+          try {
+            // On the built-in scope, which is never released (a vocab URL's scope goes with its last
+            // element, and the model needs no vocabulary).
+            m = await modelFor((await scopeFor('')).scope, src);
+          } catch (e) {
+            throw new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${e.message})`);
+          }
+          if ((this._attr('model-src').trim() || DEFAULTS['model-src']) !== src) return;   // changed while loading: a newer update follows
+          this._model = m;
+          this._modelSrc = src;
+        }
+        this._renderModel(changed);
+        return;
       }
       this._render(changed);
     } catch (e) {
@@ -248,7 +359,7 @@ export class AttnScopeElement extends HTMLElement {
     }
   }
 
-  /** Reads and checks every attribute; returns the state figures/views.js takes. */
+  /** Reads and checks every attribute; returns the state web/compute/attention.js takes. */
   _state(scope) {
     const names = namesOf(scope.registry.scores);
     const d = scope.vocabulary.dim;
@@ -276,7 +387,7 @@ export class AttnScopeElement extends HTMLElement {
       throw new AttributeError('variant', st.variant, all.includes(st.variant)
         ? `one of ${scope.variants.available.join(', ')} (this browser has no wasm SIMD)` : `one of ${scope.variants.available.join(', ')}`);
     }
-    const view = choice('view', this._attr('view').trim(), Object.keys(VIEWS));
+    const view = choice('view', this._attr('view').trim(), EXPLORER_VIEWS);
     const controls = this._attr('controls').trim().split(/\s+/).filter(Boolean);
     if (!(controls.length === 1 && controls[0] === 'none')) {
       for (const c of controls) {
@@ -325,6 +436,7 @@ export class AttnScopeElement extends HTMLElement {
     }
     if (this._local.cellClosed) st.cell = null;
     this._result = r;
+    this._showOov(scope, r, c.k);
     this._clearError();
     this._status.textContent = '';
     this._box.setAttribute('aria-label', this._attr('caption') || `Attention figure (${view}): ${r.nq} query tokens, ${r.nk} key tokens`);
@@ -349,12 +461,43 @@ export class AttnScopeElement extends HTMLElement {
       f.scale = scaleSize / 14;
       f.schedule(() => {
         try {
-          FEED[name](f, x);
+          FIGURES[name].feed(f, x);
         } catch (e) {
           this._fail(e);
           return;
         }
         done();
+      }, false);
+    }
+  }
+
+  /** model="use-lite": the model's figures (the registry's view 'model') on the query (and keys). */
+  _renderModel(changed) {
+    const { scope } = this._scope;
+    const m = this._model;
+    const q = this._attr('query');
+    if (!q.trim()) throw new AttributeError('query', q, 'text with at least one word');
+    const L = this._local;
+    const head = parseHead(L.mhead, m.layers, m.heads) ? L.mhead : '0.0';
+    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap: L.mswap || 'scaled-dot', knock: L.mknock || [] });
+    this._result = v;
+    this._clearError();
+    this._status.textContent = v.truncated || (v.second && v.second.truncated)
+      ? 'The trained model reads at most 128 tokens: the text was cut after its 128th token.' : '';
+    this._box.setAttribute('aria-label', this._attr('caption') || `The trained model ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
+    this._controls.textContent = '';
+    this._controlsKey = null;
+    this._buildFigures('model');
+    const x = { v, st: {}, scoreFunctions: scope.scoreFunctions };
+    const gen = ++this._generation;
+    let pending = this._figs.size;
+    const scaleSize = parseFloat(getComputedStyle(this._box).fontSize) || 14;
+    for (const [name, f] of this._figs) {
+      f.scale = scaleSize / 14;
+      f.schedule(() => {
+        try { FIGURES[name].feed(f, x); } catch (e) { this._fail(e); return; }
+        if (--pending > 0 || gen !== this._generation) return;
+        if (!this._ready) { this._ready = true; this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed, result: v });
       }, false);
     }
   }
@@ -365,38 +508,31 @@ export class AttnScopeElement extends HTMLElement {
     this._dropFigures();
     this._viewName = view;
     this._figs = new Map();
-    const formula = (el, key) => renderTeaching(el, key);
+    // The figures' changes of the state: a field an attribute holds sets the attribute; the others
+    // (the head shown, weights or scores, a panel's row, …) are the element's own.
+    const host = {
+      formula: (el, key) => renderTeaching(el, key),
+      set: (patch) => {
+        for (const [k, v] of Object.entries(patch)) {
+          if (k === 'cell' && v === null) this._setLocal({ cellClosed: true });
+          else if (k in DEFAULTS) this._set(k, String(v));
+          else this._setLocal({ [k]: v });
+        }
+      },
+    };
     for (const name of VIEWS[view]) {
       const slot = document.createElement('div');
       slot.className = name === 'heatmap' ? 'slot fit' : 'slot';
       this._figuresEl.append(slot);
-      let f;
-      switch (name) {
-        case 'heatmap': f = new Heatmap(slot); break;
-        case 'lines': f = new LineView(slot); break;
-        case 'heads': f = new HeadGrid(slot); break;
-        case 'compare': f = new ScoreComparison(slot); break;
-        case 'why': f = new WhyPanel(slot); break;
-        case 'scaling': f = new ScalingPanel(slot, { formula }); break;
-        case 'cosine': f = new CosineDotPanel(slot, { formula, onRow: (i) => this._setLocal({ row: i }) }); break;
-        case 'distance': f = new DistancePanel(slot, { formula, onRow: (i) => this._setLocal({ row: i }), onP: (p) => this._set('p', String(p)) }); break;
-        case 'hull': f = new HullPanel(slot, { formula, onToggle: (on) => this._setLocal({ exp: on }) }); break;
-        default: throw new Error(`unknown figure ${name}`);
-      }
+      const f = makeFigure(name, slot, host);
       f.measureName = `element-${name}`;
       f.fitWidth = true;
       f.addEventListener('export', (ev) => this._download(f, ev.detail.format));
       this._figs.set(name, f);
     }
-    const fig = Object.fromEntries(this._figs);
-    if (fig.heatmap) {
-      // Cells only: the element has no selections of rows or columns (the demo's `rows`, `cols`).
-      fig.heatmap.addEventListener('select', (ev) => { if (ev.detail.kind === 'cell') this._set('cell', `${ev.detail.i},${ev.detail.j}`); });
-      fig.heatmap.addEventListener('values', (ev) => this._setLocal({ values: ev.detail.kind }));
-    }
-    if (fig.why) fig.why.addEventListener('close', () => this._setLocal({ cellClosed: true }));
-    if (fig.heads) fig.heads.addEventListener('pick', (ev) => this._setLocal({ head: ev.detail.key }));
-    if (fig.compare) fig.compare.addEventListener('pick', (ev) => this._set('score', ev.detail.key));
+    // The heatmap's cells only: the element has no selections of rows or columns (the demo's `rows`, `cols`).
+    const heatmap = this._figs.get('heatmap');
+    if (heatmap) heatmap.addEventListener('select', (ev) => { if (ev.detail.kind === 'cell') this._set('cell', `${ev.detail.i},${ev.detail.j}`); });
   }
 
   _dropFigures() {
@@ -472,7 +608,7 @@ export class AttnScopeElement extends HTMLElement {
       projection: () => ['Projection', select(scope.registry.projections.filter((pr) => pr.name !== 'user').map((pr) => [pr.name, describeName(pr)]))],
       mask: () => ['Mask', select(scope.registry.masks.map((m) => [m.name, describeName(m)]))],
       variant: () => ['Kernels', select(scope.variants.available.map((v) => [v, v]))],
-      view: () => ['View', select(Object.keys(VIEWS).map((v) => [v, v]))],
+      view: () => ['View', select(EXPLORER_VIEWS.map((v) => [v, v]))],
     };
     // The sliders, with the value they set shown beside their label: [label, range, attribute value].
     const sliders = {
@@ -538,6 +674,22 @@ export class AttnScopeElement extends HTMLElement {
     if (i.positional) i.positional.checked = st.pos;
   }
 
+  /** The "word?" legend: which words are not in the vocabulary, and what that means for their weights. */
+  _showOov(scope, r, hasKeys) {
+    const words = [];
+    for (const t of [...r.queryTokenInfo, ...(hasKeys ? r.keyTokenInfo : [])]) if (t.oov && !words.includes(t.text)) words.push(t.text);
+    this._oov.hidden = words.length === 0;
+    this._oov.textContent = '';
+    if (!words.length) return;
+    const mark = document.createElement('span');
+    mark.className = 'oov-mark';
+    mark.setAttribute('aria-hidden', 'true');
+    mark.textContent = '?';
+    const shown = words.slice(0, 5).map((w) => `“${w}”`).join(', ') + (words.length > 5 ? ` and ${words.length - 5} more` : '');
+    const size = scope.vocabulary.size.toLocaleString('en');
+    this._oov.append(mark, ` after a word: not in this ${size}-word vocabulary (${shown}). It gets a fixed pseudo-random vector, so its scores say nothing about its meaning.`);
+  }
+
   // ---- errors and events ----
   _fail(e) {
     const message = e && e.message ? e.message : String(e);
@@ -588,7 +740,7 @@ export class AttnScopeElement extends HTMLElement {
 }
 
 // Properties mirror attributes: el.score = 'cosine' is el.setAttribute('score', 'cosine').
-const CAMEL = { positional: 'positional' };
+const CAMEL = { positional: 'positional', 'model-src': 'modelSrc' };
 for (const name of ATTRS) {
   const prop = CAMEL[name] || name;
   if (name === 'positional') {
@@ -619,8 +771,12 @@ if (typeof window !== 'undefined') {
   window.addEventListener('beforeprint', () => { for (const el of live) el.flush(); });
 }
 
-/** Defines <attn-scope> (once: a second copy of the script on a page leaves the first in place). */
+/**
+ * Defines <attn-scope> (once: a second copy of the script on a page leaves the first in place).
+ * Returns the class defined under that name, or undefined where there are no custom elements (a server).
+ */
 export function define(name = 'attn-scope') {
+  if (typeof customElements === 'undefined') return undefined;
   if (!customElements.get(name)) customElements.define(name, name === 'attn-scope' ? AttnScopeElement : class extends AttnScopeElement {});
   return customElements.get(name);
 }

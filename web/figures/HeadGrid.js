@@ -1,11 +1,9 @@
 // One small attention matrix per head, for the current scoring function: how the heads differ.
 // Picking a head shows it in the heatmap.
-import { SmallMultiples, panelImage } from './SmallMultiples.js';
+import { SmallMultiples } from './SmallMultiples.js';
+import { HEAD_PANEL } from '../compute/images.js';
 import { fmt, meanEntropy } from './base.js';
 import { headClass } from './heads.js';
-
-/** px: a head's panel (its picture is at most twice that a side). */
-export const HEAD_PANEL = 112;
 
 export class HeadGrid extends SmallMultiples {
   constructor(slot) {
@@ -18,16 +16,8 @@ export class HeadGrid extends SmallMultiples {
     this.panelSize = HEAD_PANEL;
   }
 
-  /**
-   * Every head's picture (data URLs) for d: { nq, nk, heads, weights } and masked(i, j): what
-   * setData takes as d.headImages. The demo's worker calls this, off the page's thread.
-   */
-  static images(d, masked) {
-    return Array.from({ length: d.heads }, (_, h) => panelImage(d.weights, h * d.nq * d.nk, d.nq, d.nk, masked, 2 * HEAD_PANEL));
-  }
-
   /** d: { nq, nk, heads, weights [heads, nq, nk], stats: { entropy [heads, nq] }, dHead, masked,
-   *  headImages? (HeadGrid.images of the same weights and mask) } */
+   *  headImages? (web/compute/images.js headImages of the same weights and mask) } */
   setData(d) {
     const panels = [];
     for (let h = 0; h < d.heads; h++) {

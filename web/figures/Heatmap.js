@@ -6,7 +6,7 @@
 // { i, j, shift, toggle, kind: 'cell' | 'row' | 'col', from? } (CONTRACT-11); setSelection draws them.
 import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, SVG_NS, shortLabel, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
+import { Figure, SVG_NS, consumeKey, withCommandModifier, shortLabel, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
 import { Kept, KeyedNodes, keptTokenText, range, KEY_SIDE } from './keyed.js';
 
 const MAX_PLOT = 620;   // px available for the cells
@@ -441,6 +441,8 @@ export class Heatmap extends Figure {
     let [i, j] = this.focusCell;
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
       Home: [0, -Infinity], End: [0, Infinity] };
+    // Every key handled here is consumed (consumeKey): a slide deck or the page never sees it.
+    if (moves[ev.key] && withCommandModifier(ev)) return;
     if (moves[ev.key] && ev.shiftKey && this.selectable && ev.key.startsWith('Arrow')) {
       // Shift+arrows: move and extend the selection of rows (up/down) or columns (left/right).
       const [di, dj] = moves[ev.key];
@@ -449,9 +451,9 @@ export class Heatmap extends Figure {
       j = Math.max(0, Math.min(L.nk - 1, j + dj));
       this.focusCell = [i, j];
       this.showCursor();
+      consumeKey(ev);
       if (di) this.emit('select', { i, j: null, kind: 'row', shift: true, toggle: false, from: from[0] });
       else this.emit('select', { i: null, j, kind: 'col', shift: true, toggle: false, from: from[1] });
-      ev.preventDefault();
     } else if (moves[ev.key]) {
       const [di, dj] = moves[ev.key];
       i = Math.max(0, Math.min(L.nq - 1, i + di));
@@ -459,11 +461,13 @@ export class Heatmap extends Figure {
       this.focusCell = [i, j];
       this.showCursor();
       this.hover(i, j, null);
-      ev.preventDefault();
-    } else if (ev.key === 'Enter' || ev.key === ' ') {
+      consumeKey(ev);
+    } else if ((ev.key === 'Enter' || ev.key === ' ') && !ev.altKey) {
+      consumeKey(ev);
       this.emit('select', { i, j, kind: 'cell', shift: ev.shiftKey, toggle: ev.ctrlKey || ev.metaKey });
-      ev.preventDefault();
-    } else if (ev.key === 'Escape') {
+    } else if (ev.key === 'Escape' && !this.tooltip.hidden) {
+      // Escape closes the tooltip; with none open it is the page's (reveal.js: the overview).
+      consumeKey(ev);
       this.unhover();
     }
   }

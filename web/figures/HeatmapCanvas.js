@@ -7,7 +7,7 @@
 import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, fmt, shortLabel, colourTable, toRGB, packRGB, SVG_NS } from './base.js';
+import { Figure, fmt, shortLabel, colourTable, toRGB, packRGB, SVG_NS, consumeKey, withCommandModifier } from './base.js';
 import { pngBlob } from './export.js';
 import { Kept } from './keyed.js';
 
@@ -369,6 +369,7 @@ export class HeatmapCanvas extends Figure {
   }
 
   onKey(ev) {
+    if (withCommandModifier(ev)) return;
     const step = 60;
     const z = this.zoom, sel = this.detail;
     const act = {
@@ -378,7 +379,7 @@ export class HeatmapCanvas extends Figure {
       ArrowLeft: () => sel.call(z.translateBy, step / this.t.k, 0), ArrowRight: () => sel.call(z.translateBy, -step / this.t.k, 0),
       ArrowUp: () => sel.call(z.translateBy, 0, step / this.t.k), ArrowDown: () => sel.call(z.translateBy, 0, -step / this.t.k),
     }[ev.key];
-    if (act) { act(); ev.preventDefault(); }
+    if (act) { consumeKey(ev); act(); }
   }
 
   /** For exports: an SVG holding the overview and the detail as embedded PNG images, and a title. */

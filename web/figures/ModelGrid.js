@@ -5,7 +5,7 @@
 // goes into the SVG as a single <image>: 144 heads of 512 tokens cost one image, not 37 million cells.
 // Click a thumbnail, or move with the arrow keys, to pick a head ('pick' event { layer, head }).
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, colourTable } from './base.js';
+import { Figure, colourTable, consumeKey, withCommandModifier } from './base.js';
 
 const viridis = colourTable(interpolateViridis);
 const GAP = 6;           // px between thumbnails
@@ -38,8 +38,8 @@ export class ModelGrid extends Figure {
       if (!d) return;
       const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
       const m = moves[ev.key];
-      if (!m) return;
-      ev.preventDefault();
+      if (!m || withCommandModifier(ev)) return;
+      consumeKey(ev);
       const layer = Math.max(0, Math.min(d.layers - 1, this.current.layer + m[0]));
       const head = Math.max(0, Math.min(d.heads - 1, this.current.head + m[1]));
       this.emit('pick', { layer, head });

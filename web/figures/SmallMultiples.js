@@ -1,26 +1,7 @@
 // A grid of small attention matrices in one SVG, each drawn as a one-pixel-per-cell image (so 9
 // matrices of 40×40 tokens stay cheap to redraw). Each panel is a button: click or Enter picks it.
-import { interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, matrixIndexedImage, toRGB } from './base.js';
-
-// The pictures' palette: viridis in 255 steps, and entry 255 transparent (a masked cell).
-const LEVELS = 255, CLEAR = 255;
-const PALETTE = [...Array.from({ length: LEVELS }, (_, k) => toRGB(interpolateViridis(k / (LEVELS - 1)))), [0, 0, 0, 0]];
-
-/**
- * One panel's picture as a PNG data URL: weights[offset, offset + nq·nk) coloured from 0 to their
- * largest value, one pixel per cell, max-pooled down to maxSide pixels a side for a long document.
- * Masked cells are transparent: the panel's frame, filled with the theme's masked colour, shows
- * through, so the picture does not depend on the theme (a light/dark switch needs no redraw) and can
- * be built off the page's thread (the demo's worker builds the heads' pictures, web/worker.js).
- */
-export function panelImage(weights, offset, nq, nk, masked, maxSide) {
-  let max = 0;
-  for (let i = 0; i < nq * nk; i++) { const v = weights[offset + i]; if (v > max) max = v; }
-  const top = LEVELS - 1, scale = max > 0 ? top / max : top;
-  const index = (v, i, j) => (masked(i, j) ? CLEAR : Math.max(0, Math.min(top, Math.round(v * scale))) || 0);
-  return matrixIndexedImage(weights, nq, nk, index, PALETTE, offset, 1, maxSide);
-}
+import { Figure, consumeKey } from './base.js';
+import { panelImage } from '../compute/images.js';
 
 export class SmallMultiples extends Figure {
   constructor(slot, opts) {
@@ -33,6 +14,7 @@ export class SmallMultiples extends Figure {
     this.columns = 5;
     this.fitWidth = false;   // true: as many columns as fit the figure's width (and redrawn when it changes)
     this.fitColumns = 0;
+    this.pickText = 'Show this one above.';   // what picking a panel does, for screen readers
   }
 
   /** How many columns fit the figure's body at its current width (this.columns when not fitting). */
@@ -78,10 +60,10 @@ export class SmallMultiples extends Figure {
       .attr('transform', (_, k) => `translate(${2 + (k % cols) * cellW},${2 + Math.floor(k / cols) * cellH})`)
       .classed('current', (p) => p.key === this.current)
       .attr('aria-pressed', (p) => String(p.key === this.current))
-      .attr('aria-label', (p) => `${p.title}: ${p.subtitle}. Show this one above.`)
+      .attr('aria-label', (p) => `${p.title}: ${p.subtitle}. ${this.pickText}`)
       .on('click', (_, p) => self.emit('pick', { key: p.key }))
       .on('keydown', (ev, p) => {
-        if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); self.emit('pick', { key: p.key }); }
+        if ((ev.key === 'Enter' || ev.key === ' ') && !ev.altKey && !ev.ctrlKey && !ev.metaKey) { consumeKey(ev); self.emit('pick', { key: p.key }); }
       })
       .each(function (p) {
         const g = this;

@@ -4,10 +4,28 @@
 // anything up in the document, and its styles (figures.css) are plain selectors under its root.
 import { select } from 'd3-selection';
 import { svgBlob, pngBlob } from './export.js';
-import { pngDataURL, pngIndexedDataURL } from './png.js';
+import { toRGB } from '../compute/images.js';
 import { Kept } from './keyed.js';
 
+// The matrix pictures are built by web/compute/images.js (DOM-free: the demo's worker builds some).
+export { packRGB, matrixImage, matrixIndexedImage, toRGB } from '../compute/images.js';
+
 export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// ---- keys --------------------------------------------------------------------------------------
+/**
+ * A key a figure acted on is its own: no default action (scrolling) and no listener above it (a
+ * reveal.js deck turning the slide on an arrow, a page's shortcuts) sees it, so focus stays where it is.
+ */
+export function consumeKey(ev) {
+  ev.preventDefault();
+  ev.stopPropagation();
+}
+
+/** A key pressed with Alt, Ctrl or Meta belongs to the browser or the page (Alt+← is "back"), not to a figure. */
+export function withCommandModifier(ev) {
+  return ev.altKey || ev.ctrlKey || ev.metaKey;
+}
 
 // ---- redraw scheduling, shared by every figure of the page --------------------------------------
 // A figure out of view is not redrawn on every change: it keeps the job and runs it when it scrolls
@@ -312,89 +330,6 @@ export function labelWidth(tokens, max = 14, px = 6.6) {
   let w = 0;
   for (const t of tokens) w = Math.max(w, Math.min(Array.from(t.text).length, max) + (t.oov ? 1 : 0));
   return Math.ceil(w * px) + 8;
-}
-
-const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** [r, g, b] as one RGBA pixel of a Uint32Array view on ImageData (opaque). */
-export function packRGB(rgb) {
-  return little ? (0xff000000 | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0
-    : ((rgb[0] << 24) | (rgb[1] << 16) | (rgb[2] << 8) | 0xff) >>> 0;
-}
-
-/**
- * A matrix as a PNG data URL of at most `maxSide` pixels a side (default: no limit): each cell a
- * block of `scale` × `scale` pixels when it fits, else each pixel the largest value of the block of
- * cells it covers (so a single strong weight stays visible in a 2,000 × 2,000 matrix drawn in 112 px).
- * Small multiples then cost one <image> element each instead of n_q·n_k rectangles.
- * colour(v, i, j) returns [r, g, b] or null (transparent): used per pixel of the image, so at large n
- * its cost does not grow with the matrix; masked(i, j), when given, is checked per cell.
- */
-export function matrixImage(values, rows, cols, colour, offset = 0, scale = 1, maxSide = Infinity) {
-  const pixel = (v, i, j) => { const rgb = colour(v, i, j); return rgb ? packRGB(rgb) : 0; };   // 0: transparent
-  const { W, H, px } = matrixPixels(values, rows, cols, pixel, offset, scale, maxSide, Uint32Array);
-  return pngDataURL(W, H, new Uint8Array(px.buffer));
-}
-
-/**
- * As matrixImage, with colours from a palette (at most 256 [r, g, b, a?]): index(v, i, j) returns the
- * palette entry of a pixel. A palette PNG has a quarter of the bytes: quicker to build and to send.
- */
-export function matrixIndexedImage(values, rows, cols, index, palette, offset = 0, scale = 1, maxSide = Infinity) {
-  const { W, H, px } = matrixPixels(values, rows, cols, index, offset, scale, maxSide, Uint8Array);
-  return pngIndexedDataURL(W, H, px, palette);
-}
-
-/** The pixels of matrixImage: pixel(v, i, j) is written into an Arr (Uint32Array or Uint8Array). */
-function matrixPixels(values, rows, cols, pixel, offset, scale, maxSide, Arr) {
-  const down = Math.max(rows, cols) > maxSide;
-  if (!down) {
-    const W = cols * scale, H = rows * scale;
-    const px = new Arr(W * H);
-    for (let i = 0; i < rows; i++) {
-      const o = offset + i * cols;
-      if (scale === 1) {
-        for (let j = 0; j < cols; j++) px[i * W + j] = pixel(values[o + j], i, j);
-        continue;
-      }
-      for (let j = 0; j < cols; j++) {
-        const p = pixel(values[o + j], i, j);
-        for (let y = i * scale; y < (i + 1) * scale; y++) px.fill(p, y * W + j * scale, y * W + (j + 1) * scale);
-      }
-    }
-    return { W, H, px };
-  }
-  // Max-pooling into W × H pixels.
-  const f = maxSide / Math.max(rows, cols);
-  const W = Math.max(1, Math.round(cols * f)), H = Math.max(1, Math.round(rows * f));
-  const best = new Float32Array(W * H).fill(-Infinity);
-  const at = new Int32Array(W * H);   // the cell (i * cols + j) that gave each pixel its value
-  const colOf = new Int32Array(cols);
-  for (let j = 0; j < cols; j++) colOf[j] = Math.min(W - 1, Math.floor((j * W) / cols));
-  for (let i = 0; i < rows; i++) {
-    const y = Math.min(H - 1, Math.floor((i * H) / rows)) * W;
-    const o = offset + i * cols;
-    for (let j = 0; j < cols; j++) {
-      const v = values[o + j], q = y + colOf[j];
-      if (v > best[q]) { best[q] = v; at[q] = i * cols + j; }
-    }
-  }
-  const px = new Arr(W * H);
-  for (let q = 0; q < W * H; q++) {
-    const k = at[q], i = Math.floor(k / cols);
-    px[q] = pixel(best[q] === -Infinity ? NaN : best[q], i, k - i * cols);
-  }
-  return { W, H, px };
-}
-
-/** Parses "rgb(r, g, b)" or "#rrggbb" (what d3 interpolators return) into [r, g, b]. */
-export function toRGB(css) {
-  if (css[0] === '#') {
-    const n = parseInt(css.slice(1, 7), 16);
-    return [n >> 16, (n >> 8) & 255, n & 255];
-  }
-  const m = css.match(/\d+(\.\d+)?/g);
-  return [Number(m[0]), Number(m[1]), Number(m[2])];
 }
 
 /** A colour map sampled into a 256-entry lookup table of [r, g, b]: fast per-cell colouring. */

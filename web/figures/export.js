@@ -84,15 +84,5 @@ export async function pngBlob(svg, scale = 2, background) {
   }
 }
 
-
-/** A CSV cell: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
-export function csvCell(v) {
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** A number for CSV/JSON text: 9 significant digits, enough to read back the exact float32. */
-export function csvNumber(x) {
-  if (Number.isFinite(x)) return Number(x.toPrecision(9)).toString();
-  return x > 0 ? 'Infinity' : x < 0 ? '-Infinity' : 'NaN';
-}
+// The CSV cells of the figures' data downloads (web/compute/csv.js: also the lab's).
+export { csvCell, csvNumber } from '../compute/csv.js';

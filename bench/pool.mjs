@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// The pool of workers against one scope, in Node, on the built package (dist/; `npm run build` first):
+//   attentionOutput at n = 4,096 (nq = nk, d = dv = 64, scaled-dot), and a 1,000-word attend() with
+//   8 heads (one call; and 4 such calls at once, where the pool runs them side by side).
+// Configurations: one scope (synchronous), pools of 1 and 2 workers (and more with --workers 1,2,3).
+// Each case is warmed up >= 1 s per configuration, then the configurations take turns, call by call
+// (interleaved, so a change of load hits all of them alike); medians and ratios to the scope are
+// reported. Writes bench/results/pool.json (or --out FILE) and prints it, with the load average
+// before and after: on a shared machine the figures are provisional.
+//   node bench/pool.mjs [--rounds N] [--workers 1,2] [--out FILE]
+import { cpus, loadavg, availableParallelism } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
+const ROUNDS = Number(argValue('--rounds', 7));
+const WORKERS = argValue('--workers', '1,2').split(',').map(Number);
+const OUT = resolve(argValue('--out', join(root, 'bench/results/pool.json')));
+const WARMUP_MS = 1000;  // V8 runs new wasm in a baseline tier at first (TOOLCHAIN.md)
+
+const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
+const loadBefore = load();
+
+function rand(n, seed) {
+  const a = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; a[i] = s / 2 ** 31 - 1; }
+  return a;
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const round = (x, k = 3) => Math.round(x * 10 ** k) / 10 ** k;
+
+const scope = await createAttnScope({ preload: true });
+const pools = [];
+for (const w of WORKERS) pools.push({ name: `pool of ${w}`, workers: w, pool: await createAttnPool({ workers: w, preload: true }) });
+
+// 1,000 words of running text from the vocabulary's common words (no punctuation: 1,000 tokens).
+const WORDS = ('the of and to in a is that for it as was with be by on not he this are or his from at which but have an they ' +
+  'you were her she there one all we their has been would when who will more no if out so said what up its about into than ' +
+  'them can only other new some could time these two may then do first any my now such like our over man me even most made ' +
+  'after also did many before must through back years where much your way well down should because each just those people').split(' ');
+const text = Array.from({ length: 1000 }, (_, i) => WORDS[(i * 7919 + (i >> 3)) % WORDS.length]).join(' ');
+
+const n = 4096, d = 64;
+const Q = rand(n * d, 1), K = rand(n * d, 2), V = rand(n * d, 3);
+const outputOptions = { nq: n, nk: n, d, dv: d, score: 'scaled-dot' };
+const attendOptions = { query: text, heads: 8, maxTokens: 1100 };
+
+const cases = [
+  { name: 'attentionOutput n = 4,096, d = dv = 64, scaled-dot',
+    scope: () => scope.attentionOutput(Q, K, V, outputOptions), pool: (p) => p.attentionOutput(Q, K, V, outputOptions) },
+  { name: 'attend, 1,000 words, 8 heads (one call)',
+    scope: () => scope.attend(attendOptions), pool: (p) => p.attend(attendOptions) },
+  { name: 'attend, 1,000 words, 8 heads: 4 calls at once',
+    scope: () => { for (let i = 0; i < 4; i++) scope.attend(attendOptions); },
+    pool: (p) => Promise.all([0, 1, 2, 3].map(() => p.attend(attendOptions))) },
+];
+
+const tokens = scope.attend(attendOptions).nq;
+const results = [];
+for (const c of cases) {
+  const configs = [{ name: 'one scope', run: async () => c.scope() }, ...pools.map((p) => ({ name: p.name, workers: p.workers, run: () => c.pool(p.pool) }))];
+  for (const cfg of configs) for (const until = performance.now() + WARMUP_MS; performance.now() < until;) await cfg.run();
+  const times = configs.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < configs.length; k++) {
+      const t0 = performance.now();
+      await configs[k].run();
+      times[k].push(performance.now() - t0);
+    }
+  }
+  const base = median(times[0]);
+  results.push({
+    case: c.name, rounds: ROUNDS,
+    configs: configs.map((cfg, k) => ({ name: cfg.name, workers: cfg.workers ?? 0, median_ms: round(median(times[k]), 2),
+      min_ms: round(Math.min(...times[k]), 2), max_ms: round(Math.max(...times[k]), 2), speedup_vs_scope: round(base / median(times[k]), 2) })),
+  });
+  console.error(`${c.name}: ${configs.map((cfg, k) => `${cfg.name} ${round(median(times[k]), 1)} ms`).join(', ')}`);
+}
+for (const p of pools) await p.pool.dispose();
+
+const report = {
+  benchmark: 'createAttnPool against one scope in Node (medians of interleaved rounds after >= 1 s warm-up per configuration)',
+  date: new Date().toISOString(),
+  node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, availableParallelism: availableParallelism(),
+  load_average_before: loadBefore, load_average_after: load(),
+  note: 'the machine was shared with other builds: the load average says how much; treat the figures as provisional',
+  isa: scope.variants.isa, attend_tokens: tokens, warmup_ms: WARMUP_MS,
+  results,
+};
+writeFileSync(OUT, JSON.stringify(report, null, 2) + '\n');
+console.log(JSON.stringify(report, null, 2));
+// The table for docs/pool.md.
+const header = ['case', ...results[0].configs.map((c) => c.name)];
+const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+for (const r of results) {
+  lines.push(`| ${r.case} | ${r.configs.map((c) => `${c.median_ms} ms${c.workers ? ` (${c.speedup_vs_scope}×)` : ''}`).join(' | ')} |`);
+}
+console.error(`\nload average before ${loadBefore.join(', ')}, after ${report.load_average_after.join(', ')}\n${lines.join('\n')}`);

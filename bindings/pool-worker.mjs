@@ -1,0 +1,93 @@
+// attnscope pool: one worker (a node worker_threads Worker or a browser module worker) holding one
+// wasm instance and one scope. The pool (pool.mjs) validates every call before it splits it, hands
+// each worker a share of the query rows, and puts the shares back together; this side only runs the
+// scope's own method on its share (so every number is the scope's) and sends the arrays back by
+// transfer. Messages go through comlink (bundled into dist/pool-worker.mjs).
+import * as Comlink from 'comlink';
+import { createScopeWith } from './scope.mjs';
+import { splitBuild } from './split-build.mjs';
+import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
+
+Comlink.transferHandlers.set('throw', errorTransfer(Comlink.transferHandlers.get('throw')));
+
+const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node) && typeof window === 'undefined' &&
+  typeof WorkerGlobalScope === 'undefined';
+
+let scope = null;
+
+/** Every ArrayBuffer under the typed arrays of a result (each once), for transfer. */
+function buffersOf(value, out = new Set()) {
+  if (ArrayBuffer.isView(value)) out.add(value.buffer);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) buffersOf(v, out);
+  return out;
+}
+
+// A non-finite element of Q is named by its index in the share: the pool's caller gave all of Q, so
+// the message names the index there (the scope's message, with the row offset added back).
+function inCallerTerms(e, qOffset) {
+  const m = e instanceof RangeError && /^Q: element (\d+) is /.exec(e.message);
+  if (!m || !qOffset) return e;
+  const moved = new RangeError(`Q: element ${Number(m[1]) + qOffset} is ` + e.message.slice(m[0].length));
+  moved.qElement = true;
+  return moved;
+}
+
+const api = {
+  /** Creates this worker's scope; files: { name: absolute URL } when the pool was given locateFile. */
+  async init({ files, vocabulary, preload }) {
+    const options = { preload: !!preload };
+    if (files) options.locateFile = (file) => files[file] ?? new URL(file, files['attnscope.wasm']).href;
+    if (vocabulary !== undefined) options.vocabulary = vocabulary;
+    scope = await createScopeWith(splitBuild, options);
+    return { registry: scope.registry, variants: scope.variants };
+  },
+
+  /**
+   * Runs scope[method] on this worker's share. cost: the whole call's cost-check arguments, checked
+   * here first so that a call too large for one scope is refused the same way by the pool; row0: the
+   * index in the caller's Q of this share's first row (the causal mask counts from it); qOffset: that
+   * of its first element.
+   */
+  run(method, args, cost, row0, qOffset) {
+    try {
+      if (cost) scope._checkCost(...cost);
+      const result = method === 'scores' ? scope.scores(...args)
+        : method === 'attention' ? scope._attention(...args, row0)
+          : method === 'attentionOutput' ? scope._attentionOutput(...args, row0)
+            : null;
+      if (!result) throw new TypeError(`pool worker: no method ${method}`);
+      return Comlink.transfer(result, [...buffersOf(result)]);
+    } catch (e) {
+      const err = inCallerTerms(e, qOffset);
+      if (err === e && e instanceof RangeError && /^Q: element \d+ is /.test(e.message)) e.qElement = true;
+      throw err;
+    }
+  },
+
+  /**
+   * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
+   * first when it is not loaded yet.
+   */
+  async attend(options, headBegin = 0, headEnd = 0) {
+    if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+    const result = scope._attend(options, headBegin, headEnd);
+    return Comlink.transfer(result, [...buffersOf(result)]);
+  },
+
+  /** attend()'s output from every head's output side by side (concat [nq, cols], transferred here). */
+  async attendOutput(options, concat, nq, cols) {
+    if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+    const result = scope._attendOutput(options, concat, nq, cols);
+    return Comlink.transfer(result, [result.output.buffer]);
+  },
+};
+
+// No top-level await: bundlers build workers as classic scripts by default (Vite's worker.format is
+// 'iife'). Node's parentPort queues messages until its listener is attached.
+if (isNode) {
+  // A variable specifier, so that no bundler follows it (browsers never take this path).
+  const name = 'node:worker_threads';
+  import(/* webpackIgnore: true */ /* @vite-ignore */ name).then(({ parentPort }) => Comlink.expose(api, nodeEndpoint(parentPort)));
+} else {
+  Comlink.expose(api, self);
+}

@@ -1,0 +1,391 @@
+// attnscope pool: the scope's calls on every core. Each worker (worker_threads in node, a module
+// worker in browsers) holds one wasm instance; a call is validated here exactly as the scope
+// validates it, split over query rows in blocks of the fused kernel's 64-row block (so every row
+// is computed by the same tiles, with the same neighbours in its tile, as in one scope; under the
+// causal mask a share counts its rows from its first row's index: the numbers are the scope's, bit
+// for bit), and the shares' rows are put back together in order. No
+// SharedArrayBuffer: each worker gets its own copy of the keys and values and its rows by transfer;
+// results come back by transfer. See docs/pool.md.
+import * as Comlink from 'comlink';
+import { callValidator, checkInteger, checkOptionKeys, describeValue, toAbsoluteUrl } from './scope.mjs';
+import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
+
+Comlink.transferHandlers.set('throw', errorTransfer(Comlink.transferHandlers.get('throw')));
+
+const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node) && typeof window === 'undefined' &&
+  typeof WorkerGlobalScope === 'undefined';
+const MAX_WORKERS = 256;
+// Query rows per block of the fused kernel (src/kernels/fused_simd.cpp, kQueries; its 4-row tiles,
+// the GEMMs' 4-row tiles and the blocked paths' 64-row blocks all divide it): shares start on a
+// multiple of it, so a share's blocks and tiles are exactly the whole call's.
+const ROW_BLOCK = 64;
+const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
+const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
+
+async function nodeModule(name) {
+  const specifier = 'node:' + name;
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+}
+
+/** The machine's parallelism less one (the caller's own thread), at least 1. */
+async function defaultWorkers() {
+  let cores = 1;
+  if (isNode) {
+    const os = await nodeModule('os');
+    cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  } else if (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) {
+    cores = navigator.hardwareConcurrency;
+  }
+  return Math.max(1, Math.min(MAX_WORKERS, cores - 1));
+}
+
+/** A started worker: its comlink endpoint, terminate(), ref()/unref() (node), and its fatal errors. */
+async function spawnWorker(onFatal) {
+  if (isNode) {
+    const { Worker } = await nodeModule('worker_threads');
+    const w = new Worker(new URL('./pool-worker.mjs', import.meta.url));
+    w.on('error', (e) => onFatal(e));
+    w.on('exit', (code) => onFatal(new Error(`pool: a worker exited (code ${code})`)));
+    return { endpoint: nodeEndpoint(w), terminate: () => w.terminate(), ref: () => w.ref(), unref: () => w.unref() };
+  }
+  const w = new Worker(new URL('./pool-worker.mjs', import.meta.url), { type: 'module' });
+  w.addEventListener('error', (e) => onFatal(new Error(`pool: a worker failed${e && e.message ? `: ${e.message}` : ' to load or run (see the console)'}`)));
+  return { endpoint: w, terminate: () => w.terminate(), ref() {}, unref() {} };
+}
+
+function abortError(signal) {
+  const e = new DOMException('pool: the call was aborted', 'AbortError');
+  if (signal && signal.reason !== undefined) Object.defineProperty(e, 'cause', { value: signal.reason, configurable: true });
+  return e;
+}
+
+/** One worker of the pool: 'starting', 'idle', 'busy' or 'dead'. */
+class Slot {
+  constructor(init) {
+    this.state = 'starting';
+    this.task = null;
+    this.handle = null;
+    this.api = null;
+    this.error = null;
+    this.death = new Promise((_, reject) => { this._die = reject; });
+    this.death.catch(() => {});
+    this.ready = (async () => {
+      this.handle = await spawnWorker((e) => this.kill(e));
+      if (this.state === 'dead') { this.handle.terminate(); throw this.error; }
+      this.api = Comlink.wrap(this.handle.endpoint);
+      const info = await Promise.race([this.api.init(init), this.death]);
+      this.state = 'idle';
+      this.handle.unref();
+      return info;
+    })();
+    this.ready.catch((e) => this.kill(e));
+  }
+
+  /** Ends the worker (once); its running task rejects with `reason`. */
+  kill(reason) {
+    if (this.state === 'dead') return;
+    this.state = 'dead';
+    this.error = reason;
+    this._die(reason);
+    if (this.handle) this.handle.terminate();
+  }
+}
+
+class AttnPool {
+  constructor(slots, info, init) {
+    this._slots = slots;
+    this._init = init;
+    this._queue = [];
+    this._disposed = false;
+    this._validator = callValidator(info.registry, info.variants.available);
+    /** The module's registry (scoring functions, masks, variants ...), as scope.registry. */
+    this.registry = info.registry;
+    /** As scope.variants: the variants the workers' instances have. */
+    this.variants = info.variants;
+    this.scoreFunctions = info.registry.scores;
+  }
+
+  /** How many workers (wasm instances) the pool runs. */
+  get workers() { return this._slots.length; }
+
+  scores(Q, K, options) { return this._rows('scores', [Q, K], options, 1); }
+  attention(Q, K, V, options) { return this._rows('attention', [Q, K, V], options, 2); }
+  attentionOutput(Q, K, V, options) { return this._rows('attentionOutput', [Q, K, V], options, 2); }
+
+  /**
+   * attend(), split over heads: each worker computes a range of heads of the same call (the same
+   * tokens, embeddings, seeded matrices), the heads are joined in order, and where there is an
+   * output projection one more call on one worker multiplies the joined heads by it.
+   */
+  async attend(options) {
+    this._live();
+    const { signal, rest } = this._signal(options);
+    if (signal && signal.aborted) throw abortError(signal);
+    const t0 = typeof performance !== 'undefined' ? performance.now() : Date.now();
+    const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
+    const count = Math.min(this._slots.length, H);
+    if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
+    const jobs = [];
+    for (let s = 0; s < count; s++) {
+      const h0 = Math.floor((s * H) / count), h1 = Math.floor(((s + 1) * H) / count);
+      jobs.push((api) => api.attend(rest, h0, h1));
+    }
+    const parts = await this._submit(signal, jobs, (results) => results);
+    const joined = joinHeads(parts, H);
+    const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
+    if (projected) {
+      const { concat, nq, cols } = joined.concat;
+      const [out] = await this._submit(signal, [(api) => api.attendOutput(rest, Comlink.transfer(concat, [concat.buffer]), nq, cols)], (r) => r);
+      joined.result.output = out.output;
+      joined.result.dOut = out.dOut;
+    } else {
+      joined.result.output = joined.concat.concat;
+      joined.result.dOut = joined.concat.cols;
+    }
+    joined.result.timeMs = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - t0;
+    return joined.result;
+  }
+
+  /** Terminates every worker; pending and later calls reject. Resolves when the workers have ended. */
+  async dispose() {
+    if (this._disposed) return;
+    this._disposed = true;
+    const err = new Error(NO_POOL);
+    for (const task of this._queue.splice(0)) task.reject(err);
+    const ends = [];
+    for (const slot of this._slots) {
+      const h = slot.handle;
+      slot.kill(err);
+      if (h) ends.push(Promise.resolve(h.terminate()).catch(() => {}));
+    }
+    await Promise.all(ends);
+  }
+
+  _live() {
+    if (this._disposed) throw new Error(NO_POOL);
+  }
+
+  // options.signal, checked and taken out of the options the scope sees.
+  _signal(options) {
+    if (options === null || typeof options !== 'object' || !('signal' in options)) return { signal: undefined, rest: options };
+    const { signal, ...rest } = options;
+    if (signal !== undefined && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal))
+      throw new TypeError(`options.signal: expected an AbortSignal (new AbortController().signal), got ${describeValue(signal)}`);
+    return { signal, rest };
+  }
+
+  // scores / attention / attentionOutput: validated here, then split over query rows.
+  async _rows(method, arrays, options, keyArrays) {
+    this._live();
+    const { signal, rest } = this._signal(options);
+    if (signal && signal.aborted) throw abortError(signal);
+    const plan = this._validator[method](...arrays, rest);
+    const [Q] = arrays;
+    const { nq, d } = plan;
+    const blocks = Math.ceil(nq / ROW_BLOCK);
+    const count = plan.splittable ? Math.max(1, Math.min(this._slots.length, blocks)) : 1;
+    const jobs = [];
+    for (let s = 0; s < count; s++) {
+      const r0 = count === 1 ? 0 : Math.floor((s * blocks) / count) * ROW_BLOCK;
+      const r1 = count === 1 ? nq : Math.min(nq, Math.floor(((s + 1) * blocks) / count) * ROW_BLOCK);
+      // Built when a worker takes the share: the share's rows of Q (a copy, transferred), and K, V
+      // (cloned by postMessage, or copied and transferred when they are views of a larger buffer).
+      jobs.push((api) => {
+        const parts = [count === 1 ? portable(Q) : { value: Q.slice(r0 * d, r1 * d), transfer: true },
+          ...arrays.slice(1, 1 + keyArrays).map(portable)];
+        const transfers = parts.filter((p) => p.transfer).map((p) => p.value.buffer);
+        const args = [...parts.map((p) => p.value), count === 1 ? rest : { ...rest, nq: r1 - r0 }];
+        return api.run(method, Comlink.transfer(args, transfers), plan.cost, r0, r0 * d);
+      });
+    }
+    return this._submit(signal, jobs, (results) => (results.length === 1 ? results[0] : joinRows(results)));
+  }
+
+  /**
+   * Queues the jobs of one call (each runs on the next free worker); resolves with join(results in
+   * job order), or rejects with the error the scope would have raised first, or with an AbortError
+   * as soon as the signal fires (the workers busy with this call are then replaced).
+   */
+  _submit(signal, jobs, join) {
+    return new Promise((resolve, reject) => {
+      const call = { done: false, tasks: [] };
+      let onAbort = null;
+      const finish = (fn, value) => {
+        if (call.done) return;
+        call.done = true;
+        if (onAbort) signal.removeEventListener('abort', onAbort);
+        fn(value);
+      };
+      if (signal) {
+        if (signal.aborted) { reject(abortError(signal)); return; }
+        onAbort = () => {
+          finish(reject, abortError(signal));
+          this._abandon(call);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      for (const job of jobs) {
+        const task = { call, job, state: 'queued' };
+        task.promise = new Promise((res, rej) => { task.resolve = res; task.reject = rej; });
+        call.tasks.push(task);
+        this._queue.push(task);
+      }
+      Promise.allSettled(call.tasks.map((t) => t.promise)).then((settled) => {
+        const failed = settled.filter((s) => s.status === 'rejected').map((s) => s.reason);
+        if (failed.length === 0) {
+          try { finish(resolve, join(settled.map((s) => s.value))); } catch (e) { finish(reject, e); }
+          return;
+        }
+        // The scope checks Q's elements before K's and V's: a share's non-finite Q element is the
+        // error the scope raises, the first such share's; otherwise the first share's error.
+        finish(reject, failed.find((e) => e && e.qElement) || failed[0]);
+      });
+      this._pump();
+    });
+  }
+
+  // An aborted call: its queued shares are dropped, its running ones' workers replaced.
+  _abandon(call) {
+    const aborted = new DOMException('pool: the call was aborted', 'AbortError');
+    this._queue = this._queue.filter((t) => t.call !== call);
+    for (const task of call.tasks) {
+      if (task.state === 'queued') task.reject(aborted);
+    }
+    this._slots.forEach((slot, i) => {
+      if (slot.task && slot.task.call === call) this._replace(i, aborted);
+    });
+    this._pump();
+  }
+
+  _replace(i, reason) {
+    const old = this._slots[i];
+    old.kill(reason);
+    if (this._disposed) return;
+    const slot = new Slot(this._init);
+    this._slots[i] = slot;
+    slot.ready.then(() => this._pump(), () => this._pump());
+  }
+
+  _pump() {
+    if (this._disposed) return;
+    for (const slot of this._slots) {
+      if (this._queue.length === 0) return;
+      if (slot.state !== 'idle') continue;
+      const task = this._queue.shift();
+      this._start(slot, task);
+    }
+    // Every worker gone (a failed restart): nothing would ever run what waits.
+    if (this._queue.length && this._slots.every((s) => s.state === 'dead')) {
+      const err = this._slots[0].error || new Error('pool: no worker is running');
+      for (const task of this._queue.splice(0)) task.reject(err);
+    }
+  }
+
+  _start(slot, task) {
+    slot.state = 'busy';
+    slot.task = task;
+    task.state = 'running';
+    slot.handle.ref();
+    let work;
+    try { work = task.job(slot.api); } catch (e) { work = Promise.reject(e); }
+    Promise.race([work, slot.death]).then(task.resolve, task.reject).finally(() => {
+      if (slot.task === task) slot.task = null;
+      if (slot.state === 'busy') { slot.state = 'idle'; slot.handle.unref(); }
+      if (slot.state === 'dead' && this._slots.includes(slot) && !this._disposed) {
+        // A worker that died under its task (not one the pool ended) is restarted.
+        this._replace(this._slots.indexOf(slot), slot.error);
+      }
+      this._pump();
+    });
+  }
+}
+
+/**
+ * attend()'s results on ranges of heads (in head order) as one result shaped like the scope's, but
+ * for the output: { result, concat: { concat [nq, cols]: the heads' outputs side by side, nq, cols } }.
+ */
+function joinHeads(parts, H) {
+  const first = parts[0];
+  const cat = (key) => concat(parts.map((p) => p[key]));
+  const nq = first.nq;
+  const widths = parts.map((p) => p.dOut);
+  const cols = widths.reduce((a, b) => a + b, 0);
+  const joinedOutput = new Float32Array(nq * cols);
+  for (let i = 0, at = 0; i < nq; i++) {
+    for (let s = 0; s < parts.length; s++) {
+      const w = widths[s];
+      joinedOutput.set(parts[s].output.subarray(i * w, (i + 1) * w), at);
+      at += w;
+    }
+  }
+  const result = {
+    ...first, heads: H,
+    dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
+    scores: cat('scores'), weights: cat('weights'),
+    stats: { entropy: concat(parts.map((p) => p.stats.entropy)), maxWeight: concat(parts.map((p) => p.stats.maxWeight)),
+      argmax: concat(parts.map((p) => p.stats.argmax)) },
+    q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
+  };
+  return { result, concat: { concat: joinedOutput, nq, cols } };
+}
+
+/** An array to send to a worker: itself (cloned by postMessage) when it is its whole buffer, else a copy to transfer. */
+function portable(a) {
+  if (!ArrayBuffer.isView(a)) return { value: a, transfer: false };
+  const whole = a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && !(typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer);
+  return whole ? { value: a, transfer: false } : { value: a.slice(), transfer: true };
+}
+
+/** The shares' results, row blocks in order, as one result shaped like the scope's. */
+function joinRows(results) {
+  const first = results[0];
+  if (ArrayBuffer.isView(first)) return concat(results);
+  const out = {};
+  for (const [key, value] of Object.entries(first)) {
+    if (ArrayBuffer.isView(value)) out[key] = concat(results.map((r) => r[key]));
+    else if (value && typeof value === 'object') out[key] = joinRows(results.map((r) => r[key]));
+    else out[key] = value;
+  }
+  return out;
+}
+function concat(arrays) {
+  let n = 0;
+  for (const a of arrays) n += a.length;
+  const out = new arrays[0].constructor(n);
+  let at = 0;
+  for (const a of arrays) { out.set(a, at); at += a.length; }
+  return out;
+}
+
+/**
+ * A pool of `workers` wasm instances with the scope's calls, asynchronous: see attnscope.d.ts
+ * (AttnPool) and docs/pool.md.
+ */
+export async function createAttnPool(options = {}) {
+  checkOptionKeys('options', options, ['workers', 'preload', 'vocabulary', 'locateFile']);
+  const workers = options.workers === undefined ? await defaultWorkers() : checkInteger('options.workers', options.workers, 1, MAX_WORKERS);
+  if (options.locateFile !== undefined && typeof options.locateFile !== 'function')
+    throw new TypeError(`options.locateFile: expected a function, got ${describeValue(options.locateFile)}`);
+  const init = { preload: !!options.preload };
+  // Functions do not cross to a worker: locateFile is asked here, for every file a worker may load.
+  if (options.locateFile) {
+    const folder = new URL('./', new URL('./pool-worker.mjs', import.meta.url)).href;
+    init.files = {};
+    for (const file of FILES) init.files[file] = (await toAbsoluteUrl(options.locateFile(file, folder), `locateFile('${file}')`)).href;
+  }
+  const v = options.vocabulary;
+  if (v !== undefined) {
+    if (v === 'default' || v === 'small' || v instanceof Uint8Array || v instanceof ArrayBuffer) init.vocabulary = v;
+    else if ((typeof v === 'string' && v !== '') || v instanceof URL) init.vocabulary = (await toAbsoluteUrl(v, 'options.vocabulary')).href;
+    else throw new TypeError(`options.vocabulary: expected 'default', 'small', a Uint8Array or ArrayBuffer of a vocabulary file, or its URL, got ${describeValue(v)}`);
+  }
+  const slots = Array.from({ length: workers }, () => new Slot(init));
+  let infos;
+  try {
+    infos = await Promise.all(slots.map((s) => s.ready));
+  } catch (e) {
+    for (const s of slots) s.kill(e);
+    throw e;
+  }
+  return new AttnPool(slots, infos[0], init);
+}

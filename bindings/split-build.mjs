@@ -1,0 +1,23 @@
+// The split build's files, for the entry (attnscope.mjs) and the pool's workers (pool-worker.mjs):
+// attnscope.wasm (SIMD) or attnscope-scalar.wasm (engines without wasm SIMD), and the vocabularies.
+// The workers import this rather than the entry, which re-exports the pool: a worker module that
+// imported the pool would make bundlers that follow new Worker(new URL(...)) bundle it in itself.
+
+// Every file this module loads, each named literally in new URL('./file', import.meta.url): the pattern
+// Vite and webpack 5 (and Parcel 2) recognise, so they copy the file into the app's output and put its
+// final URL here, with no configuration. Keep it literal: a computed name is invisible to them.
+// (esbuild and plain Rollup leave the expression as it is: the files must then sit next to the bundle.)
+const FILES = {
+  'attnscope.wasm': () => new URL('./attnscope.wasm', import.meta.url),
+  'attnscope-scalar.wasm': () => new URL('./attnscope-scalar.wasm', import.meta.url),
+  'glove-50k.bin': () => new URL('./glove-50k.bin', import.meta.url),
+  'glove-10k.bin': () => new URL('./glove-10k.bin', import.meta.url),
+  'use-lite.bin': () => new URL('./use-lite.bin', import.meta.url),
+};
+
+/** What createScopeWith (scope.mjs) needs to know of the split build. */
+export const splitBuild = {
+  file: (name) => FILES[name](),
+  loadFactory: async (simd) => (simd ? await import('./attnscope-wasm.mjs') : await import('./attnscope-scalar-wasm.mjs')).default,
+  wasmFile: (simd) => (simd ? 'attnscope.wasm' : 'attnscope-scalar.wasm'),
+};

@@ -1,0 +1,30 @@
+// A small JSON reader (safetensors headers, token lists). Internal to the core.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnscope::io {
+
+struct Json {
+    enum Kind { null, boolean, number, string, array, object } kind = null;
+    double num = 0;
+    bool b = false;
+    std::string str;
+    std::vector<Json> items;                            // array
+    std::vector<std::pair<std::string, Json>> members;  // object
+    const Json* find(const std::string& key) const {
+        for (const auto& m : members)
+            if (m.first == key) return &m.second;
+        return nullptr;
+    }
+};
+
+// Parses one JSON document of n bytes at p; on failure `err` says why.
+bool parse_json(const char* p, std::size_t n, Json& out, std::string& err);
+// A JSON array of strings into `out`; false for anything else.
+bool json_string_array(const Json& j, std::vector<std::string>& out);
+
+}  // namespace attnscope::io

@@ -1,0 +1,76 @@
+// The trained model's views as the demo's worker and the element compute them (web/compute/model.js):
+// the surgery's effect on every head and on the embedding, the second sentence's similarity, rollout,
+// and explanations whose numbers are the computed ones. Expected values from model.encode() itself.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadScope } from './helpers.mjs';
+import { modelViews, explain, rowTV, cosine, parseHead, surgeryOptions } from '../../web/compute/model.js';
+
+const TEXT = 'The animal didn\'t cross the street because it was too tired.';
+const fmt = (x) => x.toPrecision(3);
+let scope, model;
+before(async () => {
+  scope = await loadScope();
+  model = await scope.loadModel();
+});
+after(() => { if (model) model.dispose(); });
+
+test('no surgery: the views are the trained model\'s, nothing moved', () => {
+  const v = modelViews(scope, model, { text: TEXT, head: '0.0', swap: 'scaled-dot', knock: [] });
+  const r = model.encode(TEXT);
+  assert.equal(v.n, r.n);
+  assert.deepEqual(v.tokens, r.tokens);
+  assert.deepEqual(Array.from(v.original), Array.from(r.attentions));
+  assert.equal(v.surgery, v.original);
+  assert.equal(v.changed, false);
+  assert.equal(v.embedding.distance, 0);
+  assert.ok(v.tv.every((x) => x === 0));
+  assert.deepEqual(Array.from(v.rollout.original), Array.from(scope.rollout(r.attentions, { layers: 2, heads: 4, n: r.n, residual: 0.5 })));
+  assert.deepEqual(Array.from(v.flow.original), Array.from(scope.attentionFlow(r.attentions, { layers: 2, heads: 4, n: r.n, residual: 0.5 })));
+  assert.equal(v.flow.surgery, null);
+  assert.match(explain(v, fmt)[0], /^The model as trained/);
+});
+
+test('a swap changes that head and the next layer, not the heads beside it; the explanation quotes the numbers', () => {
+  const v = modelViews(scope, model, { text: TEXT, head: '0.1', swap: 'cosine', knock: [] });
+  const cut = model.encode(TEXT, { score: { '0.1': 'cosine' } });
+  assert.deepEqual(Array.from(v.surgery), Array.from(cut.attentions));
+  const tv = rowTV(v.original, cut.attentions, 2, 4, v.n);
+  assert.deepEqual(Array.from(v.tv), Array.from(tv));
+  assert.ok(tv[1] > 0.01, `the swapped head moved: ${tv[1]}`);
+  for (const k of [0, 2, 3]) assert.equal(tv[k], 0, `layer 1's other heads are untouched (${k})`);
+  for (const k of [4, 5, 6, 7]) assert.ok(tv[k] > 0, `layer 2's heads see other inputs (${k})`);
+  assert.deepEqual(Array.from(v.flow.surgery), Array.from(scope.attentionFlow(cut.attentions, { layers: 2, heads: 4, n: v.n, residual: 0.5 })));
+  const d = 1 - cosine(model.encode(TEXT).embedding, cut.embedding);
+  assert.ok(Math.abs(v.embedding.distance - d) < 1e-12);
+  const s = explain(v, fmt);
+  assert.equal(s[0], `Scoring layer 1, head 2 by cosine moves each of that head's rows by a total variation of ${fmt(tv[1])} on average; the sentence embedding moves by ${fmt(d)} (1 − cosine).`);
+  let best = 4;
+  for (let k = 5; k < 8; k++) if (tv[k] > tv[best]) best = k;
+  assert.equal(s[1], `Downstream, layer 2, head ${best - 3} changes most: its rows move by ${fmt(tv[best])} on average.`);
+});
+
+test('knocking out a last-layer head changes no attention but moves the embedding; the second sentence', () => {
+  const second = 'A tired dog stayed on the pavement.';
+  const v = modelViews(scope, model, { text: TEXT, text2: second, head: '0.0', swap: 'scaled-dot', knock: ['1.3'] });
+  assert.ok(v.tv.every((x) => x === 0));
+  assert.ok(v.embedding.distance > 0);
+  assert.ok(Math.abs(v.second.before - model.similarity(TEXT, second)) < 1e-6);
+  assert.ok(Math.abs(v.second.after - model.similarity(TEXT, second, { ablate: ['1.3'] })) < 1e-6);
+  const s = explain(v, fmt);
+  assert.match(s[0], /^Knocking out layer 2, head 4 moves the sentence embedding by /);
+  assert.match(s[1], /No other head's attention changes/);
+  assert.match(s[2], new RegExp(`goes from ${fmt(v.second.before)} to ${fmt(v.second.after)}`));
+});
+
+test('over 128 tokens: cut and said; labels and options', () => {
+  const v = modelViews(scope, model, { text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(' '), head: '9.9', knock: ['7.7', '1.0'] });
+  assert.equal(v.truncated, true);
+  assert.equal(v.n, 128);
+  assert.equal(v.head, '0.0', 'a head out of range falls back to the first');
+  assert.deepEqual(v.knock, ['1.0']);
+  assert.deepEqual(parseHead('1.3', 2, 4), [1, 3]);
+  assert.equal(parseHead('2.0', 2, 4), null);
+  assert.deepEqual(surgeryOptions({ head: '0.1', swap: 'scaled-dot', knock: [] }), {});
+  assert.deepEqual(surgeryOptions({ head: '0.1', swap: 'idw', knock: ['1.1'] }), { score: { '0.1': 'idw' }, ablate: ['1.1'] });
+});

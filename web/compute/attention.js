@@ -1,0 +1,124 @@
+// From a state to what the figures are drawn from, shared by the demo's worker (web/demo-worker.js) and
+// the <attn-scope> element (web/element/): one computation (compute), the context every figure's feed
+// reads (context; web/figures/registry.js holds the feeds) and the model of "Why this weight?". Every
+// number comes from the attnscope module; nothing here touches the DOM.
+import { within } from '../selection.js';
+import { teacher } from './teaching.js';
+
+/**
+ * The state both use (web/state.js: defaultState):
+ * { q, k, score, t, heads, proj, seed, pos, mask, variant, head, values, p, eps?, cell, row, exp }
+ */
+
+/**
+ * Computes the main result for a state. `limit`: tokens per sentence (longer text is cut: the demo says
+ * so; the element refuses it before calling this). `scoreParams`: the state's p and eps apply to every
+ * score (the element); without it they are the distance panel's own (the demo).
+ * Returns { main, all, base, q, k } or { empty: true, q, k }; q and k are { text, total } (total: the
+ * uncut token count).
+ */
+export function compute(scope, state, { limit, scoreParams = false }) {
+  const clip = (text) => {
+    let toks;
+    try { toks = scope.tokenize(text, { maxTokens: 65536 }); } catch { return { text, total: -1 }; }
+    if (toks.length > limit) return { text: text.slice(0, toks[limit - 1].end), total: toks.length };
+    return { text, total: toks.length };
+  };
+  const q = clip(state.q);
+  const k = state.k.trim() ? clip(state.k) : null;
+  if (q.total === 0 || (k && k.total === 0)) return { empty: true, q, k };
+  const base = {
+    query: q.text, temperature: state.t, heads: state.heads, projection: state.proj, seed: state.seed,
+    positional: state.pos, mask: state.mask, variant: state.variant, maxTokens: limit,
+  };
+  if (scoreParams) { base.p = state.p; base.eps = state.eps; }
+  if (k) base.keys = k.text;
+  const main = scope.attend({ ...base, score: state.score });
+  // The other scoring functions are computed when a figure asks for them (the comparison grid, the
+  // "Why" table, panel 2), so a keystroke with those out of view costs one attention call, not one per scoring function.
+  const cache = new Map([[state.score, main]]);
+  const all = {
+    get(name) {
+      if (!cache.has(name)) cache.set(name, scope.attend({ ...base, score: name }));
+      return cache.get(name);
+    },
+  };
+  return { main, all, base, q, k };
+}
+
+/**
+ * What every figure's feeder needs, for one computation c of state st:
+ * { scope, c, st, scoreNames, scoreInfo: Map, nearest(tok) } plus the derived head, masked, cell, row,
+ * and need(name) (see below).
+ */
+export function context(scope, c, st, { scoreNames, scoreInfo, nearest, pre = null }) {
+  const r = c.main;
+  const { nq, nk, heads } = r;
+  const head = Math.min(st.head, heads - 1);
+  const causal = st.mask === 'causal';
+  const masked = (i, j) => causal && j > i;
+  const cell = st.cell && st.cell[0] < nq && st.cell[1] < nk ? st.cell : null;
+  // The query word of panels 2 and 3: the chosen one, else the open cell's row, else the first word.
+  const row = st.row !== null && st.row !== undefined && st.row < nq ? st.row
+    : cell ? cell[0] : Math.max(0, r.queryTokenInfo.findIndex((t) => t.kind === 'word' && !t.oov));
+  // Selected rows and columns (the demo's; the element has none), within this result's token counts.
+  const rows = within(st.rows, nq), cols = within(st.cols, nk);
+  const x = { scope, c, st, r, nq, nk, heads, head, masked, cell, row, rows, cols, scoreNames, scoreInfo, nearest, pre };
+  // need(name): one of the computations of web/compute/teaching.js (STEPS) for this state. pre: what
+  // the demo's worker already computed (web/demo-worker.js; its page holds no scope); else computed here,
+  // with this context's scope, once.
+  x.need = pre ? (name) => pre.teach[name] : teacher(x);
+  return x;
+}
+
+/** The model of "Why this weight?" for cell (i, j) of the current head. */
+export function whyModel(x, i, j) {
+  const { r, st, head, masked, scope } = x;
+  const { nq, nk } = r;
+  const dh = r.dHead[head];
+  const rowOff = head * nq * nk + i * nk;
+  const rowScores = r.scores.slice(rowOff, rowOff + nk);
+  const keyPadding = new Uint8Array(nk);
+  for (let t = 0; t < nk; t++) keyPadding[t] = masked(i, t) ? 1 : 0;
+  // The softmax over the row, recomputed by the wasm softmax kernel from the row's raw scores.
+  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: st.t, keyPadding, variant: st.variant });
+  const table = x.scoreNames.map((name) => {
+    const y = x.c.all.get(name);
+    const info = x.scoreInfo.get(name);
+    return { name, formula: info ? info.formula : '', score: y.scores[rowOff + j], weight: y.weights[rowOff + j] };
+  });
+  const qTok = r.queryTokenInfo[i], kTok = r.keyTokenInfo[j];
+  return {
+    i, j, head, heads: r.heads, qToken: qTok, kToken: kTok,
+    q: r.q[head].subarray(i * dh, (i + 1) * dh), k: r.k[head].subarray(j * dh, (j + 1) * dh),
+    rowScores, rowWeights, kTokens: r.keyTokenInfo, masked: masked(i, j), maskedKey: (t) => masked(i, t),
+    weight: r.weights[rowOff + j], temperature: st.t, scoreName: st.score, table,
+    nearest: { q: x.nearest(qTok), k: x.nearest(kTok) },
+  };
+}
+
+/** The nearest vocabulary words of a token (cached per scope by the caller's Map). */
+export function nearestWords(scope, cache, tok) {
+  if (tok.oov) return [];
+  if (!cache.has(tok.lookup)) {
+    let list = [];
+    try { list = scope.nearest(tok.lookup, 7).filter((w) => w.word !== tok.lookup).slice(0, 5); } catch { /* no neighbours */ }
+    cache.set(tok.lookup, list);
+  }
+  return cache.get(tok.lookup);
+}
+
+/**
+ * The per-head numbers of the head summary (the module's headSummaries kernel) of a main result,
+ * computed once and kept with it (the demo's worker computes them with the result and sends them).
+ */
+export function headSummaries(scope, r) {
+  if (!r.headSummaries) r.headSummaries = scope.headSummaries(r.weights, { layers: 1, heads: r.heads, nq: r.nq, nk: r.nk });
+  return r.headSummaries;
+}
+
+/** What the comparison, "Why this weight?"'s table and the teaching panels read of a result. */
+export function slim(r) {
+  if (!r || r.error) return r;
+  return { nq: r.nq, nk: r.nk, heads: r.heads, weights: r.weights, scores: r.scores, stats: { entropy: r.stats.entropy } };
+}
