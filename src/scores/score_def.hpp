@@ -80,7 +80,7 @@ struct ScoreDef {
     // --- exact scores in double, for rows whose float result overflowed -------------------------------
     // The score of query row q (dq wide) against key row k (dk wide) at key position j, in double and
     // without saturation. Used where finite input gave a non-finite or saturated float score or output
-    // (scores_exact.cpp): q·k of 1e30-sized vectors is 1e60, outside float but a fine double.
+    // (score.cpp, attention.cpp): q·k of 1e30-sized vectors is 1e60, outside float but a fine double.
     double (*exact)(const float* q, std::size_t dq, const float* k, std::size_t dk, std::size_t j, const ScoreParams& p);
     // An upper bound of |score| for a query row q against any key, given bounds of the keys (computed
     // once per call by key_bounds). The fused output path recomputes rows whose bound reaches
