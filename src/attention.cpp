@@ -14,6 +14,30 @@ namespace attnscope {
 
 namespace {
 std::string shape(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
+
+// Finite input must give finite answers: rows whose float path overflowed are computed again in
+// double from the definition's exact scores (scores::exact_row). `suspect(i)` says which rows; K
+// and V are checked once, Q row by row, and rows with non-finite input keep their float result
+// (NaN and infinity follow the softmax conventions there). S, A: null or full nq x nk; O: the
+// output (experimental scaled output: A V before W_extra).
+template <class Suspect>
+void exact_rows(Score score, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o, float inv_tau, Matrix S,
+                Matrix A, Matrix O, Suspect suspect) {
+    int kv_ok = -1;
+    for (std::size_t i = 0; i < Q.rows; ++i) {
+        if (!suspect(i)) continue;
+        if (kv_ok < 0) kv_ok = scores::all_finite(K) && scores::all_finite(V) ? 1 : 0;
+        if (!kv_ok) return;
+        if (!scores::all_finite(ConstMatrix(Q.row(i), 1, Q.cols, Q.stride))) continue;
+        scores::exact_row(scores::score_def(score), Q, K, V, o, static_cast<double>(inv_tau), i, S.data ? S.row(i) : nullptr,
+                          A.data ? A.row(i) : nullptr, O.data ? O.row(i) : nullptr);
+    }
+}
+bool row_finite(const float* x, std::size_t n) {
+    for (std::size_t c = 0; c < n; ++c)
+        if (!std::isfinite(x[c])) return false;
+    return true;
+}
 }  // namespace
 
 Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o, Matrix S, Matrix A,
@@ -69,15 +93,32 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     if (Status st = masked_softmax(S, so, A); !st) return st;
 
     const auto& kt = kernels_for(o.variant);
+    // Rows whose visible scores left float's range (saturated at ±FLT_MAX by compute_scores, so the
+    // float softmax cannot rank them) get their scores, weights and output in double.
+    float inv_tau = 1.0f;
+    if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
+    constexpr float fmax = std::numeric_limits<float>::max();
+    std::vector<std::uint8_t> redo(nq, 0);
+    for (std::size_t i = 0; i < nq; ++i)
+        for (std::size_t j = 0; j < nk; ++j)
+            if (std::fabs(S(i, j)) >= fmax && !scores::hidden_key(o, i, j)) {
+                redo[i] = 1;
+                break;
+            }
     if (O.data && o.experimental_scaled_output) {
         std::vector<float> av(nq * dv);
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, av.data(), dv);
+        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(av.data(), nq, dv),
+                   [&](std::size_t i) { return redo[i] || !row_finite(av.data() + i * dv, dv); });
         kt.gemm_nn(nq, dv, dv, av.data(), dv, o.W_extra, dv, O.data, O.stride);
         const float scale = dv > 0 ? 1.0f / std::sqrt(static_cast<float>(dv)) : 1.0f;
         for (std::size_t i = 0; i < nq; ++i)
             for (std::size_t j = 0; j < dv; ++j) O(i, j) *= scale;
     } else if (O.data) {
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, O.data, O.stride);
+        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, O, [&](std::size_t i) { return redo[i] || !row_finite(O.row(i), dv); });
+    } else {
+        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(), [&](std::size_t i) { return redo[i] != 0; });
     }
     if (stats) {
         const auto rs = row_stats(A);
@@ -147,7 +188,15 @@ Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const Atten
         out = av.view();
     }
     // The score's definition sets up the fused kernel's epilogue (or runs its own blocked loop).
-    if (Status st = scores::score_def(o.score).output(kt, Q, K, V, o, inv_tau, out); !st) return st;
+    const scores::ScoreDef& def = scores::score_def(o.score);
+    if (Status st = def.output(kt, Q, K, V, o, inv_tau, out); !st) return st;
+    // The fused kernel keeps no score to look at afterwards: rows whose scores could leave float's
+    // range (by the definition's bound) and rows whose output did (V near FLT_MAX: the accumulator
+    // Σ exp(s - m) V overflows before its division) are computed again in double.
+    const scores::KeyBounds kb = scores::key_bounds(o.score, K, Q.cols, o.params);
+    exact_rows(o.score, Q, K, V, o, inv_tau, Matrix(), Matrix(), out, [&](std::size_t i) {
+        return !row_finite(out.row(i), dv) || def.bound(Q.row(i), Q.cols, kb, o.params) >= scores::kOverflowBound;
+    });
     if (o.experimental_scaled_output) {
         kt.gemm_nn(nq, dv, dv, av.values.data(), dv, o.W_extra, dv, O.data, O.stride);
         const float scale = 1.0f / std::sqrt(static_cast<float>(dv));

@@ -1,5 +1,6 @@
 #include "attnscope/score.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -17,6 +18,8 @@ namespace {
 std::string shape(std::size_t r, std::size_t c) { return std::to_string(r) + "x" + std::to_string(c); }
 
 }  // namespace
+
+static void exact_where_overflowed(const scores::ScoreDef& def, ConstMatrix Q, ConstMatrix K, const ScoreParams& p, Matrix S);
 
 Status check_score_inputs(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& p) {
     const bool same_dim = !score_has_weights(score);
@@ -91,8 +94,37 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
         !st)
         return st;
     if (Q.rows == 0 || K.rows == 0) return {};
-    scores::score_def(score).forward(kernels_for(variant), Q, K, p, S);
+    const scores::ScoreDef& def = scores::score_def(score);
+    def.forward(kernels_for(variant), Q, K, p, S);
+    exact_where_overflowed(def, Q, K, p, S);
     return {};
+}
+
+void exact_where_overflowed(const scores::ScoreDef& def, ConstMatrix Q, ConstMatrix K, const ScoreParams& p, Matrix S) {
+    // Finite input, non-finite float score: a product or sum left float's range on the way (q·k of
+    // 1e30-sized vectors, or 1e60 - 1e60 = NaN). The score in double, saturated at ±FLT_MAX like the
+    // distance family's (never -inf, which means masked); +inf only where the score is +inf (idw with
+    // eps = 0 at an exact match). The weights of such rows are computed from the double scores by
+    // attention() (scores::exact_row).
+    constexpr double fmax = static_cast<double>(std::numeric_limits<float>::max());
+    std::vector<signed char> key_ok;   // -1 unknown, 0 not finite, 1 finite
+    for (std::size_t i = 0; i < S.rows; ++i) {
+        bool q_ok = false, q_known = false;
+        for (std::size_t j = 0; j < S.cols; ++j) {
+            if (std::isfinite(S(i, j))) continue;
+            if (!q_known) {
+                q_ok = scores::all_finite(ConstMatrix(Q.row(i), 1, Q.cols, Q.stride));
+                q_known = true;
+            }
+            if (!q_ok) break;
+            if (key_ok.empty()) key_ok.assign(K.rows, -1);
+            if (key_ok[j] < 0) key_ok[j] = scores::all_finite(ConstMatrix(K.row(j), 1, K.cols, K.stride)) ? 1 : 0;
+            if (!key_ok[j]) continue;
+            const double s = def.exact(Q.row(i), Q.cols, K.row(j), K.cols, j, p);
+            if (s == std::numeric_limits<double>::infinity()) S(i, j) = std::numeric_limits<float>::infinity();
+            else if (!std::isnan(s)) S(i, j) = static_cast<float>(std::max(-fmax, std::min(fmax, s)));
+        }
+    }
 }
 
 }  // namespace attnscope

@@ -1,6 +1,7 @@
 // additive (Bahdanau): vᵀ tanh(W₁q + W₂k). No function of q·k, so its own kernels (additive,
 // additive_backward) after the projections W₁Q and W₂K, and its own blocked output loop.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -103,11 +104,26 @@ void additive_head_params(ScoreParams& sp, const ScoreParams& given, std::size_t
     sp.v = source.matrix(given.v, hid, 1, MatrixKind::v_additive);
 }
 
+double additive_exact(const float* q, std::size_t dq, const float* k, std::size_t dk, std::size_t, const ScoreParams& p) {
+    double s = 0;
+    for (std::size_t h = 0; h < p.hidden; ++h) {
+        double x = 0;
+        for (std::size_t a = 0; a < dq; ++a) x += static_cast<double>(p.W1[h * dq + a]) * q[a];
+        for (std::size_t b = 0; b < dk; ++b) x += static_cast<double>(p.W2[h * dk + b]) * k[b];
+        s += static_cast<double>(p.v[h]) * std::tanh(x);
+    }
+    return s;
+}
+// |vᵀ tanh(·)| <= ‖v‖₁.
+double additive_bound(const float*, std::size_t, const KeyBounds& kb, const ScoreParams&) { return kb.w_frobenius; }
+
 }  // namespace
 
 constexpr ScoreDef score_def_additive = [] {
     ScoreDef d{};
     d.check = additive_check;
+    d.exact = additive_exact;
+    d.bound = additive_bound;
     d.forward = additive_forward;
     d.backward = additive_backward;
     d.param_grads = additive_param_grads;

@@ -53,6 +53,77 @@ Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix
     return {};
 }
 
+double l2(const float* x, std::size_t n) {
+    double s = 0;
+    for (std::size_t t = 0; t < n; ++t) s += static_cast<double>(x[t]) * x[t];
+    return std::sqrt(s);
+}
+double l1(const float* x, std::size_t n) {
+    double s = 0;
+    for (std::size_t t = 0; t < n; ++t) s += std::fabs(static_cast<double>(x[t]));
+    return s;
+}
+
+KeyBounds key_bounds(Score score, ConstMatrix K, std::size_t dq, const ScoreParams& p) {
+    KeyBounds kb;
+    // location scores the first nk rows of Wa in the keys' place.
+    const bool location = score == Score::location && p.Wa;
+    for (std::size_t j = 0; j < K.rows; ++j) {
+        const float* k = location ? p.Wa + j * K.cols : K.row(j);
+        kb.max_l2 = std::max(kb.max_l2, l2(k, K.cols));
+        kb.max_l1 = std::max(kb.max_l1, l1(k, K.cols));
+    }
+    if (score == Score::general && p.W) kb.w_frobenius = l2(p.W, dq * K.cols);   // W is d_q x d_k
+    if (score == Score::additive && p.v) kb.w_frobenius = l1(p.v, p.hidden);
+    return kb;
+}
+
+bool all_finite(ConstMatrix X) {
+    for (std::size_t i = 0; i < X.rows; ++i)
+        for (std::size_t j = 0; j < X.cols; ++j)
+            if (!std::isfinite(X(i, j))) return false;
+    return true;
+}
+
+void exact_row(const ScoreDef& def, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& opt, double inv_tau,
+               std::size_t i, float* s, float* a, float* o) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    constexpr double fmax = static_cast<double>(std::numeric_limits<float>::max());
+    const std::size_t nk = K.rows;
+    std::vector<double> sc(nk), w(nk, 0.0);
+    for (std::size_t j = 0; j < nk; ++j) sc[j] = def.exact(Q.row(i), Q.cols, K.row(j), K.cols, j, opt.params);
+    if (s)
+        for (std::size_t j = 0; j < nk; ++j) s[j] = sc[j] == inf ? std::numeric_limits<float>::infinity()
+                                                    : static_cast<float>(std::max(-fmax, std::min(fmax, sc[j])));
+    double m = -inf;
+    bool plus_inf = false;
+    for (std::size_t j = 0; j < nk; ++j) {
+        if (hidden_key(opt, i, j)) continue;
+        plus_inf = plus_inf || sc[j] == inf;
+        m = std::max(m, sc[j]);
+    }
+    double sum = 0;
+    if (m > -inf) {
+        for (std::size_t j = 0; j < nk; ++j) {
+            if (hidden_key(opt, i, j)) continue;
+            // The conventions of softmax_rows: +inf entries share the row's weight equally.
+            w[j] = plus_inf ? (sc[j] == inf ? 1.0 : 0.0) : std::exp((sc[j] - m) * inv_tau);
+            sum += w[j];
+        }
+        for (double& x : w) x /= sum;
+    }
+    if (a)
+        for (std::size_t j = 0; j < nk; ++j) a[j] = static_cast<float>(w[j]);
+    if (o) {
+        for (std::size_t c = 0; c < V.cols; ++c) {
+            double acc = 0;
+            for (std::size_t j = 0; j < nk; ++j)
+                if (w[j] != 0.0) acc += w[j] * V(j, c);
+            o[c] = static_cast<float>(acc);
+        }
+    }
+}
+
 void reciprocal_sqrt(float* x, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? 1.0f / std::sqrt(x[i]) : 0.0f;
 }

@@ -93,11 +93,25 @@ double cosine_flops(const CostShape& s) {
     return 2.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
 }
 
+// q·k / (‖q‖ ‖k‖) in double; 0 when either is a zero vector (the float path's convention).
+double cosine_exact(const float* q, std::size_t d, const float* k, std::size_t, std::size_t, const ScoreParams&) {
+    double qk = 0, qq = 0, kk = 0;
+    for (std::size_t t = 0; t < d; ++t) {
+        qk += static_cast<double>(q[t]) * k[t];
+        qq += static_cast<double>(q[t]) * q[t];
+        kk += static_cast<double>(k[t]) * k[t];
+    }
+    return qq > 0 && kk > 0 ? qk / (std::sqrt(qq) * std::sqrt(kk)) : 0.0;
+}
+double cosine_bound(const float*, std::size_t, const KeyBounds&, const ScoreParams&) { return 1.0; }
+
 }  // namespace
 
 constexpr ScoreDef score_def_cosine = [] {
     ScoreDef d{};
     d.forward = cosine_forward;
+    d.exact = cosine_exact;
+    d.bound = cosine_bound;
     d.backward = cosine_backward;
     d.output = cosine_output;
     d.cost = cosine_cost;

@@ -23,6 +23,7 @@ float saturated(double s) { return static_cast<float>(s < kLowest ? kLowest : s)
 
 struct NegSqEuclidean {  // f = −d2
     static constexpr kernels::FusedScore fused = kernels::FusedScore::sq_euclidean;
+    static double value(double d2, const ScoreParams&) { return -d2; }
     static float exact(double d2, const ScoreParams&) { return saturated(-d2); }
     static void epilogue(const kernels::KernelTable& kt, std::size_t n, float* row, const float* qq, const float* kk,
                          const ScoreParams&) {
@@ -33,6 +34,7 @@ struct NegSqEuclidean {  // f = −d2
 
 struct NegEuclidean {  // f = −√d2: 2 f' = −1/√d2
     static constexpr kernels::FusedScore fused = kernels::FusedScore::euclidean;
+    static double value(double d2, const ScoreParams&) { return -std::sqrt(d2); }
     static float exact(double d2, const ScoreParams&) { return saturated(-std::sqrt(d2)); }
     static void epilogue(const kernels::KernelTable& kt, std::size_t n, float* row, const float* qq, const float* kk,
                          const ScoreParams&) {
@@ -43,6 +45,9 @@ struct NegEuclidean {  // f = −√d2: 2 f' = −1/√d2
 
 struct Idw {  // f = −log(ε + d2^(p/2)): 2 f' = −p d2^(p/2 − 1) / (ε + d2^(p/2))
     static constexpr kernels::FusedScore fused = kernels::FusedScore::idw;
+    static double value(double d2, const ScoreParams& p) {
+        return -kernels::idw_log_term(d2, static_cast<double>(p.p), static_cast<double>(p.eps));
+    }
     static float exact(double d2, const ScoreParams& p) {
         double s = -kernels::idw_log_term(d2, static_cast<double>(p.p), static_cast<double>(p.eps));
         if (d2 == 0.0 && p.eps == 0.0f) return static_cast<float>(s);  // eps = 0 at an exact match: +inf
@@ -189,11 +194,30 @@ double distance_flops(const CostShape& s) {
     return 2.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
 }
 
+// The score from ‖q − k‖² in double (no saturation).
+template <class F>
+double distance_exact(const float* q, std::size_t d, const float* k, std::size_t, std::size_t, const ScoreParams& p) {
+    double d2 = 0;
+    for (std::size_t t = 0; t < d; ++t) {
+        const double x = static_cast<double>(q[t]) - k[t];
+        d2 += x * x;
+    }
+    return F::value(d2, p);
+}
+// ‖q − k‖ <= ‖q‖ + ‖k‖, and every score of the family grows in magnitude with the distance past 1.
+template <class F>
+double distance_bound(const float* q, std::size_t d, const KeyBounds& kb, const ScoreParams& p) {
+    const double r = l2(q, d) + kb.max_l2;
+    return std::fabs(F::value(r * r, p));
+}
+
 template <class F>
 constexpr ScoreDef distance_def() {
     ScoreDef d{};
     d.distance_like = true;
     d.forward = forward<F>;
+    d.exact = distance_exact<F>;
+    d.bound = distance_bound<F>;
     d.backward = backward<F>;
     d.output = output<F>;
     d.cost = distance_cost;

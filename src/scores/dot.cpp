@@ -158,11 +158,42 @@ void location_head_params(ScoreParams& sp, const ScoreParams& given, std::size_t
     sp.Wa = source.matrix(given.Wa, sp.max_keys, dh, MatrixKind::Wa_location);
 }
 
+double dot_exact(const float* q, std::size_t d, const float* k, std::size_t, std::size_t, const ScoreParams&) {
+    double s = 0;
+    for (std::size_t t = 0; t < d; ++t) s += static_cast<double>(q[t]) * k[t];
+    return s;
+}
+double scaled_dot_exact(const float* q, std::size_t d, const float* k, std::size_t dk, std::size_t j, const ScoreParams& p) {
+    return dot_exact(q, d, k, dk, j, p) * static_cast<double>(inverse_sqrt_d(d));
+}
+double general_exact(const float* q, std::size_t dq, const float* k, std::size_t dk, std::size_t, const ScoreParams& p) {
+    double s = 0;
+    for (std::size_t a = 0; a < dq; ++a) {
+        double wk = 0;
+        for (std::size_t b = 0; b < dk; ++b) wk += static_cast<double>(p.W[a * dk + b]) * k[b];
+        s += static_cast<double>(q[a]) * wk;
+    }
+    return s;
+}
+double location_exact(const float* q, std::size_t d, const float*, std::size_t, std::size_t j, const ScoreParams& p) {
+    return dot_exact(q, d, p.Wa + j * d, d, j, p);
+}
+// |q·k| <= ‖q‖ ‖k‖ (Cauchy-Schwarz); general: |qᵀ W k| <= ‖q‖ ‖W‖_F ‖k‖.
+double dot_bound(const float* q, std::size_t d, const KeyBounds& kb, const ScoreParams&) { return l2(q, d) * kb.max_l2; }
+double scaled_dot_bound(const float* q, std::size_t d, const KeyBounds& kb, const ScoreParams& p) {
+    return dot_bound(q, d, kb, p) * static_cast<double>(inverse_sqrt_d(d));
+}
+double general_bound(const float* q, std::size_t d, const KeyBounds& kb, const ScoreParams&) {
+    return l2(q, d) * kb.w_frobenius * kb.max_l2;
+}
+
 }  // namespace
 
 constexpr ScoreDef score_def_dot = [] {
     ScoreDef d{};
     d.forward = dot_forward;
+    d.exact = dot_exact;
+    d.bound = dot_bound;
     d.backward = dot_backward;
     d.output = dot_output;
     d.cost = d.output_cost = dot_cost;
@@ -173,6 +204,8 @@ constexpr ScoreDef score_def_dot = [] {
 constexpr ScoreDef score_def_scaled_dot = [] {
     ScoreDef d{};
     d.forward = scaled_dot_forward;
+    d.exact = scaled_dot_exact;
+    d.bound = scaled_dot_bound;
     d.backward = scaled_dot_backward;
     d.output = scaled_dot_output;
     d.cost = d.output_cost = dot_cost;
@@ -184,6 +217,8 @@ constexpr ScoreDef score_def_general = [] {
     ScoreDef d{};
     d.check = general_check;
     d.forward = general_forward;
+    d.exact = general_exact;
+    d.bound = general_bound;
     d.backward = general_backward;
     d.param_grads = general_param_grads;
     d.output = general_output;
@@ -198,6 +233,8 @@ constexpr ScoreDef score_def_location = [] {
     ScoreDef d{};
     d.check = location_check;
     d.forward = location_forward;
+    d.exact = location_exact;
+    d.bound = dot_bound;   // the keys' bounds are taken over Wa's rows (key_bounds)
     d.backward = location_backward;
     d.param_grads = location_param_grads;
     d.output = location_output;

@@ -1,5 +1,7 @@
 // neg-manhattan: −Σ|q_t − k_t|. No dot-product identity for the L1 distance: its own kernels over the
 // rows (neg_manhattan, manhattan_backward), and the blocked output loop instead of the fused kernel.
+#include <cmath>
+
 #include "scores/score_def.hpp"
 
 namespace attnscope::scores {
@@ -31,12 +33,22 @@ double manhattan_flops(const CostShape& s) {
     return 3.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
 }
 
+double manhattan_exact(const float* q, std::size_t d, const float* k, std::size_t, std::size_t, const ScoreParams&) {
+    double s = 0;
+    for (std::size_t t = 0; t < d; ++t) s += std::fabs(static_cast<double>(q[t]) - k[t]);
+    return -s;
+}
+// ‖q − k‖₁ <= ‖q‖₁ + ‖k‖₁.
+double manhattan_bound(const float* q, std::size_t d, const KeyBounds& kb, const ScoreParams&) { return l1(q, d) + kb.max_l1; }
+
 }  // namespace
 
 constexpr ScoreDef score_def_neg_manhattan = [] {
     ScoreDef d{};
     d.distance_like = true;
     d.forward = manhattan_forward;
+    d.exact = manhattan_exact;
+    d.bound = manhattan_bound;
     d.backward = manhattan_backward;
     d.output = blocked_output;
     d.cost = manhattan_cost;

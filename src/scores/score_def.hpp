@@ -77,6 +77,16 @@ struct ScoreDef {
     // The flops the benchmarks count for compute_scores at this shape (2 per multiply-add).
     double (*flops)(const CostShape& s);
 
+    // --- exact scores in double, for rows whose float result overflowed -------------------------------
+    // The score of query row q (dq wide) against key row k (dk wide) at key position j, in double and
+    // without saturation. Used where finite input gave a non-finite or saturated float score or output
+    // (score.cpp, attention.cpp): q·k of 1e30-sized vectors is 1e60, outside float but a fine double.
+    double (*exact)(const float* q, std::size_t dq, const float* k, std::size_t dk, std::size_t j, const ScoreParams& p);
+    // An upper bound of |score| for a query row q against any key, given bounds of the keys (computed
+    // once per call by key_bounds). The fused output path recomputes rows whose bound reaches
+    // kOverflowBound exactly, since its kernel keeps no float score to look at afterwards.
+    double (*bound)(const float* q, std::size_t dq, const struct KeyBounds& kb, const ScoreParams& p);
+
     // --- per-head matrices (attend(), multi-head with seeded weights) ------------------------------
     // Floats of one head's matrices when they are seeded (given: the caller's parameters; nk: keys).
     // Null: the score has no matrices.
@@ -90,7 +100,7 @@ struct ScoreDef {
 // pair. tests/cpp/test_score_defs.cpp checks it for every registry row (a static_assert cannot: GCC
 // under UBSan does not take a template function's address as a constant).
 constexpr bool complete(const ScoreDef& d) {
-    return d.forward && d.backward && d.output && d.cost && d.output_cost && d.flops &&
+    return d.forward && d.backward && d.output && d.cost && d.output_cost && d.flops && d.exact && d.bound &&
            (d.head_floats == nullptr) == (d.head_params == nullptr);
 }
 
@@ -109,6 +119,28 @@ inline const ScoreDef& score_def(Score s) {
 }
 
 // --- building blocks the definitions share (src/scores/common.cpp) ---------------------------------
+
+// Bounds of the key rows (and of the score's matrices) that the `bound` functions use.
+struct KeyBounds {
+    double max_l2 = 0;      // largest ‖k‖₂ over the keys (location: over the first nk rows of Wa)
+    double max_l1 = 0;      // largest ‖k‖₁
+    double w_frobenius = 0; // general: ‖W‖_F; additive: ‖v‖₁
+};
+KeyBounds key_bounds(Score score, ConstMatrix K, std::size_t dq, const ScoreParams& p);
+// Scores at or past this bound may overflow a float somewhere in the float paths (2^125: a quarter of
+// FLT_MAX, room for the temperature's division and the kernels' partial sums).
+constexpr double kOverflowBound = 4.253529586511731e37;
+double l2(const float* x, std::size_t n);
+double l1(const float* x, std::size_t n);
+
+// Whether every value of X (rows x cols) is finite.
+bool all_finite(ConstMatrix X);
+// Row i of attention in double, from the definition's exact scores: S (when s is not null) gets the
+// scores saturated at ±FLT_MAX (+inf kept: idw at an exact match with eps = 0), A (when a is not
+// null) the softmax of the visible scores / τ, O (when o is not null) Σ a_j V_j, computed in double
+// and stored as float (finite whenever the true output is within float's range).
+void exact_row(const ScoreDef& def, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& opt,
+               double inv_tau, std::size_t i, float* s, float* a, float* o);
 
 // The fused kernel's arguments for Q, K, V, O and the options' mask and temperature; the score then
 // sets its epilogue's fields (score, alpha, qa, kb, p, eps, direct) and calls kt.attention_fused.
