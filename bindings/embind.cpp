@@ -312,18 +312,24 @@ val load_attentions(const std::string& format, std::uintptr_t bytes, int size, c
     return out;
 }
 
-// head: "mean" | "max" | "index" (then head_index).
+// Rollout's options (also attention flow's); head: "mean" | "max" | "index" (then head_index). False
+// for another head name.
+bool rollout_options(double residual, const std::string& head, int head_index, RolloutOptions& o) {
+    o.residual = residual;
+    if (head == "mean") o.head = RolloutHead::mean;
+    else if (head == "max") o.head = RolloutHead::max;
+    else if (head == "index") { o.head = RolloutHead::index; o.head_index = static_cast<std::size_t>(head_index); }
+    else return false;
+    return true;
+}
+
 std::string rollout_cost(int layers, int heads, int n) {
     return rollout_budget(static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n)).message();
 }
 std::string rollout(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
                     std::uintptr_t out) {
     RolloutOptions o;
-    o.residual = residual;
-    if (head == "mean") o.head = RolloutHead::mean;
-    else if (head == "max") o.head = RolloutHead::max;
-    else if (head == "index") { o.head = RolloutHead::index; o.head_index = static_cast<std::size_t>(head_index); }
-    else return "head: unknown '" + head + "'";
+    if (!rollout_options(residual, head, head_index, o)) return "head: unknown '" + head + "'";
     return attention_rollout(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
                              mfptr(out))
         .message();
@@ -336,11 +342,7 @@ std::string attention_flow_cost(int layers, int heads, int n) {
 std::string js_attention_flow(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
                               std::uintptr_t out) {
     RolloutOptions o;
-    o.residual = residual;
-    if (head == "mean") o.head = RolloutHead::mean;
-    else if (head == "max") o.head = RolloutHead::max;
-    else if (head == "index") { o.head = RolloutHead::index; o.head_index = static_cast<std::size_t>(head_index); }
-    else return "head: unknown '" + head + "'";
+    if (!rollout_options(residual, head, head_index, o)) return "head: unknown '" + head + "'";
     return attention_flow(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
                           mfptr(out))
         .message();

@@ -4,7 +4,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+
+// A promise a target checks: a broken one aborts, which libFuzzer reports as a crash with its input.
+#define FUZZ_ASSERT(cond)          \
+    do {                           \
+        if (!(cond)) std::abort(); \
+    } while (0)
 
 namespace attnscope::fuzz {
 

@@ -12,13 +12,9 @@
 
 #include "attnscope/inflate.hpp"
 #include "attnscope/model.hpp"
+#include "fuzz_input.hpp"   // FUZZ_ASSERT
 
 using namespace attnscope;
-
-#define FUZZ_ASSERT(cond) \
-    do {                  \
-        if (!(cond)) std::abort(); \
-    } while (0)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;

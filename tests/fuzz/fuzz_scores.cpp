@@ -17,11 +17,6 @@
 using namespace attnscope;
 using attnscope::fuzz::Input;
 
-#define FUZZ_ASSERT(cond) \
-    do {                  \
-        if (!(cond)) std::abort(); \
-    } while (0)
-
 namespace {
 constexpr float kGuard = 12345.0f;
 

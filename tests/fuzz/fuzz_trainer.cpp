@@ -16,11 +16,6 @@
 using namespace attnscope;
 using attnscope::fuzz::Input;
 
-#define FUZZ_ASSERT(cond) \
-    do {                  \
-        if (!(cond)) std::abort(); \
-    } while (0)
-
 namespace {
 bool all_finite(const std::vector<float>& v) {
     for (float x : v)

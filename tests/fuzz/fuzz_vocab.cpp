@@ -9,13 +9,9 @@
 #include <vector>
 
 #include "attnscope/embeddings.hpp"
+#include "fuzz_input.hpp"   // FUZZ_ASSERT
 
 using namespace attnscope;
-
-#define FUZZ_ASSERT(cond) \
-    do {                  \
-        if (!(cond)) std::abort(); \
-    } while (0)
 
 namespace {
 // CRC-32 (zlib's) of bytes [0, 92) then [96, n): the file's checksum (docs/vocab-format.md).
