@@ -33,10 +33,31 @@ void exact_rows(Score score, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const 
                           A.data ? A.row(i) : nullptr, O.data ? O.row(i) : nullptr);
     }
 }
+// Every value finite: x·0 is 0 for a finite x and NaN for an infinity or a NaN, so one branch-free sum
+// says it (these checks run on every row of every call).
 bool row_finite(const float* x, std::size_t n) {
-    for (std::size_t c = 0; c < n; ++c)
-        if (!std::isfinite(x[c])) return false;
-    return true;
+    float acc = 0.0f;
+    for (std::size_t c = 0; c < n; ++c) acc += x[c] * 0.0f;
+    return acc == 0.0f;
+}
+// A visible score of row i at ±FLT_MAX (compute_scores' saturation) or infinite: the row's float
+// softmax cannot rank its scores. A branch-free maximum of |s| over the row first (four running
+// maxima), the mask only for a row that reaches FLT_MAX.
+bool row_saturated(const float* s, std::size_t n, const AttentionOptions& o, std::size_t i) {
+    constexpr float fmax = std::numeric_limits<float>::max();
+    float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
+    std::size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        m0 = std::max(m0, std::fabs(s[j]));
+        m1 = std::max(m1, std::fabs(s[j + 1]));
+        m2 = std::max(m2, std::fabs(s[j + 2]));
+        m3 = std::max(m3, std::fabs(s[j + 3]));
+    }
+    for (; j < n; ++j) m0 = std::max(m0, std::fabs(s[j]));
+    if (std::max(std::max(m0, m1), std::max(m2, m3)) < fmax) return false;
+    for (j = 0; j < n; ++j)
+        if (std::fabs(s[j]) >= fmax && !scores::hidden_key(o, i, j)) return true;
+    return false;
 }
 }  // namespace
 
@@ -97,28 +118,21 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     // float softmax cannot rank them) get their scores, weights and output in double.
     float inv_tau = 1.0f;
     if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
-    constexpr float fmax = std::numeric_limits<float>::max();
-    std::vector<std::uint8_t> redo(nq, 0);
-    for (std::size_t i = 0; i < nq; ++i)
-        for (std::size_t j = 0; j < nk; ++j)
-            if (std::fabs(S(i, j)) >= fmax && !scores::hidden_key(o, i, j)) {
-                redo[i] = 1;
-                break;
-            }
+    const auto saturated = [&](std::size_t i) { return row_saturated(S.row(i), nk, o, i); };
     if (O.data && o.experimental_scaled_output) {
         std::vector<float> av(nq * dv);
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, av.data(), dv);
         exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(av.data(), nq, dv),
-                   [&](std::size_t i) { return redo[i] || !row_finite(av.data() + i * dv, dv); });
+                   [&](std::size_t i) { return !row_finite(av.data() + i * dv, dv) || saturated(i); });
         kt.gemm_nn(nq, dv, dv, av.data(), dv, o.W_extra, dv, O.data, O.stride);
         const float scale = dv > 0 ? 1.0f / std::sqrt(static_cast<float>(dv)) : 1.0f;
         for (std::size_t i = 0; i < nq; ++i)
             for (std::size_t j = 0; j < dv; ++j) O(i, j) *= scale;
     } else if (O.data) {
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, O.data, O.stride);
-        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, O, [&](std::size_t i) { return redo[i] || !row_finite(O.row(i), dv); });
+        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, O, [&](std::size_t i) { return !row_finite(O.row(i), dv) || saturated(i); });
     } else {
-        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(), [&](std::size_t i) { return redo[i] != 0; });
+        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(), saturated);
     }
     if (stats) {
         const auto rs = row_stats(A);

@@ -109,6 +109,19 @@ void exact_where_overflowed(const scores::ScoreDef& def, ConstMatrix Q, ConstMat
     constexpr double fmax = static_cast<double>(std::numeric_limits<float>::max());
     std::vector<signed char> key_ok;   // -1 unknown, 0 not finite, 1 finite
     for (std::size_t i = 0; i < S.rows; ++i) {
+        // A branch-free test of the whole row first (s·0 is NaN only for an infinity or a NaN): this
+        // runs on every row of every call.
+        const float* row = S.row(i);
+        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+        std::size_t c = 0;
+        for (; c + 4 <= S.cols; c += 4) {
+            a0 += row[c] * 0.0f;
+            a1 += row[c + 1] * 0.0f;
+            a2 += row[c + 2] * 0.0f;
+            a3 += row[c + 3] * 0.0f;
+        }
+        for (; c < S.cols; ++c) a0 += row[c] * 0.0f;
+        if ((a0 + a1) + (a2 + a3) == 0.0f) continue;
         bool q_ok = false, q_known = false;
         for (std::size_t j = 0; j < S.cols; ++j) {
             if (std::isfinite(S(i, j))) continue;
