@@ -28,17 +28,10 @@ void exact_rows(Score score, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const 
         if (!suspect(i)) continue;
         if (kv_ok < 0) kv_ok = scores::all_finite(K) && scores::all_finite(V) ? 1 : 0;
         if (!kv_ok) return;
-        if (!scores::all_finite(ConstMatrix(Q.row(i), 1, Q.cols, Q.stride))) continue;
+        if (!scores::row_finite(Q.row(i), Q.cols)) continue;
         scores::exact_row(scores::score_def(score), Q, K, V, o, static_cast<double>(inv_tau), i, S.data ? S.row(i) : nullptr,
                           A.data ? A.row(i) : nullptr, O.data ? O.row(i) : nullptr);
     }
-}
-// Every value finite: x·0 is 0 for a finite x and NaN for an infinity or a NaN, so one branch-free sum
-// says it (these checks run on every row of every call).
-bool row_finite(const float* x, std::size_t n) {
-    float acc = 0.0f;
-    for (std::size_t c = 0; c < n; ++c) acc += x[c] * 0.0f;
-    return acc == 0.0f;
 }
 // A visible score of row i at ±FLT_MAX (compute_scores' saturation) or infinite: the row's float
 // softmax cannot rank its scores. A branch-free maximum of |s| over the row first (four running
@@ -123,14 +116,14 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
         std::vector<float> av(nq * dv);
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, av.data(), dv);
         exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(av.data(), nq, dv),
-                   [&](std::size_t i) { return !row_finite(av.data() + i * dv, dv) || saturated(i); });
+                   [&](std::size_t i) { return !scores::row_finite(av.data() + i * dv, dv) || saturated(i); });
         kt.gemm_nn(nq, dv, dv, av.data(), dv, o.W_extra, dv, O.data, O.stride);
         const float scale = dv > 0 ? 1.0f / std::sqrt(static_cast<float>(dv)) : 1.0f;
         for (std::size_t i = 0; i < nq; ++i)
             for (std::size_t j = 0; j < dv; ++j) O(i, j) *= scale;
     } else if (O.data) {
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, O.data, O.stride);
-        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, O, [&](std::size_t i) { return !row_finite(O.row(i), dv) || saturated(i); });
+        exact_rows(o.score, Q, K, V, o, inv_tau, S, A, O, [&](std::size_t i) { return !scores::row_finite(O.row(i), dv) || saturated(i); });
     } else {
         exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(), saturated);
     }
@@ -209,7 +202,7 @@ Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const Atten
     // Σ exp(s - m) V overflows before its division) are computed again in double.
     const scores::KeyBounds kb = scores::key_bounds(o.score, K, Q.cols, o.params);
     exact_rows(o.score, Q, K, V, o, inv_tau, Matrix(), Matrix(), out, [&](std::size_t i) {
-        return !row_finite(out.row(i), dv) || def.bound(Q.row(i), Q.cols, kb, o.params) >= scores::kOverflowBound;
+        return !scores::row_finite(out.row(i), dv) || def.bound(Q.row(i), Q.cols, kb, o.params) >= scores::kOverflowBound;
     });
     if (o.experimental_scaled_output) {
         kt.gemm_nn(nq, dv, dv, av.values.data(), dv, o.W_extra, dv, O.data, O.stride);

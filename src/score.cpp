@@ -109,29 +109,18 @@ void exact_where_overflowed(const scores::ScoreDef& def, ConstMatrix Q, ConstMat
     constexpr double fmax = static_cast<double>(std::numeric_limits<float>::max());
     std::vector<signed char> key_ok;   // -1 unknown, 0 not finite, 1 finite
     for (std::size_t i = 0; i < S.rows; ++i) {
-        // A branch-free test of the whole row first (s·0 is NaN only for an infinity or a NaN): this
-        // runs on every row of every call.
-        const float* row = S.row(i);
-        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-        std::size_t c = 0;
-        for (; c + 4 <= S.cols; c += 4) {
-            a0 += row[c] * 0.0f;
-            a1 += row[c + 1] * 0.0f;
-            a2 += row[c + 2] * 0.0f;
-            a3 += row[c + 3] * 0.0f;
-        }
-        for (; c < S.cols; ++c) a0 += row[c] * 0.0f;
-        if ((a0 + a1) + (a2 + a3) == 0.0f) continue;
+        // A branch-free test of the whole row first: this runs on every row of every call.
+        if (scores::row_finite(S.row(i), S.cols)) continue;
         bool q_ok = false, q_known = false;
         for (std::size_t j = 0; j < S.cols; ++j) {
             if (std::isfinite(S(i, j))) continue;
             if (!q_known) {
-                q_ok = scores::all_finite(ConstMatrix(Q.row(i), 1, Q.cols, Q.stride));
+                q_ok = scores::row_finite(Q.row(i), Q.cols);
                 q_known = true;
             }
             if (!q_ok) break;
             if (key_ok.empty()) key_ok.assign(K.rows, -1);
-            if (key_ok[j] < 0) key_ok[j] = scores::all_finite(ConstMatrix(K.row(j), 1, K.cols, K.stride)) ? 1 : 0;
+            if (key_ok[j] < 0) key_ok[j] = scores::row_finite(K.row(j), K.cols) ? 1 : 0;
             if (!key_ok[j]) continue;
             const double s = def.exact(Q.row(i), Q.cols, K.row(j), K.cols, j, p);
             if (s == std::numeric_limits<double>::infinity()) S(i, j) = std::numeric_limits<float>::infinity();

@@ -133,7 +133,8 @@ constexpr double kOverflowBound = 4.253529586511731e37;
 double l2(const float* x, std::size_t n);
 double l1(const float* x, std::size_t n);
 
-// Whether every value of X (rows x cols) is finite.
+// Whether every value of x[0..n) / of X (rows x cols) is finite.
+bool row_finite(const float* x, std::size_t n);
 bool all_finite(ConstMatrix X);
 // Row i of attention in double, from the definition's exact scores: S (when s is not null) gets the
 // scores saturated at ±FLT_MAX (+inf kept: idw at an exact match with eps = 0), A (when a is not
