@@ -4,7 +4,7 @@
 // memory O(n·d): n = 16,384 at d = 64 inside 64 MB of wasm memory, and 65,536 keys work.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertClose, assertThrowsNaming, loadScope, rng } from './helpers.mjs';
+import { assertClose, assertThrowsNaming, loadScope, rng, weightsFor } from './helpers.mjs';
 import { SCORE_NAMES, propagateScoreError, refMatmul, refScores, refSoftmax } from './reference.mjs';
 
 const scope = await loadScope();
@@ -27,13 +27,6 @@ function refOutput(name, Q, K, V, o) {
   return { O: O.O, tol };
 }
 
-function weightsFor(name, r, d, dk, nk) {
-  return {
-    general: { W: r.floats(d * dk, 0.2) },
-    additive: { W1: r.floats(7 * d, 0.2), W2: r.floats(7 * dk, 0.2), v: r.floats(7) },
-    location: { Wa: r.floats(nk * d, 0.2) },
-  }[name] ?? {};
-}
 
 describe('attentionOutput()', () => {
   // 4-row tiles, 8-key strips, 128-key panels and 64-row query blocks: odd sizes on both sides of each.

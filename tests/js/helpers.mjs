@@ -110,3 +110,12 @@ export async function tsc(project, cwd = ROOT) {
     return { code: e.code, output: e.stdout + e.stderr };
   }
 }
+
+/** Small random matrices for the scores that need them (general, additive with 7 hidden units, location); {} for the others. */
+export function weightsFor(name, r, d, dk, nk) {
+  return {
+    general: { W: r.floats(d * dk, 0.2) },
+    additive: { W1: r.floats(7 * d, 0.2), W2: r.floats(7 * dk, 0.2), v: r.floats(7) },
+    location: { Wa: r.floats(nk * d, 0.2) },
+  }[name] ?? {};
+}

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { DIST, loadScope, rng } from './helpers.mjs';
+import { DIST, loadScope, rng, weightsFor } from './helpers.mjs';
 
 const { createAttnPool } = await import(pathToFileURL(join(DIST, 'attnscope.mjs')).href);
 const scope = await loadScope();
@@ -35,13 +35,6 @@ function assertSameResult(got, want, what) {
   assert.deepEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${what}: keys`);
 }
 
-function weightsFor(name, r, d, dk, nk) {
-  return {
-    general: { W: r.floats(d * dk, 0.2) },
-    additive: { W1: r.floats(7 * d, 0.2), W2: r.floats(7 * dk, 0.2), v: r.floats(7) },
-    location: { Wa: r.floats(nk * d, 0.2) },
-  }[name] ?? {};
-}
 
 /** A case: Q, K, V and options for score `name` at nq x nk, d, dv. */
 function makeCase(name, seed, nq, nk, d, dv, extra = {}) {
