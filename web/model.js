@@ -4,8 +4,7 @@
 // the previous view as it was and says why in a notice. The URL's hash keeps the view (layer, head,
 // token window, rollout settings, chosen token, summary measure), never the file.
 import { createAttnScope } from 'attnscope';
-import { Heatmap } from './figures/Heatmap.js';
-import { LineView } from './figures/LineView.js';
+import * as figures from './figures/registry.js';
 import { ModelGrid } from './figures/ModelGrid.js';
 import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
 import { TokenFlow } from './figures/TokenFlow.js';
@@ -49,10 +48,10 @@ function showWarnings(res) {
 // ---------------------------------------------------------------------------------- figures ----
 const fig = {
   grid: new ModelGrid($('fig-grid')),
-  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip') }),
-  lines: new LineView($('fig-lines')),
+  heatmap: new figures.heatmap.figure($('fig-heatmap'), { tooltip: $('tooltip') }),
+  lines: new figures.lines.figure($('fig-lines')),
   summary: new SummaryGrid($('fig-summary')),
-  rollout: new Heatmap($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
+  rollout: new figures.heatmap.figure($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
   flow: new TokenFlow($('fig-flow')),
 };
 // Imported attention has weights only: no "raw scores" choice.
