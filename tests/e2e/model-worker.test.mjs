@@ -133,9 +133,10 @@ describe('the model page works in its worker', () => {
     assert.deepEqual([img.w, img.h], [64 * 22 - 6, 64 * 22 - 6]);
     assert.match(img.href, /^data:image\/png;base64,.{1000}/);
     assert.equal(await page.locator('#figure-summary g.sum-cell').count(), 64 * 65);
+    await page.evaluate(() => document.getElementById('grid-section').scrollIntoView());
     await page.screenshot({ path: join(outDir, 'model-worker-wide.png') });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('#grid-section').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('grid-section').scrollIntoView());
     await page.screenshot({ path: join(outDir, 'model-worker-wide-phone.png') });
     await page.setViewportSize({ width: 1320, height: 1000 });
     // Choosing a head far away shows its block.
@@ -145,6 +146,13 @@ describe('the model page works in its worker', () => {
     const moved = await page.$$eval('#figure-grid .grid-labels text', (ts) => ts.map((t) => t.textContent));
     assert.ok(moved.includes('L1000') && moved.includes('H500'), 'the block holding layer 1000, head 500');
     assert.match(await title('heatmap'), /^Layer 1000, head 500/);
+    // The arrow keys on the grid cross into the next block.
+    await page.selectOption('#pick-head', '511');
+    await page.focus('#figure-grid svg');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => /Shown: layers 961–1024, heads 513–576/.test(document.getElementById('grid-note').textContent), null, { timeout: 30000 });
+    assert.equal(await page.inputValue('#pick-head'), '512');
+    assert.match(await page.textContent('#figure-lines .fig-title'), /layer 1000, heads 513–576 of 1024/);
     assert.deepEqual(h.log.pageErrors, []);
   });
 });
