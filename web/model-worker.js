@@ -87,9 +87,17 @@ const api = {
   async analyse(job, source, view) {
     const t0 = performance.now();
     const progress = progressOf(job);
-    held = null;   // a new file: the previous one is the page's now
+    // A new file: the previous one is the page's now (it is read again if asked for after all).
+    held = null;
+    const before = newest;
     newest = Math.max(newest, source.id);
-    const res = await stackOf(source, progress);
+    let res;
+    try {
+      res = await stackOf(source, progress);
+    } catch (e) {
+      newest = before;   // the page keeps showing the previous file: its requests are not stale
+      throw e;
+    }
     const { layers, heads, nq, nk } = res;
     const t1 = performance.now();
     const page = gridPage(res, view.layer, view.head);

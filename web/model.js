@@ -153,8 +153,8 @@ function cancelLoad() {
   client.cancel();
   hideBusy();
   notice(`Cancelled: ${name} was not loaded. ${current ? 'The previous view stays as it was.' : 'Drop a file to try again.'}`);
-  // A rollout the previous view was waiting for went with the worker: ask the fresh one.
-  if (current) renderRollout();
+  // A rollout or grid block the previous view was waiting for went with the worker: ask the fresh one.
+  if (current) { renderRollout(); followGridPage(); }
 }
 
 /**
@@ -178,6 +178,8 @@ async function load(file, t0 = performance.now()) {
     // the fix is the file itself.
     const why = String(e && e.message).replace(/; pass options\.format if it is one$/, ': save the attention with numpy.save or numpy.savez, as .safetensors, or as JSON { "tokens", "attentions" }');
     notice(`${file.name}${file.tokensName ? ` with ${file.tokensName}` : ''}: ${why}. ${current ? 'The previous view stays.' : ''}`);
+    // What the previous view asked the worker for meanwhile was answered "stale": ask again.
+    if (current) { renderRollout(); followGridPage(); }
     return false;
   }
   if (!loading || loading.job !== job) return false;
@@ -185,7 +187,7 @@ async function load(file, t0 = performance.now()) {
   hideBusy();
   // Where the worker's time went, as the measures the page has always given (bench/model.mjs).
   const tw = performance.now();
-  for (const [name, ms] of [['parse', a.ms.parse], ['summaries', a.ms.summaries], ['rollout', a.ms.rollout]]) {
+  for (const [name, ms] of [['parse', a.ms.parse], ['thumbnails', a.ms.grid], ['summaries', a.ms.summaries], ['rollout', a.ms.rollout]]) {
     performance.measure(`attnscope:model-${name}`, { start: Math.max(0, tw - ms), duration: ms });
   }
   clearNotice();
@@ -238,8 +240,9 @@ function followGridPage() {
   if (c.gridWanted === key) return;
   c.gridWanted = key;
   client.call('grid', client.nextJob(), c.source, view.layer, view.head).then((thumbs) => {
-    if (current !== c || c.gridWanted !== key || thumbs.stale) return;
+    if (current !== c || c.gridWanted !== key) return;
     c.gridWanted = null;
+    if (thumbs.stale) return;   // a newer file was being read: asked again if it fails (load)
     c.thumbs = thumbs;
     drawGrid();
     renderSummary();
