@@ -8,8 +8,7 @@
 // settings, chosen token, summary measure), never the file.
 import { ModelClient, CancelledError } from './model-client.js';
 import { GRID_MAX, gridPage } from './compute/imported.js';
-import { Heatmap } from './figures/Heatmap.js';
-import { LineView } from './figures/LineView.js';
+import * as figures from './figures/registry.js';
 import { ModelGrid } from './figures/ModelGrid.js';
 import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
 import { TokenFlow } from './figures/TokenFlow.js';
@@ -64,10 +63,10 @@ function showWarnings(res) {
 // ---------------------------------------------------------------------------------- figures ----
 const fig = {
   grid: new ModelGrid($('fig-grid')),
-  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip') }),
-  lines: new LineView($('fig-lines')),
+  heatmap: new figures.heatmap.figure($('fig-heatmap'), { tooltip: $('tooltip') }),
+  lines: new figures.lines.figure($('fig-lines')),
   summary: new SummaryGrid($('fig-summary')),
-  rollout: new Heatmap($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
+  rollout: new figures.heatmap.figure($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
   flow: new TokenFlow($('fig-flow')),
 };
 // Imported attention has weights only: no "raw scores" choice.
