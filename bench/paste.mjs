@@ -4,7 +4,9 @@
 // over 50 ms) from the input event until the page is idle, and the page's own per-figure measures
 // ("attnscope:<figure>"). Then one first paste under a Chromium trace (devtools.timeline) and the V8
 // sampling profiler: the longest task's time split into script, style, layout, paint, and the
-// functions with the most self time, so that what to fix next is a measurement, not a guess.
+// functions with the most self time, so that what to fix next is a measurement, not a guess; and
+// each task's CPU time beside its wall time (on a shared machine most of a long task's wall time can
+// be time its thread waited for a core).
 // Two cases: the first paste into a page just loaded, and a paste into a warm page (after 1 s of
 // pastes); medians. Prints JSON (write it with --out FILE, e.g. bench/results/paste.json).
 // Never asserted in a test: the machine is shared and noisy.
@@ -70,6 +72,20 @@ const idleInPage = () => new Promise((resolve) => {
   requestAnimationFrame(check);
 });
 
+const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'blink.user_timing'];
+/** A trace's events on the page's main thread ('X' events), and its tasks (RunTask) from the paste's mark on, longest first. */
+function mainTasks(trace) {
+  const events = trace.traceEvents;
+  // The page's main thread: where its performance.mark('bench:paste') was made.
+  const mark = events.filter((e) => e.name === 'bench:paste').pop();
+  if (!mark) return { onMain: [], tasks: [] };
+  const onMain = events.filter((e) => e.pid === mark.pid && e.tid === mark.tid && e.ph === 'X');
+  // A task: 'ThreadControllerImpl::RunTask' (category toplevel), or 'RunTask' in traces without it.
+  const name = onMain.some((e) => e.name === 'ThreadControllerImpl::RunTask') ? 'ThreadControllerImpl::RunTask' : 'RunTask';
+  const tasks = onMain.filter((e) => e.name === name && e.ts >= mark.ts).sort((a, b) => b.dur - a.dur);
+  return { onMain, tasks };
+}
+
 const server = await startServer(webDir);
 const browser = await launch();
 const result = { ...header({ load }), keys: KEYS, pastes: PASTES };
@@ -116,15 +132,29 @@ try {
       runs: runs.length, longest_task_median_ms: round(median(longest)), longest_task_max_ms: round(Math.max(...longest)),
       longest_task_per_paste_ms: longest.map(round), long_tasks_per_paste_median: median(runs.map((r) => r.longtasks.length)),
       paste_to_idle_median_ms: round(median(runs.map((r) => r.all))), own_measures_longest_median_ms: perFigure,
+      traced_longest_task_wall_median_ms: round(median(runs.map((r) => r.traced.wall))),
+      traced_longest_task_cpu_median_ms: round(median(runs.map((r) => r.traced.cpu))),
+      traced_longest_task_cpu_max_ms: round(Math.max(...runs.map((r) => r.traced.cpu))),
+      traced_longest_task_cpu_per_paste_ms: runs.map((r) => round(r.traced.cpu)),
     };
   };
+  // Each measured paste also under a light trace (devtools.timeline): its longest main-thread task by
+  // wall time and by CPU time.
+  const traced = async (run) => {
+    await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+    const r = await run();
+    const raw = JSON.parse((await browser.stopTracing()).toString('utf8'));
+    const t = mainTasks(raw);
+    r.traced = { wall: Math.max(0, ...t.tasks.map((e) => e.dur)) / 1000, cpu: Math.max(0, ...t.tasks.map((e) => e.tdur ?? 0)) / 1000 };
+    return r;
+  };
   const first = [];
-  for (let k = 0; k < PASTES; k++) { await fresh(); first.push(await pasteNow()); }
+  for (let k = 0; k < PASTES; k++) { await fresh(); first.push(await traced(pasteNow)); }
   result.first_paste = summary(first);
   const t0 = Date.now();
   while (Date.now() - t0 < WARMUP_MS) await warm();
   const again = [];
-  for (let k = 0; k < PASTES; k++) again.push(await warm());
+  for (let k = 0; k < PASTES; k++) again.push(await traced(warm));
   result.warm_paste = summary(again);
 
   // One paste traced: where the longest task's time goes.
@@ -132,11 +162,11 @@ try {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-  await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'] });
+  await browser.startTracing(page, { categories: [...TRACE_CATEGORIES, 'disabled-by-default-devtools.timeline'] });
   await page.focus('#query');
   await page.evaluate(() => document.getElementById('query').select());
+  await cdp.send('Profiler.start');   // before the mark: starting the profiler is a long task of its own
   await page.evaluate(watchInPage);
-  await cdp.send('Profiler.start');
   await page.keyboard.insertText(doc(2000, ++offset));
   await page.evaluate(idleInPage);
   const { profile } = await cdp.send('Profiler.stop');
@@ -144,11 +174,7 @@ try {
   if (option('trace')) writeFileSync(option('trace'), traceBytes);
   const trace = JSON.parse(traceBytes.toString('utf8'));
   await settled(page);
-  const events = trace.traceEvents;
-  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  const onMain = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === 'X');
-  const mark = events.filter((e) => e.name === 'bench:paste').map((e) => e.ts).pop() ?? 0;
-  const tasks = onMain.filter((e) => e.name === 'RunTask' && e.ts >= mark).sort((a, b) => b.dur - a.dur);
+  const { onMain, tasks } = mainTasks(trace);
   const KINDS = {
     script: ['FunctionCall', 'EvaluateScript', 'TimerFire', 'FireAnimationFrame', 'EventDispatch', 'RunMicrotasks', 'FireIdleCallback', 'v8.callFunction'],
     style: ['UpdateLayoutTree', 'RecalculateStyles', 'ParseAuthorStyleSheet'], layout: ['Layout'],
@@ -171,9 +197,15 @@ try {
     const dir = webDir ?? join(root, 'dist/web');
     if (!maps.has(file)) maps.set(file, SourceMapConsumer && existsSync(join(dir, `${file}.map`)) ? new SourceMapConsumer(JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8'))) : null);
     const m = maps.get(file);
-    const o = m ? m.originalPositionFor({ line: d.lineNumber + 1, column: d.columnNumber }) : null;
-    return o && o.source ? `${o.source.replace(/^(\.\.\/)+/, '')}:${o.line}${o.name ? ` ${o.name}` : ''}` : `${file}:${d.lineNumber + 1}:${d.columnNumber}`;
+    // A trace's FunctionCall gives the line 1-based (as source maps count lines) and the column as the profiler does.
+    const o = m ? m.originalPositionFor({ line: d.lineNumber, column: d.columnNumber }) : null;
+    return o && o.source ? `${o.source.replace(/^(\.\.\/)+/, '')}:${o.line}${o.name ? ` ${o.name}` : ''}` : `${file}:${d.lineNumber}:${d.columnNumber}`;
   };
+  // On a busy machine a task's wall time is mostly time the thread waited for a core: the trace
+  // gives each task's CPU time too (tdur). The largest CPU time of a task after the paste:
+  const cpu = tasks.filter((e) => e.tdur !== undefined).sort((a, b) => b.tdur - a.tdur);
+  result.traced_task_most_cpu = cpu.length ? { cpu_ms: round(cpu[0].tdur / 1000), ms: round(cpu[0].dur / 1000) } : null;
+  result.traced_tasks_over_50ms = { wall: tasks.filter((e) => e.dur > 50000).length, cpu: cpu.filter((e) => e.tdur > 50000).length };
   // The three longest tasks after the paste whose time the trace accounts for (a task the
   // benchmark's own driving makes, with no event inside, is left out).
   result.traced_longest_tasks = [];
@@ -190,7 +222,7 @@ try {
       calls[k] = (calls[k] || 0) + e.dur / 1000;
     }
     result.traced_longest_tasks.push({
-      ms: round(task.dur / 1000), split_ms: split,
+      ms: round(task.dur / 1000), cpu_ms: round((task.tdur ?? NaN) / 1000), split_ms: split,
       functions_ms: Object.fromEntries(Object.entries(calls).sort((x, y) => y[1] - x[1]).slice(0, 5).map(([k, v]) => [k, round(v)])),
     });
   }
