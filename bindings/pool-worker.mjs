@@ -66,11 +66,15 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
-   * first when it is not loaded yet.
+   * first when it is not loaded yet. lean: without the tokens and the embeddings (the pool takes
+   * them from its first share of heads).
    */
-  async attend(options, headBegin = 0, headEnd = 0) {
+  async attend(options, headBegin = 0, headEnd = 0, lean = false) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
     const result = scope._attend(options, headBegin, headEnd);
+    if (lean) {
+      for (const key of ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
+    }
     return Comlink.transfer(result, [...buffersOf(result)]);
   },
 

@@ -19,6 +19,8 @@ const MAX_WORKERS = 256;
 // the GEMMs' 4-row tiles and the blocked paths' 64-row blocks all divide it): shares start on a
 // multiple of it, so a share's blocks and tiles are exactly the whole call's.
 const ROW_BLOCK = 64;
+// attend() is cut into at most this many shares of heads per worker (see attend).
+const CHUNKS_PER_WORKER = 2;
 const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
@@ -103,6 +105,8 @@ class AttnPool {
     /** As scope.variants: the variants the workers' instances have. */
     this.variants = info.variants;
     this.scoreFunctions = info.registry.scores;
+    // Shares of heads per worker for attend() (benchmarks vary it; the numbers do not depend on it).
+    this._attendShares = CHUNKS_PER_WORKER;
   }
 
   /** How many workers (wasm instances) the pool runs. */
@@ -125,13 +129,16 @@ class AttnPool {
     const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
     const count = Math.min(this._slots.length, H);
     if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
-    const jobs = [];
-    for (let s = 0; s < count; s++) {
-      const h0 = Math.floor((s * H) / count), h1 = Math.floor(((s + 1) * H) / count);
-      jobs.push((api) => api.attend(rest, h0, h1));
-    }
-    const parts = await this._submit(signal, jobs, (results) => results);
-    const joined = joinHeads(parts, H);
+    // More shares than workers (up to CHUNKS_PER_WORKER each, at least one head each): a share's
+    // heads are copied into the joined arrays as soon as it arrives, while the workers compute the
+    // next shares, so only the last shares' copies come after the last computation.
+    const chunks = Math.min(H, count * this._attendShares);
+    const ranges = [];
+    for (let s = 0; s < chunks; s++) ranges.push([Math.floor((s * H) / chunks), Math.floor(((s + 1) * H) / chunks)]);
+    // Only the first share sends the tokens and embeddings (every share computes the same ones).
+    const jobs = ranges.map(([h0, h1], s) => (api) => api.attend(rest, h0, h1, s > 0));
+    const join = new HeadJoin(H, ranges);
+    const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part));
     const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
     if (projected) {
       const { concat, nq, cols } = joined.concat;
@@ -204,9 +211,11 @@ class AttnPool {
   /**
    * Queues the jobs of one call (each runs on the next free worker); resolves with join(results in
    * job order), or rejects with the error the scope would have raised first, or with an AbortError
-   * as soon as the signal fires (the workers busy with this call are then replaced).
+   * as soon as the signal fires (the workers busy with this call are then replaced). onPart(i,
+   * result of job i), when given, takes each job's result as it arrives (join then gets undefined
+   * for it); an error it throws rejects the call.
    */
-  _submit(signal, jobs, join) {
+  _submit(signal, jobs, join, onPart = null) {
     return new Promise((resolve, reject) => {
       const call = { done: false, tasks: [] };
       let onAbort = null;
@@ -230,7 +239,8 @@ class AttnPool {
         call.tasks.push(task);
         this._queue.push(task);
       }
-      Promise.allSettled(call.tasks.map((t) => t.promise)).then((settled) => {
+      const results = onPart ? call.tasks.map((t, i) => t.promise.then((v) => { if (!call.done) onPart(i, v); })) : call.tasks.map((t) => t.promise);
+      Promise.allSettled(results).then((settled) => {
         const failed = settled.filter((s) => s.status === 'rejected').map((s) => s.reason);
         if (failed.length === 0) {
           try { finish(resolve, join(settled.map((s) => s.value))); } catch (e) { finish(reject, e); }
@@ -288,7 +298,9 @@ class AttnPool {
     slot.handle.ref();
     let work;
     try { work = task.job(slot.api); } catch (e) { work = Promise.reject(e); }
-    Promise.race([work, slot.death]).then(task.resolve, task.reject).finally(() => {
+    // The worker is given its next task before this one's result is handed on (a call's onPart
+    // copies it: the worker computes meanwhile).
+    const settle = (fn, value) => {
       if (slot.task === task) slot.task = null;
       if (slot.state === 'busy') { slot.state = 'idle'; slot.handle.unref(); }
       if (slot.state === 'dead' && this._slots.includes(slot) && !this._disposed) {
@@ -296,37 +308,73 @@ class AttnPool {
         this._replace(this._slots.indexOf(slot), slot.error);
       }
       this._pump();
-    });
+      fn(value);
+    };
+    Promise.race([work, slot.death]).then((v) => settle(task.resolve, v), (e) => settle(task.reject, e));
   }
 }
 
 /**
- * attend()'s results on ranges of heads (in head order) as one result shaped like the scope's, but
- * for the output: { result, concat: { concat [nq, cols]: the heads' outputs side by side, nq, cols } }.
+ * attend()'s shares of heads (ranges[s] = [h0, h1)) joined, as they arrive in any order, into one
+ * result shaped like the scope's. add() copies a share's scores, weights and statistics into the
+ * joined arrays at once and keeps copies of its small parts (per-head vectors, outputs), so the
+ * share's transferred buffer can go. result(): { result (without output and dOut), concat: { concat
+ * [nq, cols]: the heads' outputs side by side, nq, cols } }.
  */
-function joinHeads(parts, H) {
-  const first = parts[0];
-  const cat = (key) => concat(parts.map((p) => p[key]));
-  const nq = first.nq;
-  const widths = parts.map((p) => p.dOut);
-  const cols = widths.reduce((a, b) => a + b, 0);
-  const joinedOutput = new Float32Array(nq * cols);
-  for (let i = 0, at = 0; i < nq; i++) {
-    for (let s = 0; s < parts.length; s++) {
-      const w = widths[s];
-      joinedOutput.set(parts[s].output.subarray(i * w, (i + 1) * w), at);
-      at += w;
+class HeadJoin {
+  constructor(H, ranges) {
+    this.H = H;
+    this.ranges = ranges;
+    this.small = new Array(ranges.length);
+    this.big = null;
+    this.meta = null;
+  }
+
+  add(s, part) {
+    const [h0, h1] = this.ranges[s];
+    const { nq, nk } = part;
+    if (part.heads !== h1 - h0) throw new Error(`pool: a share of heads ${h0}..${h1} came back with ${part.heads} heads`);
+    if (!this.big) {
+      const cells = this.H * nq * nk, rows = this.H * nq;
+      this.big = { nq, nk, scores: new Float32Array(cells), weights: new Float32Array(cells), entropy: new Float32Array(rows),
+        maxWeight: new Float32Array(rows), argmax: new Uint32Array(rows) };
+    }
+    const b = this.big;
+    if (b.nq !== nq || b.nk !== nk) throw new Error(`pool: shares of one attend call disagree on its tokens (${nq} x ${nk}, ${b.nq} x ${b.nk})`);
+    b.scores.set(part.scores, h0 * nq * nk);
+    b.weights.set(part.weights, h0 * nq * nk);
+    b.entropy.set(part.stats.entropy, h0 * nq);
+    b.maxWeight.set(part.stats.maxWeight, h0 * nq);
+    b.argmax.set(part.stats.argmax, h0 * nq);
+    const copies = (list) => list.map((a) => a.slice());
+    this.small[s] = { dHead: part.dHead, dValue: part.dValue, q: copies(part.q), k: copies(part.k), v: copies(part.v),
+      output: part.output.slice(), dOut: part.dOut };
+    if (s === 0) {
+      const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, ...meta } = part;
+      this.meta = { ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
     }
   }
-  const result = {
-    ...first, heads: H,
-    dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
-    scores: cat('scores'), weights: cat('weights'),
-    stats: { entropy: concat(parts.map((p) => p.stats.entropy)), maxWeight: concat(parts.map((p) => p.stats.maxWeight)),
-      argmax: concat(parts.map((p) => p.stats.argmax)) },
-    q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
-  };
-  return { result, concat: { concat: joinedOutput, nq, cols } };
+
+  result() {
+    const parts = this.small, b = this.big, nq = b.nq;
+    const widths = parts.map((p) => p.dOut);
+    const cols = widths.reduce((x, y) => x + y, 0);
+    const joinedOutput = new Float32Array(nq * cols);
+    for (let i = 0, at = 0; i < nq; i++) {
+      for (let s = 0; s < parts.length; s++) {
+        const w = widths[s];
+        joinedOutput.set(parts[s].output.subarray(i * w, (i + 1) * w), at);
+        at += w;
+      }
+    }
+    const result = {
+      ...this.meta, heads: this.H,
+      dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
+      scores: b.scores, weights: b.weights, stats: { entropy: b.entropy, maxWeight: b.maxWeight, argmax: b.argmax },
+      q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
+    };
+    return { result, concat: { concat: joinedOutput, nq, cols } };
+  }
 }
 
 /** An array to send to a worker: itself (cloned by postMessage) when it is its whole buffer, else a copy to transfer. */
