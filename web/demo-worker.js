@@ -62,7 +62,7 @@ async function pooledAttend(options, gen, progress) {
   const call = { gen, controller };
   pooledCall = call;
   try {
-    progress(0, poolStarting ? 'Computing the attention weights on every core…' : 'Starting a worker per core…', true);
+    progress(0, poolStarting ? 'Computing the attention weights on every core…' : 'Computing the attention weights: starting a worker per core…', true);
     const pool = await unlessAborted(startPool(), controller.signal);
     if (pool === ABORTED) return ABORTED;
     const workers = Math.min(pool.workers, options.heads);
