@@ -93,6 +93,12 @@ const derived = {
   speedup_8_shares: round(scopeMs / m['pool of 2: attend, 8 shares (one head each)']),
   check_heads_0_2_minus_0_1_ms: round(T2 - T1),
 };
+// The same ratios, round by round (the scope's call and the pool's in one round of the interleaving).
+const at = (name) => cases.findIndex(([n]) => n === name);
+for (const [key, name] of [['same_round_speedup_2_shares', 'pool of 2: attend, 2 shares (one per worker)'],
+  ['same_round_speedup_4_shares', 'pool of 2: attend, 4 shares (two per worker, the default)'], ['same_round_speedup_8_shares', 'pool of 2: attend, 8 shares (one head each)']]) {
+  derived[key] = round(median(times[0].map((t, r) => t / times[at(name)][r])));
+}
 const report = {
   benchmark: 'where a pooled attend() (1,000 words, 8 heads, 2 workers) spends its time; medians of interleaved rounds after >= 1 s of warm-up per case',
   date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
