@@ -71,8 +71,13 @@ export class ComputeClient extends EventTarget {
       // Stop a long run rather than wait for it: one that has taken longer than LONG_MS and longer
       // than a respawn of the worker costs (a short one finishes sooner than a new worker starts).
       if (this.running && !this.running.pooled && this.running.start && this.runningFor() > Math.max(this.longMs, this.spawnMs || 0)) this.restart('stale');
-      // A shorter one is asked to stop at its next step (the worker yields between scoring functions).
-      else if (this.running) this.api.abort(gen).catch(() => {});
+      // A shorter one is asked to stop at its next step (the worker yields between scoring functions);
+      // a pooled one that has run that long is aborted at once (the pool restarts the workers it
+      // stops, which costs about what a respawn of this worker does), a shorter one finishes.
+      else if (this.running) {
+        const stopPool = !!this.running.pooled && this.runningFor() > Math.max(this.longMs, this.spawnMs || 0);
+        this.api.abort(gen, stopPool).catch(() => {});
+      }
       this.pump();
     });
   }

@@ -168,11 +168,11 @@ const api = {
    * 'all' (default): both. Returns { empty, q, k } or { key, main?, q, k, base, large, all: {name:
    * result}, teach: {name: what STEPS[name] computed} }.
    */
-  /** Makes every running request older than `gen` stop at its next step (resolving { aborted }); a
-   * pooled call of one of them stops at once. */
-  abort(gen) {
+  /** Makes every running request older than `gen` stop at its next step (resolving { aborted }); with
+   * stopPool, a pooled call of one of them stops at once (else it finishes, and the request then stops). */
+  abort(gen, stopPool = true) {
     abortBelow = Math.max(abortBelow, gen);
-    if (pooledCall && pooledCall.gen < gen) pooledCall.controller.abort();
+    if (stopPool && pooledCall && pooledCall.gen < gen) pooledCall.controller.abort();
   },
 
   /** Stops request `gen` (Cancel): as abort(gen + 1). */
@@ -210,6 +210,8 @@ const api = {
       // No progress message before the main call: the page shows "Computing the attention weights…"
       // by itself if this takes long (the call cannot be split), and a message here would reach the
       // page before the answer, one more main-thread task on each keystroke's way to the heatmap.
+      // (A long document's pooled call says so: it is long, and the page needs to know that the
+      // call can be aborted.)
       const p = plan(scope, st, { limit });
       if (p.empty) c = p;
       else if (usePool(p, st)) {
@@ -222,6 +224,8 @@ const api = {
         c = withSummaries(computed(scope, st, p, scope.attend({ ...p.base, score: st.score })));
       }
       lastMain = c.empty ? null : { key, c };
+      // Superseded while the pool computed (kept above for a return to this state): nothing to send.
+      if (gen < abortBelow) return { aborted: true };
     }
     lap('main');
     if (c.empty) return { empty: true, q: c.q, k: c.k };

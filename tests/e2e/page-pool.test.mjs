@@ -94,6 +94,17 @@ describe('the page on a pool of workers', () => {
     await shot('page-pool-03-after-cancel');
   });
 
+  test('a newer change supersedes a pooled computation: the newer text is drawn, never the older', async () => {
+    await page.fill('#query', doc(2000, 7));
+    await page.waitForSelector('#compute-progress:not([hidden])', { timeout: 20000 });
+    await page.waitForFunction(() => /workers|core/.test(document.querySelector('#compute-text').textContent), null, { timeout: 60000 });
+    await page.fill('#query', 'The cat sat on the mat.');
+    await settled(page, 120000);
+    await page.waitForTimeout(2500);   // a late answer of the long document would have landed by now
+    assert.deepEqual(await page.locator('#figure-heatmap .row-labels text').allTextContents(), ['The', 'cat', 'sat', 'on', 'the', 'mat', '.']);
+    assert.equal(await page.isVisible('#compute-pool'), false);
+  });
+
   test('no console error, no page error, no dialog', () => {
     assert.deepEqual(h.log.pageErrors, []);
     assert.deepEqual(h.log.consoleErrors, []);
