@@ -78,6 +78,26 @@ const api = {
     return Comlink.transfer(result, [...buffersOf(result)]);
   },
 
+  /**
+   * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join: { result (as
+   * attend's, without scores and weights), joined: Float32Array [2, heads, nq, nk] (scores, then
+   * weights, of every head) } with this share's heads in place and every page of the others touched
+   * (written once), so the pool copies the other shares into memory made ready here, in parallel
+   * with their computing.
+   */
+  async attendHost(options, headBegin, headEnd, heads) {
+    if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+    const result = scope._attend(options, headBegin, headEnd);
+    const cells = result.nq * result.nk;
+    const joined = new Float32Array(2 * heads * cells);
+    for (let i = 0; i < joined.length; i += 1024) joined[i] = 0;   // a 4 KB page per 1,024 floats
+    joined.set(result.scores, headBegin * cells);
+    joined.set(result.weights, (heads + headBegin) * cells);
+    delete result.scores;
+    delete result.weights;
+    return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
+  },
+
   /** attend()'s output from every head's output side by side (concat [nq, cols], transferred here). */
   async attendOutput(options, concat, nq, cols) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();

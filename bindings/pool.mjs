@@ -19,8 +19,10 @@ const MAX_WORKERS = 256;
 // the GEMMs' 4-row tiles and the blocked paths' 64-row blocks all divide it): shares start on a
 // multiple of it, so a share's blocks and tiles are exactly the whole call's.
 const ROW_BLOCK = 64;
-// attend() is cut into at most this many shares of heads per worker (see attend).
-const CHUNKS_PER_WORKER = 2;
+// attend()'s shares of heads per worker but the host (see attendShares).
+const CHUNKS_PER_WORKER = 1;
+// What touching one head's pages of the joined buffer costs the host, in heads' computing (see attendShares).
+const TOUCH_PER_HEAD = 0.25;
 const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
@@ -129,14 +131,13 @@ class AttnPool {
     const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
     const count = Math.min(this._slots.length, H);
     if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
-    // More shares than workers (up to CHUNKS_PER_WORKER each, at least one head each): a share's
-    // heads are copied into the joined arrays as soon as it arrives, while the workers compute the
-    // next shares, so only the last shares' copies come after the last computation.
-    const chunks = Math.min(H, count * this._attendShares);
-    const ranges = [];
-    for (let s = 0; s < chunks; s++) ranges.push([Math.floor((s * H) / chunks), Math.floor(((s + 1) * H) / chunks)]);
-    // Only the first share sends the tokens and embeddings (every share computes the same ones).
-    const jobs = ranges.map(([h0, h1], s) => (api) => api.attend(rest, h0, h1, s > 0));
+    const ranges = attendShares(H, count, this._attendShares);
+    // The first share's worker (the host) sends the joined scores and weights: one buffer for every
+    // head (the scope's are views of one buffer too), its own heads in it and the other heads' pages already touched, so the join here copies
+    // into memory the host made ready while the others computed (fresh memory costs a page fault per
+    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the host sends the tokens
+    // and the embeddings (every share computes the same ones).
+    const jobs = ranges.map(([h0, h1], s) => (s === 0 ? (api) => api.attendHost(rest, h0, h1, H) : (api) => api.attend(rest, h0, h1, true)));
     const join = new HeadJoin(H, ranges);
     const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part));
     const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
@@ -315,48 +316,78 @@ class AttnPool {
 }
 
 /**
+ * attend()'s shares of heads on `count` workers: [[h0, h1), ...], the host's (share 0) first. The host
+ * also copies its heads into the joined buffer and touches the other heads' pages (about
+ * TOUCH_PER_HEAD of a head's computing per head), so it takes fewer heads: h + TOUCH_PER_HEAD * H =
+ * (H - h) / (count - 1) balances it with the others. The rest are split evenly, `perWorker` shares
+ * per worker (the join copies a share as soon as it arrives).
+ */
+function attendShares(H, count, perWorker = 1) {
+  const host = Math.min(H - (count - 1), Math.max(1, Math.round((H * (1 - TOUCH_PER_HEAD * (count - 1))) / count)));
+  const rest = H - host, shares = Math.min(rest, (count - 1) * perWorker);
+  const ranges = [[0, host]];
+  for (let s = 0; s < shares; s++) ranges.push([host + Math.floor((s * rest) / shares), host + Math.floor(((s + 1) * rest) / shares)]);
+  return ranges;
+}
+
+/**
  * attend()'s shares of heads (ranges[s] = [h0, h1)) joined, as they arrive in any order, into one
- * result shaped like the scope's. add() copies a share's scores, weights and statistics into the
- * joined arrays at once and keeps copies of its small parts (per-head vectors, outputs), so the
- * share's transferred buffer can go. result(): { result (without output and dOut), concat: { concat
- * [nq, cols]: the heads' outputs side by side, nq, cols } }.
+ * result shaped like the scope's. The host's share (0) brings the joined scores and weights (one
+ * buffer, its heads in it); another share's are copied into it when both are there. add() keeps
+ * copies of a share's small parts (per-head vectors, outputs) so its transferred buffer can go.
+ * result(): { result (without output and dOut), concat: { concat [nq, cols]: the heads' outputs side
+ * by side, nq, cols } }.
  */
 class HeadJoin {
   constructor(H, ranges) {
     this.H = H;
     this.ranges = ranges;
     this.small = new Array(ranges.length);
+    this.waiting = [];
     this.big = null;
     this.meta = null;
   }
 
-  add(s, part) {
+  add(s, value) {
     const [h0, h1] = this.ranges[s];
+    const part = s === 0 ? value.result : value;
     const { nq, nk } = part;
     if (part.heads !== h1 - h0) throw new Error(`pool: a share of heads ${h0}..${h1} came back with ${part.heads} heads`);
-    if (!this.big) {
-      const cells = this.H * nq * nk, rows = this.H * nq;
-      this.big = { nq, nk, scores: new Float32Array(cells), weights: new Float32Array(cells), entropy: new Float32Array(rows),
-        maxWeight: new Float32Array(rows), argmax: new Uint32Array(rows) };
+    if (!this.stats) {
+      const rows = this.H * nq;
+      this.stats = { nq, nk, entropy: new Float32Array(rows), maxWeight: new Float32Array(rows), argmax: new Uint32Array(rows) };
     }
-    const b = this.big;
-    if (b.nq !== nq || b.nk !== nk) throw new Error(`pool: shares of one attend call disagree on its tokens (${nq} x ${nk}, ${b.nq} x ${b.nk})`);
-    b.scores.set(part.scores, h0 * nq * nk);
-    b.weights.set(part.weights, h0 * nq * nk);
-    b.entropy.set(part.stats.entropy, h0 * nq);
-    b.maxWeight.set(part.stats.maxWeight, h0 * nq);
-    b.argmax.set(part.stats.argmax, h0 * nq);
+    const st = this.stats;
+    if (st.nq !== nq || st.nk !== nk) throw new Error(`pool: shares of one attend call disagree on its tokens (${nq} x ${nk}, ${st.nq} x ${st.nk})`);
+    st.entropy.set(part.stats.entropy, h0 * nq);
+    st.maxWeight.set(part.stats.maxWeight, h0 * nq);
+    st.argmax.set(part.stats.argmax, h0 * nq);
     const copies = (list) => list.map((a) => a.slice());
     this.small[s] = { dHead: part.dHead, dValue: part.dValue, q: copies(part.q), k: copies(part.k), v: copies(part.v),
       output: part.output.slice(), dOut: part.dOut };
     if (s === 0) {
       const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, ...meta } = part;
       this.meta = { ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
+      const cells = this.H * nq * nk, joined = value.joined;
+      if (!(joined instanceof Float32Array) || joined.length !== 2 * cells) throw new Error('pool: the host share sent no joined scores and weights');
+      this.big = { scores: joined.subarray(0, cells), weights: joined.subarray(cells) };
+      for (const [w, p] of this.waiting.splice(0)) this._place(w, p);
+    } else if (this.big) {
+      this._place(s, part);
+    } else {
+      this.waiting.push([s, { scores: part.scores, weights: part.weights, nq, nk }]);
     }
   }
 
+  // A share's scores and weights into the joined ones (the host's buffer).
+  _place(s, part) {
+    const at = this.ranges[s][0] * part.nq * part.nk;
+    this.big.scores.set(part.scores, at);
+    this.big.weights.set(part.weights, at);
+  }
+
   result() {
-    const parts = this.small, b = this.big, nq = b.nq;
+    const parts = this.small, st = this.stats, nq = st.nq;
     const widths = parts.map((p) => p.dOut);
     const cols = widths.reduce((x, y) => x + y, 0);
     const joinedOutput = new Float32Array(nq * cols);
@@ -370,7 +401,7 @@ class HeadJoin {
     const result = {
       ...this.meta, heads: this.H,
       dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
-      scores: b.scores, weights: b.weights, stats: { entropy: b.entropy, maxWeight: b.maxWeight, argmax: b.argmax },
+      scores: this.big.scores, weights: this.big.weights, stats: { entropy: st.entropy, maxWeight: st.maxWeight, argmax: st.argmax },
       q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
     };
     return { result, concat: { concat: joinedOutput, nq, cols } };
