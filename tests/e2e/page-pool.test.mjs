@@ -71,10 +71,21 @@ describe('the page on a pool of workers', () => {
     await paste(doc(20));
     assert.equal(await page.locator('#figure-heatmap .row-labels text').count(), 20);
     assert.equal(await page.isVisible('#compute-pool'), false);
-    // Two heads of 2,000 × 2,000 tokens: long enough for the progress line and its Cancel to show.
-    await page.fill('#query', doc(2000, 3));
-    await page.waitForSelector('#compute-progress:not([hidden])', { timeout: 20000 });
-    await page.waitForFunction(() => /workers|core/.test(document.querySelector('#compute-text').textContent), null, { timeout: 60000 });
+    // Two heads of 2,000 × 2,000 tokens: long enough for the progress line and its Cancel to show
+    // while the pool computes, most times; a computation that ends its pooled part before the line
+    // says so is let finish, and the next text tried (the pool's part is hundreds of ms of a busy
+    // machine's time: it must be caught, not waited for).
+    let pooled = false;
+    for (let attempt = 0; attempt < 4 && !pooled; attempt++) {
+      if (attempt) await paste(doc(20, attempt));
+      await page.fill('#query', doc(2000, 3 + attempt));
+      await page.waitForFunction(() => document.body.classList.contains('computing'), null, { timeout: 20000, polling: 10 });
+      pooled = await page.waitForFunction(() => {
+        if (/workers|core/.test(document.querySelector('#compute-text').textContent) && !document.querySelector('#compute-progress').hidden) return 'pooled';
+        return document.body.classList.contains('computing') ? false : 'done';
+      }, null, { timeout: 120000, polling: 10 }).then(async (h) => (await h.jsonValue()) === 'pooled');
+    }
+    assert.ok(pooled, 'the progress line said the pool computed, in one of 4 tries');
     await page.locator('#compute-progress').scrollIntoViewIfNeeded();
     await shot('page-pool-02-computing');
     await page.click('#compute-cancel');
