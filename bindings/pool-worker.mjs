@@ -95,6 +95,12 @@ const api = {
     joined.set(result.weights, (heads + headBegin) * cells);
     delete result.scores;
     delete result.weights;
+    // The rest of the result are views of the call's one copy, which holds this share's scores and
+    // weights too: its small parts are copied out, so that the copy is freed here, not sent along.
+    for (const key of ['queryEmbeddings', 'keyEmbeddings', 'output']) result[key] = result[key].slice();
+    for (const key of ['q', 'k', 'v']) result[key] = result[key].map((a) => a.slice());
+    const { entropy, maxWeight, argmax } = result.stats;
+    result.stats = { entropy: entropy.slice(), maxWeight: maxWeight.slice(), argmax };
     return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
   },
 
