@@ -6,6 +6,7 @@
 // Click a thumbnail, or move with the arrow keys, to pick a head ('pick' event { layer, head }).
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { Figure, colourTable, consumeKey, withCommandModifier } from './base.js';
+import { AriaGrid } from './aria-grid.js';
 
 const viridis = colourTable(interpolateViridis);
 const GAP = 6;           // px between thumbnails
@@ -18,13 +19,14 @@ export class ModelGrid extends Figure {
       title: 'Layers × heads',
       caption: 'One small attention matrix per layer (rows) and head (columns): rows of a matrix are the output tokens, columns the input tokens, each coloured from 0 to its own largest weight. With more tokens than pixels, a pixel shows the largest weight it covers. Click a head, or use the arrow keys, to open it below.',
     });
-    this.addPlot('model-grid').attr('tabindex', 0).attr('role', 'grid')
-      .attr('aria-roledescription', 'grid of attention heads');
+    // The plot is a grid (aria-grid.js) of layers (rows) by heads (columns), one tab stop.
+    this.addPlot('model-grid').attr('tabindex', 0).attr('aria-roledescription', 'grid of attention heads');
     this.image = this.svg.append('image').attr('class', 'grid-img').attr('preserveAspectRatio', 'none')
       .attr('image-rendering', 'optimizeSpeed');
     this.gRows = this.svg.append('g').attr('class', 'grid-labels');
     this.gCols = this.svg.append('g').attr('class', 'grid-labels');
     this.currentRect = this.svg.append('rect').attr('class', 'grid-current').attr('visibility', 'hidden');
+    this.ariaGrid = new AriaGrid(this.svg.node());
     this.live = this.body.append('p').attr('class', 'visually-hidden').attr('aria-live', 'polite');
     this.canvas = slot.ownerDocument.createElement('canvas');
     this.data = null;
@@ -138,6 +140,14 @@ export class ModelGrid extends Figure {
     this.currentRect.attr('visibility', 'visible')
       .attr('x', LEFT + head * g.cw - 2).attr('y', TOP + layer * g.ch - 2).attr('width', g.tw + 4).attr('height', g.th + 4);
     this.live.text(`Layer ${layer + 1}, head ${head + 1}`);
+    const d = this.data;
+    this.ariaGrid.update({
+      id: `figure-${this.id}-cell`, rows: d.layers, cols: d.heads, active: [layer, head],
+      colHeader: (h) => ({ label: `head ${h + 1}`, x: LEFT + h * g.cw, y: 0, w: g.tw, h: TOP }),
+      rowHeader: (l) => ({ label: `layer ${l + 1}`, x: 0, y: TOP + l * g.ch, w: LEFT, h: g.th }),
+      cell: (l, h) => ({ label: `layer ${l + 1}, head ${h + 1}`, selected: l === layer && h === head,
+        x: LEFT + h * g.cw, y: TOP + l * g.ch, w: g.tw, h: g.th }),
+    });
   }
 
   at(ev) {
