@@ -107,6 +107,30 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
     }
   });
 
+  test('the line view\'s words are one tab stop; the arrows move between them and each shows its lines', async () => {
+    const p = autoSettle(await h.open(context, '#q=The%20cat%20sat%20on%20the%20mat.&k=A%20kitten%20rested%20on%20the%20rug.'));
+    try {
+      const stops = () => p.$$eval('#figure-lines g.tok', (ts) => ts.filter((t) => t.tabIndex >= 0).map((t) => t.getAttribute('aria-label')));
+      assert.deepEqual(await stops(), ['query 1: The']);
+      await p.focus('#figure-lines g.tok[tabindex="0"]');
+      const at = async () => (await p.evaluate(() => document.activeElement.getAttribute('aria-label')));
+      await p.keyboard.press('ArrowDown');
+      assert.equal(await at(), 'query 2: cat');
+      assert.equal(await p.locator('#figure-lines g.tok.focused').count(), 1, 'the focused word shows its lines');
+      await p.keyboard.press('ArrowRight');
+      assert.equal(await at(), 'key 2: kitten');
+      await p.keyboard.press('End');
+      assert.equal(await at(), 'key 7: .');
+      await p.keyboard.press('ArrowLeft');
+      assert.equal(await at(), 'query 7: .');
+      assert.deepEqual(await stops(), ['query 7: .'], 'Tab comes back to the word last visited');
+      await p.keyboard.press('Tab');
+      assert.notEqual(await p.evaluate(() => document.activeElement.closest('#figure-lines g.tokens') !== null), true, 'Tab leaves the words');
+    } finally {
+      await p.close();
+    }
+  });
+
   test('a 40 × 40 matrix keeps the grid\'s DOM bounded: a window of rows around the cursor', async () => {
     const words = Array.from({ length: 40 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'by', 'door'][i % 8]).join(' ');
     const p = autoSettle(await h.open(context, `#q=${encodeURIComponent(words)}`));
