@@ -158,6 +158,26 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
     }
   });
 
+  test('from 65 tokens (the canvas heatmap): Enter explains the cell at the centre of the detail; Escape returns to it', async () => {
+    const words = Array.from({ length: 70 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat', 'by', 'door', 'and', 'slept'][i % 10]).join(' ');
+    const p = autoSettle(await h.open(context, `#q=${encodeURIComponent(words)}`));
+    try {
+      await p.waitForSelector('#figure-heatmap-large canvas.hmc-detail');
+      await p.focus('#figure-heatmap-large canvas.hmc-detail');
+      await p.keyboard.press('ArrowRight');
+      const readout = await p.textContent('#figure-heatmap-large .hmc-readout');
+      const m = /^row (\d+) .* column (\d+) /.exec(readout);
+      assert.ok(m, `the cell at the centre is shown: ${readout}`);
+      await p.keyboard.press('Enter');
+      await p.waitForFunction(() => document.activeElement && document.activeElement.id === 'figure-why-title');
+      assert.match(await p.textContent('#figure-why .why-intro'), new RegExp(`\\(row ${m[1]}\\) gives .* \\(column ${m[2]}\\)`));
+      await p.keyboard.press('Escape');
+      assert.equal((await focused(p)).cls, 'hmc-detail');
+    } finally {
+      await p.close();
+    }
+  });
+
   test('<attn-scope view="why">: Enter reveals the explanation inside the element, Escape returns to the cell', async () => {
     copyFileSync(join(root, 'dist/attnscope-element.js'), join(tmp, 'attnscope-element.js'));
     writeFileSync(join(tmp, 'why.html'), '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Why</title>'

@@ -89,7 +89,8 @@ export class HeatmapCanvas extends Figure {
     this.setCaption(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
       + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
         : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
-      + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
+      + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan, 0 shows everything '
+      + 'and Enter explains the cell at the centre of the detail (its value is shown under it). '
       + 'Token labels appear once they fit; click a cell to see why.');
   }
 
@@ -379,7 +380,23 @@ export class HeatmapCanvas extends Figure {
       ArrowLeft: () => sel.call(z.translateBy, step / this.t.k, 0), ArrowRight: () => sel.call(z.translateBy, -step / this.t.k, 0),
       ArrowUp: () => sel.call(z.translateBy, 0, step / this.t.k), ArrowDown: () => sel.call(z.translateBy, 0, -step / this.t.k),
     }[ev.key];
-    if (act) { consumeKey(ev); act(); }
+    if (act) {
+      consumeKey(ev);
+      act();
+      this.showValue(this.centreCell());   // the cell Enter would explain
+    } else if (ev.key === 'Enter' && !ev.altKey) {
+      // Enter explains the cell at the centre of the detail (pan and zoom to it first), as a click does.
+      const c = this.centreCell();
+      if (!c) return;
+      consumeKey(ev);
+      this.emit('select', { i: c[0], j: c[1], shift: ev.shiftKey, toggle: false, kind: 'cell' });
+    }
+  }
+
+  /** The cell at the centre of the detail's cells (for the keyboard), or null. */
+  centreCell() {
+    const box = this.detail.node().getBoundingClientRect();
+    return this.cellAt({ clientX: box.left + (box.width + MARGIN) / 2, clientY: box.top + (box.height + MARGIN) / 2 });
   }
 
   /** For exports: an SVG holding the overview and the detail as embedded PNG images, and a title. */
