@@ -4,7 +4,7 @@
 import { select } from 'd3-selection';
 import { scaleDiverging } from 'd3-scale';
 import { interpolatePuOr } from 'd3-scale-chromatic';
-import { Figure, setTokenText, shortLabel, fmt, consumeKey, withCommandModifier } from './base.js';
+import { Figure, setTokenText, shortLabel, fmt, consumeKey, withCommandModifier, scrollableByKeyboard } from './base.js';
 
 const STRIP_W = 300, STRIP_H = 16, LABEL_W = 96;
 
@@ -37,6 +37,7 @@ export class WhyPanel extends Figure {
     this.gBars = this.svg.append('g').attr('class', 'row-bars');
     this.softmaxText = this.body.append('p').attr('class', 'why-softmax');
     const tableWrap = this.body.append('div').attr('class', 'table-wrap');
+    scrollableByKeyboard(tableWrap.node(), () => 'This pair under every scoring function');
     this.table = tableWrap.append('table').attr('class', 'why-scores');
     this.table.append('caption').text('This pair under every scoring function (same head, τ and mask)');
     const hr = this.table.append('thead').append('tr');
