@@ -2,10 +2,11 @@
 // dist/web/model.html → the layers × heads grid drawn, in headless Chromium.
 //
 // The page measures it itself (web/model.js): "attnscope:model-file-to-grid" runs from the drop event
-// to the first animation frame after the grid's image is set (reading the file, loadAttentions' copy
-// into wasm, parsing and validation, the copy out, the grid's one pass over the 37.7 M numbers and its
-// PNG), and "attnscope:model-file-to-all" until the heatmap, line view, summaries and rollout are
-// drawn too. The file (151 MB) is built inside the page once, with rows of random weights that sum to
+// to the first animation frame after the grid's image is set, and "attnscope:model-file-to-all" until
+// the heatmap, line view, summaries and rollout are drawn too. The page's worker (web/model-worker.js)
+// does the work and answers once: reading the file, loadAttentions' copy into wasm, parsing and
+// validation, the copy out, the grid's thumbnails (one pass over the 37.7 M numbers), the head
+// summaries and the rollout all come before the grid is drawn (ImageData and PNG on the page). The file (151 MB) is built inside the page once, with rows of random weights that sum to
 // 1, and dropped again and again: at least WARMUP_MS of drops first, then RUNS measured ones; medians.
 //
 //   node bench/model.mjs [--quick]       (JSON on stdout; scripts/bench.sh stores bench/results/model.json)
@@ -84,7 +85,8 @@ try {
       if (performance.getEntriesByName('attnscope:model-file-to-grid').length === mark) reject(new Error('no measure'));
       resolve({
         grid: last('attnscope:model-file-to-grid'), all: last('attnscope:model-file-to-all'),
-        read: last('attnscope:model-read'), parse: last('attnscope:model-parse'), gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
+        read: last('attnscope:model-read'), parse: last('attnscope:model-parse'), thumbnails: last('attnscope:model-thumbnails'),
+        gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
       });
       performance.clearMeasures();
     }, { once: true });
@@ -111,11 +113,12 @@ console.log(JSON.stringify({
   drawn, note: 'headless, software rendering; file → grid = drop event to the first frame after the grid image is set',
   results: [
     { name: 'file dropped → grid drawn', median_ms: round(median(col('grid'))), min_ms: round(Math.min(...col('grid'))), max_ms: round(Math.max(...col('grid'))) },
-    { name: 'of which: reading the files (File.arrayBuffer)', median_ms: round(median(col('read'))) },
-    { name: 'of which: loadAttentions (copy into wasm, parse, validate, copy out)', median_ms: round(median(col('parse'))) },
-    { name: 'of which: the grid figure (one pass, ImageData, PNG)', median_ms: round(median(col('gridDraw'))) },
+    { name: 'of which, on the page: sorting the files (the tokens file read)', median_ms: round(median(col('read'))) },
+    { name: 'of which, in the worker: reading the file and loadAttentions (copy into wasm, parse, validate, copy out)', median_ms: round(median(col('parse'))) },
+    { name: 'of which, in the worker: the grid\'s thumbnails (one pass)', median_ms: round(median(col('thumbnails'))) },
+    { name: 'of which, in the worker: headSummaries (C++ kernel, one call per layer)', median_ms: round(median(col('summaries'))) },
+    { name: 'of which, in the worker: rollout, heads averaged (C++ kernel)', median_ms: round(median(col('rollout'))) },
+    { name: 'of which, on the page: the grid figure (ImageData, PNG)', median_ms: round(median(col('gridDraw'))) },
     { name: 'file dropped → every view drawn', median_ms: round(median(col('all'))) },
-    { name: 'headSummaries (C++ kernel, copy in and out)', median_ms: round(median(col('summaries'))) },
-    { name: 'rollout, heads averaged (C++ kernel, copy in and out)', median_ms: round(median(col('rollout'))) },
   ],
 }, null, 1));

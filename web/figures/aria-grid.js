@@ -51,13 +51,15 @@ export class AriaGrid {
    *   colHeader(j) → { label, x, y, w, h } | absent: no header row
    *   rowHeader(i) → { label, x, y, w, h } | absent: no row headers
    *   cell(i, j) → { label, x, y, w, h, selected? }
+   *   rowBase, colBase, rowCount, colCount: when the figure draws a block of a larger matrix (rows ×
+   *     cols from row rowBase and column colBase of rowCount × colCount), where the block sits in it
    */
-  update({ id, rows, cols, active, colHeader, rowHeader, cell }) {
+  update({ id, rows, cols, active, colHeader, rowHeader, cell, rowBase = 0, colBase = 0, rowCount = rows, colCount = cols }) {
     const k = this.keptSvg;
     const hasRowHeads = !!rowHeader, hasHeader = !!colHeader;
-    const c0 = hasRowHeads ? 2 : 1;   // aria-colindex of the first grid cell
-    k.attr('aria-rowcount', rows + (hasHeader ? 1 : 0));
-    k.attr('aria-colcount', cols + (hasRowHeads ? 1 : 0));
+    const c0 = (hasRowHeads ? 2 : 1) + colBase;   // aria-colindex of the first grid cell
+    k.attr('aria-rowcount', rowCount + (hasHeader ? 1 : 0));
+    k.attr('aria-colcount', colCount + (hasRowHeads ? 1 : 0));
     const [ai, aj] = [Math.max(0, Math.min(rows - 1, active[0])), Math.max(0, Math.min(cols - 1, active[1]))];
     // The window: whole rows, as many as MAX_CELLS allows, around the cursor's row.
     const span = Math.max(1, Math.min(rows, Math.floor(MAX_CELLS / Math.max(1, cols))));
@@ -89,7 +91,7 @@ export class AriaGrid {
     }
     for (let t = 0; t < want; t++) {
       const i = r0 + t, R = this.rows[t];
-      R.row.attr('aria-rowindex', i + 1 + (hasHeader ? 1 : 0));
+      R.row.attr('aria-rowindex', rowBase + i + 1 + (hasHeader ? 1 : 0));
       if (hasRowHeads) {
         if (!R.head) R.head = this.makeHeader(R.row.node, R.row.node.firstChild);
         R.head.attr('role', 'rowheader');
@@ -99,13 +101,13 @@ export class AriaGrid {
       this.fill(R.row, R.cells, cols, (j, e) => {
         const c = cell(i, j);
         e.attr('role', 'gridcell');
-        e.attr('id', `${id}-${i}-${j}`);
+        e.attr('id', `${id}-${rowBase + i}-${colBase + j}`);
         e.attr('aria-colindex', c0 + j);
         e.attr('aria-selected', c.selected === undefined ? null : String(!!c.selected));
         this.place(e, c);
       });
     }
-    this.activeId = `${id}-${ai}-${aj}`;
+    this.activeId = `${id}-${rowBase + ai}-${colBase + aj}`;
     k.attr('aria-activedescendant', this.activeId);
   }
 
