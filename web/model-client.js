@@ -24,11 +24,19 @@ export class ModelClient extends EventTarget {
   spawn() {
     this.worker = new Worker(this.url, { type: 'module' });
     this.api = Comlink.wrap(this.worker);
+    // A worker that cannot load (or fails outside a call) fires 'error': what waits on it rejects.
+    this.crashed = new Promise((_, reject) => {
+      this.worker.addEventListener('error', (ev) => {
+        ev.preventDefault();
+        reject(new Error(`the page's worker stopped (${ev.message || 'its script could not be loaded'}); reload the page`));
+      });
+    });
+    this.crashed.catch(() => {});
     // One progress channel per worker (a comlink proxy holds a MessagePort: not one per call).
     const progress = Comlink.proxy((job, text, fraction) => {
       this.dispatchEvent(new CustomEvent('progress', { detail: { job, text, fraction } }));
     });
-    this.ready = this.api.init(progress);
+    this.ready = Promise.race([this.api.init(progress), this.crashed]);
     this.ready.catch(() => {});   // reported by the first call
   }
 
@@ -40,9 +48,9 @@ export class ModelClient extends EventTarget {
     return new Promise((resolve, reject) => {
       const entry = { reject };
       this.inFlight.add(entry);
-      const api = this.api;
+      const { api, crashed } = this;
       this.ready
-        .then(() => api[method](...args))
+        .then(() => Promise.race([api[method](...args), crashed]))
         .then((v) => { if (this.inFlight.delete(entry)) resolve(v); },
           (e) => { if (this.inFlight.delete(entry)) reject(e); });
     });

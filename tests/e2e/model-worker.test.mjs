@@ -105,6 +105,7 @@ describe('the model page works in its worker', () => {
     assert.equal(await page.textContent('#file-info'), info);
     assert.match(await title('heatmap'), /^Layer 2, head 3/);
     assert.equal(await page.getAttribute('#figure-grid image', 'href'), grid);
+    await page.screenshot({ path: join(outDir, 'model-worker-cancelled.png') });
     // The view keeps working on the fresh worker: a new residual's rollout is computed (the worker
     // reads the shown file again for it).
     await page.fill('#residual', '0.3');
