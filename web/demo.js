@@ -70,7 +70,12 @@ for (const hm of [fig.heatmap, fig.heatmapLarge]) {
     const d = ev.detail;
     if (d.kind === 'col') selectTokens('cols', d.j, d);
     else if (d.kind === 'row' || d.shift || d.toggle) selectTokens('rows', d.i, d);   // a row label, or shift/ctrl-click: its row
-    else setState({ cell: [d.i, d.j], row: d.i });
+    else {
+      setState({ cell: [d.i, d.j], row: d.i });
+      // "Why this weight?" is far below: once it shows this cell it is scrolled into view and takes
+      // the focus; Escape there (or its "Back to the heatmap") returns to this cell.
+      fig.why.revealWhenShowing([d.i, d.j], hm.detail ? hm.detail.node() : hm.svg.node());
+    }
   });
 }
 
