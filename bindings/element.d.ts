@@ -7,6 +7,8 @@ export type AttnScopeView = 'heatmap' | 'lines' | 'both' | 'heads' | 'compare' |
 /** A control <attn-scope> can show above its figure (the `controls` attribute lists them). */
 export type AttnScopeControl = 'query' | 'keys' | 'score' | 'temperature' | 'heads' | 'projection' | 'seed' | 'positional'
   | 'mask' | 'p' | 'eps' | 'variant' | 'view';
+/** A heading level of the figures' titles (the `heading-level` attribute): 1 (h1) to 6 (h6). */
+export type AttnScopeHeadingLevel = 1 | 2 | 3 | 4 | 5 | 6;
 /** The element's colours: light, dark, or the system's (auto). */
 export type AttnScopeTheme = 'light' | 'dark' | 'auto';
 
@@ -56,6 +58,14 @@ export interface AttnScopeAttributes {
   model: '' | 'use-lite';
   /** URL of the model's weights file (dist/use-lite.bin); default 'use-lite.bin' beside the page. */
   modelSrc: string;
+  /**
+   * The level of the figures' titles, 1 (h1) to 6 (h6). Default: one below the nearest heading before
+   * the element when it is connected (2 with none), so the host page's outline never skips a level.
+   * Reading gives the level in use; setting null returns to the derived level; a number outside 1–6
+   * throws a RangeError (the attribute shows an error in the element and fires attn-error).
+   */
+  get headingLevel(): AttnScopeHeadingLevel;
+  set headingLevel(level: AttnScopeHeadingLevel | null);
 }
 
 /** detail of `attn-ready`: the first result drawn. */

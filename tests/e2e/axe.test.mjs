@@ -3,7 +3,7 @@
 // is every rule but the WCAG AAA ones (the bar is AA: text contrast 4.5:1, not AAA's 7:1), over every page of the site once it has loaded and drawn: each page of
 // scripts/pages.mjs (so a new page is covered the day it is listed there), the demo again with the
 // trained model (#engine=model), the model page with its example loaded, and the <attn-scope> element
-// in the teaching note of dist/examples/ and in a page of its own. Content that only shows after an
+// in the teaching note of dist/examples/ and in a page of its own (the elements right under an h1, an h2). Content that only shows after an
 // interaction is checked after it: "Why this weight?" opened, a selection's summary, the demo's
 // settings opened, the trained model's head picked; each page again at a phone's width (390 × 844),
 // where figures scroll sideways. One browser, one context, one tab per page.
@@ -145,11 +145,14 @@ describe('axe-core: no violation on any page', () => {
     // the views heatmap, both, heads, compare, cosine-dot, distance, hull and scaling; a page of ours
     // the others, "Why this weight?" with a cell open among them.
     copyFileSync(join(root, 'dist/attnscope-element.js'), join(tmp, 'attnscope-element.js'));
-    const views = ['why', 'lines'];
+    // The elements sit straight under the page's headings, as a host page puts them: the first right
+    // after the h1, the second after an h2 (their titles take the level below: heading-order), a third
+    // after a level-3 heading given by role=heading.
+    const element = (v) => `<attn-scope view="${v}" query="The cat sat on the mat." keys="A kitten rested on the rug." cell="1,1" heads="2"`
+      + ` projection="random" controls="score temperature mask" caption="The ${v} view"></attn-scope>`;
     writeFileSync(join(tmp, 'views.html'), '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Views</title>'
       + '<script src="attnscope-element.js"></script></head><body><main><h1>Every view</h1>\n'
-      + views.map((v) => `<h2>The ${v} view</h2>\n<attn-scope view="${v}" query="The cat sat on the mat." keys="A kitten rested on the rug." cell="1,1" heads="2"`
-        + ` projection="random" controls="score temperature mask" caption="The ${v} view"></attn-scope>`).join('\n')
+      + `${element('why')}\n<h2>The lines view</h2>\n${element('lines')}\n<div role="heading" aria-level="3">Again</div>\n${element('heatmap')}`
       + '\n</main></body></html>\n');
     for (const url of [pathToFileURL(join(root, 'dist/examples/lecture-note.html')).href, pathToFileURL(join(tmp, 'views.html')).href]) {
       const p = h.watch(await fileContext.newPage());
@@ -160,6 +163,11 @@ describe('axe-core: no violation on any page', () => {
           return el.result || el.getAttribute('view') === 'scaling' || !el.shadowRoot.querySelector('.attn-error').hidden;
         }), null, { timeout: 60000 });
         await drawEverything(p);
+        if (url.endsWith('views.html')) {
+          // What the rule checks: the titles under the h1 are h2s, under the h2 h3s, under the level-3 heading h4s.
+          const tags = await p.evaluate(() => [...document.querySelectorAll('attn-scope')].map((el) => [...new Set([...el.shadowRoot.querySelectorAll('.fig-title')].map((t) => t.localName))].join()));
+          assert.deepEqual(tags, ['h2', 'h3', 'h4']);
+        }
         assertClean(await axe(p), url.replace(/.*\//, ''));
         // On a phone: our page (the note's figures are the demo's, checked on a phone above; the
         // note's many figures make each pass over it slow).

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, root, outDir } from '../../scripts/browser-harness.mjs';
+import { CHROMIUM_ARGS, root, outDir, gridCursor } from '../../scripts/browser-harness.mjs';
 
 const script = join(root, 'dist/attnscope-element.js');
 let browser, dir, single;
@@ -226,6 +226,54 @@ describe('attributes, properties, events', () => {
     await p.context().close();
   });
 
+  test('heading-level: titles one below the heading before the element, or the attribute\'s level; checked', async () => {
+    const url = page('headings', '<h1>A note</h1>\n<attn-scope id="a" query="The cat sat." controls="none"></attn-scope>\n'
+      + '<h2>A part</h2>\n<attn-scope id="b" view="both" query="The cat sat." controls="none"></attn-scope>\n'
+      + '<section><h3>Deeper</h3><div role="heading" aria-level="6">Deepest</div>\n<attn-scope id="c" query="The cat sat." controls="none"></attn-scope>\n'
+      + '<attn-scope id="d" heading-level="4" query="The cat sat." controls="none"></attn-scope></section>');
+    const bare = page('no-heading', '<main><attn-scope id="e" query="The cat sat." controls="none"></attn-scope></main>');
+    const p = await open(url);
+    try {
+      await settled(p);
+      const levels = (id) => p.$eval(`#${id}`, (el) => ({ tags: [...el.shadowRoot.querySelectorAll('.fig-title')].map((h) => h.localName), prop: el.headingLevel }));
+      assert.deepEqual(await levels('a'), { tags: ['h2'], prop: 2 }, 'under an h1: h2');
+      assert.deepEqual(await levels('b'), { tags: ['h3', 'h3'], prop: 3 }, 'under an h2: h3 (every figure of the view)');
+      assert.deepEqual(await levels('c'), { tags: ['h6'], prop: 6 }, 'under a level-6 heading (role=heading): h6, never deeper');
+      assert.deepEqual(await levels('d'), { tags: ['h4'], prop: 4 }, 'the attribute wins');
+      // The property: 1–6 sets the attribute; anything else throws a RangeError naming the fix.
+      const thrown = await p.$eval('#a', (el) => { try { el.headingLevel = 7; return null; } catch (e) { return `${e.name}: ${e.message}`; } });
+      assert.match(thrown, /^RangeError: headingLevel: 7 is not valid: expected a whole number from 1 to 6/);
+      assert.equal(await p.$eval('#a', (el) => el.getAttribute('heading-level')), null, 'nothing set');
+      await p.$eval('#a', (el) => new Promise((r) => { el.addEventListener('attn-change', r, { once: true }); el.headingLevel = 3; }));
+      assert.deepEqual(await levels('a'), { tags: ['h3'], prop: 3 });
+      // An invalid attribute: shown in the element, attn-error names it; removing it returns to the derived level.
+      const err = await p.$eval('#a', (el) => new Promise((r) => {
+        el.addEventListener('attn-error', (ev) => r(ev.detail), { once: true });
+        el.setAttribute('heading-level', 'h2');
+      }));
+      assert.equal(err.attribute, 'heading-level');
+      assert.match(err.message, /^heading-level="h2" is not valid: expected a whole number from 1 to 6/);
+      assert.match((await shown(p, '#a')).error, /heading-level="h2" is not valid/);
+      await p.$eval('#a', (el) => new Promise((r) => { el.addEventListener('attn-change', r, { once: true }); el.removeAttribute('heading-level'); }));
+      assert.equal((await shown(p, '#a')).error, '');
+      assert.deepEqual(await levels('a'), { tags: ['h2'], prop: 2 });
+      // Moved under the h2, the element takes the level of its new place.
+      await p.evaluate(() => document.querySelector('h2').after(document.getElementById('a')));
+      await p.waitForFunction(() => document.getElementById('a').shadowRoot.querySelector('h3.fig-title'), null, { timeout: 10000 });
+      assert.equal(await p.$eval('#a', (el) => el.headingLevel), 3);
+      await shot(p, 'headings');
+    } finally {
+      await p.context().close();
+    }
+    const q = await open(bare);
+    try {
+      await settled(q);
+      assert.deepEqual(await q.$eval('#e', (el) => [...el.shadowRoot.querySelectorAll('.fig-title')].map((h) => h.localName)), ['h2'], 'no heading before it: h2');
+    } finally {
+      await q.context().close();
+    }
+  });
+
   test('keyboard: the controls and the heatmap are operable without a mouse, and labelled', async () => {
     const p = await open(page('keys', '<attn-scope id="k" query="The cat sat on the mat." controls="score temperature mask" view="why" caption="Cat and mat"></attn-scope>'));
     await settled(p);
@@ -247,8 +295,7 @@ describe('attributes, properties, events', () => {
     await p.keyboard.press('ArrowRight');
     await p.keyboard.press('Enter');
     await p.waitForFunction(() => document.getElementById('k').getAttribute('cell') === '1,1');
-    const live = await p.$eval('#k', (el) => el.shadowRoot.querySelector('[aria-live]').textContent);
-    assert.match(live, /^Row 2, cat; column 2, cat: weight/);
+    assert.match(await gridCursor(p.locator('#k svg.heatmap')), /^Row 2, cat; column 2, cat: weight/);
     await p.waitForFunction(() => /‘cat’ \(row 2\) gives ‘cat’/.test(document.getElementById('k').shadowRoot.querySelector('.why-intro').textContent));
     // The mouse: hovering a cell shows its weight in the element's own tooltip, at the pointer.
     const cell = p.locator('#k').locator('svg.heatmap g.cells rect').nth(2);

@@ -24,6 +24,12 @@ el.cell = '1,2';
 el.theme = 'dark';
 el.caption = 'Cat and mat';
 el.vocab = 'glove-50k.bin';
+el.headingLevel = 3;
+el.headingLevel = null;   // back to one below the heading before the element
+const level: 1 | 2 | 3 | 4 | 5 | 6 = el.headingLevel;
+void level;
+// @ts-expect-error a level outside 1–6
+el.headingLevel = 7;
 el.addEventListener('attn-ready', (ev) => { const n: number = ev.detail.result.nq; void n; });
 el.addEventListener('attn-change', (ev) => { const c: string[] = ev.detail.changed; void c; });
 el.addEventListener('attn-error', (ev) => { const m: string = ev.detail.message; void m; });

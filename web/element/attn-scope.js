@@ -119,6 +119,7 @@ export const DEFAULTS = {
   vocab: '',              // URL of a vocabulary file; empty: the built-in 10,000 words
   model: '',              // 'use-lite': the trained model's views (query: the sentence, keys: a second one)
   'model-src': 'use-lite.bin',  // URL of the model's weights file (dist/use-lite.bin)
+  'heading-level': '',    // 1–6: the level of the figures' titles; empty: one below the heading before the element
 };
 const ATTRS = Object.keys(DEFAULTS);
 
@@ -142,6 +143,37 @@ function number(attr, text, { min, exclusive = false, integer = false, max = Inf
 function choice(attr, text, list) {
   if (!list.includes(text)) throw new AttributeError(attr, text, `one of ${list.join(', ')}`);
   return text;
+}
+
+// ------------------------------------------------------------------------- heading levels ----
+// The figures' titles are headings. Their level is the heading-level attribute's; without it, one
+// below the nearest heading before the element in its document (or the shadow root it sits in) when
+// it is connected: under an h1 the titles are h2s, under an h2 h3s, and so on (at most h6); with no
+// heading before it, h2. So a page's outline never skips a level (WCAG 1.3.1, axe's heading-order).
+const HEADINGS = 'h1, h2, h3, h4, h5, h6, [role="heading"]';
+function levelOf(h) {
+  if (h.getAttribute('role') === 'heading' || h.hasAttribute('aria-level')) {
+    const n = Number(h.getAttribute('aria-level'));
+    if (Number.isInteger(n) && n >= 1) return Math.min(n, 6);
+    if (h.getAttribute('role') === 'heading') return 2;   // ARIA's default level of role=heading
+  }
+  return Number(h.localName.slice(1));
+}
+/** One below the nearest heading before el in its tree (document order); 2 when there is none. */
+function derivedHeadingLevel(el) {
+  const root = el.getRootNode();
+  if (!root || typeof root.querySelectorAll !== 'function') return 2;
+  let before = null;
+  for (const h of root.querySelectorAll(HEADINGS)) {
+    if (h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING) before = h; else break;
+  }
+  return before ? Math.min(6, levelOf(before) + 1) : 2;
+}
+const HEADING_LEVEL_ALLOWED = 'a whole number from 1 to 6 (the level of the figures’ titles: h1 to h6), or no heading-level attribute for one below the heading before the element';
+function headingLevel(text) {
+  const t = text.trim();
+  if (!/^[1-6]$/.test(t)) throw new AttributeError('heading-level', text, HEADING_LEVEL_ALLOWED);
+  return Number(t);
 }
 
 /** A menu entry: the name, and the registry's description when it has one. */
@@ -279,6 +311,8 @@ export class AttnScopeElement extends ElementBase {
 
   connectedCallback() {
     live.add(this);
+    // Where the element is now decides its titles' level (unless heading-level gives it).
+    this._autoLevel = derivedHeadingLevel(this);
     this._box.setAttribute('aria-label', 'Attention figure');
     this._status.textContent = 'Loading the attention module…';
     this._invalidate();
@@ -321,6 +355,7 @@ export class AttnScopeElement extends ElementBase {
     try {
       this._caption.textContent = this._attr('caption');
       choice('theme', this._attr('theme').trim() || 'auto', THEMES);
+      this._applyHeadingLevel();
       const vocab = this._attr('vocab').trim();
       if (!this._scope || this._scopeKey !== vocab) {
         this._scopeKey = vocab;
@@ -536,6 +571,7 @@ export class AttnScopeElement extends ElementBase {
       slot.className = name === 'heatmap' ? 'slot fit' : 'slot';
       this._figuresEl.append(slot);
       const f = makeFigure(name, slot, host);
+      f.setHeadingLevel(this._level || this._headingLevel());
       f.measureName = `element-${name}`;
       f.fitWidth = true;
       f.addEventListener('export', (ev) => this._download(f, ev.detail.format));
@@ -553,6 +589,17 @@ export class AttnScopeElement extends ElementBase {
         if (why) why.revealWhenShowing([ev.detail.i, ev.detail.j], heatmap.svg.node());
       });
     }
+  }
+
+  /** The level of the figures' titles: the heading-level attribute's (checked), or the one derived at connect time. */
+  _headingLevel() {
+    const text = this.getAttribute('heading-level');
+    return text === null || text.trim() === '' ? (this._autoLevel || 2) : headingLevel(text);
+  }
+
+  _applyHeadingLevel() {
+    this._level = this._headingLevel();
+    if (this._figs) for (const f of this._figs.values()) f.setHeadingLevel(this._level);
   }
 
   _dropFigures() {
@@ -760,9 +807,28 @@ export class AttnScopeElement extends ElementBase {
 }
 
 // Properties mirror attributes: el.score = 'cosine' is el.setAttribute('score', 'cosine').
-const CAMEL = { positional: 'positional', 'model-src': 'modelSrc' };
+const CAMEL = { positional: 'positional', 'model-src': 'modelSrc', 'heading-level': 'headingLevel' };
 for (const name of ATTRS) {
   const prop = CAMEL[name] || name;
+  if (name === 'heading-level') {
+    // el.headingLevel: the level the titles use now (the attribute's, or the derived one); set to 1–6
+    // (or null for the derived level). Anything else is a RangeError here, at the line that set it.
+    Object.defineProperty(AttnScopeElement.prototype, prop, {
+      get() {
+        try { return this._headingLevel(); } catch { return this._autoLevel || 2; }
+      },
+      set(v) {
+        if (v === null || v === undefined || v === '') { this.removeAttribute(name); return; }
+        const n = typeof v === 'string' && /^\s*[1-6]\s*$/.test(v) ? Number(v) : v;
+        if (!Number.isInteger(n) || n < 1 || n > 6) {
+          throw new RangeError(`headingLevel: ${String(v).slice(0, 60)} is not valid: expected ${HEADING_LEVEL_ALLOWED.replace('no heading-level attribute', 'null')}.`);
+        }
+        this.setAttribute(name, String(n));
+      },
+      configurable: true, enumerable: true,
+    });
+    continue;
+  }
   if (name === 'positional') {
     Object.defineProperty(AttnScopeElement.prototype, prop, {
       get() { return this.hasAttribute('positional') && this.getAttribute('positional') !== 'false'; },

@@ -167,6 +167,28 @@ export class Figure extends EventTarget {
    * A plot wider than its box scrolls sideways inside it (.fig-body) and says so: a hint above the
    * plot, shown only while the plot overflows (watched with a ResizeObserver on the box and the plot).
    */
+  /**
+   * The title's heading level (1–6; a figure is made with an h3, the level of the demo's figures).
+   * The title element is replaced by one of that level, keeping its attributes and content, so a
+   * figure can sit under whatever heading its host page puts above it without skipping a level.
+   */
+  setHeadingLevel(level) {
+    if (!Number.isInteger(level) || level < 1 || level > 6) {
+      throw new RangeError(`setHeadingLevel(level): level must be a whole number from 1 to 6, got ${String(level)}`);
+    }
+    const old = this.titleEl.node();
+    const tag = `h${level}`;
+    if (old.localName === tag) return;
+    const h = old.ownerDocument.createElement(tag);
+    for (const a of old.attributes) h.setAttribute(a.name, a.value);
+    while (old.firstChild) h.appendChild(old.firstChild);
+    const hadFocus = old.getRootNode().activeElement === old;
+    old.replaceWith(h);
+    this.titleEl = select(h);
+    this.keptTitle = null;
+    if (hadFocus) h.focus({ preventScroll: true });
+  }
+
   /** The title and the caption, written only when they change (a text written again is one the next frame lays out again). */
   setTitle(text) { (this.keptTitle ||= new Kept(this.titleEl.node())).setText(text); }
   setCaption(text) { (this.keptCaption ||= new Kept(this.captionEl.node())).setText(text); }
