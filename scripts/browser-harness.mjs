@@ -171,3 +171,26 @@ export function autoSettle(target, page = target) {
     },
   });
 }
+
+/**
+ * What a screen reader conveys of a focused ARIA grid's cursor (web/figures/aria-grid.js), as the
+ * heatmap's readout says it: "Row 2, cat; column 3, sat: weight 0.1234 · score 1.2345": the active
+ * descendant's row and column numbers, its row and column headers' texts (a word out of the
+ * vocabulary keeps only its text) and the cell's name. locator: the grid (the heatmap's <svg>; CSS
+ * locators pierce shadow roots). Resolves null when no cell is active.
+ */
+export function gridCursor(locator) {
+  return locator.evaluate((grid) => {
+    const id = grid.getAttribute('aria-activedescendant');
+    const cell = id && grid.getRootNode().getElementById(id);
+    if (!cell) return null;
+    const hasHeader = !!grid.querySelector('[role="row"] [role="columnheader"]');
+    const hasRowHead = !!grid.querySelector('[role="rowheader"]');
+    const rowIndex = Number(cell.parentNode.getAttribute('aria-rowindex'));
+    const colIndex = Number(cell.getAttribute('aria-colindex'));
+    const text = (el) => (el ? el.textContent.replace(/ \(not in the vocabulary\)$/, '') : '');
+    const rowHead = text(cell.parentNode.querySelector('[role="rowheader"]'));
+    const colHead = text(grid.querySelector(`[role="columnheader"][aria-colindex="${colIndex}"]`));
+    return `Row ${rowIndex - (hasHeader ? 1 : 0)}, ${rowHead}; column ${colIndex - (hasRowHead ? 1 : 0)}, ${colHead}: ${cell.getAttribute('aria-label')}`;
+  });
+}

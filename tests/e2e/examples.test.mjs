@@ -340,14 +340,15 @@ describe('reveal.js slides (file://)', () => {
       const el = document.querySelectorAll('attn-scope')[i];
       const inside = el.shadowRoot.activeElement;
       const svg = el.shadowRoot.querySelector('svg.heatmap');
-      const live = el.shadowRoot.getElementById(svg.getAttribute('aria-describedby')).textContent;
-      const at = /^Row (\d+), .*; column (\d+), /.exec(live);
+      // The cursor's cell, as the focus conveys it: the grid's active descendant (…-cell-<row>-<column>).
+      const active = svg.getAttribute('aria-activedescendant') || '';
+      const at = /-(\d+)-(\d+)$/.exec(active);
       return {
         slide: window.Reveal.getIndices().h,
         focusOnElement: document.activeElement === el,
         inside: inside ? `${inside.localName}.${inside.getAttribute('class') || inside.type || ''}` : null,
         cursorShown: svg.querySelector('rect.cursor').getAttribute('visibility') === 'visible',
-        cell: at ? [Number(at[1]) - 1, Number(at[2]) - 1] : live,
+        cell: at ? [Number(at[1]), Number(at[2])] : active,
         temperature: el.getAttribute('temperature'),
         docKeys: window.__docKeys.slice(),
       };

@@ -10,7 +10,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setup, autoSettle, root } from '../../scripts/browser-harness.mjs';
+import { setup, autoSettle, root, gridCursor } from '../../scripts/browser-harness.mjs';
 
 let h, context, fileContext, tmp;
 before(async () => {
@@ -69,6 +69,10 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
         return { label: cell.getAttribute('aria-label'), col: cell.getAttribute('aria-colindex'), row: cell.parentNode.getAttribute('aria-rowindex') };
       });
       assert.match(active.label, /^weight \S+ · score \S+$/);
+      // One source per announcement: the move is read from the focus (the active cell above), so the
+      // live region says nothing of it (a screen reader would read the move twice).
+      assert.equal(await p.textContent('#figure-heatmap-live'), '', 'a move is not announced again by the live region');
+      assert.equal(await p.getAttribute('#figure-heatmap svg.heatmap', 'aria-describedby'), null, 'the readout is no description of the grid either');
       assert.deepEqual([active.row, active.col], ['3', '3'], 'row 2 and column 2 of the matrix (after the header row and column)');
 
       await p.keyboard.press('Enter');
@@ -81,7 +85,7 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
       await p.keyboard.press('Escape');
       assert.equal((await focused(p)).cls, 'heatmap selectable');
       assert.equal(await inView(p, '#figure-heatmap svg.heatmap'), true);
-      assert.match(await p.textContent('#figure-heatmap-live'), /^Row 2, cat; column 2, kitten: weight/, 'back on the same cell');
+      assert.match(await gridCursor(p.locator('#figure-heatmap svg.heatmap')), /^Row 2, cat; column 2, kitten: weight/, 'back on the same cell');
       assert.equal(await p.getAttribute('#figure-heatmap rect.cursor', 'visibility'), 'visible');
 
       // On to another cell, Enter again, then the "Back to the heatmap" button.
@@ -93,7 +97,7 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
       assert.equal((await focused(p)).cls, 'linkish why-back');
       await p.keyboard.press('Enter');
       assert.equal((await focused(p)).cls, 'heatmap selectable');
-      assert.match(await p.textContent('#figure-heatmap-live'), /^Row 2, cat; column 3, rested: weight/);
+      assert.match(await gridCursor(p.locator('#figure-heatmap svg.heatmap')), /^Row 2, cat; column 3, rested: weight/);
 
       // A click on a cell opens it the same way.
       await p.locator('#figure-heatmap svg.heatmap g.cells rect').nth(3 * 7 + 1).click();
@@ -101,7 +105,7 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
       await p.waitForFunction(() => document.activeElement && document.activeElement.id === 'figure-why-title');
       assert.equal(await inView(p, '#figure-why-title'), true);
       await p.keyboard.press('Escape');
-      assert.match(await p.textContent('#figure-heatmap-live'), /^Row 4, on; column 2, kitten: weight/);
+      assert.match(await gridCursor(p.locator('#figure-heatmap svg.heatmap')), /^Row 4, on; column 2, kitten: weight/);
     } finally {
       await p.close();
     }
@@ -199,7 +203,20 @@ describe('keyboard: the heatmap as a grid, and "Why this weight?"', () => {
       assert.equal(await inView(p, '.fig-why .fig-title', '#w'), true);
       await p.keyboard.press('Escape');
       assert.equal((await focused(p)).cls, 'heatmap');
-      assert.match(await p.$eval('#w', (el) => el.shadowRoot.querySelector('[aria-live]').textContent), /^Row 2, cat; column 3, sat: weight/);
+      assert.match(await gridCursor(p.locator('#w svg.heatmap')), /^Row 2, cat; column 3, sat: weight/);
+      const live = () => p.$eval('#w', (el) => el.shadowRoot.querySelector('[aria-live]').textContent);
+      assert.equal(await live(), '', 'the move back is read from the focus, not the live region');
+      // A change the focus does not convey: the page sets the temperature while the grid keeps the
+      // focus on the same cell, whose value changes; the live region says the new value, once.
+      const before = await gridCursor(p.locator('#w svg.heatmap'));
+      await p.$eval('#w', (el) => new Promise((r) => { el.addEventListener('attn-change', r, { once: true }); el.temperature = 0.2; }));
+      await p.waitForFunction(() => document.getElementById('w').shadowRoot.querySelector('[aria-live]').textContent !== '', null, { timeout: 10000 });
+      const now = await gridCursor(p.locator('#w svg.heatmap'));
+      assert.notEqual(now, before, 'the cell\'s value changed');
+      assert.equal(await live(), now, 'the live region says the focused cell as it is now');
+      assert.equal((await focused(p)).cls, 'heatmap', 'the focus stayed on the grid');
+      await p.keyboard.press('ArrowLeft');
+      assert.equal(await live(), '', 'the next move is the focus\'s again');
     } finally {
       await p.close();
     }

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle } from '../../scripts/browser-harness.mjs';
+import { setup, attendOptions, parseShown, parseCSV, outDir, autoSettle, gridCursor } from '../../scripts/browser-harness.mjs';
 
 let h, context, page;
 const DEFAULT = { q: 'The cat sat on the mat.', k: 'A kitten rested on the rug.', score: 'cosine', t: 0.1 };
@@ -316,7 +316,7 @@ describe('numbers', () => {
     assert.match(await p.getAttribute('#figure-heatmap .selected-cell', 'visibility'), /visible/);
     await p.focus('#figure-heatmap svg.heatmap');
     await p.keyboard.press('ArrowDown');
-    assert.match(await p.textContent('#figure-heatmap-live'), /^Row 9, .*column 4, .*weight/);
+    assert.match(await gridCursor(p.locator('#figure-heatmap svg.heatmap')), /^Row 9, .*column 4, .*weight/);
     // Exports: the SVG file embeds the same image; the PNG shows it (pixels of a few cells, at 2×).
     const dl = async (fmt) => {
       const [d] = await Promise.all([p.waitForEvent('download'), p.click(`#figure-heatmap button.export-${fmt}`)]);

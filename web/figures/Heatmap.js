@@ -42,8 +42,7 @@ export class Heatmap extends Figure {
     });
     // The plot is the grid (aria-grid.js): one tab stop, the arrows move its cursor.
     this.addPlot('heatmap')
-      .attr('tabindex', 0).attr('aria-roledescription', 'attention matrix')
-      .attr('aria-describedby', `figure-${this.id}-live`);
+      .attr('tabindex', 0).attr('aria-roledescription', 'attention matrix');
     this.gCols = this.svg.append('g').attr('class', 'col-labels');
     this.gRows = this.svg.append('g').attr('class', 'row-labels');
     this.gCells = this.svg.append('g').attr('class', 'cells');
@@ -56,8 +55,13 @@ export class Heatmap extends Figure {
     this.xTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('keys →');
     this.yTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('queries ↓');
     this.ariaGrid = new AriaGrid(this.svg.node());
+    // One source per announcement: a move of the cursor is read from the focus (aria-activedescendant
+    // names the cell; its row and column headers are read as they change), so this polite region says
+    // only what the focus does not: the value under a focused cursor changed by a redraw (a new text,
+    // temperature, head, weights ↔ scores), which a screen reader does not read again on its own.
     this.live = this.body.append('p').attr('class', 'visually-hidden').attr('id', `figure-${this.id}-live`)
       .attr('aria-live', 'polite');
+    this.cursorSaid = null;   // what the focus conveys of the cursor's cell now (its row, column and value)
     // What the colours show: the weights (after the softmax) or the raw scores (before it).
     const kindWrap = this.tools.insert('span', ':first-child').attr('class', 'values-choice');
     kindWrap.append('label').attr('for', `${id}-values`).attr('class', 'inline-label').text('show');
@@ -234,6 +238,7 @@ export class Heatmap extends Figure {
     (this.keptSvg ||= new Kept(this.svg.node())).attr('aria-label', `Attention ${what}: ${nq} query tokens (rows) by ${nk} key tokens (columns), `
       + `coloured from ${fmt(lo)} to ${fmt(hi)}. Arrow keys move, Enter explains a cell.`);
     this.drawAria();
+    this.announceRedrawnCursor();
     this.setCaption(this.kind === 'scores'
       ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
       : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`
@@ -451,8 +456,31 @@ export class Heatmap extends Figure {
     this.drawAria();   // the active cell (and the window of rows around it)
     this.cursor.attr('visibility', 'visible').attr('x', L.left + j * L.size - 1).attr('y', L.top + i * L.size - 1)
       .attr('width', L.size + 1).attr('height', L.size + 1);
+    // The focus moved to the cell (or onto the grid): that is what is read; the region is emptied so
+    // it holds nothing stale.
+    this.cursorSaid = this.cursorText(i, j);
+    if (this.live.text()) this.live.text('');
+  }
+
+  /** The cursor's cell as the readout says it: "Row 2, cat; column 3, sat: weight 0.1234 · score 1.2345". */
+  cursorText(i, j) {
     const info = this.describe(i, j);
-    this.live.text(`Row ${i + 1}, ${info.q.text}; column ${j + 1}, ${info.k.text}: ${info.text}`);
+    return `Row ${i + 1}, ${info.q.text}; column ${j + 1}, ${info.k.text}: ${info.text}`;
+  }
+
+  /**
+   * After a redraw: with the grid focused, a cursor cell whose row, column or value changed (the focus
+   * stayed on the same cell id, so nothing else says it) is announced in the live region.
+   */
+  announceRedrawnCursor() {
+    const svg = this.svg.node();
+    if (svg.getRootNode().activeElement !== svg || !this.layout) { this.cursorSaid = null; return; }
+    const [i, j] = this.focusCell;
+    const L = this.layout;
+    const text = this.cursorText(Math.min(i, L.nq - 1), Math.min(j, L.nk - 1));
+    if (text === this.cursorSaid) return;
+    this.cursorSaid = text;
+    this.live.text(text);
   }
 
   onKey(ev) {
