@@ -292,10 +292,28 @@ function enumsOf(module, registry) {
     if (!Enum[n]) throw new Error(`attnscope: the module has no enum value for '${n}' (a build mismatch)`);
     return [n, Enum[n]];
   })));
+  const score = pick(module.Score, registry.scores), mask = pick(module.Mask, registry.masks);
+  const variant = pick(module.Variant, registry.variants);
+  // The same values as integers, for the plain exports of the hot calls (embind.cpp, "plain exports").
+  const ints = (e) => Object.freeze(Object.fromEntries(Object.entries(e).map(([n, v]) => [n, v.value])));
   return {
-    score: pick(module.Score, registry.scores), mask: pick(module.Mask, registry.masks),
-    projection: pick(module.Projection, registry.projections), variant: pick(module.Variant, registry.variants),
+    score, mask, projection: pick(module.Projection, registry.projections), variant,
+    ints: Object.freeze({ score: ints(score), mask: ints(mask), variant: ints(variant) }),
   };
+}
+// The message a plain export returned: 0 = none, else the address of a NUL-terminated UTF-8 string
+// that the core malloc'ed for us (freed here; a static fallback message lies outside the heap's
+// allocations and is not freed: embind.cpp, message_or_null).
+const utf8 = new TextDecoder();
+const STATIC_MESSAGE = 'memory: the heap could not grow for an error message';
+function exportMessage(module, ptr) {
+  if (!ptr) return null;
+  const heap = module.HEAPU8, start = ptr >>> 0;
+  let end = start;
+  while (heap[end] !== 0) end++;
+  const message = utf8.decode(heap.subarray(start, end));
+  if (message !== STATIC_MESSAGE) module._free(start);
+  return message;
 }
 
 // ---- one validation function per option kind, shared by scores(), attention() and attend() ------
@@ -318,8 +336,9 @@ function maskOption(name, value, lists) {
 }
 // attention()'s `returns`: which results to compute and copy out (default: all four).
 const RESULT_PARTS = ['scores', 'weights', 'output', 'stats'];
+const ALL_RESULT_PARTS = new Set(RESULT_PARTS);  // the default, shared (only read: has, size)
 function returnsOption(name, value) {
-  if (value === undefined) return new Set(RESULT_PARTS);
+  if (value === undefined) return ALL_RESULT_PARTS;
   if (!Array.isArray(value)) throw new TypeError(`${name}: expected an array of ${RESULT_PARTS.map((p) => `'${p}'`).join(', ')}, got ${describe(value)}`);
   if (value.length === 0) throw new RangeError(`${name}: ask for at least one of ${RESULT_PARTS.map((p) => `'${p}'`).join(', ')}`);
   for (const v of value) checkEnum(name, v, RESULT_PARTS);
@@ -447,7 +466,7 @@ class Scope {
   }
   // The core's memory and work budget for scores() (dv = 0) or attention(), before any allocation.
   _checkCost(score, nq, nk, d, dk, dv, hidden, outputOnly = false) {
-    const err = this._m._callCost(score, nq, nk, d, dk, dv, hidden, outputOnly);
+    const err = exportMessage(this._m, this._m._attnscope_call_cost(this._enum.ints.score[score], nq, nk, d, dk, dv, hidden, outputOnly ? 1 : 0));
     if (err) throw coreError(err);
   }
   _withArrays(arrays, outputs, fn, finite = NO_NAMES) {
@@ -498,7 +517,7 @@ class Scope {
       if (at !== end) heap32.fill(0, end, at);
       end = at + typedLength(arrays[name]);
     }
-    const bad = this._m._firstNonFinite(first << 2, end - first);
+    const bad = this._m._attnscope_first_non_finite(first << 2, end - first);
     if (bad < 0) return;
     for (const name of finite) {
       const i = first + bad - (ptrs[name] >> 2);
@@ -543,8 +562,9 @@ class Scope {
     const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
     this._checkCost(score, nq, nk, d, dk, 0, weights.hidden || 0);
     return this._withArrays({ Q, K, ...weights.arrays }, { S: nq * nk }, (ptrs) => {
-      const e = this._enum;
-      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant], scoreParams(idw, weights, ptrs), ptrs.S);
+      const e = this._enum.ints;
+      const err = exportMessage(this._m, this._m._attnscope_scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant],
+        idw.p, idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, weights.hidden, ptrs.Wa || 0, weights.maxKeys, ptrs.S));
       if (err) throw coreError(err);
       return this._read(ptrs.S, nq * nk);
     }, QK);
@@ -602,10 +622,11 @@ class Scope {
     if (want.has('output')) outputs.O = nq * dv;
     if (want.has('stats')) outputs.stats = 3 * nq;
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
-      const e = this._enum;
-      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
-        ptrs.O || 0, ptrs.stats || 0, queryOffset);
+      const e = this._enum.ints, w = a.weights;
+      const err = exportMessage(this._m, this._m._attnscope_attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score],
+        e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, w.hidden, ptrs.Wa || 0,
+        w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0, ptrs.O || 0, ptrs.stats || 0,
+        queryOffset));
       if (err) throw coreError(err);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
@@ -630,9 +651,10 @@ class Scope {
     const { nq, nk, dv } = a;
     this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
-      const e = this._enum;
-      const err = this._m._attentionOutput(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset);
+      const e = this._enum.ints, w = a.weights;
+      const err = exportMessage(this._m, this._m._attnscope_attention_output(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv,
+        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0,
+        w.hidden, ptrs.Wa || 0, w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset));
       if (err) throw coreError(err);
       return this._read(ptrs.O, nq * dv);
     }, QKV);
