@@ -13,14 +13,16 @@ const sizes = Object.fromEntries(files.map((f) => {
   const bytes = readFileSync(join(dist, f));
   return [f, { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }];
 }));
+// The JS layer under the entry: scope.mjs and the files it is split into (scope-*.mjs).
+const scope = files.filter((f) => /^scope(-[a-z]+)?\.mjs$/.test(f));
 const sum = (names) => names.reduce((a, f) => ({ raw: a.raw + (sizes[f]?.raw ?? 0), gzip: a.gzip + (sizes[f]?.gzip ?? 0) }), { raw: 0, gzip: 0 });
 console.log(JSON.stringify({
   date: new Date().toISOString(),
   files: sizes,
   builds: {
-    'split SIMD: JS (attnscope.mjs + scope.mjs + attnscope-wasm.mjs)': sum(['attnscope.mjs', 'scope.mjs', 'attnscope-wasm.mjs']),
+    'split SIMD: JS (attnscope.mjs + scope*.mjs + attnscope-wasm.mjs)': sum(['attnscope.mjs', ...scope, 'attnscope-wasm.mjs']),
     'split SIMD: wasm (attnscope.wasm)': sum(['attnscope.wasm']),
-    'split scalar: JS (attnscope.mjs + scope.mjs + attnscope-scalar-wasm.mjs)': sum(['attnscope.mjs', 'scope.mjs', 'attnscope-scalar-wasm.mjs']),
+    'split scalar: JS (attnscope.mjs + scope*.mjs + attnscope-scalar-wasm.mjs)': sum(['attnscope.mjs', ...scope, 'attnscope-scalar-wasm.mjs']),
     'split scalar: wasm (attnscope-scalar.wasm)': sum(['attnscope-scalar.wasm']),
     'single file (wasm + 10k vocabulary inlined)': sum(['attnscope.single.mjs']),
     'vocabulary 50k (default of the split build)': sum(['glove-50k.bin']),

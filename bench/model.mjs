@@ -2,18 +2,22 @@
 // dist/web/model.html → the layers × heads grid drawn, in headless Chromium.
 //
 // The page measures it itself (web/model.js): "attnscope:model-file-to-grid" runs from the drop event
-// to the first animation frame after the grid's image is set (reading the file, loadAttentions' copy
-// into wasm, parsing and validation, the copy out, the grid's one pass over the 37.7 M numbers and its
-// PNG), and "attnscope:model-file-to-all" until the heatmap, line view, summaries and rollout are
-// drawn too. The file (151 MB) is built inside the page once, with rows of random weights that sum to
+// to the first animation frame after the grid's image is set, and "attnscope:model-file-to-all" until
+// the heatmap, line view, summaries and rollout are drawn too. The page's worker (web/model-worker.js)
+// does the work and answers once: reading the file, loadAttentions' copy into wasm, parsing and
+// validation, the copy out, the grid's thumbnails (one pass over the 37.7 M numbers), the head
+// summaries and the rollout all come before the grid is drawn (ImageData and PNG on the page). The file (151 MB) is built inside the page once, with rows of random weights that sum to
 // 1, and dropped again and again: at least WARMUP_MS of drops first, then RUNS measured ones; medians.
 //
-//   node bench/model.mjs [--quick]       (JSON on stdout; scripts/bench.sh stores bench/results/model.json)
+// Also the page's own thread meanwhile: the longest main-thread task (the browser's long tasks, over
+// 50 ms) and the animation frames drawn between the drop and the last view drawn.
+//   node bench/model.mjs [--quick] [--web DIR]   (JSON on stdout; scripts/bench.sh stores bench/results/model.json;
+//                                                 DIR: another build's dist/web, to compare under the same load)
 // A duration is never asserted anywhere: tests/e2e/model.test.mjs checks what is drawn, not how fast.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch } from './browser.mjs';
+import { header, launch, option } from './browser.mjs';
 
 // --readme: writes the table of bench/results/model.json into docs/benchmarks.md (between the MODELBENCH markers).
 if (process.argv.includes('--readme')) {
@@ -33,16 +37,17 @@ if (process.argv.includes('--readme')) {
 }
 
 const quick = process.argv.includes('--quick');
+const folder = option('web');
 const WARMUP_MS = 1500;
 const RUNS = quick ? 5 : 9;
 const SHAPE = [12, 12, 512, 512];
 
-if (!existsSync(join(root, 'dist/web/model.html'))) throw new Error('dist/web/model.html is missing: run `npm run build` first');
+if (!existsSync(join(folder || join(root, 'dist/web'), 'model.html'))) throw new Error('dist/web/model.html is missing: run `npm run build` first');
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.floor(s.length / 2)] : null; };
 const round = (x) => (x === null ? null : Math.round(x * 10) / 10);
 
-const server = await startServer();
+const server = await startServer(folder);
 const browser = await launch();
 const runs = [];
 let drawn;
@@ -79,14 +84,29 @@ try {
     const notice = document.getElementById('notice');
     notice.hidden = true;
     const mark = performance.getEntriesByName('attnscope:model-file-to-grid').length;
+    const long = [];
+    const observer = new PerformanceObserver((l) => { for (const e of l.getEntries()) long.push(e.duration); });
+    observer.observe({ type: 'longtask' });
+    let frames = 0, counting = true;
+    const tick = () => { if (counting) { frames++; requestAnimationFrame(tick); } };
+    requestAnimationFrame(tick);
     document.addEventListener('model-loaded', () => {
-      const last = (name) => { const e = performance.getEntriesByName(name); return e.length ? e[e.length - 1].duration : null; };
+      counting = false;
       if (performance.getEntriesByName('attnscope:model-file-to-grid').length === mark) reject(new Error('no measure'));
-      resolve({
+      const last = (name) => { const e = performance.getEntriesByName(name); return e.length ? e[e.length - 1].duration : null; };
+      const got = {
         grid: last('attnscope:model-file-to-grid'), all: last('attnscope:model-file-to-all'),
-        read: last('attnscope:model-read'), parse: last('attnscope:model-parse'), gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
-      });
+        read: last('attnscope:model-read'), parse: last('attnscope:model-parse'), thumbnails: last('attnscope:model-thumbnails'),
+        gridDraw: last('attnscope:model-grid'), summaries: last('attnscope:model-summaries'), rollout: last('attnscope:model-rollout'),
+        frames,
+      };
       performance.clearMeasures();
+      // The task that sent 'model-loaded' is a long task too when it is one: its entry exists once it ends.
+      setTimeout(() => {
+        for (const e of observer.takeRecords()) long.push(e.duration);
+        observer.disconnect();
+        resolve({ ...got, longest: Math.max(0, ...long) });
+      }, 100);
     }, { once: true });
     setTimeout(() => { if (!notice.hidden) reject(new Error(document.getElementById('notice-text').textContent)); }, 60000);
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
@@ -107,15 +127,18 @@ try {
 
 const col = (k) => runs.map((r) => r[k]).filter((x) => x !== null);
 console.log(JSON.stringify({
-  ...header(), viewport: '1440×900', warmup_ms: WARMUP_MS, runs: RUNS, shape: SHAPE, file_bytes: 128 + 4 * SHAPE.reduce((a, b) => a * b, 1),
+  ...header(), build: folder || 'dist/web', viewport: '1440×900', warmup_ms: WARMUP_MS, runs: RUNS, shape: SHAPE, file_bytes: 128 + 4 * SHAPE.reduce((a, b) => a * b, 1),
   drawn, note: 'headless, software rendering; file → grid = drop event to the first frame after the grid image is set',
   results: [
     { name: 'file dropped → grid drawn', median_ms: round(median(col('grid'))), min_ms: round(Math.min(...col('grid'))), max_ms: round(Math.max(...col('grid'))) },
-    { name: 'of which: reading the files (File.arrayBuffer)', median_ms: round(median(col('read'))) },
-    { name: 'of which: loadAttentions (copy into wasm, parse, validate, copy out)', median_ms: round(median(col('parse'))) },
-    { name: 'of which: the grid figure (one pass, ImageData, PNG)', median_ms: round(median(col('gridDraw'))) },
+    { name: 'of which, on the page: sorting the files (the tokens file read)', median_ms: round(median(col('read'))) },
+    { name: 'of which, in the worker: reading the file and loadAttentions (copy into wasm, parse, validate, copy out)', median_ms: round(median(col('parse'))) },
+    { name: 'of which, in the worker: the grid\'s thumbnails (one pass)', median_ms: round(median(col('thumbnails'))) },
+    { name: 'of which, in the worker: headSummaries (C++ kernel, one call per layer)', median_ms: round(median(col('summaries'))) },
+    { name: 'of which, in the worker: rollout, heads averaged (C++ kernel)', median_ms: round(median(col('rollout'))) },
+    { name: 'of which, on the page: the grid figure (ImageData, PNG)', median_ms: round(median(col('gridDraw'))) },
     { name: 'file dropped → every view drawn', median_ms: round(median(col('all'))) },
-    { name: 'headSummaries (C++ kernel, copy in and out)', median_ms: round(median(col('summaries'))) },
-    { name: 'rollout, heads averaged (C++ kernel, copy in and out)', median_ms: round(median(col('rollout'))) },
+    { name: 'the longest main-thread task meanwhile (drop → every view drawn)', median_ms: round(median(col('longest'))) },
   ],
+  frames_median: median(col('frames')),
 }, null, 1));

@@ -5,8 +5,8 @@
 // hands the call over. One copy of the code runs whichever way it was loaded: a scope made through
 // require() and one made through import are the same class (options.sharing accepts either), and the
 // wasm and vocabulary are found next to the ES module as always. engineHasSimd() stays synchronous:
-// esbuild copies it (and only it) from scope.mjs into the CommonJS file.
-export { engineHasSimd } from './scope.mjs';
+// esbuild copies it (and only it) from scope-assets.mjs into the CommonJS file.
+export { engineHasSimd } from './scope-assets.mjs';
 
 /** @type {typeof import('./attnscope.js').createAttnScope} */
 export function createAttnScope(options) {

@@ -1,5 +1,5 @@
 // Embind glue: low-level names (prefixed `_`) over the C++ core, called only by the JS layer in
-// bindings/scope.mjs, which validates arguments, owns the memory of the inputs (_malloc/_free) and
+// bindings/scope*.mjs, which validates arguments, owns the memory of the inputs (_malloc/_free) and
 // hands copies to its callers. Matrices cross the boundary as addresses into the wasm heap; names
 // (scores, variants, masks, projections) cross as Embind enums generated from the registry's lists
 // (attnscope/registry.hpp): module.Score['scaled-dot'] and so on, one int on the wire.

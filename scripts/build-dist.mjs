@@ -3,7 +3,7 @@
 // First it regenerates the unions of names in bindings/attnscope.d.ts from the module's registry
 // (src/attnscope/registry.hpp), so a new scoring function reaches the types with no edit by hand.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, statSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dtsBlock, loadBuiltRegistry, withBlock } from './registry.mjs';
@@ -15,6 +15,11 @@ const dist = join(root, 'dist');
 const stage = join(root, 'build/single');
 mkdirSync(dist, { recursive: true });
 mkdirSync(stage, { recursive: true });
+
+// The JS layer under the entries: scope.mjs and the files it is split into by concern (scope-*.mjs),
+// shipped side by side in dist/ as they are (and staged beside the single-file entry for its bundle).
+const SCOPE_FILES = readdirSync(join(root, 'bindings')).filter((f) => /^scope(-[a-z]+)?\.mjs$/.test(f)).sort();
+if (!SCOPE_FILES.includes('scope.mjs')) throw new Error('build-dist: bindings/scope.mjs is missing');
 
 const dtsPath = join(root, 'bindings/attnscope.d.ts');
 const dts = readFileSync(dtsPath, 'utf8');
@@ -54,7 +59,7 @@ const copies = [
   [join(wasmDir, 'attnscope-wasm.wasm'), 'attnscope.wasm'],
   [join(wasmDir, 'attnscope-scalar-wasm.wasm'), 'attnscope-scalar.wasm'],
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
-  [join(root, 'bindings/scope.mjs'), 'scope.mjs'],
+  ...SCOPE_FILES.map((f) => [join(root, 'bindings', f), f]),
   [join(root, 'bindings/split-build.mjs'), 'split-build.mjs'],
   [join(root, 'bindings/sentencepiece.mjs'), 'sentencepiece.mjs'],
   [join(root, 'bindings/sentencepiece.d.ts'), 'sentencepiece.d.ts'],
@@ -70,7 +75,7 @@ for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
 }
-for (const file of ['attnscope.mjs', 'scope.mjs', 'split-build.mjs', 'sentencepiece.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
+for (const file of ['attnscope.mjs', ...SCOPE_FILES, 'split-build.mjs', 'sentencepiece.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 
 // The pool of workers: pool.mjs (imported by the entry) and pool-worker.mjs (each worker's module),
 // each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
@@ -106,7 +111,7 @@ if (!existsSync(b64) || statSync(b64).mtimeMs < statSync(vocab).mtimeMs) {
 }
 copyFileSync(join(wasmDir, 'attnscope-single-wasm.mjs'), join(stage, 'attnscope-single-wasm.mjs'));
 copyFileSync(join(root, 'bindings/single.mjs'), join(stage, 'single.mjs'));
-copyFileSync(join(root, 'bindings/scope.mjs'), join(stage, 'scope.mjs'));
+for (const f of SCOPE_FILES) copyFileSync(join(root, 'bindings', f), join(stage, f));
 copyFileSync(join(root, 'bindings/sentencepiece.mjs'), join(stage, 'sentencepiece.mjs'));
 await build({
   entryPoints: [join(stage, 'single.mjs')],

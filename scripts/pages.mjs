@@ -8,7 +8,7 @@ export const PAGES = [
   { html: 'lab.html', script: 'lab.js', worker: 'lab-worker.js', style: 'lab.css', nav: 'Lab: train a head', vocabulary: true },
   { html: 'lab-prototypes.html', script: 'lab-prototypes.js', worker: 'lab-prototypes-worker.js', style: 'lab-prototypes.css',
     nav: 'Lab, part 3: keys as prototypes' },
-  { html: 'model.html', script: 'model.js', style: 'model.css', nav: 'Your model\'s attention' },
+  { html: 'model.html', script: 'model.js', worker: 'model-worker.js', style: 'model.css', nav: 'Your model\'s attention' },
 ];
 
 const escapeHTML = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

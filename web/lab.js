@@ -5,7 +5,7 @@
 // no task of the page's own thread grows with the training. The page's settings live in the URL hash
 // (web/lab-state.js).
 import * as Comlink from 'comlink';
-import { Heatmap } from './figures/Heatmap.js';
+import * as figures from './figures/registry.js';
 import { LossCurve } from './figures/LossCurve.js';
 import { CompareCurves, scoreClass, seriesClass } from './figures/CompareCurves.js';
 import { $, noticeBar, wireExports, hashWriter } from './page.js';
@@ -46,9 +46,10 @@ async function call(name, ...args) {
 }
 
 // ---- figures ----
-// Heatmap is the demo's figure; the lab has four, so each gets its own ids and title.
+// The heatmap is the demo's figure (its registry entry's class); the lab has four, so each gets its own
+// ids and title.
 function heatmap(slotId, title) {
-  const f = new Heatmap($(slotId));
+  const f = new figures.heatmap.figure($(slotId));
   const name = `lab-${slotId}`;
   f.id = name;
   f.measureName = name;
@@ -222,8 +223,8 @@ function heatData(tokens, keyTokens, weights) {
   return { qTokens: tokens, kTokens: keyTokens, nq: tokens.length, nk: keyTokens.length, weights, scores: weights, masked: () => false,
     head: 0, heads: 1, scoreName: info.score, temperature: 1 };
 }
-// The "before" picture changes only with the sentence or a new run: redrawn only then. Heatmap.draw()
-// writes its own title: the lab's goes on after it.
+// The "before" picture changes only with the sentence or a new run: redrawn only then. The heatmap's
+// draw() writes its own title: the lab's goes on after it.
 function drawPair(before, after, pair, step) {
   if (!pair) return;
   const tokens = pair.tokens.map((text) => ({ text }));

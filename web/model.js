@@ -1,11 +1,14 @@
-// The "Your model's attention" page (model.html): a dropped or chosen file → scope.loadAttentions (C++
-// parsers and validation) → the layers × heads grid, one head in the heatmap and line view, the head
-// summaries (scope.headSummaries) and the attention rollout (scope.rollout). A file that fails leaves
-// the previous view as it was and says why in a notice. The URL's hash keeps the view (layer, head,
-// token window, rollout settings, chosen token, summary measure), never the file.
-import { createAttnScope } from 'attnscope';
-import { Heatmap } from './figures/Heatmap.js';
-import { LineView } from './figures/LineView.js';
+// The "Your model's attention" page (model.html): a dropped or chosen file → the page's worker
+// (web/model-worker.js: scope.loadAttentions, the C++ parsers and validation; the grid's thumbnails,
+// the head summaries (scope.headSummaries) and the attention rollout (scope.rollout)) → the layers ×
+// heads grid, one head in the heatmap and line view, the summaries and the rollout. The page's thread
+// only draws: while the worker works, a progress line and Cancel (which terminates the worker: the
+// previous view stays as it was, and says so). A file that fails leaves the previous view as it was
+// and says why in a notice. The URL's hash keeps the view (layer, head, token window, rollout
+// settings, chosen token, summary measure), never the file.
+import { ModelClient, CancelledError } from './model-client.js';
+import { GRID_MAX, gridPage } from './compute/imported.js';
+import * as figures from './figures/registry.js';
 import { ModelGrid } from './figures/ModelGrid.js';
 import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
 import { TokenFlow } from './figures/TokenFlow.js';
@@ -25,12 +28,23 @@ const ui = {
   exampleSentence: $('example-sentence'), exampleButton: $('load-example'),
   layer: $('pick-layer'), head: $('pick-head'), windowStart: $('window-start'), windowWrap: $('window-wrap'),
   windowNote: $('window-note'), residual: $('residual'), rolloutHead: $('rollout-head'), token: $('rollout-token'),
+  busy: $('busy'), busyText: $('busy-text'), busyBar: $('busy-bar'), cancel: $('cancel'), gridNote: $('grid-note'),
   headCSV: $('export-head-csv'), rolloutCSV: $('export-rollout-csv'), json: $('export-json'), copyLink: $('copy-link'),
 };
 
-let scope = null;
-/** The loaded file: { name, bytes, tokensText, softmax, res (loadAttentions' result), summaries, rollout } */
+/** The page's worker (web/model-client.js); ready once its module has loaded. */
+let client = null;
+let ready = false;
+let isa = '';
+/**
+ * The loaded file: { name, blob, tokensText, tokensName, softmax, source (what the worker is given:
+ * { id, blob, tokensText, softmax }), format, res (loadAttentions' result: meta and the attentions),
+ * summaries, thumbs (the grid's block shown), rollouts (settings → { promise, value }) }.
+ */
 let current = null;
+/** The file being analysed: { job, name }, or null. */
+let loading = null;
+let sources = 0;   // ids of the files handed to the worker, in order
 /** The view; 0-based here, 1-based in the URL and on screen. */
 const view = { layer: 0, head: 0, window: 0, residual: 0.5, rolloutHead: 'mean', token: 0, measure: 'entropy' };
 
@@ -49,10 +63,10 @@ function showWarnings(res) {
 // ---------------------------------------------------------------------------------- figures ----
 const fig = {
   grid: new ModelGrid($('fig-grid')),
-  heatmap: new Heatmap($('fig-heatmap'), { tooltip: $('tooltip') }),
-  lines: new LineView($('fig-lines')),
+  heatmap: new figures.heatmap.figure($('fig-heatmap'), { tooltip: $('tooltip') }),
+  lines: new figures.lines.figure($('fig-lines')),
   summary: new SummaryGrid($('fig-summary')),
-  rollout: new Heatmap($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
+  rollout: new figures.heatmap.figure($('fig-rollout'), { tooltip: $('tooltip'), id: 'rollout' }),
   flow: new TokenFlow($('fig-flow')),
 };
 // Imported attention has weights only: no "raw scores" choice.
@@ -76,19 +90,21 @@ function fileStem() {
 async function loadFiles(files, t0 = performance.now()) {
   const list = [...files];
   if (!list.length) return;
-  const read = await Promise.all(list.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) })));
-  performance.measure('attnscope:model-read', { start: t0, end: performance.now() });
+  // The files stay Blobs here: the worker reads the attention file itself (no copy of its bytes on
+  // this thread); only a .json file's first bytes are read, to tell a tokens list from attention.
   const attention = [], tokens = [];
-  for (const f of read) {
+  for (const f of list) {
     const ext = f.name.toLowerCase().split('.').pop();
     if (ext === 'txt') tokens.push(f);
     else if (ext === 'json') {
       // A JSON list is a tokens file; a JSON object is attention.
+      const head = new Uint8Array(await f.slice(0, 4096).arrayBuffer());
       let i = 0;
-      while (i < f.bytes.length && f.bytes[i] <= 0x20) i++;
-      (f.bytes[i] === 0x5b ? tokens : attention).push(f);
+      while (i < head.length && head[i] <= 0x20) i++;
+      (head[i] === 0x5b ? tokens : attention).push(f);
     } else attention.push(f);
   }
+  performance.measure('attnscope:model-read', { start: t0, end: performance.now() });
   if (attention.length > 1) {
     notice(`Drop one attention file at a time (got ${attention.map((f) => f.name).join(', ')}); the view is unchanged.`);
     return;
@@ -97,7 +113,7 @@ async function loadFiles(files, t0 = performance.now()) {
     notice(`Drop at most one tokens file (got ${tokens.map((f) => f.name).join(', ')}); the view is unchanged.`);
     return;
   }
-  const tokensText = tokens.length ? new TextDecoder().decode(tokens[0].bytes) : null;
+  const tokensText = tokens.length ? new TextDecoder().decode(await tokens[0].arrayBuffer()) : null;
   if (!attention.length) {
     // Tokens alone: for the attention already shown, when it came without tokens of its own (.npy).
     if (current && current.format === 'npy') {
@@ -112,42 +128,81 @@ async function loadFiles(files, t0 = performance.now()) {
   if (!ATTENTION_EXT.includes(ext) && ext !== 'json') {
     notice(`${a.name}: expected a .npy, .npz, .safetensors or .json file; trying it anyway.`);
   }
-  load({ name: a.name, bytes: a.bytes, tokensText, tokensName: tokens.length ? tokens[0].name : null, softmax: false }, t0);
+  load({ name: a.name, blob: a, tokensText, tokensName: tokens.length ? tokens[0].name : null, softmax: false }, t0);
 }
 
-/** Loads one file; on failure the notice says why and the previous view stays. */
-function load(file, t0 = performance.now()) {
-  let res;
+// ---------------------------------------------------------------------------------- the worker ----
+function showBusy(text, fraction) {
+  ui.busy.hidden = false;
+  ui.busyText.textContent = text;
+  if (fraction === undefined || fraction === null) ui.busyBar.removeAttribute('value');
+  else ui.busyBar.value = Math.max(0, Math.min(1, fraction));
+  document.body.classList.add('model-busy');
+}
+function hideBusy() {
+  ui.busy.hidden = true;
+  document.body.classList.remove('model-busy');
+}
+
+/** Cancel: the worker is terminated at once (a fresh one replaces it); the previous view stays. */
+function cancelLoad() {
+  if (!loading) return;
+  const { name } = loading;
+  loading = null;
+  client.cancel();
+  hideBusy();
+  notice(`Cancelled: ${name} was not loaded. ${current ? 'The previous view stays as it was.' : 'Drop a file to try again.'}`);
+  // A rollout or grid block the previous view was waiting for went with the worker: ask the fresh one.
+  if (current) { renderRollout(); followGridPage(); }
+}
+
+/**
+ * Loads one file { name, blob, tokensText, tokensName, softmax } in the worker; on failure the notice
+ * says why and the previous view stays. Resolves true when the file is shown.
+ */
+async function load(file, t0 = performance.now()) {
+  if (loading) { loading = null; client.cancel(); }   // a newer file replaces one still being analysed
+  const source = { id: ++sources, blob: file.blob, tokensText: file.tokensText ?? null, softmax: !!file.softmax };
+  const job = client.nextJob();
+  loading = { job, name: file.name };
+  showBusy(`${file.name}: reading the file…`, null);
+  let a;
   try {
-    const options = { softmax: !!file.softmax };
-    if (file.tokensText !== null && file.tokensText !== undefined) options.tokens = file.tokensText;
-    const t1 = performance.now();
-    res = scope.loadAttentions(file.bytes, options);
-    performance.measure('attnscope:model-parse', { start: t1, end: performance.now() });
+    const v = { ...view, ...(wish || {}) };   // the view clampView will give this file
+    a = await client.call('analyse', job, source, { layer: v.layer, head: v.head, residual: v.residual, rolloutHead: v.rolloutHead });
   } catch (e) {
+    if (e instanceof CancelledError) return false;   // Cancel, or a newer file: said there
+    if (loading && loading.job === job) { loading = null; hideBusy(); }
     // The library's hint for an unrecognised file speaks to programmers (options.format); on the page
     // the fix is the file itself.
-    const why = e.message.replace(/; pass options\.format if it is one$/, ': save the attention with numpy.save or numpy.savez, as .safetensors, or as JSON { "tokens", "attentions" }');
+    const why = String(e && e.message).replace(/; pass options\.format if it is one$/, ': save the attention with numpy.save or numpy.savez, as .safetensors, or as JSON { "tokens", "attentions" }');
     notice(`${file.name}${file.tokensName ? ` with ${file.tokensName}` : ''}: ${why}. ${current ? 'The previous view stays.' : ''}`);
+    // What the previous view asked the worker for meanwhile was answered "stale": ask again.
+    if (current) { renderRollout(); followGridPage(); }
     return false;
   }
+  if (!loading || loading.job !== job) return false;
+  loading = null;
+  hideBusy();
+  // Where the worker's time went, as the measures the page has always given (bench/model.mjs).
+  const tw = performance.now();
+  for (const [name, ms] of [['parse', a.ms.parse], ['thumbnails', a.ms.grid], ['summaries', a.ms.summaries], ['rollout', a.ms.rollout]]) {
+    performance.measure(`attnscope:model-${name}`, { start: Math.max(0, tw - ms), duration: ms });
+  }
   clearNotice();
-  current = { ...file, format: res.format, res, summaries: null, rolloutCache: new Map() };
+  const res = { ...a.meta, attentions: a.attentions };
+  const first = { value: a.rollout, promise: Promise.resolve(a.rollout) };
+  current = { ...file, source, format: res.format, res, summaries: a.summaries, thumbs: a.thumbs, gridWanted: null, rollouts: new Map([[a.rollout.key, first]]) };
   showWarnings(res);
   const { layers, heads, nq, nk } = res;
   ui.info.textContent = `${file.name}${file.tokensName ? ` + ${file.tokensName}` : ''}: ${layers} layer${layers > 1 ? 's' : ''} × ${heads} head${heads > 1 ? 's' : ''} × ${nq} × ${nk} tokens (${res.format}${file.softmax ? ', softmax applied' : ''}).`;
   clampView();
   fillControls();
   // First the grid (what the benchmark times: file → grid drawn), then the rest.
-  fig.grid.setData(res);
-  fig.grid.setCurrent(view.layer, view.head);
-  fig.grid.schedule(() => fig.grid.draw(), true);
+  drawGrid();
   requestAnimationFrame(() => {
     performance.measure('attnscope:model-file-to-grid', { start: t0, end: performance.now() });
     renderDetail();
-    const t1 = performance.now();
-    current.summaries = scope.headSummaries(res.attentions, { layers, heads, nq, nk });
-    performance.measure('attnscope:model-summaries', { start: t1, end: performance.now() });
     renderSummary();
     renderRollout();
     performance.measure('attnscope:model-file-to-all', { start: t0, end: performance.now() });
@@ -156,6 +211,44 @@ function load(file, t0 = performance.now()) {
     writeURL();
   });
   return true;
+}
+
+/** The grid: the block of thumbnails the worker computed, and what it shows of a big stack. */
+function drawGrid() {
+  const r = current.res;
+  fig.grid.setData({ layers: r.layers, heads: r.heads, nq: r.nq, nk: r.nk, thumbs: current.thumbs });
+  fig.grid.setCurrent(view.layer, view.head);
+  fig.grid.schedule(() => fig.grid.draw(), true);
+  const t = current.thumbs;
+  const limited = r.layers > GRID_MAX || r.heads > GRID_MAX;
+  ui.gridNote.hidden = !limited;
+  ui.gridNote.textContent = limited
+    ? `This file has ${r.layers.toLocaleString('en')} layers × ${r.heads.toLocaleString('en')} heads (${(r.layers * r.heads).toLocaleString('en')} heads): `
+      + `the grid and the summaries show at most ${GRID_MAX} layers × ${GRID_MAX} heads at a time. Shown: layers ${t.l0 + 1}–${t.l0 + t.layers}, `
+      + `heads ${t.h0 + 1}–${t.h0 + t.heads}, the block holding the chosen head. Choose another layer or head in “One head” below `
+      + '(or move past the edge with the arrow keys on the grid) to see its block.'
+    : '';
+}
+
+/** Asks the worker for the grid's block holding the chosen head, when it is not the one shown. */
+function followGridPage() {
+  const c = current;
+  const want = gridPage(c.res, view.layer, view.head);
+  if (want.l0 === c.thumbs.l0 && want.h0 === c.thumbs.h0) return;
+  const key = `${want.l0}|${want.h0}`;
+  if (c.gridWanted === key) return;
+  c.gridWanted = key;
+  client.call('grid', client.nextJob(), c.source, view.layer, view.head).then((thumbs) => {
+    if (current !== c || c.gridWanted !== key) return;
+    c.gridWanted = null;
+    if (thumbs.stale) return;   // a newer file was being read: asked again if it fails (load)
+    c.thumbs = thumbs;
+    drawGrid();
+    renderSummary();
+  }, (e) => {
+    if (c.gridWanted === key) c.gridWanted = null;
+    if (!(e instanceof CancelledError)) notice(`The grid's block could not be computed: ${e.message}`);
+  });
 }
 
 // ---------------------------------------------------------------------------------- view state ----
@@ -231,7 +324,8 @@ function setView(patch) {
   if (pickChanged) {
     fig.grid.setCurrent(view.layer, view.head);
     fig.grid.drawCurrent();
-    fig.lines.setShownHeads([view.head]);
+    fig.lines.setShownHeads([view.head - gridPage(current.res, view.layer, view.head).h0]);
+    followGridPage();
   }
   if (pickChanged || before.window !== view.window) renderDetail();
   if (pickChanged || before.measure !== view.measure) renderSummary();
@@ -284,38 +378,60 @@ function renderDetail() {
     fig.heatmap.titleEl.text(`Layer ${view.layer + 1}, head ${view.head + 1}${part}`);
     fig.heatmap.captionEl.text(`Rows are output (query) tokens, columns input (key) tokens; each full row sums to 1${part ? ', so a row cut by the token window sums to less' : ''}. Hover for values; click a cell to follow its row in the rollout below.`);
   });
-  // The line view: every head of the layer over the same window; the picked head shown first.
-  const all = new Float32Array(heads * win.rows * win.cols);
-  for (let h = 0; h < heads; h++) {
-    all.set(windowOf(r.attentions, (view.layer * heads + h) * nn, nq, nk, view.window).out, h * win.rows * win.cols);
+  // The line view: every head of the layer over the same window (of a layer of more than GRID_MAX
+  // heads, those of the grid's block holding the picked one); the picked head shown first.
+  const block = gridPage(r, view.layer, view.head);
+  const h0 = block.h0, count = block.heads;
+  const all = new Float32Array(count * win.rows * win.cols);
+  for (let h = 0; h < count; h++) {
+    all.set(windowOf(r.attentions, (view.layer * heads + h0 + h) * nn, nq, nk, view.window).out, h * win.rows * win.cols);
   }
-  fig.lines.setData({ qTokens: q, kTokens: k, nq: win.rows, nk: win.cols, heads, weights: all });
-  if (!fig.lines.shown.has(view.head) || fig.lines.shown.size === heads) fig.lines.setShownHeads([view.head]);
+  fig.lines.setData({ qTokens: q, kTokens: k, nq: win.rows, nk: win.cols, heads: count, firstHead: h0, weights: all });
+  const mine = view.head - h0;
+  if (!fig.lines.shown.has(mine) || fig.lines.shown.size === count) fig.lines.setShownHeads([mine]);
+  const part = count < heads ? `, heads ${h0 + 1}–${h0 + count} of ${heads}` : '';
   fig.lines.schedule(() => {
     fig.lines.draw();
-    fig.lines.titleEl.text(`Who looks at whom: layer ${view.layer + 1}`);
+    fig.lines.titleEl.text(`Who looks at whom: layer ${view.layer + 1}${part}`);
   });
 }
 
 function renderSummary() {
   if (!current.summaries) return;
   const r = current.res;
-  fig.summary.setData({ layers: r.layers, heads: r.heads, summaries: current.summaries });
+  const t = current.thumbs;
+  fig.summary.setData({ layers: r.layers, heads: r.heads, summaries: current.summaries,
+    page: { l0: t.l0, h0: t.h0, layers: t.layers, heads: t.heads } });
   fig.summary.setCurrent(view.layer, view.head);
   fig.summary.setMeasure(view.measure);
   fig.summary.schedule(() => fig.summary.draw());
 }
 
-/** The rollout for the current settings (cached per file: the residual box and the token list change often). */
-function rolloutMatrix() {
-  const r = current.res;
-  const key = `${view.residual}|${view.rolloutHead}`;
-  if (!current.rolloutCache.has(key)) {
-    const t0 = performance.now();
-    current.rolloutCache.set(key, scope.rollout(r.attentions, { layers: r.layers, heads: r.heads, n: r.nq, residual: view.residual, head: view.rolloutHead }));
-    performance.measure('attnscope:model-rollout', { start: t0, end: performance.now() });
+/**
+ * The rollout for settings { residual, rolloutHead } (default: the view's), computed by the worker and
+ * kept per file (the residual box and the token list change often): { promise, value } where value,
+ * once there, is { key, matrix } or { key, error } (the module's refusal).
+ */
+function rolloutFor(settings = view) {
+  const c = current;
+  const key = `${settings.residual}|${settings.rolloutHead}`;
+  let e = c.rollouts.get(key);
+  if (!e) {
+    e = { value: null };
+    e.promise = client.call('rollout', client.nextJob(), c.source, { residual: settings.residual, rolloutHead: settings.rolloutHead })
+      .then((r) => {
+        if (r.stale) { c.rollouts.delete(key); return null; }
+        e.value = r;
+        return r;
+      }, (err) => {
+        c.rollouts.delete(key);
+        if (err instanceof CancelledError) return null;
+        e.value = { key, error: err.message };
+        return e.value;
+      });
+    c.rollouts.set(key, e);
   }
-  return current.rolloutCache.get(key);
+  return e;
 }
 
 function renderRollout() {
@@ -329,7 +445,24 @@ function renderRollout() {
     fig.flow.captionEl.text('');
     return;
   }
-  const R = rolloutMatrix();
+  const entry = rolloutFor();
+  if (!entry.value) {
+    // Computed by the worker; drawn when it answers (if the view still asks for it).
+    const c = current, key = `${view.residual}|${view.rolloutHead}`;
+    fig.rollout.captionEl.text('Computing the rollout…');
+    entry.promise.then((v) => { if (v && current === c && `${view.residual}|${view.rolloutHead}` === key) renderRollout(); });
+    return;
+  }
+  if (entry.value.error) {
+    fig.rollout.cancel();
+    fig.flow.cancel();
+    fig.rollout.titleEl.text('Rollout');
+    fig.rollout.captionEl.text(`The rollout was not computed: ${entry.value.error.slice(0, 300)}`);
+    fig.flow.titleEl.text('');
+    fig.flow.captionEl.text('');
+    return;
+  }
+  const R = entry.value.matrix;
   const n = r.nq;
   const win = windowOf(R, 0, n, n, view.window);
   const q = asTokens(r.tokens.slice(win.r0, win.r0 + win.rows)), k = asTokens(r.tokens.slice(win.c0, win.c0 + win.cols));
@@ -367,26 +500,33 @@ ui.headCSV.addEventListener('click', () => {
   download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), `${fileStem()}-L${view.layer + 1}-H${view.head + 1}.csv`);
 });
 
-ui.rolloutCSV.addEventListener('click', () => {
+ui.rolloutCSV.addEventListener('click', async () => {
   if (!current || current.res.nq !== current.res.nk) { notice('Rollout needs self-attention: nothing to export.'); return; }
-  const r = current.res, R = rolloutMatrix(), n = r.nq;
+  const c = current;
+  const got = await rolloutFor().promise;
+  if (current !== c || !got) return;
+  if (got.error) { notice(`The rollout was not computed: ${got.error}`); return; }
+  const r = c.res, R = got.matrix, n = r.nq;
   const lines = ['output_index,output_token,input_index,input_token,rollout'];
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) lines.push([i, csvCell(r.tokens[i]), j, csvCell(r.tokens[j]), num(R[i * n + j])].join(','));
   download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), `${fileStem()}-rollout.csv`);
 });
 
-ui.json.addEventListener('click', () => {
+ui.json.addEventListener('click', async () => {
   if (!current) return;
-  const r = current.res;
+  const c = current;
+  const r = c.res;
+  const self = r.nq === r.nk;
+  const got = self ? await rolloutFor().promise : null;
+  if (current !== c) return;
   const rows = (m, off, nq, nk) => Array.from({ length: nq }, (_, i) => Array.from(m.subarray(off + i * nk, off + (i + 1) * nk), (x) => Number(x.toPrecision(9))));
   const perHead = (a) => Array.from({ length: r.layers }, (_, l) => Array.from(a.subarray(l * r.heads, (l + 1) * r.heads), (x) => Number(x.toPrecision(7))));
-  const self = r.nq === r.nk;
   const out = {
     generator: 'attnscope model page',
     file: current.name, format: r.format, layers: r.layers, heads: r.heads, nq: r.nq, nk: r.nk,
     tokens: r.tokens, keyTokens: r.keyTokens,
     head: { layer: view.layer + 1, head: view.head + 1, shape: '[nq][nk]', weights: rows(r.attentions, (view.layer * r.heads + view.head) * r.nq * r.nk, r.nq, r.nk) },
-    rollout: self ? { residual: view.residual, heads: view.rolloutHead, shape: '[n][n]', matrix: rows(rolloutMatrix(), 0, r.nq, r.nq) } : null,
+    rollout: got && got.matrix ? { residual: view.residual, heads: view.rolloutHead, shape: '[n][n]', matrix: rows(got.matrix, 0, r.nq, r.nq) } : null,
     summaries: current.summaries ? {
       shape: '[layers][heads]', entropy: perHead(current.summaries.entropy), max: perHead(current.summaries.max), meanMax: perHead(current.summaries.meanMax),
     } : null,
@@ -455,7 +595,7 @@ dropTarget.addEventListener('drop', (ev) => {
   ev.preventDefault();
   ui.drop.classList.remove('dragging');
   const t0 = performance.now();
-  if (!scope) { notice('The kernels are still loading; drop the file again in a moment.'); return; }
+  if (!ready) { notice('The kernels are still loading; drop the file again in a moment.'); return; }
   if (ev.dataTransfer && ev.dataTransfer.files.length) loadFiles(ev.dataTransfer.files, t0);
 });
 ui.input.addEventListener('change', () => {
@@ -465,6 +605,7 @@ ui.input.addEventListener('change', () => {
 ui.drop.addEventListener('keydown', (ev) => {
   if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); ui.input.click(); }
 });
+ui.cancel.addEventListener('click', cancelLoad);
 ui.applySoftmax.addEventListener('click', () => {
   if (current && !current.softmax) load({ ...current, softmax: true });
 });
@@ -472,7 +613,7 @@ ui.applySoftmax.addEventListener('click', () => {
 // handed to the page as a file of the JSON format would be ({ tokens, attentions }), so that they go
 // through the same reader and views as a dropped file. The model's file is fetched on the first use.
 export const EXAMPLE_SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
-let model = null;
+let exampleJob = 0;
 ui.exampleForm.addEventListener('submit', (ev) => {
   ev.preventDefault();
   loadExample(ui.exampleSentence.value);
@@ -481,28 +622,20 @@ ui.exampleForm.addEventListener('submit', (ev) => {
 async function loadExample(text) {
   const t0 = performance.now();
   if (!text.trim()) { notice('Type a sentence for the trained model first.'); return; }
+  ui.exampleButton.disabled = true;
   try {
-    if (!model) {
-      ui.exampleButton.disabled = true;
-      ui.status.textContent = 'Loading the trained model (USE-Lite, about 14 MB)…';
-      model = await scope.loadModel({
-        onProgress: (loaded, total) => {
-          ui.status.textContent = `Loading the trained model… ${(loaded / 1e6).toFixed(1)}${total > 0 ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
-        },
-      });
-    }
-    const r = model.encode(text);
-    const { layers, heads, n } = r;
-    const attentions = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => Array.from({ length: n }, (_, i) =>
-      Array.from(r.attentions.subarray(((l * heads + h) * n + i) * n, ((l * heads + h) * n + i + 1) * n)))));
-    const bytes = new TextEncoder().encode(JSON.stringify({ tokens: r.tokens, attentions }));
+    exampleJob = client.nextJob();
+    const ex = await client.call('example', exampleJob, text);
     const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-    load({ name: `${model.name} on “${shown}”`, bytes, tokensText: null, softmax: false }, t0);
-    ui.status.textContent = `Ready: kernels ${scope.variants.isa}. The trained model ${model.name} on your sentence${r.truncated ? ' (cut at its first 128 tokens: the model reads no more)' : ''}; drop a file of your own to see its attention instead.`;
-    if (r.truncated) notice('The trained model reads at most 128 tokens: the sentence was cut after its 128th token.');
+    const shownOK = await load({ name: `${ex.model} on “${shown}”`, blob: ex.blob, tokensText: null, softmax: false }, t0);
+    if (shownOK) {
+      ui.status.textContent = `Ready: kernels ${isa}. The trained model ${ex.model} on your sentence${ex.truncated ? ' (cut at its first 128 tokens: the model reads no more)' : ''}; drop a file of your own to see its attention instead.`;
+      if (ex.truncated) notice('The trained model reads at most 128 tokens: the sentence was cut after its 128th token.');
+    }
   } catch (e) {
-    notice(`The trained model could not be run (${e.message}); drop a file of your own.`);
+    if (!(e instanceof CancelledError)) notice(`The trained model could not be run (${e.message}); drop a file of your own.`);
   } finally {
+    exampleJob = 0;
     ui.exampleButton.disabled = false;
   }
 }
@@ -511,13 +644,20 @@ async function loadExample(text) {
 async function start() {
   Object.assign(view, hashToView(location.hash));
   if (location.hash.length > 1) wish = { ...view };
+  client = new ModelClient(new URL('model-worker.js', import.meta.url));
+  client.addEventListener('progress', (ev) => {
+    const { job, text, fraction } = ev.detail;
+    if (loading && loading.job === job) showBusy(`${loading.name}: ${text}`, fraction);
+    else if (job === exampleJob) ui.status.textContent = text;
+  });
   try {
-    scope = await createAttnScope({ locateFile: (path) => new URL(path, import.meta.url).href });
+    ({ isa } = await client.ready);
   } catch (e) {
     ui.status.textContent = `The attention module could not be loaded: ${e.message}`;
     return;
   }
-  ui.status.textContent = `Ready: kernels ${scope.variants.isa}. Drop a file, or look at the trained model's attention on a sentence.`;
+  ready = true;
+  ui.status.textContent = `Ready: kernels ${isa}. Drop a file, or look at the trained model's attention on a sentence.`;
   document.body.classList.add('ready');
   ui.exampleSentence.value = EXAMPLE_SENTENCE;
   await loadExample(EXAMPLE_SENTENCE);

@@ -3,12 +3,13 @@
 // the build), the JS reference these tests compare against, the page's menus. And one wasm instance
 // holds many scopes: each has its own vocabulary, and their results never mix.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
 import { dtsBlock, loadDistRegistry, unionMembers, withBlock } from '../../scripts/registry.mjs';
 import { DIST, ROOT, assertSameBytes, loadScope } from './helpers.mjs';
 import { SCORE_NAMES, parseVocabulary } from './reference.mjs';
+import { FIGURES } from '../../web/figures/registry.js';
 
 const scope = await loadScope();
 const registry = scope.registry;
@@ -80,6 +81,35 @@ describe('the registry', () => {
       const quoted = names(registry.scores).filter((n) => text.includes(`'${n}'`));
       assert.ok(quoted.length < registry.scores.length / 2, `${file} quotes ${quoted.length} score names (${quoted.join(', ')}): take them from the registry`);
     }
+  });
+});
+
+describe('the figures\' registry owns their wiring', () => {
+  // A figure's class is named (imported, made, or mentioned) by its own file, the registry and at most
+  // one more file: pages, the element and the worker take a registered figure from its entry
+  // (web/figures/registry.js, `new heatmap.figure(slot)`), so a new or renamed figure is its file and
+  // its entry. Counted over the source folders (a word match, comments included); tests apart.
+  const MAX_OTHER_FILES = 2;
+  const FOLDERS = ['web', 'bindings', 'lab', 'scripts'];
+  const files = FOLDERS.flatMap((folder) => readdirSync(join(ROOT, folder), { recursive: true })
+    .map((f) => join(ROOT, folder, f)).filter((f) => statSync(f).isFile()))
+    .map((path) => ({ file: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
+
+  test(`every registered figure's class is named by at most ${MAX_OTHER_FILES} files besides its own`, () => {
+    const classes = [...new Set(Object.values(FIGURES).map((e) => e.figure.name))];
+    assert.ok(classes.length >= 10, `${classes.length} figure classes in the registry`);
+    const counts = {};
+    for (const name of classes) {
+      const own = `web/figures/${name}.js`;
+      assert.ok(existsSync(join(ROOT, own)), `${name}: its own file ${own}`);
+      const word = new RegExp(`\\b${name}\\b`);
+      const naming = files.filter((f) => f.file !== own && word.test(f.text)).map((f) => f.file);
+      assert.ok(naming.includes('web/figures/registry.js'), `${name}: the registry names it`);
+      counts[name] = naming.length;
+      assert.ok(naming.length <= MAX_OTHER_FILES, `${name} is named by ${naming.length} files besides ${own}: ${naming.join(', ')}; ` +
+        'take the class from its registry entry (web/figures/registry.js) instead of importing it by name');
+    }
+    console.log(`files naming each figure class besides its own: ${JSON.stringify(counts)}`);
   });
 });
 

@@ -34,6 +34,7 @@ export class LineView extends Figure {
     this.focus = null;          // { side: 'q' | 'k', index }
     this.shown = new Set([0]);  // heads drawn
     this.heads = 0;
+    this.firstHead = 0;         // the number of the first head minus 1 (a block of a larger layer)
     this.focusRows = null;      // at large n: the query rows whose strongest links are drawn
     this.topLinks = 8;
     this.defaultCaption = this.captionEl.text();
@@ -75,7 +76,8 @@ export class LineView extends Figure {
   }
 
   /** d: { qTokens, kTokens, nq, nk, heads, weights: Float32Array [heads, nq, nk], selectedRows?: the
-   *  page's selected query rows (their labels are marked, and the other rows' lines fade) } */
+   *  page's selected query rows (their labels are marked, and the other rows' lines fade), firstHead?:
+   *  the number of the first head minus 1, when the heads are a block of a larger layer (labels only) } */
   setData(d) {
     this.reduced = null;
     this.selectedRows = new Set(d.selectedRows || []);
@@ -86,9 +88,10 @@ export class LineView extends Figure {
         + `(${this.reduced.rows.map((i) => i + 1).join(', ')}) are drawn, per head, opaque in proportion to the strongest of them; labels give each token's position. `
         + 'Select query tokens, or click a cell of the heatmap, to choose which.'
       : this.defaultCaption);
-    if (!this.data || d.heads !== this.heads) {
+    if (!this.data || d.heads !== this.heads || (d.firstHead || 0) !== this.firstHead) {
       this.shown = new Set(Array.from({ length: d.heads }, (_, h) => h));
       this.heads = d.heads;
+      this.firstHead = d.firstHead || 0;
     }
     this.data = d;
     if (this.focus && (this.focus.side === 'q' ? this.focus.index >= d.nq : this.focus.index >= d.nk)) this.focus = null;
@@ -124,7 +127,7 @@ export class LineView extends Figure {
       })
         .attr('transform', (_, k) => `translate(${(k % perRow) * KEY_ENTRY},${Math.floor(k / perRow) * 16})`);
       entries.select('line').attr('class', (h) => `key-line ${headClass(h)}`);
-      entries.select('text').text((h) => `head ${h + 1}`);
+      entries.select('text').text((h) => `head ${this.firstHead + h + 1}`);
       this.setSize(W, H);
       this.colTitles.select('.q-title').attr('x', x1 - 4).attr('y', 12).attr('text-anchor', 'end');
       this.colTitles.select('.k-title').attr('x', x2 + 4).attr('y', 12).attr('text-anchor', 'start');
@@ -262,9 +265,9 @@ export class LineView extends Figure {
       return b;
     })
       .attr('aria-pressed', (h) => String(this.shown.has(h)))
-      .attr('title', (h) => (h >= HEAD_COLOURS ? `Head ${h + 1}: dashed lines, in the colour of head ${(h % HEAD_COLOURS) + 1}` : null))
+      .attr('title', (h) => (h >= HEAD_COLOURS ? `Head ${this.firstHead + h + 1}: dashed lines, in the colour of head ${this.firstHead + (h % HEAD_COLOURS) + 1}` : null))
       .call((b) => b.select('.swatch').attr('class', (h) => `swatch ${headClass(h)}`))
-      .call((b) => b.select('.label').text((h) => `head ${h + 1}`))
+      .call((b) => b.select('.label').text((h) => `head ${this.firstHead + h + 1}`))
       .on('click', function (_, h) {
         if (self.shown.has(h)) { if (self.shown.size > 1) self.shown.delete(h); } else self.shown.add(h);
         self.draw();
@@ -324,6 +327,6 @@ export class LineView extends Figure {
     const whose = f && this.shown.size > 1 ? [Math.min(...this.shown)] : [];
     this.gWeights.selectAll('text.focus-weight-head').data(whose).join('text').attr('class', 'focus-weight-head')
       .attr('x', wx).attr('y', 12).attr('text-anchor', anchor)
-      .text((h) => `head ${h + 1}`);
+      .text((h) => `head ${this.firstHead + h + 1}`);
   }
 }

@@ -3,12 +3,16 @@
 // ImageData (one pass over the numbers; each thumbnail pixel is the largest weight of the block of
 // cells it covers, so a sharp weight never disappears when 512 tokens become 54 pixels), and the canvas
 // goes into the SVG as a single <image>: 144 heads of 512 tokens cost one image, not 37 million cells.
+// The thumbnails' levels come from web/compute/imported.js (the model page computes them in its worker).
+// A stack of more than GRID_MAX layers or heads is shown GRID_MAX × GRID_MAX heads at a time: the
+// block holding the current head (its labels count from the block's first layer and head).
 // Click a thumbnail, or move with the arrow keys, to pick a head ('pick' event { layer, head }).
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { Figure, colourTable, consumeKey, withCommandModifier } from './base.js';
+import { GRID_GAP, gridPage, gridThumbnails } from '../compute/imported.js';
 
 const viridis = colourTable(interpolateViridis);
-const GAP = 6;           // px between thumbnails
+const GAP = GRID_GAP;   // px between thumbnails
 const LEFT = 34, TOP = 20;
 
 export class ModelGrid extends Figure {
@@ -46,72 +50,45 @@ export class ModelGrid extends Figure {
     });
   }
 
-  /** d: { layers, heads, nq, nk, attentions: Float32Array [layers, heads, nq, nk] } */
+  /**
+   * d: { layers, heads, nq, nk, attentions?: Float32Array [layers, heads, nq, nk], thumbs?: the
+   * thumbnails of the part shown (web/compute/imported.js gridThumbnails, computed by the page's
+   * worker) }. Without thumbs they are computed here from attentions, for the part holding the current head.
+   */
   setData(d) { this.data = d; this.geom = null; }
   setCurrent(layer, head) { this.current = { layer, head }; }
 
-  /** Thumbnail size in pixels: up to 120, smaller with many heads; a whole multiple of n when n is small. */
-  thumb() {
+  /** The thumbnails to draw: the data's, or computed here (GRID_MAX × GRID_MAX heads at most). */
+  thumbs() {
     const d = this.data;
-    const n = Math.max(d.nq, d.nk);
-    const room = Math.max(16, Math.min(120, Math.floor(720 / d.heads) - GAP));
-    const side = n >= room ? room : n * Math.floor(room / n);
-    return { tw: Math.max(1, Math.round(side * (d.nk / n))), th: Math.max(1, Math.round(side * (d.nq / n))), side };
+    if (d.thumbs) return d.thumbs;
+    return gridThumbnails(d.attentions, d, gridPage(d, this.current.layer, this.current.head));
   }
 
   draw() {
     const d = this.data;
     if (!d) return;
-    const { layers, heads, nq, nk, attentions } = d;
-    const { tw, th, side } = this.thumb();
+    const { nq, nk } = d;
+    const t = this.thumbs();
+    const { tw, th, side, levels, l0, h0, layers, heads } = t;
     const cw = side + GAP, ch = side + GAP;
     const W = heads * cw - GAP, H = layers * ch - GAP;
-    this.geom = { cw, ch, tw, th };
+    this.geom = { cw, ch, tw, th, l0, h0, layers, heads };
     this.setSize(LEFT + W + 4, TOP + H + 4);
-    // Block edges: thumbnail pixel x covers columns [j0[x], j1[x]) (at least one), rows likewise.
-    const edges = (cells, px) => {
-      const a = new Int32Array(px), b = new Int32Array(px);
-      for (let x = 0; x < px; x++) {
-        a[x] = Math.floor((x * cells) / px);
-        b[x] = Math.max(a[x] + 1, Math.floor(((x + 1) * cells) / px));
-      }
-      return [a, b];
-    };
-    const [j0, j1] = edges(nk, tw);
-    const [i0, i1] = edges(nq, th);
     const canvas = this.canvas;
     canvas.width = W;
     canvas.height = H;
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(W, H);
     const px = img.data;
-    // One pass over each head: the block maxima (th × tw), whose largest is the head's largest weight.
-    const blocks = new Float32Array(th * tw);
-    const nn = nq * nk;
     for (let l = 0; l < layers; l++) {
       for (let h = 0; h < heads; h++) {
-        const base = (l * heads + h) * nn;
-        blocks.fill(0);
-        let max = 0;
-        for (let y = 0; y < th; y++) {
-          const out = y * tw;
-          for (let i = i0[y]; i < i1[y]; i++) {
-            const row = base + i * nk;
-            for (let x = 0; x < tw; x++) {
-              let m = blocks[out + x];
-              const end = row + j1[x];
-              for (let k = row + j0[x]; k < end; k++) { const v = attentions[k]; if (v > m) m = v; }
-              blocks[out + x] = m;
-            }
-          }
-          for (let x = 0; x < tw; x++) if (blocks[out + x] > max) max = blocks[out + x];
-        }
-        const scale = max > 0 ? 255 / max : 0;
+        const src = (l * heads + h) * th * tw;
         const ox = h * cw, oy = l * ch;
         for (let y = 0; y < th; y++) {
           let o = ((oy + y) * W + ox) * 4;
           for (let x = 0; x < tw; x++, o += 4) {
-            const c = viridis[Math.min(255, Math.round(blocks[y * tw + x] * scale))];
+            const c = viridis[levels[src + y * tw + x]];
             px[o] = c[0]; px[o + 1] = c[1]; px[o + 2] = c[2]; px[o + 3] = 255;
           }
         }
@@ -122,22 +99,25 @@ export class ModelGrid extends Figure {
     const every = Math.max(1, Math.ceil(14 / cw));   // label every k-th head when they are narrow
     this.gCols.selectAll('text').data(Array.from({ length: heads }, (_, h) => h).filter((h) => h % every === 0 || h === heads - 1))
       .join('text').attr('class', 'axis-title').attr('text-anchor', 'middle')
-      .attr('x', (h) => LEFT + h * cw + tw / 2).attr('y', TOP - 6).text((h) => `H${h + 1}`);
+      .attr('x', (h) => LEFT + h * cw + tw / 2).attr('y', TOP - 6).text((h) => `H${h0 + h + 1}`);
     const everyRow = Math.max(1, Math.ceil(12 / ch));
     this.gRows.selectAll('text').data(Array.from({ length: layers }, (_, l) => l).filter((l) => l % everyRow === 0 || l === layers - 1))
       .join('text').attr('class', 'axis-title').attr('text-anchor', 'end').attr('dominant-baseline', 'central')
-      .attr('x', LEFT - 5).attr('y', (l) => TOP + l * ch + th / 2).text((l) => `L${l + 1}`);
-    this.svg.attr('aria-label', `${layers} layers by ${heads} heads of ${nq} by ${nk} attention matrices. Arrow keys pick a head.`);
+      .attr('x', LEFT - 5).attr('y', (l) => TOP + l * ch + th / 2).text((l) => `L${l0 + l + 1}`);
+    const part = layers < d.layers || heads < d.heads
+      ? ` Shown: layers ${l0 + 1} to ${l0 + layers}, heads ${h0 + 1} to ${h0 + heads}.` : '';
+    this.svg.attr('aria-label', `${d.layers} layers by ${d.heads} heads of ${nq} by ${nk} attention matrices.${part} Arrow keys pick a head.`);
     this.drawCurrent();
   }
 
   drawCurrent() {
     const g = this.geom;
     if (!g) return;
-    const { layer, head } = this.current;
-    this.currentRect.attr('visibility', 'visible')
+    const layer = this.current.layer - g.l0, head = this.current.head - g.h0;
+    const inside = layer >= 0 && head >= 0 && layer < g.layers && head < g.heads;
+    this.currentRect.attr('visibility', inside ? 'visible' : 'hidden')
       .attr('x', LEFT + head * g.cw - 2).attr('y', TOP + layer * g.ch - 2).attr('width', g.tw + 4).attr('height', g.th + 4);
-    this.live.text(`Layer ${layer + 1}, head ${head + 1}`);
+    this.live.text(`Layer ${this.current.layer + 1}, head ${this.current.head + 1}`);
   }
 
   at(ev) {
@@ -147,7 +127,7 @@ export class ModelGrid extends Figure {
     const k = this.svg.node().viewBox.baseVal.width / box.width;
     const x = (ev.clientX - box.left) * k - LEFT, y = (ev.clientY - box.top) * k - TOP;
     const head = Math.floor(x / g.cw), layer = Math.floor(y / g.ch);
-    if (head < 0 || layer < 0 || head >= this.data.heads || layer >= this.data.layers) return null;
-    return { layer, head };
+    if (head < 0 || layer < 0 || head >= g.heads || layer >= g.layers) return null;
+    return { layer: g.l0 + layer, head: g.h0 + head };
   }
 }

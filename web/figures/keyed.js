@@ -1,6 +1,6 @@
 // Elements kept across redraws, one per numeric key, with the attributes last written to each kept in
 // JS: a redraw computes every attribute as a fresh draw would, but writes only those that differ from
-// what it wrote before (never reading the DOM back). The short-text plots (Heatmap, LineView) redraw on
+// what it wrote before (never reading the DOM back). The short-text plots (heatmap, line view) redraw on
 // every keystroke; with a keystroke that keeps the shape, only the changed values reach the DOM, and one
 // that adds a token creates only the new elements (issue 11).
 

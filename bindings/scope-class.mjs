@@ -1,0 +1,355 @@
+// The AttnScope class: what one scope holds (its ScopeState, the instance's registry and enums, the
+// variant), the wasm memory helpers every call goes through (_withArrays: one heap block per call, inputs
+// copied in, results copied out, freed in `finally`), and the calls on vectors the caller brings
+// (scores, softmax, attention, attentionOutput, attentionBackward).
+// The rest of its methods are written beside it, each group in its own file, and added to the class
+// below: the text and sentence calls (scope-text.mjs), trained models (scope-model.mjs) and attention
+// imported from a model (scope-imported.mjs); createTrainer makes a Trainer (scope-trainer.mjs).
+import { vocabularySource, vocabularyLoader } from './scope-assets.mjs';
+import {
+  MAX_CALL_BYTES, checkBlock, checkEnum, checkFloat32, checkInt, checkKnownKeys, checkShape, coreError, describe, nonFinite, typedKind, typedLength,
+} from './scope-checks.mjs';
+import { ImportedCalls } from './scope-imported.mjs';
+import { ModelCalls } from './scope-model.mjs';
+import {
+  SCORE_KEYS, exportMessage, idwOptions, maskOption, paddingOption, returnsOption, scoreOption, scoreParams, scoreWeights, temperatureOption,
+} from './scope-options.mjs';
+import { TextCalls } from './scope-text.mjs';
+import { Trainer } from './scope-trainer.mjs';
+
+const NO_NAMES = Object.freeze([]);
+const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gradOutput']);
+
+const NO_SCOPE = 'scope: this AttnScope was disposed; create a new one (createAttnScope or scope.newScope)';
+
+class Scope {
+  /**
+   * instance: what the scopes of one wasm instance share: { module, registry, locate, smallVocabulary }.
+   * state: this scope's ScopeState (its vocabulary), owned by this object.
+   */
+  constructor(instance, state, vocabName) {
+    const module = instance.module;
+    this._instance = instance;
+    this._m = module;
+    this._state = state;
+    this.registry = instance.registry;
+    this._enum = instance.enums;
+    this._lists = instance.lists;
+    this.scoreFunctions = this.registry.scores;
+    const simd = module._simdIsa() !== 'none';
+    const compiled = this.registry.variants.filter((v) => v.compiled && v.name !== 'auto').map((v) => v.name);
+    // 'auto' first, then the fastest variant first (the manifest lists the scalar reference first).
+    this.variants = Object.freeze({ available: ['auto', ...compiled.reverse()], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
+    this._variant = 'auto';
+    this._vocabName = vocabName;
+  }
+
+  get variant() { return this._variant; }
+  set variant(v) { checkEnum('variant', v, this.variants.available); this._variant = v; }
+
+  get vocabulary() {
+    const s = this._live();
+    return { size: s.vocabularySize(), dim: s.vocabularyDim(), name: this._vocabName };
+  }
+
+  memoryInUse() { return this._m._memoryInUse(); }
+
+  /** Another scope on this scope's wasm instance, with its own vocabulary (default: the same kind). */
+  async newScope(options = {}) {
+    checkKnownKeys('options', options, ['vocabulary', 'preload', 'onProgress']);
+    this._live();
+    return scopeOn(this._instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
+  }
+
+  /** Frees this scope's vocabulary; the wasm instance stays for the other scopes on it. */
+  dispose() {
+    if (this._state) { this._state.delete(); this._state = null; }
+  }
+
+  _live() {
+    if (!this._state) throw new Error(NO_SCOPE);
+    return this._state;
+  }
+
+  // ---- memory helpers ----
+  // One block of the wasm heap. _malloc takes a 32-bit size: a larger count would wrap (2^32 bytes
+  // became 0), so sizes are checked here as JS numbers first, against the core's per-call limit.
+  _alloc(bytes) {
+    if (!(Number.isSafeInteger(bytes) && bytes >= 0 && bytes <= 4 * MAX_CALL_BYTES))
+      throw new RangeError(`memory: ${bytes} bytes in one call is more than the limit of ${4 * MAX_CALL_BYTES} (the wasm heap is at most 2 GiB); use smaller inputs`);
+    const ptr = this._m._malloc(Math.max(4, bytes));
+    if (!ptr) throw new RangeError(`memory: the wasm heap could not grow by ${bytes} bytes (the engine refused memory); use smaller inputs`);
+    return ptr;
+  }
+  // The core's memory and work budget for scores() (dv = 0) or attention(), before any allocation.
+  _checkCost(score, nq, nk, d, dk, dv, hidden, outputOnly = false) {
+    const err = exportMessage(this._m, this._m._attnscope_call_cost(this._enum.ints.score[score], nq, nk, d, dk, dv, hidden, outputOnly ? 1 : 0));
+    if (err) throw coreError(err);
+  }
+  _withArrays(arrays, outputs, fn, finite = NO_NAMES) {
+    // arrays: {name: Float32Array|Uint8Array|null}, outputs: {name: floatCount}; fn(ptrs) → copies;
+    // finite: names of Float32Array inputs whose elements are checked here (in wasm) to be finite.
+    // Every input and output of the call shares one block of the heap (each part 16-byte aligned):
+    // one malloc and one free per call instead of one per array, which small calls feel.
+    const ptrs = {};
+    const parts = [];
+    let total = 0;
+    for (const [name, a] of Object.entries(arrays)) {
+      if (!a) { ptrs[name] = 0; continue; }
+      const kind = typedKind(a);   // the engine's view of the array (checked by the callers)
+      if (kind !== 'Float32Array' && kind !== 'Uint8Array') throw new TypeError(`${name}: expected a Float32Array or Uint8Array`);
+      const bytes = typedLength(a) * (kind === 'Float32Array' ? 4 : 1);
+      checkBlock(bytes);
+      parts.push(name, a, kind === 'Float32Array', total);
+      total += (bytes + 15) & ~15;
+    }
+    for (const [name, n] of Object.entries(outputs)) {
+      checkBlock(n * 4);
+      parts.push(name, null, true, total);
+      total += (n * 4 + 15) & ~15;
+    }
+    const base = this._alloc(total);
+    try {
+      const heap32 = this._m.HEAPF32, heap8 = this._m.HEAPU8;
+      for (let i = 0; i < parts.length; i += 4) {
+        const p = base + parts[i + 3], a = parts[i + 1];
+        ptrs[parts[i]] = p;
+        if (a) { if (parts[i + 2]) heap32.set(a, p >> 2); else heap8.set(a, p); }
+      }
+      if (finite.length) this._checkFinite(arrays, ptrs, finite);
+      return fn(ptrs);
+    } finally {
+      this._m._free(base);
+    }
+  }
+  // The Float32Array inputs named in `finite` (the first arrays of the block, in order) are checked in
+  // one wasm call over their whole span: the alignment gaps between them are zeroed first, and an
+  // element found non-finite is mapped back to its array and index for the message.
+  _checkFinite(arrays, ptrs, finite) {
+    const heap32 = this._m.HEAPF32;
+    const first = ptrs[finite[0]] >> 2;
+    let end = first;
+    for (const name of finite) {
+      const at = ptrs[name] >> 2;
+      if (at !== end) heap32.fill(0, end, at);
+      end = at + typedLength(arrays[name]);
+    }
+    const bad = this._m._attnscope_first_non_finite(first << 2, end - first);
+    if (bad < 0) return;
+    for (const name of finite) {
+      const i = first + bad - (ptrs[name] >> 2);
+      if (i >= 0 && i < typedLength(arrays[name])) throw nonFinite(name, arrays[name], i);
+    }
+    throw new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
+  }
+  _read(ptr, n) { return this._m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n); }
+  _variantOption(v) {
+    const name = v === undefined ? this._variant : v;
+    checkEnum('variant', name, this.variants.available);
+    return name;
+  }
+
+  // ---- bring your own vectors ----
+  // Shapes shared by scores() and attention(): nq, nk, d, dk (default d), then Q [nq, d] and K [nk, dk].
+  _queryKeyShapes(Q, K, options) {
+    const nq = checkInt('options.nq', options.nq, 1, 1 << 16);
+    const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
+    const d = checkInt('options.d', options.d, 1, 1 << 16);
+    const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
+    checkShape('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);      // finite: checked by _withArrays
+    checkShape('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
+    return { nq, nk, d, dk };
+  }
+  // The variant and the score with its parameters; keys narrower or wider than queries only where a
+  // score's matrices map between them (the registry's needsWeights).
+  _scoreAndVariant(options, d, dk, nk) {
+    const variant = this._variantOption(options.variant);
+    const score = scoreOption('options.score', options.score, this._lists);
+    const idw = idwOptions('options.', options);
+    const info = this._lists.scoreInfo.get(score);
+    const weights = scoreWeights('options.', options, score, info, { dq: d, dk, nk });
+    if (dk !== d && !info.needsWeights)
+      throw new RangeError(`options.dk: score '${score}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
+    return { variant, score, idw, weights };
+  }
+
+  scores(Q, K, options) {
+    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
+    const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
+    const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
+    this._checkCost(score, nq, nk, d, dk, 0, weights.hidden || 0);
+    return this._withArrays({ Q, K, ...weights.arrays }, { S: nq * nk }, (ptrs) => {
+      const e = this._enum.ints;
+      const err = exportMessage(this._m, this._m._attnscope_scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant],
+        idw.p, idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, weights.hidden, ptrs.Wa || 0, weights.maxKeys, ptrs.S));
+      if (err) throw coreError(err);
+      return this._read(ptrs.S, nq * nk);
+    }, QK);
+  }
+
+  softmax(S, options) {
+    checkKnownKeys('options', options, ['rows', 'cols', 'temperature', 'mask', 'keyPadding', 'variant']);
+    const rows = checkInt('options.rows', options.rows, 1, 1 << 20);
+    const cols = checkInt('options.cols', options.cols, 1, 1 << 20);
+    const n = checkFloat32('S', S, '[rows, cols]');
+    if (n !== rows * cols) throw new RangeError(`S: expected ${rows * cols} numbers [rows=${rows}, cols=${cols}], got ${n}`);
+    if (2 * n > MAX_CALL_BYTES / 4) throw new RangeError(`memory: softmax of ${rows} x ${cols} needs ${2 * n} floats, more than the limit of ${MAX_CALL_BYTES / 4} (512 MiB per call); use fewer rows per call`);
+    for (let i = 0; i < n; i++) if (Number.isNaN(S[i])) throw new RangeError(`S: element ${i} is NaN; scores may be ±Infinity (masked) but not NaN`);
+    const temperature = temperatureOption('options.temperature', options.temperature);
+    const mask = maskOption('options.mask', options.mask, this._lists);
+    const padding = paddingOption('options.keyPadding', options.keyPadding, cols);
+    const variant = this._variantOption(options.variant);
+    return this._withArrays({ S, padding }, { A: rows * cols }, (ptrs) => {
+      const e = this._enum;
+      const err = this._m._softmax(ptrs.S, rows, cols, temperature, e.mask[mask], ptrs.padding, e.variant[variant], ptrs.A);
+      if (err) throw coreError(err);
+      return this._read(ptrs.A, rows * cols);
+    });
+  }
+
+  // Shapes and options shared by attention() and attentionOutput(): validated once, the same way.
+  _attentionInputs(Q, K, V, options, extraKeys) {
+    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS, ...extraKeys]);
+    const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
+    const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
+    checkShape('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);   // finite: checked by _withArrays
+    const temperature = temperatureOption('options.temperature', options.temperature);
+    const mask = maskOption('options.mask', options.mask, this._lists);
+    const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
+    return { nq, nk, d, dk, dv, temperature, mask, padding, ...this._scoreAndVariant(options, d, dk, nk) };
+  }
+
+  attention(Q, K, V, options) { return this._attention(Q, K, V, options, 0); }
+  attentionOutput(Q, K, V, options) { return this._attentionOutput(Q, K, V, options, 0); }
+
+  // queryOffset (the pool's, never an option): the index of Q's first row in a longer query, which
+  // only the causal mask reads (key j is hidden from row i when j > queryOffset + i): rows [r0, r1)
+  // with queryOffset r0 give exactly those rows of the whole call.
+  _attention(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
+    const a = this._attentionInputs(Q, K, V, options, ['returns']);
+    const { nq, nk, dv } = a;
+    const want = returnsOption('options.returns', options.returns);
+    const outputOnly = want.size === 1 && want.has('output');
+    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, outputOnly);
+    // Only what is asked for gets a buffer; the core skips the work of the rest (no buffer = 0).
+    const outputs = {};
+    if (want.has('scores')) outputs.S = nq * nk;
+    if (want.has('weights')) outputs.A = nq * nk;
+    if (want.has('output')) outputs.O = nq * dv;
+    if (want.has('stats')) outputs.stats = 3 * nq;
+    return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
+      const e = this._enum.ints, w = a.weights;
+      const err = exportMessage(this._m, this._m._attnscope_attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score],
+        e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, w.hidden, ptrs.Wa || 0,
+        w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0, ptrs.O || 0, ptrs.stats || 0,
+        queryOffset));
+      if (err) throw coreError(err);
+      // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
+      // result's arrays are views of that copy (as attend()'s are), which small calls feel.
+      const parts = [['scores', ptrs.S, nq * nk], ['weights', ptrs.A, nq * nk], ['output', ptrs.O, nq * dv], ['stats', ptrs.stats, 3 * nq]]
+        .filter((x) => x[1]);
+      const first = parts[0][1], lastPart = parts[parts.length - 1];
+      const block = this._read(first, ((lastPart[1] - first) >> 2) + lastPart[2]);
+      const result = {};
+      for (const [name, p, n] of parts) {
+        const v = block.subarray((p - first) >> 2, ((p - first) >> 2) + n);
+        result[name] = name !== 'stats' ? v
+          : { entropy: v.subarray(0, nq), maxWeight: v.subarray(nq, 2 * nq), argmax: Uint32Array.from(v.subarray(2 * nq)) };
+      }
+      result.variant = this._instance.resolvedVariants[a.variant];
+      return result;
+    }, QKV);
+  }
+
+  _attentionOutput(Q, K, V, options, queryOffset) {
+    checkInt('queryOffset', queryOffset, 0, 1 << 16);
+    const a = this._attentionInputs(Q, K, V, options, []);
+    const { nq, nk, dv } = a;
+    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
+    return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
+      const e = this._enum.ints, w = a.weights;
+      const err = exportMessage(this._m, this._m._attnscope_attention_output(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv,
+        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0,
+        w.hidden, ptrs.Wa || 0, w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset));
+      if (err) throw coreError(err);
+      return this._read(ptrs.O, nq * dv);
+    }, QKV);
+  }
+
+  /**
+   * Gradients of L through O = attention(Q, K, V, options).output, given gradOutput = dL/dO [nq, dv]:
+   * { dQ, dK, dV } and the score's own parameter gradients (dW; dW1, dW2, dv; dWa). Same options,
+   * checks and limits as attention(); the forward is recomputed inside (nothing is kept between calls).
+   */
+  attentionBackward(Q, K, V, gradOutput, options) {
+    const a = this._attentionInputs(Q, K, V, options, []);
+    const { nq, nk, d, dk, dv } = a;
+    checkShape('gradOutput', gradOutput, nq * dv, `[nq=${nq}, dv=${dv}] (dL/dO, shaped like the output)`);  // finite: checked by _withArrays
+    const hidden = a.weights.hidden || 0;
+    const err0 = this._m._backwardCost(a.score, nq, nk, d, dk, dv, hidden);
+    if (err0) throw coreError(err0);
+    const outputs = { dQ: nq * d, dK: nk * dk, dV: nk * dv };
+    if (a.score === 'general') outputs.dW = d * dk;
+    if (a.score === 'additive') { outputs.dW1 = hidden * d; outputs.dW2 = hidden * dk; outputs.dv = hidden; }
+    if (a.score === 'location') outputs.dWa = a.weights.maxKeys * d;
+    return this._withArrays({ Q, K, V, gradOutput, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
+      const e = this._enum;
+      const err = this._m._attentionBackward(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, e.score[a.score], e.variant[a.variant],
+        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.gradOutput,
+        ptrs.dQ, ptrs.dK, ptrs.dV, ptrs.dW || 0, ptrs.dW1 || 0, ptrs.dW2 || 0, ptrs.dv || 0, ptrs.dWa || 0);
+      if (err) throw coreError(err);
+      const result = {};
+      for (const [name, n] of Object.entries(outputs)) result[name] = this._read(ptrs[name], n);
+      result.variant = this._instance.resolvedVariants[a.variant];
+      return result;
+    }, QKV_DO);
+  }
+
+  /** A trainer of one attention head (scope-trainer.mjs, and attnscope.d.ts). */
+  createTrainer(options) {
+    return new Trainer(this, options);
+  }
+
+  // Calls that need the word vectors (attend, embed, nearest, tokenize) stay synchronous: a vocabulary
+  // still to be downloaded makes them throw, naming the fix (see scopeOn below).
+  _requireVocabulary(caller) {
+    if (this._live().vocabularySize() === 0) this._vocabLoader.requireNow(caller);
+  }
+
+  loadVocabulary(...args) {
+    // The file is chosen when the scope is made; an argument here would be silently ignored.
+    if (args.length > 0 && args[0] !== undefined) {
+      return Promise.reject(new TypeError('loadVocabulary() takes no argument: pass the vocabulary when you make the scope, ' +
+        'createAttnScope({ vocabulary }) or scope.newScope({ vocabulary })'));
+    }
+    return this._vocabLoader.load();
+  }
+}
+
+// The method groups of the other files become methods of the class, defined as the class's own are
+// (writable, configurable, not enumerable).
+for (const Calls of [TextCalls, ModelCalls, ImportedCalls]) {
+  for (const [name, property] of Object.entries(Object.getOwnPropertyDescriptors(Calls.prototype))) {
+    if (name !== 'constructor') Object.defineProperty(Scope.prototype, name, property);
+  }
+}
+
+/** A new scope (its own ScopeState) on an instance; see createScopeWith for when its vocabulary loads. */
+async function scopeOn(instance, vocab, { preload, onProgress } = {}) {
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`options.onProgress: expected a function, got ${describe(onProgress)}`);
+  const source = vocabularySource(vocab === undefined ? instance.defaultVocabulary : vocab, instance);
+  const scope = new Scope(instance, new instance.module.ScopeState(), source.name);
+  scope._vocabLoader = vocabularyLoader(scope, instance.module, source, onProgress);
+  try {
+    // Bytes at hand (the caller's, or the single-file build's inlined ones) are loaded, and checked, now.
+    if (source.bytes) scope._vocabLoader.requireNow('createAttnScope');
+    if (preload) await scope.loadVocabulary();
+  } catch (e) {
+    scope.dispose();
+    throw e;
+  }
+  return scope;
+}
+
+export { Scope, scopeOn };

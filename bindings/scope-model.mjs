@@ -1,0 +1,215 @@
+// Trained models on a scope's wasm instance: scope.loadModel() (a method of Scope, added to the class by
+// scope-class.mjs) and the Model it resolves to: encode / encodeIds (every layer's and head's attention
+// and the sentence embedding, heads re-scored or knocked out), similarity.
+import { createSentencePiece } from './sentencepiece.mjs';
+import { readUrl, toUrl } from './scope-assets.mjs';
+import { checkInt, checkKnownKeys, checkWellFormed, coreError, describe, typedKind } from './scope-checks.mjs';
+import { deepFreeze } from './scope-options.mjs';
+
+const MODEL_FILE = 'use-lite.bin';
+const MODEL_MAGIC = { bytes: Array.from('ATSMODEL', (c) => c.charCodeAt(0)), kind: 'an attnscope model file (starting "ATSMODEL")' };
+const NO_MODEL = 'model: this Model was disposed; load another with scope.loadModel()';
+
+export class ModelCalls {
+  /**
+   * Loads a trained model (default: the shipped USE-Lite file, use-lite.bin, found next to the module
+   * like the vocabulary). options.model: 'default', the file's bytes (Uint8Array | ArrayBuffer), or
+   * its URL; options.onProgress(loaded, total) follows the download. Resolves to a Model that lives on
+   * this scope's wasm instance until model.dispose().
+   */
+  async loadModel(options = {}) {
+    checkKnownKeys('options', options, ['model', 'onProgress']);
+    this._live();
+    const { onProgress } = options;
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`options.onProgress: expected a function, got ${describe(onProgress)}`);
+    const source = options.model === undefined ? 'default' : options.model;
+    let bytes, label;
+    if (source === 'default') {
+      if (!this._instance.canLocate(MODEL_FILE)) {
+        throw new TypeError(`options.model: this build does not ship ${MODEL_FILE} (the single-file build carries no model); ` +
+          `pass its URL or bytes as options.model, or use locateFile, or import 'attnscope' (the split build)`);
+      }
+      const url = await this._instance.locate(MODEL_FILE);
+      bytes = await readUrl(url, { what: MODEL_FILE, expect: MODEL_MAGIC, onProgress });
+      label = `attnscope: ${url.href}`;
+    } else if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
+      bytes = new Uint8Array(source);
+      label = 'options.model';
+    } else if ((typeof source === 'string' && source !== '') || source instanceof URL) {
+      const url = await toUrl(source, 'options.model');
+      bytes = await readUrl(url, { what: 'the model file', expect: MODEL_MAGIC, onProgress, fix: 'check the URL given as options.model' });
+      label = `attnscope: ${url.href}`;
+    } else {
+      throw new TypeError(`options.model: expected 'default', a Uint8Array or ArrayBuffer of a model file, or its URL, got ${describe(source)}`);
+    }
+    const m = this._m;
+    const state = new m.ModelState();
+    try {
+      const ptr = m._malloc(bytes.length);
+      if (!ptr) throw new RangeError(`${label}: out of wasm memory for ${bytes.length} bytes`);
+      try {
+        m.HEAPU8.set(bytes, ptr);
+        const err = state.load(ptr, bytes.length);
+        if (err) throw (label === 'options.model' ? new RangeError(`options.model: ${err}`) : new Error(`${label}: ${err}`));
+      } finally {
+        m._free(ptr);
+      }
+    } catch (e) {
+      state.delete();
+      throw e;
+    }
+    return new Model(this, state);
+  }
+}
+
+/**
+ * A trained transformer (USE-Lite) run by the scope's kernels. encode() gives every layer's and head's
+ * attention and the sentence embedding; options re-score heads with any scoring function of the
+ * registry and knock heads out (see attnscope.d.ts).
+ */
+class Model {
+  constructor(scope, state) {
+    this._scope = scope;
+    this._state = state;
+    this.name = 'use-lite';
+    this.layers = state.layers();
+    this.heads = state.heads();
+    this.maxTokens = state.maxTokens();
+    this.dim = state.outputDim();
+    this.headDims = Object.freeze(Array.from({ length: this.layers }, (_, l) => state.headDim(l)));
+    this.vocabularySize = state.vocabularyRows();
+    this._pieces = null;
+  }
+
+  /** The SentencePiece vocabulary the ids index: [piece, log-probability | null][] (frozen). */
+  get vocabulary() {
+    this._pieces ??= deepFreeze(JSON.parse(this._live().piecesJson()));
+    return this._pieces;
+  }
+
+  _live() {
+    if (!this._state) throw new Error(NO_MODEL);
+    this._scope._live();
+    return this._state;
+  }
+
+  /** 'L.H' labels of every head, layer-major. */
+  _labels() {
+    const out = [];
+    for (let l = 0; l < this.layers; l++) for (let h = 0; h < this.heads; h++) out.push(`${l}.${h}`);
+    return out;
+  }
+  _headIndex(name, label) {
+    const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
+    const valid = `'L.H' with layer L from 0 to ${this.layers - 1} and head H from 0 to ${this.heads - 1} (e.g. '1.2')`;
+    if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${describe(label)}`);
+    const l = Number(m[1]), h = Number(m[2]);
+    if (l >= this.layers || h >= this.heads) throw new RangeError(`${name}: head '${label}' is out of range; expected ${valid}`);
+    return l * this.heads + h;
+  }
+  /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
+  _surgery(options) {
+    checkKnownKeys('options', options, ['score', 'ablate', 'variant']);
+    const scope = this._scope, names = scope._lists.scores, count = this.layers * this.heads;
+    const checkName = (name, value) => {
+      if (typeof value !== 'string' || !names.includes(value)) {
+        const E = typeof value === 'string' ? RangeError : TypeError;
+        throw new E(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
+      }
+      return value;
+    };
+    let scores = '';
+    const s = options.score;
+    if (typeof s === 'string') {
+      scores = Array(count).fill(checkName('options.score', s)).join(',');
+    } else if (s !== undefined) {
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) {
+        throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
+      }
+      const per = Array(count).fill('scaled-dot');
+      for (const [label, value] of Object.entries(s)) per[this._headIndex(`options.score['${label}']`, label)] = checkName(`options.score['${label}']`, value);
+      scores = per.join(',');
+    }
+    let ablate = '';
+    if (options.ablate !== undefined) {
+      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels 'L.H', got ${describe(options.ablate)}`);
+      const flags = Array(count).fill('0');
+      options.ablate.forEach((label, i) => { flags[this._headIndex(`options.ablate[${i}]`, label)] = '1'; });
+      ablate = flags.join('');
+    }
+    const variant = scope._variantOption(options.variant);
+    return { scores, ablate, variant };
+  }
+
+  /**
+   * The model on token ids (numbers in [0, vocabularySize)): as encode(), with tokens the ids' pieces.
+   * More than maxTokens ids are cut (truncated: true).
+   */
+  encodeIds(ids, options = {}) {
+    const state = this._live();
+    let arr;
+    if (typedKind(ids) === 'Int32Array') arr = Int32Array.from(ids);
+    else if (Array.isArray(ids)) arr = Int32Array.from(ids, (v, i) => checkInt(`ids[${i}]`, v, 0, this.vocabularySize - 1));
+    else throw new TypeError(`ids: expected an Int32Array or an array of token ids, got ${describe(ids)}`);
+    if (arr.length === 0) throw new RangeError('ids: expected at least one token id');
+    const o = this._surgery(options);
+    const m = this._scope._m;
+    const ptr = m._malloc(Math.max(4, arr.length * 4));
+    if (!ptr) throw new RangeError(`ids: out of wasm memory for ${arr.length} ids`);
+    let r;
+    try {
+      m.HEAP32.set(arr, ptr >> 2);
+      r = state.encode(ptr, arr.length, o.scores, o.ablate, this._scope._enum.variant[o.variant]);
+    } finally {
+      m._free(ptr);
+    }
+    if (r.error) throw coreError(r.error);
+    const n = r.n, size = this.layers * this.heads * n * n;
+    const pieces = this.vocabulary;
+    const used = arr.subarray(0, n);
+    return {
+      tokens: Array.from(used, (id) => (id < pieces.length ? pieces[id][0] : `<${id}>`)),
+      ids: Int32Array.from(used), n,
+      attentions: r.data.slice(0, size), embedding: r.data.slice(size),
+      truncated: r.truncated, layers: this.layers, heads: this.heads,
+      variant: this._scope._instance.resolvedVariants[o.variant],
+    };
+  }
+
+  /**
+   * The model on text: { tokens, ids, n, attentions [layers, heads, n, n], embedding [dim], truncated,
+   * spans }. Tokenised by the model's SentencePiece vocabulary (bindings/sentencepiece.mjs, the reference
+   * tokenizer's ids); tokens are the pieces' texts, spans their [start, end) UTF-16 offsets in `text`.
+   */
+  encode(text, options = {}) {
+    if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    checkWellFormed('text', text);
+    this._live();
+    this._surgery(options);  // option errors before any work
+    this._tokenizer ??= createSentencePiece(this.vocabulary);
+    const t = this._tokenizer.encode(text);
+    if (t.ids.length === 0) throw new RangeError("text: expected text with at least one token, got ''");
+    const r = this.encodeIds(t.ids, options);
+    r.tokens = t.pieces.slice(0, r.n);
+    r.spans = t.spans.slice(0, 2 * r.n);
+    return r;
+  }
+
+  /** Cosine of the embeddings of a and b (texts, or token ids), with the same options for both. */
+  similarity(a, b, options = {}) {
+    const run = (x, name) => {
+      if (typeof x === 'string') return this.encode(x, options).embedding;
+      if (Array.isArray(x) || typedKind(x) === 'Int32Array') return this.encodeIds(x, options).embedding;
+      throw new TypeError(`${name}: expected a string or token ids, got ${describe(x)}`);
+    };
+    const ea = run(a, 'a'), eb = run(b, 'b');
+    let dot = 0, na = 0, nb = 0;
+    for (let i = 0; i < ea.length; i++) { dot += ea[i] * eb[i]; na += ea[i] * ea[i]; nb += eb[i] * eb[i]; }
+    return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+  }
+
+  /** Frees the model's weights in the wasm instance; the scope stays usable. */
+  dispose() {
+    if (this._state) { this._state.delete(); this._state = null; }
+  }
+}

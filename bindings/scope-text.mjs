@@ -1,0 +1,159 @@
+// The AttnScope's calls on text and sentences, with the scope's word vectors: tokenize, embed, nearest,
+// and attend (the sentence pipeline: tokens, embeddings, projections, every head's attention), with the
+// pool's halves of it (_attend for some heads, _attendOutput to join them). Methods of Scope (added to
+// the class by scope-class.mjs): `this` is the scope.
+import { checkEnum, checkInt, checkKnownKeys, checkMatrix, checkShape, checkText, checkWellFormed, coreError, describe } from './scope-checks.mjs';
+import { idwOptions, maskOption, scoreOption, scoreParams, scoreWeights, temperatureOption } from './scope-options.mjs';
+
+const MAX_TOKENS_LIMIT = 4096;
+
+export class TextCalls {
+  // ---- text ----
+  tokenize(text, options = {}) {
+    if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    checkWellFormed('text', text);
+    checkKnownKeys('options', options, ['maxTokens']);
+    const maxTokens = options.maxTokens === undefined ? 512 : checkInt('options.maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT * 16);
+    this._requireVocabulary('tokenize');  // each token says whether the vocabulary has it
+    const r = JSON.parse(this._live().tokenizeJson(text, maxTokens));
+    if (r.error) throw coreError(r.error);
+    return r.tokens;
+  }
+
+  embed(word) {
+    if (typeof word !== 'string' || word === '') throw new TypeError(`word: expected a non-empty string, got ${describe(word)}`);
+    checkWellFormed('word', word);
+    this._requireVocabulary('embed');
+    const state = this._state;
+    const dim = state.vocabularyDim();
+    return this._withArrays({}, { out: dim }, (ptrs) => {
+      const entry = state.embed(word, ptrs.out);
+      return { vector: this._read(ptrs.out, dim), oov: entry < 0, vocabWord: entry < 0 ? null : state.vocabularyWord(entry) };
+    });
+  }
+
+  nearest(wordOrVector, k = 10) {
+    this._requireVocabulary('nearest');
+    checkInt('k', k, 1, 1000);
+    const dim = this._state.vocabularyDim();
+    const vector = typeof wordOrVector === 'string' ? this.embed(wordOrVector).vector
+      : checkMatrix('wordOrVector', wordOrVector, dim, `[${dim}]`);
+    return this._withArrays({ vector }, {}, (ptrs) => JSON.parse(this._state.nearestJson(ptrs.vector, k)));
+  }
+
+  // ---- the sentence pipeline ----
+  attend(options) { return this._attend(options, 0, 0); }
+
+  // attend()'s options checked and converted, for _attend and _attendOutput.
+  _attendInputs(options) {
+    checkKnownKeys('options', options, ['query', 'keys', 'score', 'temperature', 'heads', 'projection', 'seed', 'positional',
+      'mask', 'p', 'eps', 'variant', 'maxTokens', 'experimentalScaledOutput', 'W', 'W1', 'W2', 'v', 'hidden', 'Wa', 'maxKeys']);
+    const query = checkText('query', options.query);
+    const cross = options.keys !== undefined && options.keys !== null;
+    const keys = cross ? checkText('keys', options.keys) : '';
+    this._requireVocabulary('attend');
+    const state = this._state;
+    const d = state.vocabularyDim();
+    const temperature = temperatureOption('temperature', options.temperature);
+    const heads = options.heads === undefined ? 1 : checkInt('heads', options.heads, 1, d);
+    const seed = options.seed === undefined ? 1 : checkInt('seed', options.seed, 0, 0xffffffff);
+    const maxTokens = options.maxTokens === undefined ? 512 : checkInt('maxTokens', options.maxTokens, 1, MAX_TOKENS_LIMIT);
+    const mask = maskOption('mask', options.mask, this._lists);
+    const variant = this._variantOption(options.variant);
+    const positional = !!options.positional;
+    const experimentalScaledOutput = !!options.experimentalScaledOutput;
+
+    // Projections: a name from the registry (except 'user', which is the object form), or matrices.
+    let projection = 'identity';
+    const proj = { Wq: null, Wk: null, Wv: null, Wo: null };
+    let dHead = 0, dValue = 0, dOut = 0;
+    const named = this._lists.namedProjections;
+    if (options.projection === undefined || typeof options.projection === 'string') {
+      if (options.projection !== undefined) { checkEnum('projection', options.projection, named); projection = options.projection; }
+    } else if (options.projection && typeof options.projection === 'object') {
+      projection = 'user';
+      const u = options.projection;
+      dHead = checkInt('projection.dHead', u.dHead, 1, 1 << 12);
+      dValue = checkInt('projection.dValue', u.dValue, 1, 1 << 12);
+      proj.Wq = checkMatrix('projection.Wq', u.Wq, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
+      proj.Wk = checkMatrix('projection.Wk', u.Wk, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
+      proj.Wv = checkMatrix('projection.Wv', u.Wv, d * heads * dValue, `[${d}, heads*dValue=${heads * dValue}]`);
+      if (u.Wo !== undefined) {
+        dOut = checkInt('projection.dOut', u.dOut, 1, 1 << 12);
+        proj.Wo = checkMatrix('projection.Wo', u.Wo, heads * dValue * dOut, `[heads*dValue=${heads * dValue}, dOut=${dOut}]`);
+      }
+    } else {
+      throw new TypeError(`projection: expected ${named.map((n) => `'${n}'`).join(', ')} or an object {Wq, Wk, Wv, dHead, dValue}, got ${describe(options.projection)}`);
+    }
+
+    // Score weights given by the caller apply to every head; their size follows the head dimension.
+    const score = scoreOption('score', options.score, this._lists);
+    const idw = idwOptions('', options);
+    let weights = { arrays: {}, hidden: 0, maxKeys: 0 };
+    if (['W', 'W1', 'W2', 'v', 'Wa'].some((k) => options[k] !== undefined)) {
+      const dh = projection === 'user' ? dHead : projection === 'random' ? Math.max(1, Math.floor(d / heads)) : (d % heads === 0 ? d / heads : 0);
+      if (!dh) throw new RangeError(`heads: with your own score weights and the identity projection, heads must divide ${d}`);
+      weights = scoreWeights('', options, score, null, { head: dh });
+    }
+
+    const e = this._enum;
+    const core = (ptrs, headBegin, headEnd) => ({
+      score: e.score[score], params: scoreParams(idw, weights, ptrs), temperature, heads, projection: e.projection[projection],
+      seed, positional, mask: e.mask[mask], variant: e.variant[variant],
+      maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut, headBegin, headEnd,
+    });
+    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core };
+  }
+
+  // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
+  // then holds those heads, and its output is their outputs side by side (dOut their width):
+  // _attendOutput turns the joined heads into attend()'s output.
+  _attend(options, headBegin, headEnd) {
+    const a = this._attendInputs(options);
+    checkInt('headBegin', headBegin, 0, a.heads);
+    checkInt('headEnd', headEnd, 0, a.heads);
+    const t0 = now();
+    return this._withArrays(a.arrays, {}, (ptrs) => {
+      const res = a.state.attend(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
+      if (res.error) throw coreError(res.error);
+      const timeMs = now() - t0;
+      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], timeMs);
+    });
+  }
+
+  /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */
+  _attendOutput(options, concat, nq, cols) {
+    const a = this._attendInputs(options);
+    checkShape('concat', concat, nq * cols, `[nq=${nq}, cols=${cols}]`);
+    return this._withArrays({ ...a.arrays, concat }, {}, (ptrs) => {
+      const res = a.state.attendOutput(ptrs.concat, nq, cols, a.core(ptrs, 0, 0));
+      if (res.error) throw coreError(res.error);
+      return { output: res.data, dOut: res.dOut };
+    });
+  }
+}
+
+// Splits the one Float32Array attend() hands back (layout in bindings/embind.cpp, ScopeState::attend)
+// into the result's arrays: views of that one copy, no second copy.
+function unpackAttend(res, d, score, temperature, variant, timeMs) {
+  const data = res.data;
+  const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
+  const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
+  let at = 4 + 2 * heads;
+  const take = (n) => data.subarray(at, (at += n));
+  const queryEmbeddings = take(nq * d), keyEmbeddings = take(nk * d);
+  const scores = take(heads * nq * nk), weights = take(heads * nq * nk);
+  const entropy = take(heads * nq), maxWeight = take(heads * nq), argmax = Uint32Array.from(take(heads * nq));
+  const output = take(nq * dOut);
+  const q = [], k = [], v = [];
+  for (let h = 0; h < heads; h++) { q.push(take(nq * dHead[h])); k.push(take(nk * dHead[h])); v.push(take(nk * dValue[h])); }
+  const tokens = JSON.parse(res.tokens);
+  return {
+    queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
+    queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys, nq, nk, heads, d, dHead, dValue, dOut,
+    queryEmbeddings, keyEmbeddings, q, k, v, scores, weights, output, stats: { entropy, maxWeight, argmax },
+    score, temperature, variant, timeMs,
+  };
+}
+
+function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
