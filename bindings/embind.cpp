@@ -140,7 +140,7 @@ int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
 
 // ---- limits (attnscope/limits.hpp) ---------------------------------------------------------------
 
-// The score name and the shapes of a cost query (call_cost, backward_cost): "" when the name is
+// The score name and the shapes of a cost query (backward_cost): "" when the name is
 // known (then in `s`) and every shape is a whole number JS can hold exactly, else the message.
 std::string cost_arguments(const std::string& score, Score& s, std::initializer_list<double> shapes) {
     if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
