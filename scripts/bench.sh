@@ -17,6 +17,7 @@ node bench/dist-sizes.mjs > bench/results/dist-sizes.json
 node bench/page.mjs "$@" > bench/results/page.json
 node bench/page-scale.mjs "$@" > bench/results/page-scale.json   # long documents (issue 11)
 node scripts/page-scale-report.mjs > /dev/null
+node bench/paste.mjs "$@" > bench/results/paste.json   # a 2,000-word paste against a 7-token key sentence: long tasks and where their time goes (docs/benchmarks.md)
 node bench/limits.mjs > bench/results/limits.json   # the largest accepted calls and refusals (docs/limits.md)
 node bench/flow.mjs > bench/results/flow.json   # attention flow beside rollout (docs/flow.md)
 node bench/model-page.mjs > bench/results/model-page.json   # the demo with the trained model: keystroke → every layer and head redrawn (docs/demo.md)

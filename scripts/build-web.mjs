@@ -1,8 +1,8 @@
 // Builds the web demo into dist/web/: esbuild bundles web/demo.js with the npm package's JS (from
 // dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
 // and the vocabulary are copied next to it, and last the service worker (sw.js) that saves them for
-// offline use, each page what it needs (scripts/offline-manifest.mjs: the vocabulary only for the
-// pages in its VOCABULARY_PAGES). Every path is relative, so dist/web/ works on any static host.
+// offline use: every page's code on the first visit of any page, the vocabulary only by the pages in
+// VOCABULARY_PAGES (scripts/offline-manifest.mjs). Every path is relative, so dist/web/ works on any static host.
 // Formulas are typeset here, once, by KaTeX as MathML (see web/formulas.js).
 //   node scripts/build-web.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
@@ -115,5 +115,9 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log('dist/web:');
 for (const [f, size, gz] of rows) console.log(`  ${f.padEnd(24)} ${kb(size).padStart(11)}   gzip ${kb(gz).padStart(10)}`);
 console.log(`  formulas typeset: ${Object.keys(rendered).length} of ${latexList.length}`);
-console.log(`  saved for offline use by sw.js (cache version ${offline.version}), by the page that needs them:`);
-for (const [page, files] of Object.entries(offline.pages)) console.log(`    ${page}: ${files.filter((f) => f !== page).join(', ')}`);
+console.log(`  saved for offline use by sw.js (cache version ${offline.version}) on the first visit of any page: ${offline.site.join(', ')}`);
+const site = new Set(offline.site);
+for (const [page, files] of Object.entries(offline.pages)) {
+  const own = files.filter((f) => !site.has(f));
+  if (own.length) console.log(`    and by ${page}, when it is visited: ${own.join(', ')}`);
+}

@@ -52,6 +52,17 @@ export function pageFiles(dir, page, { vocabulary = false } = {}) {
   return [...out].sort();
 }
 
+/**
+ * The files the first visit of any page saves: every page's files but the vocabulary (its code:
+ * HTML, scripts, styles, wasm, workers, the model page's example), so every page opens offline after
+ * one visit. The vocabulary is saved by the pages that load it, when one of them is visited.
+ */
+export function siteFiles(pages) {
+  const out = new Set();
+  for (const files of Object.values(pages)) for (const f of files) if (!VOCABULARY.test(f)) out.add(f);
+  return [...out].sort();
+}
+
 /** Every page of dir (its .html files) → the files it needs offline (pageFiles). */
 export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
   const pages = {};
@@ -61,7 +72,7 @@ export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
 
 /**
  * Fills the template's placeholders and writes dir/sw.js.
- * @returns {{ version: string, files: Record<string, string>, pages: Record<string, string[]> }}
+ * @returns {{ version: string, files: Record<string, string>, pages: Record<string, string[]>, site: string[] }}
  */
 export function writeServiceWorker(dir, templatePath) {
   const template = readFileSync(templatePath, 'utf8');
@@ -73,17 +84,20 @@ export function writeServiceWorker(dir, templatePath) {
     all.update(`${f}\0${files[f]}\0`);
   }
   const pages = offlinePages(dir);
+  const site = siteFiles(pages);
   all.update(JSON.stringify(pages));
+  all.update(JSON.stringify(site));
   const version = all.digest('hex').slice(0, 16);
   let out = template;
   for (const [placeholder, value] of [
     ["/* build: VERSION */ 'unbuilt'", JSON.stringify(version)],
     ['/* build: FILES */ {}', JSON.stringify(files, null, 2)],
     ['/* build: PAGES */ {}', JSON.stringify(pages, null, 2)],
+    ['/* build: SITE */ []', JSON.stringify(site, null, 2)],
   ]) {
     if (!out.includes(placeholder)) throw new Error(`offline-manifest: ${templatePath} lacks ${placeholder}`);
     out = out.replace(placeholder, () => value);
   }
   writeFileSync(join(dir, 'sw.js'), out);
-  return { version, files, pages };
+  return { version, files, pages, site };
 }

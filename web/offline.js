@@ -1,10 +1,10 @@
-// Registers the service worker (sw.js, next to this bundle) that saves the page for offline use, asks
-// it to keep this page's files (only those this page needs: see web/sw.js), and says so in one quiet
-// line once they are saved. Where service workers are not available (a file:// page, a browser or
+// Registers the service worker (sw.js, next to this bundle) that saves the site for offline use, asks
+// it to keep this page's files (with every page's code; large data only where this page uses it: see
+// web/sw.js), and says so in one quiet line once they are saved. Where service workers are not available (a file:// page, a browser or
 // mode without them, an insecure origin, storage refused) nothing happens and the page works as
 // before, online.
 
-const SAVED = 'Available offline: this page and what it needs are saved in your browser.';
+const SAVED = 'Available offline: this site\'s pages and what this page needs are saved in your browser.';
 const NEWER = 'Available offline. A newer version has been saved: reload to use it.';
 
 /** Asks the active worker to keep this page's files; resolves true once they are saved. */

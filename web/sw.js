@@ -1,10 +1,12 @@
-// The service worker that keeps the demo's pages usable offline once they have been loaded. Each
-// page saves what it needs, no more: the build writes in every file with its SHA-256 and, for each
-// page, the files it needs (scripts/build-web.mjs, see scripts/offline-manifest.mjs), so lab part 3
-// or the model page never downloads the 50 MB vocabulary. Files go into one cache named after the
-// build's content hash: on install, those of the pages open now (the one registering this worker
-// among them) and of the pages an older build's cache kept; afterwards, those of each page that
-// loads (web/offline.js asks with a 'keep' message). Requests for saved files are answered from the
+// The service worker that keeps the site's pages usable offline once one of them has been loaded.
+// The first visit of any page saves the code of every page (HTML, scripts, styles, wasm, workers:
+// SITE), so the other pages then open offline too; large data is saved only by a page that uses it
+// (the vocabulary, by the demo and the lab: PAGES), so lab part 3 or the model page never downloads
+// the 50 MB vocabulary. The build writes in every file with its SHA-256, SITE, and for each page the
+// files it needs (scripts/build-web.mjs, see scripts/offline-manifest.mjs). Files go into one cache
+// named after the build's content hash: on install, SITE, the large files of the pages open now (the
+// one registering this worker among them) and those an older build's cache held; afterwards, the
+// large files of each page that loads (web/offline.js asks with a 'keep' message). Requests for saved files are answered from the
 // cache, never asking the network. A new build has a new hash, so a new sw.js: the browser installs
 // it next to the old one, and once it has the files it takes over and deletes older builds' caches.
 // Not bundled and not a module (service workers as modules are not supported everywhere).
@@ -12,6 +14,7 @@
 const VERSION = /* build: VERSION */ 'unbuilt';
 const FILES = /* build: FILES */ {};   // path relative to this file → SHA-256 of its bytes (hex)
 const PAGES = /* build: PAGES */ {};   // page (its .html) → the files it needs, itself included
+const SITE = /* build: SITE */ [];     // every page's code: saved by the first visit of any page
 const PREFIX = 'attnscope-web-';
 const CACHE = PREFIX + VERSION;
 
@@ -34,10 +37,10 @@ function pageAt(href) {
   return Object.keys(PAGES).find((p) => at(p) === url.href) || null;
 }
 
-/** Saves the files of `pages` that the cache lacks, each checked against the build's hash. */
-async function keep(pages) {
+/** Saves SITE, the files of `pages` and `more` that the cache lacks, each checked against the build's hash. */
+async function keep(pages, more = []) {
   const cache = await caches.open(CACHE);
-  const files = new Set();
+  const files = new Set([...SITE, ...more]);
   for (const p of pages) for (const f of PAGES[p] || []) files.add(f);
   await Promise.all([...files].map(async (file) => {
     const url = at(file);
@@ -60,12 +63,16 @@ self.addEventListener('install', (event) => {
       const p = pageAt(client.url);
       if (p) pages.add(p);
     }
+    // The large files an older build saved (a page that uses them was visited): saved again, in
+    // their new version; those never used stay unsaved.
+    const large = new Set();
+    const site = new Set(SITE);
     for (const name of await caches.keys()) {
       if (!name.startsWith(PREFIX) || name === CACHE) continue;
       const old = await caches.open(name);
-      for (const p of Object.keys(PAGES)) if (await old.match(at(p))) pages.add(p);
+      for (const f of Object.keys(FILES)) if (!site.has(f) && await old.match(at(f))) large.add(f);
     }
-    await keep(pages);
+    await keep(pages, [...large]);
     // Take over from an older build's worker at once. Safe for a page it was serving: the page
     // fetches every file it needs while it loads (one wasm, one vocabulary), so it asks nothing of
     // the new cache; its next load is the new build.

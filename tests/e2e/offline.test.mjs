@@ -1,5 +1,6 @@
-// The page once loaded works offline: its service worker (web/sw.js, filled in by build-web) saves
-// the files each loaded page needs (lab part 3 without the vocabulary) and answers from that cache. Each test has its own browser context (so its
+// The site once loaded works offline: its service worker (web/sw.js, filled in by build-web) saves
+// every page's code on the first visit of any page, the vocabulary only where a visited page loads it
+// (lab part 3 without it), and answers from that cache: after the demo alone, every page opens offline. Each test has its own browser context (so its
 // own service workers and caches); the tests that take the network away or change the build serve
 // their own copy of the page on their own port, leaving the shared server alone.
 import { test, before, after, describe } from 'node:test';
@@ -8,7 +9,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setup, startServer, attendOptions, outDir, root, settled } from '../../scripts/browser-harness.mjs';
-import { offlineFiles, offlinePages, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
+import { offlineFiles, offlinePages, siteFiles, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
 
 const web = join(root, 'dist/web');
 const SENTENCE = 'Offline, the kernels still weigh every word of this sentence.';
@@ -68,6 +69,11 @@ describe('offline', () => {
     for (const [page, f] of [['index.html', 'demo-worker.js'], ['index.html', 'demo.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'lab-prototypes-worker.js'],
       ['lab-prototypes.html', 'lab-prototypes.css'], ['model.html', 'model-worker.js']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
     assert.deepEqual(files.filter((f) => !Object.values(pages).some((x) => x.includes(f))), [], 'every file is saved by some page');
+    // What the first visit of any page saves: every page's files but the vocabulary.
+    const site = siteFiles(pages);
+    assert.deepEqual(site, files.filter((f) => !/^glove-/.test(f)));
+    for (const f of ['index.html', 'lab.html', 'lab-prototypes.html', 'model.html', 'lab-worker.js', 'model.js', 'lab.css']) assert.ok(site.includes(f), `the site saves ${f}`);
+    assert.ok(sw.includes(`const SITE = ${JSON.stringify(site, null, 2)};`), 'sw.js lists the site\'s files');
   });
 
   test('once loaded, the page reloads and computes with the server gone and the network off', async () => {
@@ -78,9 +84,10 @@ describe('offline', () => {
       await controlled(page);
       assert.match(await page.textContent('#offline-status'), /^Available offline/);
       const version = builtVersion(web);
+      const pages = offlinePages(web);
       assert.deepEqual(await cacheContents(page), {
-        [`attnscope-web-${version}`]: offlinePages(web)['index.html'].map((f) => server.url + f).sort(),
-      }, 'the demo saves its own files (not the other pages\')');
+        [`attnscope-web-${version}`]: [...new Set([...siteFiles(pages), ...pages['index.html']])].map((f) => server.url + f).sort(),
+      }, 'the demo saves every page\'s code and its own vocabulary');
 
       // No network at all: the server is stopped and the browser is offline.
       await server.stop();
@@ -113,7 +120,7 @@ describe('offline', () => {
     }
   });
 
-  test('lab part 3 saves its files without the vocabulary; the demo opened next adds its own; both load offline', async () => {
+  test('lab part 3 saves the site\'s code without the vocabulary; the demo opened next adds it; both load offline', async () => {
     const server = await startServer();
     const context = await h.newContext({}, new URL(server.url).origin);
     const since = h.log.requests.length;
@@ -125,8 +132,9 @@ describe('offline', () => {
       await controlled(part3);
       await part3.waitForSelector('#offline-status[data-kept="true"]', { state: 'attached', timeout: 30000 });
       const pages = offlinePages(web);
-      const own = pages['lab-prototypes.html'].map((f) => server.url + f).sort();
-      assert.deepEqual(await cachedNow(part3), own, 'part 3 saves exactly its own files');
+      const own = siteFiles(pages).map((f) => server.url + f).sort();
+      assert.deepEqual(await cachedNow(part3), own, 'part 3 saves every page\'s code, no vocabulary');
+      assert.ok(pages['lab-prototypes.html'].every((f) => own.includes(server.url + f)), 'its own files among them');
       const vocabulary = h.log.requests.slice(since).filter((u) => u.startsWith(server.url) && /glove-50k\.bin/.test(u));
       assert.deepEqual(vocabulary, [], 'nothing asked for the vocabulary (the page and its service worker)');
 
@@ -147,6 +155,76 @@ describe('offline', () => {
       await demo.reload();
       await demo.waitForSelector('body.ready', { timeout: 60000 });
       assert.match(await demo.textContent('#load-text'), /^Ready: 50,000 words/);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test('after a visit of the demo alone, the lab, the model page and lab part 3 open offline and compute', async () => {
+    const server = await startServer();
+    const context = await h.newContext({}, new URL(server.url).origin);
+    const since = h.log.requests.length;
+    try {
+      const page = await h.open(context, '', server.url);
+      await controlled(page);
+      await page.waitForSelector('#offline-status[data-kept="true"]', { state: 'attached', timeout: 60000 });
+      // The model's weights file was not asked for (the demo does not use it) and is not saved.
+      const cached = Object.values(await cacheContents(page))[0];
+      assert.ok(!cached.some((u) => /use-lite\./.test(u)), 'the model\'s weights are not saved');
+      assert.ok(!h.log.requests.slice(since).some((u) => /use-lite\.bin/.test(u)), 'nor asked for');
+
+      await server.stop();
+      await context.setOffline(true);
+      const failed = [], notFromWorker = [];
+      page.on('requestfailed', (r) => { if (!/use-lite\./.test(r.url())) failed.push(r.url()); });
+      page.on('response', (r) => { if (!r.fromServiceWorker()) notFromWorker.push(r.url()); });
+
+      // The lab (never visited): it loads its kernels and the vocabulary the demo saved, and trains.
+      await page.goto(server.url + 'lab.html');
+      await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
+      await settled(page, 60000);
+      await page.click('#step');
+      await page.waitForFunction(() => Number(document.getElementById('step-count').dataset.steps) === 5, null, { timeout: 60000 });
+      assert.match(await page.textContent('#offline-status'), /^Available offline/);
+
+      // The model page: its trained model is not saved (large data, fetched when used), so it opens
+      // without it (the failed request is its only console error, collected here apart); a dropped
+      // attention file is read and drawn.
+      const model = await context.newPage();
+      const modelErrors = [];
+      model.on('console', (msg) => { if (msg.type() === 'error') modelErrors.push([msg.text(), msg.location().url]); });
+      model.on('pageerror', (e) => modelErrors.push([String(e), '']));
+      model.on('requestfailed', (r) => { if (!/use-lite\./.test(r.url())) failed.push(r.url()); });
+      model.on('response', (r) => { if (!r.fromServiceWorker()) notFromWorker.push(r.url()); });
+      await model.goto(server.url + 'model.html');
+      await model.waitForSelector('body.ready', { timeout: 30000 });
+      const L = 1, H = 2, N = 3;
+      const row = (i) => Array.from({ length: N }, (_, j) => (j <= i ? 1 / (i + 1) : 0));
+      const attentions = Array.from({ length: L }, () => Array.from({ length: H }, () => Array.from({ length: N }, (_, i) => row(i))));
+      const name = await model.evaluate((json) => new Promise((resolve, reject) => {
+        const notice = document.getElementById('notice');
+        notice.hidden = true;
+        document.addEventListener('model-loaded', (e) => resolve(e.detail.name), { once: true });
+        new MutationObserver(() => { if (!notice.hidden) reject(new Error(document.getElementById('notice-text').textContent)); })
+          .observe(notice, { attributes: true, attributeFilter: ['hidden'] });
+        const dt = new DataTransfer();
+        dt.items.add(new File([json], 'offline.json'));
+        document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }), JSON.stringify({ tokens: ['the', 'cat', 'sat'], attentions }));
+      assert.equal(name, 'offline.json');
+      assert.match(await model.textContent('#file-info'), /1 layer[s]? × 2 heads × 3 × 3 tokens/);
+      assert.ok(modelErrors.every(([text, url]) => /use-lite\.bin/.test(url) && /ERR_INTERNET_DISCONNECTED|ERR_FAILED/.test(text)), JSON.stringify(modelErrors));
+      await model.close();
+
+      // Lab part 3 (never visited): trains 25 steps.
+      await page.goto(server.url + 'lab-prototypes.html');
+      await page.waitForSelector('body.ready', { timeout: 60000 });
+      await page.click('#step');
+      await page.waitForFunction(() => document.getElementById('step-count').dataset.steps === '25', null, { timeout: 60000 });
+
+      assert.deepEqual(failed, [], 'no request failed');
+      assert.deepEqual(notFromWorker.filter((u) => !/use-lite\./.test(u)), [], 'every file came from the service worker');
     } finally {
       await context.close();
       await server.stop();

@@ -4,6 +4,11 @@
 // everything); its token labels appear once a row or column is tall enough for them. Clicking a cell
 // emits `select` ({ i, j, shift, kind: 'cell' }) like the SVG heatmap; setSelection({ rows, cols })
 // highlights whole rows and columns. Exported as PNG, or as SVG with the two pictures embedded.
+// A long × short matrix (2,000 query tokens against a 7-word key sentence, or the transpose) is drawn
+// with cells that are not square: the short axis fills the detail, labelled, and stays put, while the
+// long one gets cells of at least MIN_LONG_CELL px, windowed (it pans and zooms; the overview shows all
+// of it); the overview's short side is at least OV_SHORT_CELL px a cell. `geometry` (and the detail's
+// data-* attributes) say how the cells are drawn.
 import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity } from 'd3-zoom';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
@@ -17,6 +22,24 @@ const OVERVIEW = 200;       // px: the overview's longer side
 const LABEL_MIN = 11;       // px a row or column needs before its label is drawn
 const MARGIN = 84;          // px for the labels left of and above the detail
 const MAX_ZOOM_CELL = 48;   // px: the largest a cell gets when zoomed in
+const MIN_LONG_CELL = 4;    // px: a long × short matrix's cells on its long axis, at the least
+const OV_SHORT_CELL = 6;    // px: a long × short matrix's cells on the overview's short axis, at the least
+const LONG_RATIO = 4;       // a matrix is long × short from this ratio of its sides on
+
+/**
+ * How the detail draws the cells of an nq × nk matrix in a matrix area of aw × ah px: 'square' (one
+ * cell size, the whole matrix fits at zoom 1), or for a long × short matrix whose short side can be
+ * labelled whole, 'rows' (many query rows: the key columns fill the width) or 'cols' (the transpose).
+ * Then `short` is the short axis's cell (px, fixed) and `long` the long axis's at zoom 1.
+ */
+export function cellGeometry(nq, nk, aw, ah) {
+  const fit = Math.min(aw / nk, ah / nq);
+  const rows = nq >= nk;
+  const [nLong, nShort, longSide, shortSide] = rows ? [nq, nk, ah, aw] : [nk, nq, aw, ah];
+  const short = Math.min(MAX_ZOOM_CELL, shortSide / nShort);
+  if (fit >= LABEL_MIN || nLong < LONG_RATIO * nShort || short < LABEL_MIN) return { mode: 'square', fit };
+  return { mode: rows ? 'rows' : 'cols', fit, short, long: Math.max(longSide / nLong, MIN_LONG_CELL), nLong, nShort };
+}
 
 export class HeatmapCanvas extends Figure {
   constructor(slot) {
@@ -86,10 +109,15 @@ export class HeatmapCanvas extends Figure {
     this.layout();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
     this.setTitle(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    this.setCaption(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), one pixel per cell in the overview; `
+    const g = this.geo;
+    this.setCaption(`${d.nq} query tokens (rows) × ${d.nk} key tokens (columns), `
+      + (g.mode === 'square' ? 'one pixel per cell in the overview; '
+        : `drawn with wider ${g.mode === 'rows' ? 'columns' : 'rows'} so that the ${d.nq > d.nk ? 'key columns' : 'query rows'} stay readable; `)
       + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
         : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
-      + 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
+      + (g.mode === 'square' ? 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
+        : `The detail shows a window of the ${g.mode === 'rows' ? 'query rows' : 'key columns'}: the wheel or a pinch zooms it, a drag or the arrows move it, `
+          + '+ and − zoom, 0 goes back to the start; click the overview to move there. ')
       + 'Token labels appear once they fit; click a cell to see why.');
   }
 
@@ -176,17 +204,30 @@ export class HeatmapCanvas extends Figure {
     const narrow = avail < 620;
     const ovSide = narrow ? Math.min(OVERVIEW, avail) : OVERVIEW;
     const ar = d.nk / d.nq;
-    this.ov = { w: Math.round(ar >= 1 ? ovSide : ovSide * ar), h: Math.round(ar >= 1 ? ovSide / ar : ovSide) };
-    const dw = Math.min(820, narrow ? avail : avail - OVERVIEW - 20);
-    const dh = Math.min(640, Math.max(260, Math.round(dw * 0.85)));
+    // The overview keeps the matrix's proportions, but its short side is never thinner than
+    // OV_SHORT_CELL px a cell (or the overview's side): 7 key columns beside 2,000 rows stay visible.
+    const ovShort = Math.min(ovSide, Math.max(Math.round(ovSide * Math.min(ar, 1 / ar)), Math.min(d.nq, d.nk) * OV_SHORT_CELL));
+    this.ov = { w: ar >= 1 ? ovSide : ovShort, h: ar >= 1 ? ovShort : ovSide };
+    let dw = Math.min(820, narrow ? avail : avail - OVERVIEW - 20);
+    let dh = Math.min(640, Math.max(260, Math.round(dw * 0.85)));
+    // The matrix area inside the detail, below and right of the label margins. Square cells: at zoom 1
+    // the whole matrix fits it (cells may be smaller than a pixel, then the image is scaled down).
+    // Long × short: the short axis fills it (the canvas shrinks to it when its cells reach
+    // MAX_ZOOM_CELL), the long axis shows a window of cells of at least MIN_LONG_CELL px.
+    const g = cellGeometry(d.nq, d.nk, dw - MARGIN, dh - MARGIN);
+    if (g.mode === 'rows') dw = Math.min(dw, MARGIN + Math.ceil(g.short * d.nk) + 1);
+    if (g.mode === 'cols') dh = Math.min(dh, MARGIN + Math.ceil(g.short * d.nq) + 1);
     this.size = { w: dw, h: dh };
-    // The matrix area inside the detail, below and right of the label margins; at zoom 1 the whole
-    // matrix fits it (cells may be smaller than a pixel, then the image is scaled down).
     const aw = dw - MARGIN, ah = dh - MARGIN;
-    const fit = Math.min(aw / d.nk, ah / d.nq);
-    this.fit = fit;
-    this.zoom.scaleExtent([1, Math.max(1, MAX_ZOOM_CELL / fit)])
-      .translateExtent([[0, 0], [d.nk * fit, d.nq * fit]])
+    this.geo = g;
+    this.fit = g.fit;
+    // The zoom's coordinates: the matrix at zoom 1, cells of vw × vh px. Square: the transform moves
+    // and scales both axes; long × short: only the long axis (the short one stays fitted).
+    const [vw, vh] = g.mode === 'square' ? [g.fit, g.fit] : g.mode === 'rows' ? [g.short, g.long] : [g.long, g.short];
+    this.vcell = { w: vw, h: vh };
+    const maxK = g.mode === 'square' ? MAX_ZOOM_CELL / g.fit : MAX_ZOOM_CELL / g.long;
+    this.zoom.scaleExtent([1, Math.max(1, maxK)])
+      .translateExtent([[0, 0], [d.nk * vw, d.nq * vh]])
       .extent([[0, 0], [aw, ah]]);
     const dpr = window.devicePixelRatio || 1;
     for (const [c, w, h] of [[this.overview, this.ov.w, this.ov.h], [this.detail, dw, dh]]) {
@@ -226,13 +267,44 @@ export class HeatmapCanvas extends Figure {
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.drawNow(); });
   }
 
-  /** The rows and columns visible in the detail: { i0, i1, j0, j1 } (end exclusive), and cell size. */
+  /**
+   * Where the detail draws the cells now: cell width cw and height ch (px), and the offsets ox, oy of
+   * cell (0, 0) from the matrix area's corner. Square cells follow the zoom on both axes; a long ×
+   * short matrix's short axis stays fitted.
+   */
+  cells() {
+    const t = this.t, g = this.geo;
+    if (g.mode === 'rows') return { cw: g.short, ch: g.long * t.k, ox: 0, oy: t.y };
+    if (g.mode === 'cols') return { cw: g.long * t.k, ch: g.short, ox: t.x, oy: 0 };
+    const cell = g.fit * t.k;
+    return { cw: cell, ch: cell, ox: t.x, oy: t.y };
+  }
+
+  /** The rows and columns visible in the detail: { i0, i1, j0, j1 } (end exclusive), and the cells' geometry (cells()). */
   visibleRange() {
-    const d = this.data, t = this.t, cell = this.fit * t.k;
+    const d = this.data;
+    const c = this.cells();
+    const { cw, ch, ox, oy } = c;
     const aw = this.size.w - MARGIN, ah = this.size.h - MARGIN;
-    const j0 = Math.max(0, Math.floor(-t.x / cell)), i0 = Math.max(0, Math.floor(-t.y / cell));
-    const j1 = Math.min(d.nk, Math.ceil((aw - t.x) / cell)), i1 = Math.min(d.nq, Math.ceil((ah - t.y) / cell));
-    return { i0, i1, j0, j1, cell };
+    const j0 = Math.max(0, Math.floor(-ox / cw)), i0 = Math.max(0, Math.floor(-oy / ch));
+    const j1 = Math.min(d.nk, Math.ceil((aw - ox) / cw)), i1 = Math.min(d.nq, Math.ceil((ah - oy) / ch));
+    return { i0, i1, j0, j1, ...c };
+  }
+
+  /**
+   * How the cells are drawn now, for tests and tools: the mode ('square', or 'rows' / 'cols' for a
+   * long × short matrix), the detail's cell width and height and whether its rows and columns are
+   * labelled, the overview's size and its cells' width and height (px, CSS pixels).
+   */
+  get geometry() {
+    const d = this.data;
+    if (!d || !this.size) return null;
+    const { cw, ch } = this.cells();
+    return {
+      mode: this.geo.mode, cellWidth: cw, cellHeight: ch, rowsLabelled: ch >= LABEL_MIN, colsLabelled: cw >= LABEL_MIN,
+      detail: { ...this.size, margin: MARGIN },
+      overview: { w: this.ov.w, h: this.ov.h, cellWidth: this.ov.w / d.nk, cellHeight: this.ov.h / d.nq },
+    };
   }
 
   drawNow() {
@@ -248,72 +320,90 @@ export class HeatmapCanvas extends Figure {
     ctx.fillStyle = bg;
     ctx.fillRect(0, 0, w, h);
     const r = this.visibleRange();
-    const { i0, i1, j0, j1, cell } = r;
-    const t = this.t;
-    // The visible cells: one drawImage of the source rectangle, without smoothing (cells stay square).
-    ctx.imageSmoothingEnabled = cell < 1;
+    const { i0, i1, j0, j1, cw, ch, ox, oy } = r;
+    // The visible cells: one drawImage of the source rectangle, without smoothing (cells stay sharp).
+    ctx.imageSmoothingEnabled = Math.min(cw, ch) < 1;
     ctx.save();
     ctx.beginPath();
     ctx.rect(MARGIN, MARGIN, w - MARGIN, h - MARGIN);
     ctx.clip();
-    const x = (j) => MARGIN + t.x + j * cell, y = (i) => MARGIN + t.y + i * cell;
+    const x = (j) => MARGIN + ox + j * cw, y = (i) => MARGIN + oy + i * ch;
     if (i1 > i0 && j1 > j0) {
-      if (d.causal) { ctx.fillStyle = masked; ctx.fillRect(x(j0), y(i0), (j1 - j0) * cell, (i1 - i0) * cell); }
-      ctx.drawImage(this.base, j0, i0, j1 - j0, i1 - i0, x(j0), y(i0), (j1 - j0) * cell, (i1 - i0) * cell);
+      if (d.causal) { ctx.fillStyle = masked; ctx.fillRect(x(j0), y(i0), (j1 - j0) * cw, (i1 - i0) * ch); }
+      ctx.drawImage(this.base, j0, i0, j1 - j0, i1 - i0, x(j0), y(i0), (j1 - j0) * cw, (i1 - i0) * ch);
     }
-    this.drawMarks(ctx, x, y, cell, accent, { i0, i1, j0, j1 });
+    this.drawMarks(ctx, x, y, cw, ch, accent, { i0, i1, j0, j1 });
     ctx.restore();
     // Labels, once a row (column) is tall (wide) enough; drawn as text by the canvas, never as HTML.
+    // Each axis on its own: a long × short matrix's short axis is labelled at any zoom.
     ctx.fillStyle = fg;
-    ctx.font = `${Math.min(12, Math.floor(cell * 0.8))}px system-ui, sans-serif`;
-    this.labelsShown = cell >= LABEL_MIN;
-    if (this.labelsShown) {
+    const rowsLabelled = ch >= LABEL_MIN, colsLabelled = cw >= LABEL_MIN;
+    this.labelsShown = rowsLabelled && colsLabelled;
+    if (rowsLabelled) {
+      ctx.font = `${Math.min(12, Math.floor(ch * 0.8))}px system-ui, sans-serif`;
       ctx.textAlign = 'right';
       ctx.textBaseline = 'middle';
       for (let i = i0; i < i1; i++) {
         const tok = d.qTokens[i];
-        ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), MARGIN - 4, y(i) + cell / 2, MARGIN - 6);
+        ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), MARGIN - 4, y(i) + ch / 2, MARGIN - 6);
       }
+    }
+    if (colsLabelled) {
+      ctx.font = `${Math.min(12, Math.floor(cw * 0.8))}px system-ui, sans-serif`;
       ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
       for (let j = j0; j < j1; j++) {
         const tok = d.kTokens[j];
         ctx.save();
-        ctx.translate(x(j) + cell / 2, MARGIN - 4);
+        ctx.translate(x(j) + cw / 2, MARGIN - 4);
         ctx.rotate(-Math.PI / 3);
         ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), 0, 0, MARGIN + 10);
         ctx.restore();
       }
-    } else {
+    }
+    if (!rowsLabelled || !colsLabelled) {
       ctx.textAlign = 'left';
       ctx.textBaseline = 'top';
       ctx.font = '11px system-ui, sans-serif';
-      ctx.fillText('zoom in for token labels', 4, 4);
+      if (!rowsLabelled && !colsLabelled) ctx.fillText('zoom in for token labels', 4, 4);
+      else {
+        ctx.fillText('zoom in for', 4, 4, MARGIN - 8);
+        ctx.fillText(rowsLabelled ? 'key labels' : 'query labels', 4, 18, MARGIN - 8);
+      }
     }
     this.drawOverview(r, accent, masked);
     const f = (a, b, n) => `${a + 1}–${b} of ${n}`;
+    const t = this.t;
+    const labelled = this.labelsShown ? ', labelled' : rowsLabelled ? ', query rows labelled' : colsLabelled ? ', key columns labelled' : '';
     const range = `Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
-      + ` (zoom ×${fmt(t.k, 3)}${this.labelsShown ? ', labelled' : ''}).`
+      + ` (zoom ×${fmt(t.k, 3)}${labelled}).`
       + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : '');
     (this.keptRange ||= new Kept(this.rangeEl.node())).setText(range);   // unchanged text: no layout for the frame
+    const dn = this.detail.node();
+    if (dn.dataset.cellWidth !== String(+cw.toFixed(2)) || dn.dataset.cellHeight !== String(+ch.toFixed(2)) || dn.dataset.mode !== this.geo.mode) {
+      dn.dataset.mode = this.geo.mode;
+      dn.dataset.cellWidth = String(+cw.toFixed(2));
+      dn.dataset.cellHeight = String(+ch.toFixed(2));
+    }
     this.lastFrameMs = performance.now() - t0;
     performance.measure('attnscope:heatmap-frame', { start: t0, end: performance.now() });
   }
 
   /** Selection bands (rows, columns), the open cell's outline. */
-  drawMarks(ctx, x, y, cell, accent, { i0, i1, j0, j1 }) {
+  drawMarks(ctx, x, y, cw, ch, accent, { i0, i1, j0, j1 }) {
     const { rows, cols } = this.selection;
     const d = this.data;
     const { w, h } = this.size;
     ctx.fillStyle = accent;
     ctx.globalAlpha = 0.28;
-    for (const i of rows) if (i >= i0 && i < i1) ctx.fillRect(MARGIN, y(i), w - MARGIN, Math.max(1, cell));
-    for (const j of cols) if (j >= j0 && j < j1) ctx.fillRect(x(j), MARGIN, Math.max(1, cell), h - MARGIN);
+    for (const i of rows) if (i >= i0 && i < i1) ctx.fillRect(MARGIN, y(i), w - MARGIN, Math.max(1, ch));
+    for (const j of cols) if (j >= j0 && j < j1) ctx.fillRect(x(j), MARGIN, Math.max(1, cw), h - MARGIN);
     ctx.globalAlpha = 1;
     const s = this.selected;
     if (s && s[0] < d.nq && s[1] < d.nk) {
       ctx.strokeStyle = accent;
       ctx.lineWidth = 2;
-      ctx.strokeRect(x(s[1]) - 1, y(s[0]) - 1, Math.max(3, cell) + 2, Math.max(3, cell) + 2);
+      ctx.strokeRect(x(s[1]) - 1, y(s[0]) - 1, Math.max(3, cw) + 2, Math.max(3, ch) + 2);
     }
   }
 
@@ -344,16 +434,16 @@ export class HeatmapCanvas extends Figure {
     if (!d) return;
     const box = this.overview.node().getBoundingClientRect();
     const j = ((ev.clientX - box.left) / box.width) * d.nk, i = ((ev.clientY - box.top) / box.height) * d.nq;
-    this.detail.call(this.zoom.translateTo, j * this.fit, i * this.fit);
+    this.detail.call(this.zoom.translateTo, j * this.vcell.w, i * this.vcell.h);
   }
 
   cellAt(ev) {
     const d = this.data;
     if (!d || !this.size) return null;
     const box = this.detail.node().getBoundingClientRect();
-    const cell = this.fit * this.t.k;
-    const j = Math.floor((ev.clientX - box.left - MARGIN - this.t.x) / cell);
-    const i = Math.floor((ev.clientY - box.top - MARGIN - this.t.y) / cell);
+    const { cw, ch, ox, oy } = this.cells();
+    const j = Math.floor((ev.clientX - box.left - MARGIN - ox) / cw);
+    const i = Math.floor((ev.clientY - box.top - MARGIN - oy) / ch);
     if (ev.clientX - box.left < MARGIN || ev.clientY - box.top < MARGIN) return null;
     if (i < 0 || j < 0 || i >= d.nq || j >= d.nk) return null;
     return [i, j];
