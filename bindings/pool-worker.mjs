@@ -66,12 +66,42 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
-   * first when it is not loaded yet.
+   * first when it is not loaded yet. lean: without the tokens and the embeddings (the pool takes
+   * them from its first share of heads).
    */
-  async attend(options, headBegin = 0, headEnd = 0) {
+  async attend(options, headBegin = 0, headEnd = 0, lean = false) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
     const result = scope._attend(options, headBegin, headEnd);
+    if (lean) {
+      for (const key of ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
+    }
     return Comlink.transfer(result, [...buffersOf(result)]);
+  },
+
+  /**
+   * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join: { result (as
+   * attend's, without scores and weights), joined: Float32Array [2, heads, nq, nk] (scores, then
+   * weights, of every head) } with this share's heads in place and every page of the others touched
+   * (written once), so the pool copies the other shares into memory made ready here, in parallel
+   * with their computing.
+   */
+  async attendHost(options, headBegin, headEnd, heads) {
+    if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+    const result = scope._attend(options, headBegin, headEnd);
+    const cells = result.nq * result.nk;
+    const joined = new Float32Array(2 * heads * cells);
+    for (let i = 0; i < joined.length; i += 1024) joined[i] = 0;   // a 4 KB page per 1,024 floats
+    joined.set(result.scores, headBegin * cells);
+    joined.set(result.weights, (heads + headBegin) * cells);
+    delete result.scores;
+    delete result.weights;
+    // The rest of the result are views of the call's one copy, which holds this share's scores and
+    // weights too: its small parts are copied out, so that the copy is freed here, not sent along.
+    for (const key of ['queryEmbeddings', 'keyEmbeddings', 'output']) result[key] = result[key].slice();
+    for (const key of ['q', 'k', 'v']) result[key] = result[key].map((a) => a.slice());
+    const { entropy, maxWeight, argmax } = result.stats;
+    result.stats = { entropy: entropy.slice(), maxWeight: maxWeight.slice(), argmax };
+    return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
   },
 
   /** attend()'s output from every head's output side by side (concat [nq, cols], transferred here). */

@@ -19,6 +19,10 @@ const MAX_WORKERS = 256;
 // the GEMMs' 4-row tiles and the blocked paths' 64-row blocks all divide it): shares start on a
 // multiple of it, so a share's blocks and tiles are exactly the whole call's.
 const ROW_BLOCK = 64;
+// attend()'s shares of heads per worker but the host (see attendShares).
+const CHUNKS_PER_WORKER = 1;
+// What touching one head's pages of the joined buffer costs the host, in heads' computing (see attendShares).
+const TOUCH_PER_HEAD = 0.25;
 const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
@@ -103,6 +107,8 @@ class AttnPool {
     /** As scope.variants: the variants the workers' instances have. */
     this.variants = info.variants;
     this.scoreFunctions = info.registry.scores;
+    // Shares of heads per worker for attend() (benchmarks vary it; the numbers do not depend on it).
+    this._attendShares = CHUNKS_PER_WORKER;
   }
 
   /** How many workers (wasm instances) the pool runs. */
@@ -125,13 +131,15 @@ class AttnPool {
     const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
     const count = Math.min(this._slots.length, H);
     if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
-    const jobs = [];
-    for (let s = 0; s < count; s++) {
-      const h0 = Math.floor((s * H) / count), h1 = Math.floor(((s + 1) * H) / count);
-      jobs.push((api) => api.attend(rest, h0, h1));
-    }
-    const parts = await this._submit(signal, jobs, (results) => results);
-    const joined = joinHeads(parts, H);
+    const ranges = attendShares(H, count, this._attendShares);
+    // The first share's worker (the host) sends the joined scores and weights: one buffer for every
+    // head (the scope's are views of one buffer too), its own heads in it and the other heads' pages already touched, so the join here copies
+    // into memory the host made ready while the others computed (fresh memory costs a page fault per
+    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the host sends the tokens
+    // and the embeddings (every share computes the same ones).
+    const jobs = ranges.map(([h0, h1], s) => (s === 0 ? (api) => api.attendHost(rest, h0, h1, H) : (api) => api.attend(rest, h0, h1, true)));
+    const join = new HeadJoin(H, ranges);
+    const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part));
     const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
     if (projected) {
       const { concat, nq, cols } = joined.concat;
@@ -204,9 +212,11 @@ class AttnPool {
   /**
    * Queues the jobs of one call (each runs on the next free worker); resolves with join(results in
    * job order), or rejects with the error the scope would have raised first, or with an AbortError
-   * as soon as the signal fires (the workers busy with this call are then replaced).
+   * as soon as the signal fires (the workers busy with this call are then replaced). onPart(i,
+   * result of job i), when given, takes each job's result as it arrives (join then gets undefined
+   * for it); an error it throws rejects the call.
    */
-  _submit(signal, jobs, join) {
+  _submit(signal, jobs, join, onPart = null) {
     return new Promise((resolve, reject) => {
       const call = { done: false, tasks: [] };
       let onAbort = null;
@@ -230,7 +240,8 @@ class AttnPool {
         call.tasks.push(task);
         this._queue.push(task);
       }
-      Promise.allSettled(call.tasks.map((t) => t.promise)).then((settled) => {
+      const results = onPart ? call.tasks.map((t, i) => t.promise.then((v) => { if (!call.done) onPart(i, v); })) : call.tasks.map((t) => t.promise);
+      Promise.allSettled(results).then((settled) => {
         const failed = settled.filter((s) => s.status === 'rejected').map((s) => s.reason);
         if (failed.length === 0) {
           try { finish(resolve, join(settled.map((s) => s.value))); } catch (e) { finish(reject, e); }
@@ -288,7 +299,9 @@ class AttnPool {
     slot.handle.ref();
     let work;
     try { work = task.job(slot.api); } catch (e) { work = Promise.reject(e); }
-    Promise.race([work, slot.death]).then(task.resolve, task.reject).finally(() => {
+    // The worker is given its next task before this one's result is handed on (a call's onPart
+    // copies it: the worker computes meanwhile).
+    const settle = (fn, value) => {
       if (slot.task === task) slot.task = null;
       if (slot.state === 'busy') { slot.state = 'idle'; slot.handle.unref(); }
       if (slot.state === 'dead' && this._slots.includes(slot) && !this._disposed) {
@@ -296,37 +309,103 @@ class AttnPool {
         this._replace(this._slots.indexOf(slot), slot.error);
       }
       this._pump();
-    });
+      fn(value);
+    };
+    Promise.race([work, slot.death]).then((v) => settle(task.resolve, v), (e) => settle(task.reject, e));
   }
 }
 
 /**
- * attend()'s results on ranges of heads (in head order) as one result shaped like the scope's, but
- * for the output: { result, concat: { concat [nq, cols]: the heads' outputs side by side, nq, cols } }.
+ * attend()'s shares of heads on `count` workers: [[h0, h1), ...], the host's (share 0) first. The host
+ * also copies its heads into the joined buffer and touches the other heads' pages (about
+ * TOUCH_PER_HEAD of a head's computing per head), so it takes fewer heads: h + TOUCH_PER_HEAD * H =
+ * (H - h) / (count - 1) balances it with the others. The rest are split evenly, `perWorker` shares
+ * per worker (the join copies a share as soon as it arrives).
  */
-function joinHeads(parts, H) {
-  const first = parts[0];
-  const cat = (key) => concat(parts.map((p) => p[key]));
-  const nq = first.nq;
-  const widths = parts.map((p) => p.dOut);
-  const cols = widths.reduce((a, b) => a + b, 0);
-  const joinedOutput = new Float32Array(nq * cols);
-  for (let i = 0, at = 0; i < nq; i++) {
-    for (let s = 0; s < parts.length; s++) {
-      const w = widths[s];
-      joinedOutput.set(parts[s].output.subarray(i * w, (i + 1) * w), at);
-      at += w;
+function attendShares(H, count, perWorker = 1) {
+  const host = Math.min(H - (count - 1), Math.max(1, Math.round((H * (1 - TOUCH_PER_HEAD * (count - 1))) / count)));
+  const rest = H - host, shares = Math.min(rest, (count - 1) * perWorker);
+  const ranges = [[0, host]];
+  for (let s = 0; s < shares; s++) ranges.push([host + Math.floor((s * rest) / shares), host + Math.floor(((s + 1) * rest) / shares)]);
+  return ranges;
+}
+
+/**
+ * attend()'s shares of heads (ranges[s] = [h0, h1)) joined, as they arrive in any order, into one
+ * result shaped like the scope's. The host's share (0) brings the joined scores and weights (one
+ * buffer, its heads in it); another share's are copied into it when both are there. add() keeps
+ * copies of a share's small parts (per-head vectors, outputs) so its transferred buffer can go.
+ * result(): { result (without output and dOut), concat: { concat [nq, cols]: the heads' outputs side
+ * by side, nq, cols } }.
+ */
+class HeadJoin {
+  constructor(H, ranges) {
+    this.H = H;
+    this.ranges = ranges;
+    this.small = new Array(ranges.length);
+    this.waiting = [];
+    this.big = null;
+    this.meta = null;
+  }
+
+  add(s, value) {
+    const [h0, h1] = this.ranges[s];
+    const part = s === 0 ? value.result : value;
+    const { nq, nk } = part;
+    if (part.heads !== h1 - h0) throw new Error(`pool: a share of heads ${h0}..${h1} came back with ${part.heads} heads`);
+    if (!this.stats) {
+      const rows = this.H * nq;
+      this.stats = { nq, nk, entropy: new Float32Array(rows), maxWeight: new Float32Array(rows), argmax: new Uint32Array(rows) };
+    }
+    const st = this.stats;
+    if (st.nq !== nq || st.nk !== nk) throw new Error(`pool: shares of one attend call disagree on its tokens (${nq} x ${nk}, ${st.nq} x ${st.nk})`);
+    st.entropy.set(part.stats.entropy, h0 * nq);
+    st.maxWeight.set(part.stats.maxWeight, h0 * nq);
+    st.argmax.set(part.stats.argmax, h0 * nq);
+    const copies = (list) => list.map((a) => a.slice());
+    this.small[s] = { dHead: part.dHead, dValue: part.dValue, q: copies(part.q), k: copies(part.k), v: copies(part.v),
+      output: part.output.slice(), dOut: part.dOut };
+    if (s === 0) {
+      const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, ...meta } = part;
+      this.meta = { ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
+      const cells = this.H * nq * nk, joined = value.joined;
+      if (!(joined instanceof Float32Array) || joined.length !== 2 * cells) throw new Error('pool: the host share sent no joined scores and weights');
+      this.big = { scores: joined.subarray(0, cells), weights: joined.subarray(cells) };
+      for (const [w, p] of this.waiting.splice(0)) this._place(w, p);
+    } else if (this.big) {
+      this._place(s, part);
+    } else {
+      this.waiting.push([s, { scores: part.scores, weights: part.weights, nq, nk }]);
     }
   }
-  const result = {
-    ...first, heads: H,
-    dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
-    scores: cat('scores'), weights: cat('weights'),
-    stats: { entropy: concat(parts.map((p) => p.stats.entropy)), maxWeight: concat(parts.map((p) => p.stats.maxWeight)),
-      argmax: concat(parts.map((p) => p.stats.argmax)) },
-    q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
-  };
-  return { result, concat: { concat: joinedOutput, nq, cols } };
+
+  // A share's scores and weights into the joined ones (the host's buffer).
+  _place(s, part) {
+    const at = this.ranges[s][0] * part.nq * part.nk;
+    this.big.scores.set(part.scores, at);
+    this.big.weights.set(part.weights, at);
+  }
+
+  result() {
+    const parts = this.small, st = this.stats, nq = st.nq;
+    const widths = parts.map((p) => p.dOut);
+    const cols = widths.reduce((x, y) => x + y, 0);
+    const joinedOutput = new Float32Array(nq * cols);
+    for (let i = 0, at = 0; i < nq; i++) {
+      for (let s = 0; s < parts.length; s++) {
+        const w = widths[s];
+        joinedOutput.set(parts[s].output.subarray(i * w, (i + 1) * w), at);
+        at += w;
+      }
+    }
+    const result = {
+      ...this.meta, heads: this.H,
+      dHead: parts.flatMap((p) => p.dHead), dValue: parts.flatMap((p) => p.dValue),
+      scores: this.big.scores, weights: this.big.weights, stats: { entropy: st.entropy, maxWeight: st.maxWeight, argmax: st.argmax },
+      q: parts.flatMap((p) => p.q), k: parts.flatMap((p) => p.k), v: parts.flatMap((p) => p.v),
+    };
+    return { result, concat: { concat: joinedOutput, nq, cols } };
+  }
 }
 
 /** An array to send to a worker: itself (cloned by postMessage) when it is its whole buffer, else a copy to transfer. */

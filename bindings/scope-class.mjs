@@ -12,7 +12,8 @@ import {
 import { ImportedCalls } from './scope-imported.mjs';
 import { ModelCalls } from './scope-model.mjs';
 import {
-  SCORE_KEYS, exportMessage, idwOptions, maskOption, paddingOption, returnsOption, scoreOption, scoreParams, scoreWeights, temperatureOption,
+  SCORE_KEYS, SCORE_MATRICES, exportMessage, idwOptions, maskOption, paddingOption, returnsOption, scoreOption, scoreParams,
+  scoreWeights, temperatureOption,
 } from './scope-options.mjs';
 import { TextCalls } from './scope-text.mjs';
 import { Trainer } from './scope-trainer.mjs';
@@ -290,9 +291,9 @@ class Scope {
     const err0 = this._m._backwardCost(a.score, nq, nk, d, dk, dv, hidden);
     if (err0) throw coreError(err0);
     const outputs = { dQ: nq * d, dK: nk * dk, dV: nk * dv };
-    if (a.score === 'general') outputs.dW = d * dk;
-    if (a.score === 'additive') { outputs.dW1 = hidden * d; outputs.dW2 = hidden * dk; outputs.dv = hidden; }
-    if (a.score === 'location') outputs.dWa = a.weights.maxKeys * d;
+    for (const m of this._lists.scoreInfo.get(a.score).matrices) {
+      outputs[SCORE_MATRICES[m].grad] = SCORE_MATRICES[m].size({ d, dk, hidden, maxKeys: a.weights.maxKeys });
+    }
     return this._withArrays({ Q, K, V, gradOutput, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
       const e = this._enum;
       const err = this._m._attentionBackward(ptrs.Q, ptrs.K, ptrs.V, nq, nk, d, dk, dv, e.score[a.score], e.variant[a.variant],

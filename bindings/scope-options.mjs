@@ -142,6 +142,18 @@ function scoreWeights(prefix, o, score, info, dims) {
   }
   return { arrays, hidden, maxKeys };
 }
+/**
+ * Each matrix a score may have (the registry's `matrices` names them): the name of its gradient in
+ * attentionBackward()'s result and its size there (s: { d, dk, hidden, maxKeys }), and its size among a
+ * Trainer's weights (t: the trainer's options { dHead, hidden, maxLen }; its offset is layout[name]).
+ */
+const SCORE_MATRICES = {
+  W: { grad: 'dW', size: (s) => s.d * s.dk, trained: (t) => t.dHead * t.dHead },
+  W1: { grad: 'dW1', size: (s) => s.hidden * s.d, trained: (t) => t.hidden * t.dHead },
+  W2: { grad: 'dW2', size: (s) => s.hidden * s.dk, trained: (t) => t.hidden * t.dHead },
+  v: { grad: 'dv', size: (s) => s.hidden, trained: (t) => t.hidden },
+  Wa: { grad: 'dWa', size: (s) => s.maxKeys * s.d, trained: (t) => t.maxLen * t.dHead },
+};
 /** The ScoreParams value object Embind hands to C++ (addresses of the matrices copied into wasm memory). */
 function scoreParams(idw, weights, ptrs) {
   return { p: idw.p, eps: idw.eps, W: ptrs.W || 0, W1: ptrs.W1 || 0, W2: ptrs.W2 || 0, v: ptrs.v || 0,
@@ -150,5 +162,5 @@ function scoreParams(idw, weights, ptrs) {
 
 export {
   registryOf, deepFreeze, listsOf, enumsOf, exportMessage, SCORE_KEYS, scoreOption, temperatureOption, maskOption, returnsOption,
-  paddingOption, idwOptions, scoreWeights, scoreParams,
+  paddingOption, idwOptions, scoreWeights, scoreParams, SCORE_MATRICES,
 };

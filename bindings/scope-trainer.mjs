@@ -1,7 +1,7 @@
 // The head trainer (src/attnscope/trainer.hpp): scope.createTrainer(options) makes one; it trains one
 // attention head on the caller's sentences, in the scope's wasm instance.
 import { checkEnum, checkFloat32, checkInt, checkKnownKeys, checkMatrix, checkNumber, coreError, describe, typedKind, typedLength } from './scope-checks.mjs';
-import { idwOptions, maskOption, scoreOption, temperatureOption } from './scope-options.mjs';
+import { SCORE_MATRICES, idwOptions, maskOption, scoreOption, temperatureOption } from './scope-options.mjs';
 
 const TRAINER_KEYS = ['data', 'dIn', 'dHead', 'positions', 'dPos', 'maxLen', 'score', 'p', 'eps', 'hidden', 'temperature',
   'mask', 'learningRate', 'batch', 'seed', 'variant', 'output'];
@@ -148,9 +148,7 @@ export class Trainer {
     const take = (name, at, size) => { out[name] = flat.slice(at, at + size); };
     take('Wq', L.Wq, L.dFeat * o.dHead);
     take('Wk', L.Wk, L.dFeat * o.dHead);
-    if (o.score === 'general') take('W', L.W, o.dHead * o.dHead);
-    if (o.score === 'additive') { take('W1', L.W1, o.hidden * o.dHead); take('W2', L.W2, o.hidden * o.dHead); take('v', L.v, o.hidden); }
-    if (o.score === 'location') take('Wa', L.Wa, o.maxLen * o.dHead);
+    for (const m of this._scope._lists.scoreInfo.get(o.score).matrices) take(m, L[m], SCORE_MATRICES[m].trained(o));
     if (o.output !== 'none') take('Wv', L.Wv, L.dFeat * o.dIn);
     if (o.output === 'scaled') take('Wextra', L.Wx, o.dIn * o.dIn);
     return out;

@@ -20,7 +20,7 @@ const dist = join(root, 'dist');
 const out = join(dist, 'web');
 const dev = process.argv.includes('--dev');
 
-const need = ['attnscope.mjs', 'scope.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
+const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
   'attnscope-scalar.wasm', 'glove-50k.bin'];
 const missing = need.filter((f) => !existsSync(join(dist, f)));
 if (missing.length) {
@@ -61,6 +61,25 @@ const result = await build({
   logLevel: 'warning',
 });
 
+// The pool's worker (createAttnPool, which the demo's worker uses for long documents): the bundled
+// pool.mjs starts it as new Worker(new URL('./pool-worker.mjs', import.meta.url)), which esbuild leaves
+// as it is, so it is bundled here to that name beside the pages' scripts; it loads the wasm and the
+// vocabulary from beside itself, as the pages' workers do.
+const poolWorker = await build({
+  entryPoints: [join(dist, 'pool-worker.mjs')],
+  outfile: join(out, 'pool-worker.mjs'),
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  minify: !dev,
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+});
+for (const [file, info] of Object.entries(poolWorker.metafile.outputs)) result.metafile.outputs[file] = info;
+
 // --- static files -----------------------------------------------------------------------------------
 copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
 // The page's text says how many scoring functions there are: the registry's count, in words.
@@ -97,7 +116,7 @@ for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
   if (!existsSync(join(dist, f))) throw new Error(`build-web: dist/ lacks ${f}; run the wasm build first (bash scripts/build.sh wasm)`);
   copyFileSync(join(dist, f), join(out, f));
 }
-for (const entry of ENTRIES) {
+for (const entry of [...ENTRIES, 'pool-worker.mjs']) {
   const js = basename(entry);   // entryNames '[name]': every bundle at the top of dist/web/
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
 }

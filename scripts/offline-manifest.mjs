@@ -27,7 +27,7 @@ export function offlineFiles(dir) {
 
 /**
  * The files a page of dir needs offline: the page, the scripts and styles its HTML links, every file
- * of dir a script names in a string (its workers, the wasm, the model page's example), followed
+ * of dir a script names in a string, bare or as './name' (its workers, the pool's worker, the wasm, the model page's example), followed
  * through the scripts it finds, and each script's .LEGAL.txt; the vocabulary only when `vocabulary`
  * (the module's code names it whether the page loads it or not).
  */
@@ -37,10 +37,10 @@ export function pageFiles(dir, page, { vocabulary = false } = {}) {
   const queue = [page];
   while (queue.length) {
     const f = queue.shift();
-    const text = /\.(html|js)$/.test(f) ? readFileSync(join(dir, f), 'utf8') : '';
+    const text = /\.(html|m?js)$/.test(f) ? readFileSync(join(dir, f), 'utf8') : '';
     const refs = f.endsWith('.html')
       ? [...text.matchAll(/<(?:script|link)\b[^>]*?\s(?:src|href)="([^"]+)"/g)].map((m) => m[1])
-      : [...text.matchAll(/["'`]([\w.-]+\.[a-z]+)["'`]/g)].map((m) => m[1]);
+      : [...text.matchAll(/["'`](?:\.\/)?([\w.-]+\.[a-z]+)["'`]/g)].map((m) => m[1]);
     for (const r of refs) {
       if (!all.has(r) || out.has(r) || VOCABULARY.test(r) || r.endsWith('.html')) continue;
       out.add(r);

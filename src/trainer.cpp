@@ -11,6 +11,7 @@
 #include "attnscope/positional.hpp"
 #include "attnscope/projection.hpp"
 #include "kernels/kernels.hpp"
+#include "scores/score_def.hpp"
 
 namespace attnscope {
 
@@ -99,23 +100,62 @@ void HeadTrainer::features(const float* x, std::size_t n, float* f) const {
     }
 }
 
+namespace {
+
+// Where the trainer keeps a score's matrix of this kind: its offset in the layout (which JS reads by
+// name) and its gradient in ScoreGrads. The other kinds (projections, the output's) are not a score's.
+struct ScoreMatrixSlot {
+    std::size_t TrainerLayout::*offset = nullptr;
+    Tensor ScoreGrads::*grad = nullptr;
+};
+ScoreMatrixSlot score_matrix_slot(MatrixKind kind) {
+    switch (kind) {
+        case MatrixKind::W_general: return {&TrainerLayout::W, &ScoreGrads::dW};
+        case MatrixKind::W1_additive: return {&TrainerLayout::W1, &ScoreGrads::dW1};
+        case MatrixKind::W2_additive: return {&TrainerLayout::W2, &ScoreGrads::dW2};
+        case MatrixKind::v_additive: return {&TrainerLayout::v, &ScoreGrads::dv};
+        case MatrixKind::Wa_location: return {&TrainerLayout::Wa, &ScoreGrads::dWa};
+        case MatrixKind::Wq:
+        case MatrixKind::Wk:
+        case MatrixKind::Wv:
+        case MatrixKind::Wo:
+        case MatrixKind::W_extra: break;
+    }
+    return {};
+}
+
+// The score's ScoreParams for the trainer's options, its matrices visited as its definition lays them
+// out for one head (ScoreDef::head_params: d_head wide, max_len key positions, in its order):
+// f(rows, cols, kind, slot) returns each matrix's address. A score without matrices visits none.
+template <class F>
+ScoreParams visit_score_matrices(const TrainerOptions& o, F&& f) {
+    const scores::ScoreDef& def = scores::score_def(o.score);
+    ScoreParams given;
+    given.p = o.p;
+    given.eps = o.eps;
+    if (def.hidden_layer) given.hidden = o.hidden;
+    ScoreParams sp = given;
+    if (!def.head_params) return sp;
+    struct Source final : scores::MatrixSource {
+        F& f;
+        explicit Source(F& g) : f(g) {}
+        const float* matrix(const float*, std::size_t rows, std::size_t cols, MatrixKind kind) override {
+            const ScoreMatrixSlot slot = score_matrix_slot(kind);
+            // Not a score's kind (a definition's mistake): left null, which the score's own check refuses.
+            if (!slot.offset) return nullptr;
+            return f(rows, cols, kind, slot);
+        }
+    } source(f);
+    def.head_params(sp, given, o.d_head, o.max_len, source);
+    return sp;
+}
+
+}  // namespace
+
 ScoreParams HeadTrainer::score_params(const float* base) const {
-    ScoreParams p;
-    p.p = o_.p;
-    p.eps = o_.eps;
-    const TrainerLayout& L = layout_;
-    if (o_.score == Score::general) p.W = base + L.W;
-    if (o_.score == Score::additive) {
-        p.W1 = base + L.W1;
-        p.W2 = base + L.W2;
-        p.v = base + L.v;
-        p.hidden = o_.hidden;
-    }
-    if (o_.score == Score::location) {
-        p.Wa = base + L.Wa;
-        p.max_keys = o_.max_len;
-    }
-    return p;
+    return visit_score_matrices(o_, [&](std::size_t, std::size_t, MatrixKind, ScoreMatrixSlot slot) {
+        return base + layout_.*slot.offset;
+    });
 }
 
 Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
@@ -128,7 +168,7 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
     if (!(o.learning_rate > 0.0f && o.learning_rate <= kMaxLearningRate))
         return Status::error("learningRate: expected a number > 0 and <= 1 (Adam moves each weight by about this much per step; 0.001 to 0.03 are usual), got " +
                              std::to_string(o.learning_rate));
-    if (o.score == Score::additive && (o.hidden < 1 || o.hidden > 1024))
+    if (scores::score_def(o.score).hidden_layer && (o.hidden < 1 || o.hidden > 1024))
         return Status::error("hidden: expected 1 to 1024, got " + num(o.hidden));
     if (!(o.p > 0.0f) || !std::isfinite(o.p)) return Status::error("p: expected a finite number > 0");
     if (!(o.eps >= 0.0f) || !std::isfinite(o.eps)) return Status::error("eps: expected a finite number >= 0");
@@ -146,22 +186,21 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
     std::size_t at = 0;
     L.Wq = at; at += L.d_feat * o.d_head;
     L.Wk = at; at += L.d_feat * o.d_head;
-    L.W = L.W1 = L.W2 = L.v = L.Wa = 0;
-    if (o.score == Score::general) { L.W = at; at += o.d_head * o.d_head; }
-    if (o.score == Score::additive) {
-        L.W1 = at; at += o.hidden * o.d_head;
-        L.W2 = at; at += o.hidden * o.d_head;
-        L.v = at; at += o.hidden;
-    }
-    if (o.score == Score::location) { L.Wa = at; at += o.max_len * o.d_head; }
+    // The score's matrices (none for most scores), in its definition's order.
+    constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+    L.W = L.W1 = L.W2 = L.v = L.Wa = kAbsent;
+    visit_score_matrices(o, [&](std::size_t rows, std::size_t cols, MatrixKind, ScoreMatrixSlot slot) -> const float* {
+        L.*slot.offset = at;
+        at += rows * cols;
+        return nullptr;
+    });
     // The output's matrices come last, so output none keeps the layout (and the bytes) it always had.
     L.Wv = L.Wx = 0;
     if (o.output != TrainerOutput::none) { L.Wv = at; at += L.d_feat * o.d_in; }
     if (o.output == TrainerOutput::scaled) { L.Wx = at; at += o.d_in * o.d_in; }
     L.total = at;
-    if (o.score != Score::general) L.W = at;
-    if (o.score != Score::additive) L.W1 = L.W2 = L.v = at;
-    if (o.score != Score::location) L.Wa = at;
+    for (std::size_t* offset : {&L.W, &L.W1, &L.W2, &L.v, &L.Wa})
+        if (*offset == kAbsent) *offset = at;
     if (o.output == TrainerOutput::none) L.Wv = at;
     if (o.output != TrainerOutput::scaled) L.Wx = at;
     if (Status st = adam_.init(L.total, ao); !st) return st;
@@ -180,13 +219,10 @@ void HeadTrainer::reset(std::uint32_t seed) {
     };
     fill(L.Wq, L.d_feat, o_.d_head, MatrixKind::Wq);
     fill(L.Wk, L.d_feat, o_.d_head, MatrixKind::Wk);
-    if (o_.score == Score::general) fill(L.W, o_.d_head, o_.d_head, MatrixKind::W_general);
-    if (o_.score == Score::additive) {
-        fill(L.W1, o_.hidden, o_.d_head, MatrixKind::W1_additive);
-        fill(L.W2, o_.hidden, o_.d_head, MatrixKind::W2_additive);
-        fill(L.v, 1, o_.hidden, MatrixKind::v_additive);
-    }
-    if (o_.score == Score::location) fill(L.Wa, o_.max_len, o_.d_head, MatrixKind::Wa_location);
+    visit_score_matrices(o_, [&](std::size_t rows, std::size_t cols, MatrixKind kind, ScoreMatrixSlot slot) -> const float* {
+        fill(L.*slot.offset, rows, cols, kind);
+        return nullptr;
+    });
     if (o_.output != TrainerOutput::none) fill(L.Wv, L.d_feat, o_.d_in, MatrixKind::Wv);
     if (o_.output == TrainerOutput::scaled) fill(L.Wx, o_.d_in, o_.d_in, MatrixKind::W_extra);
     adam_.reset();
@@ -227,7 +263,7 @@ std::uint64_t HeadTrainer::batch_work(std::uint64_t sentences, const TrainerData
     const std::uint64_t key_rows = Budget::mul(sentences, longest_key);
     const std::uint64_t pairs = Budget::mul(rows, longest_key);
     std::uint64_t per_pair = 4 * o_.d_head + limits::kWeightCost;
-    if (o_.score == Score::additive) per_pair += 2 * limits::kTanhCost * o_.hidden;
+    if (scores::score_def(o_.score).hidden_layer) per_pair += 2 * limits::kTanhCost * o_.hidden;
     const std::uint64_t proj = 2 * layout_.d_feat * o_.d_head;
     std::uint64_t work = Budget::add(Budget::add(Budget::mul(rows, proj + layout_.d_feat), Budget::mul(key_rows, proj)),
                                      Budget::mul(pairs, per_pair));
@@ -247,13 +283,10 @@ void HeadTrainer::add_score_grads(std::vector<float>& grads, const ScoreGrads& s
     auto add = [&grads](std::size_t offset, const Tensor& x) {
         for (std::size_t k = 0; k < x.values.size(); ++k) grads[offset + k] += x.values[k];
     };
-    if (o_.score == Score::general) add(layout_.W, sg.dW);
-    if (o_.score == Score::additive) {
-        add(layout_.W1, sg.dW1);
-        add(layout_.W2, sg.dW2);
-        add(layout_.v, sg.dv);
-    }
-    if (o_.score == Score::location) add(layout_.Wa, sg.dWa);
+    visit_score_matrices(o_, [&](std::size_t, std::size_t, MatrixKind, ScoreMatrixSlot slot) -> const float* {
+        add(layout_.*slot.offset, sg.*slot.grad);
+        return nullptr;
+    });
 }
 
 Status HeadTrainer::output_rows(const TrainerData& data, std::size_t e, ConstMatrix Qe, ConstMatrix Ke, ConstMatrix Ve,

@@ -4,6 +4,8 @@
 // one runs and one waits, and a newer one replaces the waiting one. A run that has been going for
 // longer than LONG_MS when a newer request comes is stopped by terminating the worker, which is then
 // respawned (loading the module and vocabulary again: from the browser's cache, or the offline copy).
+// A request whose worker says it waits for its pool of workers (a long document's main call: the
+// worker's thread is free) is aborted instead: the pooled call stops at once and the worker stays.
 import * as Comlink from 'comlink';
 import { LONG_MS } from './scale.js';
 
@@ -30,8 +32,9 @@ export class ComputeClient extends EventTarget {
     this.api = Comlink.wrap(this.worker);
     const load = this.onLoadProgress;
     // One progress channel per worker (a comlink proxy holds a MessagePort: not one per request).
-    const progress = Comlink.proxy((gen, fraction, text) => {
+    const progress = Comlink.proxy((gen, fraction, text, pooled) => {
       if (this.running && this.running.gen === gen) {
+        if (pooled !== undefined) this.running.pooled = pooled;
         this.dispatchEvent(new CustomEvent('progress', { detail: { gen, fraction, text } }));
       }
     });
@@ -67,9 +70,14 @@ export class ComputeClient extends EventTarget {
       this.pending = { gen, st, opts, resolve };
       // Stop a long run rather than wait for it: one that has taken longer than LONG_MS and longer
       // than a respawn of the worker costs (a short one finishes sooner than a new worker starts).
-      if (this.running && this.running.start && this.runningFor() > Math.max(this.longMs, this.spawnMs || 0)) this.restart('stale');
-      // A shorter one is asked to stop at its next step (the worker yields between scoring functions).
-      else if (this.running) this.api.abort(gen).catch(() => {});
+      if (this.running && !this.running.pooled && this.running.start && this.runningFor() > Math.max(this.longMs, this.spawnMs || 0)) this.restart('stale');
+      // A shorter one is asked to stop at its next step (the worker yields between scoring functions);
+      // a pooled one that has run that long is aborted at once (the pool restarts the workers it
+      // stops, which costs about what a respawn of this worker does), a shorter one finishes.
+      else if (this.running) {
+        const stopPool = !!this.running.pooled && this.runningFor() > Math.max(this.longMs, this.spawnMs || 0);
+        this.api.abort(gen, stopPool).catch(() => {});
+      }
       this.pump();
     });
   }
@@ -77,7 +85,15 @@ export class ComputeClient extends EventTarget {
   /** Stops what runs and drops what waits; the page keeps its previous picture. */
   cancel() {
     if (this.pending) { this.pending.resolve({ cancelled: true, gen: this.pending.gen }); this.pending = null; }
-    if (this.running) this.restart('cancelled');
+    const run = this.running;
+    if (run && run.pooled) {
+      // The worker waits for its pool: the pooled call is aborted (at once) and the worker kept.
+      this.running = null;
+      this.api.cancel(run.gen).catch(() => {});
+      run.resolve({ cancelled: true, gen: run.gen });
+    } else if (run) {
+      this.restart('cancelled');
+    }
   }
 
   pump() {

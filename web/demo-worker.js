@@ -7,11 +7,11 @@
 // transferred, not copied. Progress is reported between those calls (the real unit of work the
 // page can split); the main attention call itself is one call and cannot be split.
 import * as Comlink from 'comlink';
-import { createAttnScope } from 'attnscope';
-import { compute, context, nearestWords, headSummaries, slim } from './compute/attention.js';
+import { createAttnScope, createAttnPool } from 'attnscope';
+import { compute, plan, computed, context, nearestWords, headSummaries, slim } from './compute/attention.js';
 import { STEPS, WHOLE_DOCUMENT } from './compute/teaching.js';
 import { headImages as pictures } from './compute/images.js';
-import { SMALL_TOKENS, HEAD_IMAGES_FROM } from './scale.js';
+import { SMALL_TOKENS, HEAD_IMAGES_FROM, POOL_FROM, POOL_MAX_WORKERS } from './scale.js';
 import { modelViews } from './compute/model.js';
 
 let scope = null;
@@ -24,7 +24,60 @@ let abortBelow = 0;          // requests of an older generation than this stop a
 const channel = new MessageChannel();
 /** Lets the worker read its messages (an abort) between two steps of a request. */
 const breathe = () => new Promise((resolve) => { channel.port1.onmessage = () => resolve(); channel.port2.postMessage(0); });
-let reportProgress = null;   // (gen, fraction, text): the page's progress channel
+let reportProgress = null;   // (gen, fraction, text, pooled?): the page's progress channel
+
+// A long document's main call runs on a pool of workers (createAttnPool: its heads split over every
+// core, the same numbers as one scope), created at the first such call and kept. The pooled call
+// can be aborted at once (Cancel, or a newer request): this worker stays, the pool replaces the
+// workers it stopped.
+let poolStarting = null;
+let pooledCall = null;       // { gen, controller } of the pooled call running now
+const cores = () => (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
+/** Whether the main call of plan p (state st) is long enough, with heads enough, for the pool. */
+const usePool = (p, st) => cores() >= 2 && st.heads >= 2 && st.heads * p.nq * p.nk >= POOL_FROM;
+function startPool() {
+  poolStarting ??= createAttnPool({
+    workers: Math.max(2, Math.min(POOL_MAX_WORKERS, cores())),
+    preload: true,
+    locateFile: (path) => new URL(path, import.meta.url).href,
+  }).catch((e) => { poolStarting = null; throw e; });
+  return poolStarting;
+}
+/** `promise`, or ABORTED as soon as `signal` fires. */
+function unlessAborted(promise, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) { resolve(ABORTED); return; }
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+/**
+ * attend(options) on the pool for request gen: { main, pool: { workers, ms } }, or ABORTED when the
+ * request was aborted (before or while it ran).
+ */
+async function pooledAttend(options, gen, progress) {
+  if (gen < abortBelow) return ABORTED;
+  const controller = new AbortController();
+  const call = { gen, controller };
+  pooledCall = call;
+  try {
+    progress(0, poolStarting ? 'Computing the attention weights on every core…' : 'Computing the attention weights: starting a worker per core…', true);
+    const pool = await unlessAborted(startPool(), controller.signal);
+    if (pool === ABORTED) return ABORTED;
+    const workers = Math.min(pool.workers, options.heads);
+    progress(0.1, `Computing the attention weights on ${workers} workers…`, true);
+    const t0 = performance.now();
+    const main = await pool.attend({ ...options, signal: controller.signal });
+    return { main, pool: { workers, ms: performance.now() - t0 } };
+  } catch (e) {
+    if (e && e.name === 'AbortError' && controller.signal.aborted) return ABORTED;
+    throw e;
+  } finally {
+    if (pooledCall === call) pooledCall = null;
+    progress(0.3, 'Computing the attention weights…', false);
+  }
+}
 
 /** The fields of a state that change the main attention result. */
 export function mainKey(st, limit) {
@@ -115,8 +168,15 @@ const api = {
    * 'all' (default): both. Returns { empty, q, k } or { key, main?, q, k, base, large, all: {name:
    * result}, teach: {name: what STEPS[name] computed} }.
    */
-  /** Makes every running request older than `gen` stop at its next step (resolving { aborted }). */
-  abort(gen) { abortBelow = Math.max(abortBelow, gen); },
+  /** Makes every running request older than `gen` stop at its next step (resolving { aborted }); with
+   * stopPool, a pooled call of one of them stops at once (else it finishes, and the request then stops). */
+  abort(gen, stopPool = true) {
+    abortBelow = Math.max(abortBelow, gen);
+    if (stopPool && pooledCall && pooledCall.gen < gen) pooledCall.controller.abort();
+  },
+
+  /** Stops request `gen` (Cancel): as abort(gen + 1). */
+  cancel(gen) { api.abort(gen + 1); },
 
   /**
    * The trained model's views of st (web/compute/model.js modelViews: st.q the sentence, st.k the
@@ -138,7 +198,7 @@ const api = {
 
   async prepare(st, opts) {
     const { limit, scoreNames, haveMain, needs = [], gen, phase = 'all' } = opts;
-    const progress = (f, text) => { if (reportProgress) reportProgress(gen, f, text); };
+    const progress = (f, text, pooled) => { if (reportProgress) reportProgress(gen, f, text, pooled); };
     const t0 = performance.now();
     const laps = {};
     let tl = t0;
@@ -150,8 +210,22 @@ const api = {
       // No progress message before the main call: the page shows "Computing the attention weights…"
       // by itself if this takes long (the call cannot be split), and a message here would reach the
       // page before the answer, one more main-thread task on each keystroke's way to the heatmap.
-      c = withSummaries(compute(scope, st, { limit }));
+      // (A long document's pooled call says so: it is long, and the page needs to know that the
+      // call can be aborted.)
+      const p = plan(scope, st, { limit });
+      if (p.empty) c = p;
+      else if (usePool(p, st)) {
+        const r = await pooledAttend({ ...p.base, score: st.score }, gen, progress);
+        if (r === ABORTED) return { aborted: true };
+        c = computed(scope, st, p, r.main);
+        c.pool = r.pool;
+        withSummaries(c);
+      } else {
+        c = withSummaries(computed(scope, st, p, scope.attend({ ...p.base, score: st.score })));
+      }
       lastMain = c.empty ? null : { key, c };
+      // Superseded while the pool computed (kept above for a return to this state): nothing to send.
+      if (gen < abortBelow) return { aborted: true };
     }
     lap('main');
     if (c.empty) return { empty: true, q: c.q, k: c.k };
@@ -161,7 +235,7 @@ const api = {
     if (phase === 'main') {
       // The first answer to a change: only what the heatmap, the line view and the heads need.
       const transfer = [];
-      const out = detachable({ key, q: c.q, k: c.k, base: c.base, large, main: sendMain ? lean(r) : null, laps }, transfer);
+      const out = detachable({ key, q: c.q, k: c.k, base: c.base, large, main: sendMain ? lean(r) : null, pool: c.pool || null, laps }, transfer);
       lap('copy');
       out.laps = laps;
       return Comlink.transfer(out, transfer);

@@ -27,7 +27,7 @@ const ui = {
   temperature: $('temperature'), temperatureOut: $('temperature-out'), heads: $('heads'),
   projection: $('projection'), seed: $('seed'), mask: $('mask'), positional: $('positional'),
   variant: $('variant'), ranVariant: $('ran-variant'), timeWasm: $('time-wasm'), timeUpdate: $('time-update'),
-  timePaint: $('time-paint'),
+  timePaint: $('time-paint'), computePool: $('compute-pool'),
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
   oovHint: $('oov-hint'), empty: $('empty'), modelEmpty: $('model-empty'), modelViews: $('model-views'),
@@ -70,7 +70,12 @@ for (const hm of [fig.heatmap, fig.heatmapLarge]) {
     const d = ev.detail;
     if (d.kind === 'col') selectTokens('cols', d.j, d);
     else if (d.kind === 'row' || d.shift || d.toggle) selectTokens('rows', d.i, d);   // a row label, or shift/ctrl-click: its row
-    else setState({ cell: [d.i, d.j], row: d.i });
+    else {
+      setState({ cell: [d.i, d.j], row: d.i });
+      // "Why this weight?" is far below: once it shows this cell it is scrolled into view and takes
+      // the focus; Escape there (or its "Back to the heatmap") returns to this cell.
+      fig.why.revealWhenShowing([d.i, d.j], hm.detail ? hm.detail.node() : hm.svg.node());
+    }
   });
 }
 
@@ -228,7 +233,7 @@ function fromWorker(res) {
   if (res.empty) return { empty: true, q: res.q, k: res.k };
   const main = res.main || (last && last.key === res.key ? last.main : null);
   if (!main) throw new Error('the worker sent no result for this state');
-  return { key: res.key, main, q: res.q, k: res.k, base: res.base, large: res.large, pre: null };
+  return { key: res.key, main, q: res.q, k: res.k, base: res.base, large: res.large, pool: res.pool, pre: null };
 }
 /** Adds the second answer (comparison, "Why", teaching panels) to a computation. */
 function withExtras(c, res) {
@@ -376,6 +381,13 @@ progressUI.cancel.addEventListener('click', () => {
 });
 const CANCEL_NOTICE = 'Computation cancelled: the plots show the previous text.';
 
+/** Says how many workers computed a long document's attention (web/demo-worker.js: its pool), and how long it took. */
+function showPool(c) {
+  const p = c && !c.empty ? c.pool : null;
+  ui.computePool.hidden = !p;
+  ui.computePool.textContent = p ? `Computed on ${p.workers} workers in ${Math.round(p.ms).toLocaleString('en')} ms.` : '';
+}
+
 /**
  * Asks the worker for everything the plots need, then redraws them. Timing: from the input event (its
  * timeStamp) to the end of the DOM update is measured as "attnscope:update"; to the end of the next
@@ -412,6 +424,7 @@ async function update(reason, ev) {
   }
   if (c && !c.empty) { last = c; lastKey = c.key; } else { last = null; lastKey = null; }
   render(c);
+  showPool(c);
   const end = performance.now();
   performance.measure('attnscope:update', { start, end, detail: { reason } });
   if (c && !c.empty) {

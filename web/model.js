@@ -602,9 +602,8 @@ ui.input.addEventListener('change', () => {
   const t0 = performance.now();
   if (ui.input.files.length) loadFiles(ui.input.files, t0).finally(() => { ui.input.value = ''; });
 });
-ui.drop.addEventListener('keydown', (ev) => {
-  if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); ui.input.click(); }
-});
+// From the keyboard, the file input (Tab reaches it; its label "choose files" shows its focus ring,
+// model.css) opens the picker on Enter or Space by itself: the drop zone around it is no control of its own.
 ui.cancel.addEventListener('click', cancelLoad);
 ui.applySoftmax.addEventListener('click', () => {
   if (current && !current.softmax) load({ ...current, softmax: true });

@@ -33,3 +33,13 @@ export const EXTRAS_AFTER_MS = 80;
  * builds them itself, after the heatmap's frame (10 heads of 64 × 64: about 1 ms), which keeps them
  * off the way from a keystroke to the heatmap. */
 export const HEAD_IMAGES_FROM = 1 << 20;
+
+/** From this many cells (heads × n_q × n_k), with at least two heads, the demo's worker computes the
+ * main attention call on its pool of workers (createAttnPool: the heads split over every core; the
+ * same numbers). Below, one call in the worker is quicker than the messages (10 heads of 64 × 64 is
+ * 41,000 cells): small inputs keep the single fast path. */
+export const POOL_FROM = 1 << 20;
+
+/** The pool's workers: the machine's cores (the demo's worker and the page wait while it runs), at
+ * most this many (each holds a wasm instance and the 6 MB vocabulary). */
+export const POOL_MAX_WORKERS = 8;

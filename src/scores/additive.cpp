@@ -133,6 +133,7 @@ constexpr ScoreDef score_def_additive = [] {
     d.flops = additive_flops;
     d.head_floats = additive_head_floats;
     d.head_params = additive_head_params;
+    d.hidden_layer = true;
     return d;
 }();
 

@@ -48,6 +48,9 @@ struct ScoreDef {
     // --- properties -------------------------------------------------------------------------------
     // A function of q − k alone: shifting q and k by the same vector leaves the score unchanged.
     bool distance_like;
+    // Its matrices have a hidden layer of ScoreParams::hidden units (additive): the head trainer checks
+    // its options.hidden and counts 2 tanh per hidden unit and pair of tokens.
+    bool hidden_layer;
 
     // --- checks: what compute_scores, attention() and the backward passes refuse -----------------
     // Checks of the score's parameters (the column counts are checked by the caller from the

@@ -66,7 +66,7 @@ describe('offline', () => {
       assert.ok(needs.every((f) => files.includes(f)));
       assert.ok(sw.includes(JSON.stringify(page)), `sw.js lists the files of ${page}`);
     }
-    for (const [page, f] of [['index.html', 'demo-worker.js'], ['index.html', 'demo.js'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'lab-prototypes-worker.js'],
+    for (const [page, f] of [['index.html', 'demo-worker.js'], ['index.html', 'demo.js'], ['index.html', 'pool-worker.mjs'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'lab-prototypes-worker.js'],
       ['lab-prototypes.html', 'lab-prototypes.css'], ['model.html', 'model-worker.js']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
     assert.deepEqual(files.filter((f) => !Object.values(pages).some((x) => x.includes(f))), [], 'every file is saved by some page');
     // What the first visit of any page saves: every page's files but the vocabulary.

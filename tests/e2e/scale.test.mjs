@@ -195,7 +195,7 @@ describe('computing off the main thread', () => {
     assert.equal(await page.isVisible('#fig-heatmap-large'), false);
     assert.equal(await page.locator('#figure-heatmap .row-labels text').count(), 20);
     await shot('scale-03-cancelled');
-    // The respawned worker computes the next change.
+    // The worker computes the next change (kept: its pooled call was aborted).
     await paste(doc(12));
     assert.equal(await page.locator('#figure-heatmap svg.heatmap g.cells rect').count(), 144);
     await page.selectOption('#heads', '1');

@@ -8,6 +8,7 @@
 //   - build the README's example with Vite and webpack, with no configuration for the package, run it
 //     from the main thread and from a module worker, and in Vite's dev server and from a plain page
 //     importing the package's files as a CDN serves them: the README's lines appear, no request fails;
+//     the same app runs createAttnPool (its worker module found by the bundler) and gets the scope's numbers;
 //   - serve an HTML page where the wasm should be and read the error; call scores() and check that the
 //     vocabulary is never requested;
 //   - build an app that imports 'attnscope/element' with Vite: the wasm and the vocabulary are assets,
@@ -414,9 +415,30 @@ export async function run() {
   try { await example({ log: (line) => lines.push(line) }); return lines.join('\\n') + '\\n'; } catch (e) { return 'error: ' + (e && e.message || e); }
 }
 `,
+  // The pool of workers (createAttnPool) in the same app: its worker module is found by the bundler
+  // through new URL('./pool-worker.mjs', import.meta.url); <pre id="pool"> says whether it ran and
+  // gave the scope's numbers.
+  'src/pool.js': `import { createAttnPool, createAttnScope } from 'attnscope';
+export async function poolCheck() {
+  let pool;
+  try {
+    const scope = await createAttnScope({ preload: true });
+    pool = await createAttnPool({ workers: 2, preload: true });
+    const options = { query: 'the quick brown fox jumps over the lazy dog', heads: 4 };
+    const a = await pool.attend(options), b = scope.attend(options);
+    const same = (x, y) => x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
+    return \`pool: \${pool.workers} workers, attend \${same(a.weights, b.weights) && same(a.output, b.output) ? 'equal to' : 'unlike'} the scope's\`;
+  } catch (e) {
+    return 'pool error: ' + (e && e.message || e);
+  } finally {
+    if (pool) await pool.dispose();
+  }
+}
+`,
   'src/main.js': `import { run } from './run.js';
+import { poolCheck } from './pool.js';
 function show(id, text) { const pre = document.createElement('pre'); pre.id = id; pre.textContent = text; document.body.append(pre); }
-run().then((text) => show('main', text));
+run().then((text) => show('main', text)).then(() => poolCheck()).then((text) => show('pool', text));
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
 worker.onmessage = (e) => show('worker', e.data);
 worker.onerror = (e) => show('worker', 'error: ' + e.message);
@@ -460,7 +482,7 @@ function sizeReport(dir) {
 }
 
 /** Loads the app at `url`: the README's lines from the main thread and from the module worker, and no failed request. */
-async function assertAppRuns(url, label) {
+async function assertAppRuns(url, label, { pool = true } = {}) {
   const { page, problems, console: log } = await openPage(url);
   try {
     await page.waitForSelector('#main', { timeout: 60_000 });
@@ -468,6 +490,10 @@ async function assertAppRuns(url, label) {
     const main = await page.textContent('#main'), worker = await page.textContent('#worker');
     assert.equal(main, README_OUTPUT, `${label}, main thread\n${log.join('\n')}`);
     assert.equal(worker, README_OUTPUT, `${label}, module worker\n${log.join('\n')}`);
+    if (pool) {
+      await page.waitForSelector('#pool', { timeout: 60_000 });
+      assert.equal(await page.textContent('#pool'), 'pool: 2 workers, attend equal to the scope\'s', `${label}, createAttnPool\n${log.join('\n')}`);
+    }
     assert.deepEqual(problems, [], `${label}: failed requests or page errors`);
   } finally {
     await page.close();
@@ -544,7 +570,7 @@ postMessage(lines.join('\\n') + '\\n');
 
   test('a plain page importing the package\'s files from a static host (CDN), no bundler', async () => {
     const site = await serve(cdnDir);
-    try { await assertAppRuns(`${site.origin}/`, 'CDN'); } finally { await site.close(); }
+    try { await assertAppRuns(`${site.origin}/`, 'CDN', { pool: false }); } finally { await site.close(); }
   });
 });
 

@@ -17,7 +17,17 @@ import { teacher } from './teaching.js';
  * Returns { main, all, base, q, k } or { empty: true, q, k }; q and k are { text, total } (total: the
  * uncut token count).
  */
-export function compute(scope, state, { limit, scoreParams = false }) {
+export function compute(scope, state, opts) {
+  const p = plan(scope, state, opts);
+  return p.empty ? p : computed(scope, state, p, scope.attend({ ...p.base, score: state.score }));
+}
+
+/**
+ * The main call of compute() before it runs: { base (attend's options but the score), q, k, nq, nk
+ * (the token counts it will have) } or { empty: true, q, k }. The demo's worker runs a long document's
+ * main call on its pool of workers (the same options, the same numbers) and then computed().
+ */
+export function plan(scope, state, { limit, scoreParams = false }) {
   const clip = (text) => {
     let toks;
     try { toks = scope.tokenize(text, { maxTokens: 65536 }); } catch { return { text, total: -1 }; }
@@ -33,7 +43,12 @@ export function compute(scope, state, { limit, scoreParams = false }) {
   };
   if (scoreParams) { base.p = state.p; base.eps = state.eps; }
   if (k) base.keys = k.text;
-  const main = scope.attend({ ...base, score: state.score });
+  const nq = Math.min(Math.max(q.total, 0), limit);
+  return { base, q, k, nq, nk: k ? Math.min(Math.max(k.total, 0), limit) : nq };
+}
+
+/** compute()'s result from its plan and the main result (attend with the plan's options and state.score). */
+export function computed(scope, state, { base, q, k }, main) {
   // The other scoring functions are computed when a figure asks for them (the comparison grid, the
   // "Why" table, panel 2), so a keystroke with those out of view costs one attention call, not one per scoring function.
   const cache = new Map([[state.score, main]]);

@@ -543,7 +543,16 @@ export class AttnScopeElement extends ElementBase {
     }
     // The heatmap's cells only: the element has no selections of rows or columns (the demo's `rows`, `cols`).
     const heatmap = this._figs.get('heatmap');
-    if (heatmap) heatmap.addEventListener('select', (ev) => { if (ev.detail.kind === 'cell') this._set('cell', `${ev.detail.i},${ev.detail.j}`); });
+    // With "Why this weight?" below it (view="why"), the explanation is revealed and focused once it
+    // shows the cell; Escape there returns to the heatmap (WhyPanel.revealWhenShowing).
+    const why = this._figs.get('why');
+    if (heatmap) {
+      heatmap.addEventListener('select', (ev) => {
+        if (ev.detail.kind !== 'cell') return;
+        this._set('cell', `${ev.detail.i},${ev.detail.j}`);
+        if (why) why.revealWhenShowing([ev.detail.i, ev.detail.j], heatmap.svg.node());
+      });
+    }
   }
 
   _dropFigures() {

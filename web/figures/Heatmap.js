@@ -8,6 +8,7 @@ import { scaleSequential } from 'd3-scale';
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
 import { Figure, SVG_NS, consumeKey, withCommandModifier, shortLabel, labelWidth, fmt, luminance, toRGB, colourTable, matrixImage } from './base.js';
 import { Kept, KeyedNodes, keptTokenText, range, KEY_SIDE } from './keyed.js';
+import { AriaGrid } from './aria-grid.js';
 
 const MAX_PLOT = 620;   // px available for the cells
 const NARROW_BOX = 700;       // a figure box narrower than this gets cells sized to fit it
@@ -39,8 +40,9 @@ export class Heatmap extends Figure {
       title: 'Attention weights',
       caption: '',
     });
+    // The plot is the grid (aria-grid.js): one tab stop, the arrows move its cursor.
     this.addPlot('heatmap')
-      .attr('tabindex', 0).attr('role', 'grid').attr('aria-roledescription', 'attention matrix')
+      .attr('tabindex', 0).attr('aria-roledescription', 'attention matrix')
       .attr('aria-describedby', `figure-${this.id}-live`);
     this.gCols = this.svg.append('g').attr('class', 'col-labels');
     this.gRows = this.svg.append('g').attr('class', 'row-labels');
@@ -53,6 +55,7 @@ export class Heatmap extends Figure {
     this.axisTitles = this.svg.append('g').attr('class', 'axis-titles');
     this.xTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('keys →');
     this.yTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('queries ↓');
+    this.ariaGrid = new AriaGrid(this.svg.node());
     this.live = this.body.append('p').attr('class', 'visually-hidden').attr('id', `figure-${this.id}-live`)
       .attr('aria-live', 'polite');
     // What the colours show: the weights (after the softmax) or the raw scores (before it).
@@ -228,11 +231,27 @@ export class Heatmap extends Figure {
     this.drawSelection();
     const what = this.kind === 'scores' ? 'raw scores' : 'weights';
     this.setTitle(d.heads > 1 ? `Attention ${what}, head ${d.head + 1} of ${d.heads}` : `Attention ${what}`);
-    (this.keptSvg ||= new Kept(this.svg.node())).attr('aria-label', `Attention ${what}: ${nq} query tokens by ${nk} key tokens. Arrow keys move, Enter explains a cell.`);
+    (this.keptSvg ||= new Kept(this.svg.node())).attr('aria-label', `Attention ${what}: ${nq} query tokens (rows) by ${nk} key tokens (columns), `
+      + `coloured from ${fmt(lo)} to ${fmt(hi)}. Arrow keys move, Enter explains a cell.`);
+    this.drawAria();
     this.setCaption(this.kind === 'scores'
       ? 'Each cell is the raw score of a query (row) against a key (column), before the softmax.'
       : `Each row is one query word; its ${nk} cells (one per key word) sum to 1. Brighter = more attention. Hover for values; click a cell to see why.`
         + (d.selfIdentity ? ' With one sentence and the raw word vectors, every word is most like itself, so the diagonal is bright: try a second sentence, the random projection or the causal mask.' : ''));
+  }
+
+  /** The grid for assistive technology (aria-grid.js): headers the token texts, each cell its value. */
+  drawAria() {
+    const d = this.data, L = this.layout;
+    if (!d || !L) return;
+    const { left, top, size } = L;
+    const name = (t) => (t.oov ? `${t.text} (not in the vocabulary)` : t.text);
+    this.ariaGrid.update({
+      id: `figure-${this.id}-cell`, rows: L.nq, cols: L.nk, active: this.focusCell,
+      colHeader: (j) => ({ label: name(d.kTokens[j]), x: left + j * size, y: 0, w: size, h: top }),
+      rowHeader: (i) => ({ label: name(d.qTokens[i]), x: 0, y: top + i * size, w: left, h: size }),
+      cell: (i, j) => ({ label: this.describe(i, j).text, x: left + j * size, y: top + i * size, w: size, h: size }),
+    });
   }
 
   /** One <rect> per cell (cells with room for a gap and a number), kept by cell across draws. */
@@ -429,6 +448,7 @@ export class Heatmap extends Figure {
     let [i, j] = this.focusCell;
     i = Math.min(i, L.nq - 1); j = Math.min(j, L.nk - 1);
     this.focusCell = [i, j];
+    this.drawAria();   // the active cell (and the window of rows around it)
     this.cursor.attr('visibility', 'visible').attr('x', L.left + j * L.size - 1).attr('y', L.top + i * L.size - 1)
       .attr('width', L.size + 1).attr('height', L.size + 1);
     const info = this.describe(i, j);

@@ -118,6 +118,7 @@ export class HeatmapCanvas extends Figure {
       + (g.mode === 'square' ? 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
         : `The detail shows a window of the ${g.mode === 'rows' ? 'query rows' : 'key columns'}: the wheel or a pinch zooms it, a drag or the arrows move it, `
           + '+ and − zoom, 0 goes back to the start; click the overview to move there. ')
+      + 'Enter explains the cell at the centre of the detail (its value is shown under it). '
       + 'Token labels appear once they fit; click a cell to see why.');
   }
 
@@ -469,7 +470,27 @@ export class HeatmapCanvas extends Figure {
       ArrowLeft: () => sel.call(z.translateBy, step / this.t.k, 0), ArrowRight: () => sel.call(z.translateBy, -step / this.t.k, 0),
       ArrowUp: () => sel.call(z.translateBy, 0, step / this.t.k), ArrowDown: () => sel.call(z.translateBy, 0, -step / this.t.k),
     }[ev.key];
-    if (act) { consumeKey(ev); act(); }
+    if (act) {
+      consumeKey(ev);
+      act();
+      this.showValue(this.centreCell());   // the cell Enter would explain
+    } else if (ev.key === 'Enter' && !ev.altKey) {
+      // Enter explains the cell at the centre of the detail (pan and zoom to it first), as a click does.
+      const c = this.centreCell();
+      if (!c) return;
+      consumeKey(ev);
+      this.emit('select', { i: c[0], j: c[1], shift: ev.shiftKey, toggle: false, kind: 'cell' });
+    }
+  }
+
+  /** The cell at the centre of the detail's cells, or the nearest one when the matrix does not reach it (for the keyboard). */
+  centreCell() {
+    const d = this.data;
+    if (!d || !this.size) return null;
+    const box = this.detail.node().getBoundingClientRect();
+    const { cw, ch, ox, oy } = this.cells();   // the same geometry as cellAt
+    const near = (v, n) => Math.max(0, Math.min(n - 1, Math.floor(v)));
+    return [near(((box.height - MARGIN) / 2 - oy) / ch, d.nq), near(((box.width - MARGIN) / 2 - ox) / cw, d.nk)];
   }
 
   /** For exports: an SVG holding the overview and the detail as embedded PNG images, and a title. */

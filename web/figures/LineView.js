@@ -2,7 +2,7 @@
 // (head, query, key): line opacity = weight, one colour per head (as in bertviz's head view).
 // Hovering or focusing a token isolates its lines and prints their weights; the legend toggles heads.
 // Head colours: see heads.js.
-import { Figure, SVG_NS, shortLabel, labelWidth, fmt } from './base.js';
+import { Figure, SVG_NS, shortLabel, labelWidth, fmt, consumeKey, withCommandModifier } from './base.js';
 import { Kept, KeyedNodes, keptTokenText, range, KEY_SIDE } from './keyed.js';
 import { headClass, HEAD_COLOURS } from './heads.js';
 
@@ -16,7 +16,7 @@ export class LineView extends Figure {
     super(slot, {
       id: 'lines',
       title: 'Who looks at whom',
-      caption: 'Each query word (left) sends a line to every key word (right); the more attention, the more opaque the line. Hover or tab to a word to see only its lines and their weights.',
+      caption: 'Each query word (left) sends a line to every key word (right); the more attention, the more opaque the line. Hover a word, or tab to the words and move with the arrow keys, to see only its lines and their weights.',
     });
     this.legend = this.body.append('div').attr('class', 'head-legend').attr('role', 'group')
       .attr('aria-label', 'Heads shown');
@@ -32,6 +32,7 @@ export class LineView extends Figure {
     this.colTitles.append('text').attr('class', 'axis-title k-title').text('keys');
     this.data = null;
     this.focus = null;          // { side: 'q' | 'k', index }
+    this.tabStop = { side: 'q', index: 0 };   // the token Tab reaches (onTokenKey)
     this.shown = new Set([0]);  // heads drawn
     this.heads = 0;
     this.firstHead = 0;         // the number of the first head minus 1 (a block of a larger layer)
@@ -192,6 +193,7 @@ export class LineView extends Figure {
       }
     }
 
+    if (this.tabStop.index >= (this.tabStop.side === 'q' ? d.qTokens : d.kTokens).length) this.tabStop = { side: 'q', index: 0 };
     this.tokenRows('q', this.gLeft, d.qTokens, x1 - 4, lw);
     this.tokenRows('k', this.gRight, d.kTokens, x2 + 4, rw);
     const left = this.tokItems.q;
@@ -209,7 +211,6 @@ export class LineView extends Figure {
       this.tokSets[side] = new KeyedNodes(parent, (i) => {
         const doc = parent.ownerDocument;
         const t = doc.createElementNS(SVG_NS, 'g');
-        t.setAttribute('tabindex', 0);
         t.setAttribute('role', 'button');
         const rect = doc.createElementNS(SVG_NS, 'rect');
         rect.setAttribute('class', 'tok-bg');
@@ -217,9 +218,10 @@ export class LineView extends Figure {
         t.append(rect, text);
         const enter = () => self.setFocus(side, i), leave = () => self.setFocus(null);
         t.addEventListener('mouseenter', enter);
-        t.addEventListener('focus', enter);
+        t.addEventListener('focus', () => { self.moveTabStop(side, i); enter(); });
         t.addEventListener('mouseleave', leave);
         t.addEventListener('blur', leave);
+        t.addEventListener('keydown', (ev) => self.onTokenKey(ev, side, i));
         return t;
       });
     }
@@ -234,6 +236,8 @@ export class LineView extends Figure {
         item.selected = false;
         item.focused = false;
       }
+      // One tab stop for all the tokens (a roving tabindex): the arrows move between them (onTokenKey).
+      item.attr('tabindex', this.tabStop.side === side && this.tabStop.index === i ? 0 : -1);
       item.attr('transform', `translate(${x},${y(i)})`);
       item.attr('aria-label', `${side === 'q' ? 'query' : 'key'} ${i + 1}: ${t.text}${t.oov ? ' (not in vocabulary)' : ''}`);
       item.bg.attr('x', side === 'q' ? -width : -2);
@@ -278,6 +282,38 @@ export class LineView extends Figure {
   setFocus(side, index) {
     this.focus = side ? { side, index } : null;
     this.drawFocus();
+  }
+
+  /**
+   * The tokens are one tab stop: ↑ and ↓ move within a column, ← and → to the other column (same row,
+   * or its last), Home and End to a column's ends. Every key handled is consumed (consumeKey).
+   */
+  onTokenKey(ev, side, i) {
+    const items = this.tokItems || {};
+    if (withCommandModifier(ev) || !items[side]) return;
+    let to = null;
+    const last = (s) => (items[s] ? items[s].length - 1 : -1);
+    if (ev.key === 'ArrowUp') to = [side, Math.max(0, i - 1)];
+    else if (ev.key === 'ArrowDown') to = [side, Math.min(last(side), i + 1)];
+    else if (ev.key === 'Home') to = [side, 0];
+    else if (ev.key === 'End') to = [side, last(side)];
+    else if (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight') {
+      const other = ev.key === 'ArrowLeft' ? 'q' : 'k';
+      to = last(other) >= 0 ? [other, Math.min(last(other), i)] : [side, i];
+    }
+    if (!to) return;
+    consumeKey(ev);
+    this.moveTabStop(to[0], to[1]);
+    items[to[0]][to[1]].node.focus();
+  }
+
+  /** Makes token `index` of column `side` the figure's tab stop. */
+  moveTabStop(side, index) {
+    const items = this.tokItems || {};
+    const old = this.tabStop;
+    if (items[old.side] && items[old.side][old.index]) items[old.side][old.index].attr('tabindex', -1);
+    this.tabStop = { side, index };
+    if (items[side] && items[side][index]) items[side][index].attr('tabindex', 0);
   }
 
   drawFocus() {

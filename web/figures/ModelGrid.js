@@ -9,6 +9,7 @@
 // Click a thumbnail, or move with the arrow keys, to pick a head ('pick' event { layer, head }).
 import { interpolateViridis } from 'd3-scale-chromatic';
 import { Figure, colourTable, consumeKey, withCommandModifier } from './base.js';
+import { AriaGrid } from './aria-grid.js';
 import { GRID_GAP, gridPage, gridThumbnails } from '../compute/imported.js';
 
 const viridis = colourTable(interpolateViridis);
@@ -22,13 +23,14 @@ export class ModelGrid extends Figure {
       title: 'Layers × heads',
       caption: 'One small attention matrix per layer (rows) and head (columns): rows of a matrix are the output tokens, columns the input tokens, each coloured from 0 to its own largest weight. With more tokens than pixels, a pixel shows the largest weight it covers. Click a head, or use the arrow keys, to open it below.',
     });
-    this.addPlot('model-grid').attr('tabindex', 0).attr('role', 'grid')
-      .attr('aria-roledescription', 'grid of attention heads');
+    // The plot is a grid (aria-grid.js) of layers (rows) by heads (columns), one tab stop.
+    this.addPlot('model-grid').attr('tabindex', 0).attr('aria-roledescription', 'grid of attention heads');
     this.image = this.svg.append('image').attr('class', 'grid-img').attr('preserveAspectRatio', 'none')
       .attr('image-rendering', 'optimizeSpeed');
     this.gRows = this.svg.append('g').attr('class', 'grid-labels');
     this.gCols = this.svg.append('g').attr('class', 'grid-labels');
     this.currentRect = this.svg.append('rect').attr('class', 'grid-current').attr('visibility', 'hidden');
+    this.ariaGrid = new AriaGrid(this.svg.node());
     this.live = this.body.append('p').attr('class', 'visually-hidden').attr('aria-live', 'polite');
     this.canvas = slot.ownerDocument.createElement('canvas');
     this.data = null;
@@ -118,6 +120,16 @@ export class ModelGrid extends Figure {
     this.currentRect.attr('visibility', inside ? 'visible' : 'hidden')
       .attr('x', LEFT + head * g.cw - 2).attr('y', TOP + layer * g.ch - 2).attr('width', g.tw + 4).attr('height', g.th + 4);
     this.live.text(`Layer ${this.current.layer + 1}, head ${this.current.head + 1}`);
+    // The grid for assistive technology: the block of heads shown, placed in the whole stack.
+    const { l0, h0 } = g;
+    this.ariaGrid.update({
+      id: `figure-${this.id}-cell`, rows: g.layers, cols: g.heads, active: [layer, head],
+      rowBase: l0, colBase: h0, rowCount: this.data.layers, colCount: this.data.heads,
+      colHeader: (h) => ({ label: `head ${h0 + h + 1}`, x: LEFT + h * g.cw, y: 0, w: g.tw, h: TOP }),
+      rowHeader: (l) => ({ label: `layer ${l0 + l + 1}`, x: 0, y: TOP + l * g.ch, w: LEFT, h: g.th }),
+      cell: (l, h) => ({ label: `layer ${l0 + l + 1}, head ${h0 + h + 1}`, selected: l === layer && h === head,
+        x: LEFT + h * g.cw, y: TOP + l * g.ch, w: g.tw, h: g.th }),
+    });
   }
 
   at(ev) {

@@ -4,7 +4,7 @@
 import { select } from 'd3-selection';
 import { scaleDiverging } from 'd3-scale';
 import { interpolatePuOr } from 'd3-scale-chromatic';
-import { Figure, setTokenText, shortLabel, fmt } from './base.js';
+import { Figure, setTokenText, shortLabel, fmt, consumeKey, withCommandModifier, scrollableByKeyboard } from './base.js';
 
 const STRIP_W = 300, STRIP_H = 16, LABEL_W = 96;
 
@@ -18,12 +18,26 @@ export class WhyPanel extends Figure {
     this.closeBtn = this.tools.insert('button', ':first-child').attr('type', 'button').attr('class', 'close')
       .attr('aria-label', 'Close “Why this weight?”').text('×')
       .on('click', () => this.emit('close', {}));
-    this.intro = this.body.append('p').attr('class', 'why-intro');
+    this.intro = this.body.append('p').attr('class', 'why-intro').attr('id', `figure-${this.id}-intro`);
+    // Opened from a heatmap's cell (Enter or a click), the panel is scrolled into view and its heading
+    // takes the focus (reveal): a screen reader reads the heading and, as its description, the intro
+    // ("‘cat’ (row 2) gives ‘kitten’ …"). Escape anywhere in the panel, or this button, goes back to
+    // the heatmap, on the same cell.
+    this.titleEl.attr('tabindex', -1).attr('aria-describedby', `figure-${this.id}-intro`);
+    this.backBtn = select(this.titleEl.node().parentNode).insert('button', '.fig-tools').attr('type', 'button').attr('class', 'linkish why-back')
+      .attr('hidden', '').text('Back to the heatmap (Esc)')
+      .on('click', () => this.back());
+    this.root.on('keydown', (ev) => {
+      if (ev.key === 'Escape' && this.backTo && this.backTo.isConnected && !withCommandModifier(ev)) { consumeKey(ev); this.back(); }
+    });
+    this.backTo = null;     // the element the focus goes back to (the heatmap)
+    this.revealFor = null;  // [i, j]: reveal once the panel shows this cell
     this.addPlot('why');
     this.gStrips = this.svg.append('g').attr('class', 'strips');
     this.gBars = this.svg.append('g').attr('class', 'row-bars');
     this.softmaxText = this.body.append('p').attr('class', 'why-softmax');
     const tableWrap = this.body.append('div').attr('class', 'table-wrap');
+    scrollableByKeyboard(tableWrap.node(), () => 'This pair under every scoring function');
     this.table = tableWrap.append('table').attr('class', 'why-scores');
     this.table.append('caption').text('This pair under every scoring function (same head, τ and mask)');
     const hr = this.table.append('thead').append('tr');
@@ -43,13 +57,39 @@ export class WhyPanel extends Figure {
    */
   setModel(m) { this.model = m; }
 
+  /**
+   * Reveals the panel (scrolled into view, its heading focused) as soon as it shows cell [i, j], now if
+   * it already does; `from` is where Escape and "Back to the heatmap" return the focus.
+   */
+  revealWhenShowing(cell, from) {
+    this.backTo = from || null;
+    this.revealFor = cell;
+    const m = this.model;
+    if (m && m.i === cell[0] && m.j === cell[1] && !this.job) this.reveal();
+  }
+
+  reveal() {
+    this.revealFor = null;
+    this.backBtn.attr('hidden', this.backTo ? null : '');
+    this.root.node().scrollIntoView({ block: 'start' });
+    this.titleEl.node().focus({ preventScroll: true });
+  }
+
+  /** Back to the heatmap: the focus returns to it (which shows its cursor on the cell explained). */
+  back() {
+    const to = this.backTo;
+    if (!to || !to.isConnected) return;
+    to.focus({ preventScroll: true });
+    to.scrollIntoView({ block: 'nearest' });
+  }
+
   draw() {
     const m = this.model;
     this.root.classed('is-empty', !m);
     this.empty.attr('hidden', m ? '' : null);
     for (const el of [this.intro, this.svg, this.softmaxText, this.table, this.nearestEl]) el.attr('hidden', m ? null : '');
     this.tools.selectAll('.export').attr('disabled', m ? null : '');
-    if (!m) return;
+    if (!m) { this.backBtn.attr('hidden', ''); return; }
 
     const qName = `‘${m.qToken.text}’`, kName = `‘${m.kToken.text}’`;
     this.intro.text(m.masked
@@ -157,5 +197,7 @@ export class WhyPanel extends Figure {
       this.nearestEl.attr('hidden', null).text(`Nearest words in the vocabulary (cosine of the word vectors): ${part(m.qToken, m.nearest.q)}; ${part(m.kToken, m.nearest.k)}.`);
     } else this.nearestEl.attr('hidden', '');
     this.captionEl.text('');
+    const want = this.revealFor;
+    if (want && want[0] === m.i && want[1] === m.j) this.reveal();
   }
 }

@@ -27,6 +27,29 @@ export function withCommandModifier(ev) {
   return ev.altKey || ev.ctrlKey || ev.metaKey;
 }
 
+// ---- boxes that scroll sideways -------------------------------------------------------------------
+/**
+ * A box whose content is wider than it (a figure's body or a table on a phone) scrolls sideways: while
+ * it does and holds nothing focusable, it is a tab stop of its own (a region named `label()`), so that
+ * the keyboard can scroll it (the arrow keys scroll a focused box); once it fits again it is none.
+ */
+export function scrollableByKeyboard(el, label) {
+  if (typeof ResizeObserver !== 'function' || typeof MutationObserver !== 'function') return;
+  const check = () => {
+    const want = el.scrollWidth > el.clientWidth + 1 && !el.querySelector('a[href], button, input, select, textarea, [tabindex="0"]');
+    if (want === (el.getAttribute('tabindex') === '0')) return;
+    if (want) {
+      el.setAttribute('tabindex', '0');
+      el.setAttribute('role', 'region');
+      el.setAttribute('aria-label', `${label()} (scrolls sideways)`);
+    } else for (const a of ['tabindex', 'role', 'aria-label']) el.removeAttribute(a);
+  };
+  const ro = new ResizeObserver(check);
+  const watch = () => { ro.observe(el); for (const c of el.children) ro.observe(c); };
+  watch();
+  new MutationObserver(() => { watch(); check(); }).observe(el, { childList: true });
+}
+
 // ---- redraw scheduling, shared by every figure of the page --------------------------------------
 // A figure out of view is not redrawn on every change: it keeps the job and runs it when it scrolls
 // into view (one IntersectionObserver for all figures) or when the page is idle, so an export or a
@@ -133,6 +156,7 @@ export class Figure extends EventTarget {
       }
     }
     this.body = this.root.append('div').attr('class', 'fig-body');
+    scrollableByKeyboard(this.body.node(), () => this.titleEl.text());
     this.captionEl = this.root.append('figcaption').attr('class', 'fig-caption');
     if (caption) this.captionEl.text(caption);
     const io = viewObserver();

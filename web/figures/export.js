@@ -18,7 +18,8 @@ export function standaloneSVG(svg, background) {
   for (let k = 0; k < src.length; k++) {
     const el = src[k], out = dst[k];
     const cs = getComputedStyle(el);
-    if (cs.display === 'none') { out.remove(); continue; }
+    // Not drawn, or there only for assistive technology (aria-grid.js): not in the file.
+    if (cs.display === 'none' || el.classList?.contains('aria-only')) { out.remove(); continue; }
     if (el instanceof SVGElement) {
       // Inherited properties are written only where they differ from the parent's (whose own value
       // was written, by induction), which keeps the file small without changing what it shows.
