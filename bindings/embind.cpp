@@ -25,10 +25,12 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnscope/attention.hpp"
 #include "attnscope/backward.hpp"
+#include "attnscope/checked.hpp"
 #include "attnscope/embeddings.hpp"
 #include "attnscope/imported.hpp"
 #include "attnscope/limits.hpp"
@@ -572,6 +574,9 @@ public:
         return "";
     }
     int vocabulary_size() const { return static_cast<int>(vocab_.size()); }
+    // This state's address, for the plain export attnscope_attend (the JS layer asks once per scope).
+    std::uintptr_t address() const { return reinterpret_cast<std::uintptr_t>(this); }
+    const Vocabulary& vocabulary() const { return vocab_; }
     int vocabulary_dim() const { return static_cast<int>(vocab_.dim()); }
 
     // Writes the vector of `word` to out (dim floats). The word is normalised as the sentence pipeline
@@ -808,6 +813,7 @@ const char* message_or_null(const std::string& m) {
 constexpr int kScoreCount = 0 ATTNSCOPE_SCORES(ATTNSCOPE_COUNT_ROW);
 constexpr int kMaskCount = 0 ATTNSCOPE_MASKS(ATTNSCOPE_COUNT_ROW);
 constexpr int kVariantCount = 1 ATTNSCOPE_ALL_KERNEL_VARIANTS(ATTNSCOPE_COUNT_ROW);
+constexpr int kProjectionCount = 0 ATTNSCOPE_PROJECTIONS(ATTNSCOPE_COUNT_ROW);
 #undef ATTNSCOPE_COUNT_ROW
 // The enums and ScoreParams from the integers and fields JS passes; "" or the message.
 std::string enums_from(int score, int variant, int mask, Score& s, Variant& v, Mask& m) {
@@ -832,6 +838,121 @@ ScoreParams params_from(double p, double eps, std::uintptr_t W, std::uintptr_t W
     sp.Wa = fptr(Wa);
     sp.max_keys = static_cast<std::size_t>(max_keys < 0 ? 0 : max_keys);
     return sp;
+}
+
+// ---- attend() as a plain export: the scope's call (the pool's shares use ScopeState::attend) ----
+// The UTF-16 code units of UTF-8 text (a 4-byte sequence is a surrogate pair). For valid UTF-8 this
+// is the decoded string's length; the JS layer checks the total and decodes string by string when
+// it differs (bytes that are not UTF-8 decode to U+FFFD).
+std::size_t utf16_units(std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xc0u) == 0x80u ? 0 : (c >= 0xf0u ? 2 : 1);
+    return n;
+}
+
+// The whole result of attend() in one malloc'ed block, which the JS layer copies out of and frees
+// (bindings/scope-text.mjs, readAttendBlock). In order:
+//   the floats of ScopeState::attend's `data` (the same layout, `floats` of them);
+//   per token (the query's, then the keys'), int32 [start, end, oov] (start, end in UTF-16 units);
+//   per token, four strings: its text, lookup, kind and vocabulary word ("" when out of vocabulary):
+//     int32 each string's end in UTF-16 units of the decoded table, then each string's end in bytes;
+//   the string table, UTF-8.
+// slot (int32[6]) receives: the block's address, floats, query tokens, key tokens, the table's
+// UTF-16 units, the table's bytes. Returns "" or the message (nothing allocated then).
+std::string attend_block(const Vocabulary& vocab, std::string_view query, std::string_view keys, bool cross,
+                         const AttendOptions& o, std::int32_t* slot) {
+    AttendResult r;
+    if (Status st = attnscope::attend(vocab, query, keys, cross, o, r); !st) return st.message();
+    const MultiHeadResult& a = r.attention;
+    const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
+    std::size_t floats = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
+                         2 * H * nq * nk + 3 * H * nq + a.output.values.size();
+    for (std::size_t h = 0; h < H; ++h) floats += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
+    const std::size_t ntok = r.query_tokens.size() + r.key_tokens.size();
+    auto token = [&r](std::size_t i) -> const Token& {
+        return i < r.query_tokens.size() ? r.query_tokens[i] : r.key_tokens[i - r.query_tokens.size()];
+    };
+    auto entry = [&r](std::size_t i) {
+        return i < r.query_vocab.size() ? r.query_vocab[i] : r.key_vocab[i - r.query_vocab.size()];
+    };
+    auto word = [&](std::size_t i) -> std::string_view {
+        const std::int64_t e = entry(i);
+        return e < 0 ? std::string_view() : std::string_view(vocab.word(static_cast<std::size_t>(e)));
+    };
+    auto strings = [&](std::size_t i, auto&& fn) {
+        const Token& t = token(i);
+        fn(std::string_view(t.text));
+        fn(std::string_view(t.lookup));
+        fn(std::string_view(token_kind_name(t.kind)));
+        fn(word(i));
+    };
+    std::uint64_t table = 0;
+    for (std::size_t i = 0; i < ntok; ++i) strings(i, [&table](std::string_view s) { table += s.size(); });
+    // Bytes: the floats, 3 + 8 int32 per token, the table (checked: wasm's size_t is 32 bits).
+    std::uint64_t bytes = 0, ints = 0;
+    std::size_t total = 0;
+    const bool fits = checked_mul(11, ntok, ints) && checked_add(floats, ints, bytes) && checked_mul(bytes, 4, bytes) &&
+                      checked_add(bytes, table, bytes) && bytes < (std::uint64_t{1} << 31) && to_size(bytes, total);
+    char* block = fits ? static_cast<char*>(std::malloc(total)) : nullptr;
+    if (!block) {
+        return "memory: the result of " + std::to_string(H) + " heads of " + std::to_string(nq) + " queries x " +
+               std::to_string(nk) + " keys needs " + std::to_string(bytes / 1048576) +
+               " MiB more and the heap could not grow that far (the engine refused memory); use fewer heads or shorter text";
+    }
+    float* data = reinterpret_cast<float*>(block);
+    std::size_t n = 0;
+    auto push = [data, &n](float x) { data[n++] = x; };
+    auto put = [data, &n](const std::vector<float>& v) {
+        std::copy(v.begin(), v.end(), data + n);
+        n += v.size();
+    };
+    push(static_cast<float>(nq));
+    push(static_cast<float>(nk));
+    push(static_cast<float>(H));
+    push(static_cast<float>(a.output.cols));
+    for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.q[h].cols));
+    for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
+    put(r.query_embeddings.values);
+    put(r.key_embeddings.values);
+    for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
+    for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+    for (std::size_t h = 0; h < H; ++h)
+        for (const RowStats& s : a.stats[h]) push(s.entropy);
+    for (std::size_t h = 0; h < H; ++h)
+        for (const RowStats& s : a.stats[h]) push(s.max_weight);
+    for (std::size_t h = 0; h < H; ++h)
+        for (const RowStats& s : a.stats[h]) push(static_cast<float>(s.argmax));
+    put(a.output.values);
+    for (std::size_t h = 0; h < H; ++h) {
+        put(a.q[h].values);
+        put(a.k[h].values);
+        put(a.v[h].values);
+    }
+    std::int32_t* rec = reinterpret_cast<std::int32_t*>(data + floats);
+    std::int32_t* u16_end = rec + 3 * ntok;
+    std::int32_t* byte_end = u16_end + 4 * ntok;
+    char* text = reinterpret_cast<char*>(byte_end + 4 * ntok);
+    std::size_t k = 0, u16 = 0, at = 0;
+    for (std::size_t i = 0; i < ntok; ++i) {
+        const Token& t = token(i);
+        rec[3 * i] = static_cast<std::int32_t>(t.utf16_begin);
+        rec[3 * i + 1] = static_cast<std::int32_t>(t.utf16_end);
+        rec[3 * i + 2] = entry(i) < 0 ? 1 : 0;
+        strings(i, [&](std::string_view s) {
+            std::memcpy(text + at, s.data(), s.size());
+            at += s.size();
+            u16 += utf16_units(s);
+            u16_end[k] = static_cast<std::int32_t>(u16);
+            byte_end[k++] = static_cast<std::int32_t>(at);
+        });
+    }
+    slot[0] = static_cast<std::int32_t>(reinterpret_cast<std::uintptr_t>(block));
+    slot[1] = static_cast<std::int32_t>(floats);
+    slot[2] = static_cast<std::int32_t>(r.query_tokens.size());
+    slot[3] = static_cast<std::int32_t>(r.key_tokens.size());
+    slot[4] = static_cast<std::int32_t>(u16);
+    slot[5] = static_cast<std::int32_t>(at);
+    return "";
 }
 }  // namespace
 
@@ -883,6 +1004,47 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_attention_output(std::uintptr_t Q, st
     return message_or_null(js_attention_output(Q, K, V, nq, nk, d, dk, dv, s, var,
                                                params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), temperature, m,
                                                padding, O, query_offset));
+}
+
+// attend() for one scope (state: ScopeState::address()): the texts as UTF-8 bytes, AttendOptions as
+// its fields (enums as integers, ScoreParams as in attnscope_scores); the result goes to `slot` as
+// attend_block says. Returns 0 or the message.
+EMSCRIPTEN_KEEPALIVE const char* attnscope_attend(std::uintptr_t state, std::uintptr_t query, int query_bytes, std::uintptr_t keys,
+                                                  int keys_bytes, int cross, int score, int variant, double p, double eps,
+                                                  std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2, std::uintptr_t v,
+                                                  int hidden, std::uintptr_t Wa, int max_keys, double temperature, int heads,
+                                                  int projection, double seed, int positional, int mask, int max_tokens,
+                                                  int experimental_scaled_output, std::uintptr_t Wq, std::uintptr_t Wk,
+                                                  std::uintptr_t Wv, std::uintptr_t Wo, int d_head, int d_value, int d_out,
+                                                  int head_begin, int head_end, std::uintptr_t slot) {
+    AttendOptions o;
+    if (std::string err = enums_from(score, variant, mask, o.score, o.variant, o.mask); !err.empty()) return message_or_null(err);
+    if (projection < 0 || projection >= kProjectionCount)
+        return message_or_null("projection: unknown projection index " + std::to_string(projection));
+    if (heads < 1 || max_tokens < 1 || d_head < 0 || d_value < 0 || d_out < 0 || head_begin < 0 || head_end < 0 ||
+        query_bytes < 0 || keys_bytes < 0 || !(seed >= 0 && seed <= 4294967295.0))
+        return message_or_null("attend: a negative count or an out-of-range seed (an internal error)");
+    o.projection = static_cast<Projection>(projection);
+    o.params = params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys);
+    o.temperature = static_cast<float>(temperature);
+    o.heads = static_cast<std::size_t>(heads);
+    o.seed = static_cast<std::uint32_t>(seed);
+    o.positional = positional != 0;
+    o.max_tokens = static_cast<std::size_t>(max_tokens);
+    o.experimental_scaled_output = experimental_scaled_output != 0;
+    o.Wq = fptr(Wq);
+    o.Wk = fptr(Wk);
+    o.Wv = fptr(Wv);
+    o.Wo = fptr(Wo);
+    o.d_head = static_cast<std::size_t>(d_head);
+    o.d_value = static_cast<std::size_t>(d_value);
+    o.d_out = static_cast<std::size_t>(d_out);
+    o.head_begin = static_cast<std::size_t>(head_begin);
+    o.head_end = static_cast<std::size_t>(head_end);
+    const auto* s = reinterpret_cast<const ScopeState*>(state);
+    return message_or_null(attend_block(s->vocabulary(), std::string_view(reinterpret_cast<const char*>(query), static_cast<std::size_t>(query_bytes)),
+                                        std::string_view(reinterpret_cast<const char*>(keys), static_cast<std::size_t>(keys_bytes)),
+                                        cross != 0, o, reinterpret_cast<std::int32_t*>(slot)));
 }
 
 }  // extern "C"
@@ -944,6 +1106,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .smart_ptr_constructor("ScopeState", &std::make_shared<ScopeState>)
         .function("loadVocabulary", &ScopeState::load_vocabulary)
         .function("vocabularySize", &ScopeState::vocabulary_size)
+        .function("address", &ScopeState::address)
         .function("vocabularyDim", &ScopeState::vocabulary_dim)
         .function("embed", &ScopeState::embed)
         .function("vocabularyWord", &ScopeState::vocabulary_word)

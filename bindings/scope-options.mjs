@@ -41,9 +41,10 @@ function enumsOf(module, registry) {
   const variant = pick(module.Variant, registry.variants);
   // The same values as integers, for the plain exports of the hot calls (embind.cpp, "plain exports").
   const ints = (e) => Object.freeze(Object.fromEntries(Object.entries(e).map(([n, v]) => [n, v.value])));
+  const projection = pick(module.Projection, registry.projections);
   return {
-    score, mask, projection: pick(module.Projection, registry.projections), variant,
-    ints: Object.freeze({ score: ints(score), mask: ints(mask), variant: ints(variant) }),
+    score, mask, projection, variant,
+    ints: Object.freeze({ score: ints(score), mask: ints(mask), variant: ints(variant), projection: ints(projection) }),
   };
 }
 // The message a plain export returned: 0 = none, else the address of a NUL-terminated UTF-8 string

@@ -3,7 +3,7 @@
 // pool's halves of it (_attend for some heads, _attendOutput to join them). Methods of Scope (added to
 // the class by scope-class.mjs): `this` is the scope.
 import { checkEnum, checkInt, checkKnownKeys, checkMatrix, checkShape, checkText, checkWellFormed, coreError, describe } from './scope-checks.mjs';
-import { idwOptions, maskOption, scoreOption, scoreParams, scoreWeights, temperatureOption } from './scope-options.mjs';
+import { exportMessage, idwOptions, maskOption, scoreOption, scoreParams, scoreWeights, temperatureOption } from './scope-options.mjs';
 
 const MAX_TOKENS_LIMIT = 4096;
 
@@ -42,7 +42,7 @@ export class TextCalls {
   }
 
   // ---- the sentence pipeline ----
-  attend(options) { return this._attend(options, 0, 0); }
+  attend(options) { return this._attendPlain(options); }
 
   // attend()'s options checked and converted, for _attend and _attendOutput.
   _attendInputs(options) {
@@ -102,7 +102,31 @@ export class TextCalls {
       seed, positional, mask: e.mask[mask], variant: e.variant[variant],
       maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut, headBegin, headEnd,
     });
-    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core };
+    // The same options as the plain export attnscope_attend's arguments after the addresses of the
+    // texts (bindings/embind.cpp): everything but the matrices' addresses and the heads' range.
+    const i = e.ints;
+    const plain = [i.score[score], i.variant[variant], idw.p, idw.eps, weights.hidden, weights.maxKeys, temperature, heads,
+      i.projection[projection], seed, positional ? 1 : 0, i.mask[mask], maxTokens, experimentalScaledOutput ? 1 : 0, dHead, dValue, dOut];
+    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core, plain };
+  }
+
+  // attend() through the plain export attnscope_attend: the texts go in as UTF-8 bytes and the options
+  // as numbers (no Embind object), the result comes back in one block of the heap that is copied
+  // out once and freed (readAttendBlock), the tokens without a JSON round trip.
+  _attendPlain(options) {
+    const a = this._attendInputs(options);
+    const t0 = now();
+    const queryBytes = utf8Encoder.encode(a.query), keyBytes = a.cross ? utf8Encoder.encode(a.keys) : null;
+    const state = this._stateAddress ?? (this._stateAddress = a.state.address());
+    return this._withArrays({ ...a.arrays, queryBytes, keyBytes }, { slot: 8 }, (ptrs) => {
+      const m = this._m, p = a.plain;
+      const err = exportMessage(m, m._attnscope_attend(state, ptrs.queryBytes, queryBytes.length, ptrs.keyBytes, keyBytes ? keyBytes.length : 0,
+        a.cross ? 1 : 0, p[0], p[1], p[2], p[3], ptrs.W, ptrs.W1, ptrs.W2, ptrs.v, p[4], ptrs.Wa, p[5], p[6], p[7], p[8], p[9], p[10],
+        p[11], p[12], p[13], ptrs.Wq, ptrs.Wk, ptrs.Wv, ptrs.Wo, p[14], p[15], p[16], 0, 0, ptrs.slot));
+      if (err) throw coreError(err);
+      const { data, tokens } = readAttendBlock(m, ptrs.slot);
+      return attendResult(data, tokens, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
+    });
   }
 
   // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
@@ -133,10 +157,46 @@ export class TextCalls {
   }
 }
 
+const utf8Encoder = new TextEncoder(), utf8Decoder = new TextDecoder();
+
+// The block attnscope_attend leaves in the heap (layout in bindings/embind.cpp, attend_block), read
+// and freed: { data: a Float32Array copy of its floats, tokens: { query, keys } (Token objects) }.
+// The strings of every token are decoded in one call and sliced; a table whose decoded length is not
+// the one the core counted (bytes that are not UTF-8) is decoded string by string instead.
+function readAttendBlock(m, slotAddress) {
+  const slot = m.HEAP32.subarray(slotAddress >> 2, (slotAddress >> 2) + 6);
+  const block = slot[0] >>> 0, floats = slot[1], nq = slot[2], nk = slot[3], units = slot[4], bytes = slot[5];
+  try {
+    const data = m.HEAPF32.slice(block >>> 2, (block >>> 2) + floats);
+    const n = nq + nk, rec = (block >>> 2) + floats, u16End = rec + 3 * n, byteEnd = u16End + 4 * n, tableAt = (byteEnd + 4 * n) << 2;
+    const heap32 = m.HEAP32, heap8 = m.HEAPU8;
+    const table = utf8Decoder.decode(heap8.subarray(tableAt, tableAt + bytes));
+    const exact = table.length === units;
+    let s = 0, from = 0;
+    const next = () => {
+      const to = exact ? heap32[u16End + s] : heap32[byteEnd + s];
+      s++;
+      const str = exact ? table.slice(from, to) : utf8Decoder.decode(heap8.subarray(tableAt + from, tableAt + to));
+      from = to;
+      return str;
+    };
+    const query = [], keys = [];
+    for (let i = 0; i < n; i++) {
+      const text = next(), lookup = next(), kind = next(), word = next(), oov = heap32[rec + 3 * i + 2] !== 0;
+      (i < nq ? query : keys).push({ text, lookup, start: heap32[rec + 3 * i], end: heap32[rec + 3 * i + 1], kind, oov, vocabWord: oov ? null : word });
+    }
+    return { data, tokens: { query, keys } };
+  } finally {
+    m._free(block);
+  }
+}
+
 // Splits the one Float32Array attend() hands back (layout in bindings/embind.cpp, ScopeState::attend)
 // into the result's arrays: views of that one copy, no second copy.
 function unpackAttend(res, d, score, temperature, variant, timeMs) {
-  const data = res.data;
+  return attendResult(res.data, JSON.parse(res.tokens), d, score, temperature, variant, timeMs);
+}
+function attendResult(data, tokens, d, score, temperature, variant, timeMs) {
   const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
   const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
   let at = 4 + 2 * heads;
@@ -147,7 +207,6 @@ function unpackAttend(res, d, score, temperature, variant, timeMs) {
   const output = take(nq * dOut);
   const q = [], k = [], v = [];
   for (let h = 0; h < heads; h++) { q.push(take(nq * dHead[h])); k.push(take(nk * dHead[h])); v.push(take(nk * dValue[h])); }
-  const tokens = JSON.parse(res.tokens);
   return {
     queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
     queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys, nq, nk, heads, d, dHead, dValue, dOut,

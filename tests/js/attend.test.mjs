@@ -340,6 +340,23 @@ describe('text and vocabulary', () => {
     }
   });
 
+  test("attend()'s tokens are tokenize()'s: text, lookup, spans, kind, oov and vocabWord, any script", () => {
+    const texts = [S1, S2, '  Hello,   world!  ', 'Café naïve — “quoted” 42.5% 😀 and 日本語 text', 'e\u0301t\u00e9 👍🏽 x', 'a\tb\nc',
+      "I didn't see a café, Mr. Smith's 3 cats... zqxjvb!", 'Ünïcödé “mixed” with 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and emoji 👩‍👩‍👧'];
+    for (const query of texts) {
+      const self = scope.attend({ query });
+      assert.deepEqual(self.queryTokenInfo, scope.tokenize(query), `self: ${JSON.stringify(query)}`);
+      assert.deepEqual(self.keyTokenInfo, self.queryTokenInfo);
+      assert.deepEqual(self.queryTokens, self.queryTokenInfo.map((t) => t.text));
+      for (const keys of [texts[3], texts[7]]) {
+        const cross = scope.attend({ query, keys });
+        assert.deepEqual(cross.queryTokenInfo, scope.tokenize(query), `cross query: ${JSON.stringify(query)}`);
+        assert.deepEqual(cross.keyTokenInfo, scope.tokenize(keys), `cross keys: ${JSON.stringify(keys)}`);
+        assert.deepEqual(cross.keyTokens, cross.keyTokenInfo.map((t) => t.text));
+      }
+    }
+  });
+
   test('tokenize(): the example sentence, words and punctuation', () => {
     const tokens = scope.tokenize(S1);
     const texts = tokens.map((t) => t.text);
