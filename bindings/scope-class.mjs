@@ -314,8 +314,16 @@ class Scope {
 
   // Calls that need the word vectors (attend, embed, nearest, tokenize) stay synchronous: a vocabulary
   // still to be downloaded makes them throw, naming the fix (see scopeOn below).
+  // Loads the vocabulary now if it can be (else throws); returns its dimension. A scope's vocabulary is
+  // installed once (the loader installs only while none is loaded), so its dimension is asked of the
+  // core once: the small calls then cross no Embind boundary for it.
   _requireVocabulary(caller) {
-    if (this._live().vocabularySize() === 0) this._vocabLoader.requireNow(caller);
+    const state = this._live();
+    if (this._vocabularyDim) return this._vocabularyDim;
+    if (state.vocabularySize() === 0) this._vocabLoader.requireNow(caller);
+    const dim = state.vocabularyDim();
+    if (state.vocabularySize() > 0) this._vocabularyDim = dim;
+    return dim;
   }
 
   loadVocabulary(...args) {

@@ -51,9 +51,8 @@ export class TextCalls {
     const query = checkText('query', options.query);
     const cross = options.keys !== undefined && options.keys !== null;
     const keys = cross ? checkText('keys', options.keys) : '';
-    this._requireVocabulary('attend');
+    const d = this._requireVocabulary('attend');
     const state = this._state;
-    const d = state.vocabularyDim();
     const temperature = temperatureOption('temperature', options.temperature);
     const heads = options.heads === undefined ? 1 : checkInt('heads', options.heads, 1, d);
     const seed = options.seed === undefined ? 1 : checkInt('seed', options.seed, 0, 0xffffffff);
@@ -116,11 +115,14 @@ export class TextCalls {
   _attendPlain(options) {
     const a = this._attendInputs(options);
     const t0 = now();
-    const queryBytes = utf8Encoder.encode(a.query), keyBytes = a.cross ? utf8Encoder.encode(a.keys) : null;
     const state = this._stateAddress ?? (this._stateAddress = a.state.address());
-    return this._withArrays({ ...a.arrays, queryBytes, keyBytes }, { slot: 8 }, (ptrs) => {
-      const m = this._m, p = a.plain;
-      const err = exportMessage(m, m._attnscope_attend(state, ptrs.queryBytes, queryBytes.length, ptrs.keyBytes, keyBytes ? keyBytes.length : 0,
+    // The texts are encoded straight into the call's block (at most 3 UTF-8 bytes per UTF-16 unit).
+    const queryMax = 3 * a.query.length, keysMax = a.cross ? 3 * a.keys.length : 0;
+    return this._withArrays(a.arrays, { slot: 8, queryBytes: (queryMax + 3) >> 2, keyBytes: (keysMax + 3) >> 2 }, (ptrs) => {
+      const m = this._m, p = a.plain, heap8 = m.HEAPU8;
+      const queryBytes = utf8Encoder.encodeInto(a.query, heap8.subarray(ptrs.queryBytes, ptrs.queryBytes + queryMax)).written;
+      const keyBytes = a.cross ? utf8Encoder.encodeInto(a.keys, heap8.subarray(ptrs.keyBytes, ptrs.keyBytes + keysMax)).written : 0;
+      const err = exportMessage(m, m._attnscope_attend(state, ptrs.queryBytes, queryBytes, ptrs.keyBytes, keyBytes,
         a.cross ? 1 : 0, p[0], p[1], p[2], p[3], ptrs.W, ptrs.W1, ptrs.W2, ptrs.v, p[4], ptrs.Wa, p[5], p[6], p[7], p[8], p[9], p[10],
         p[11], p[12], p[13], ptrs.Wq, ptrs.Wk, ptrs.Wv, ptrs.Wo, p[14], p[15], p[16], 0, 0, ptrs.slot));
       if (err) throw coreError(err);
