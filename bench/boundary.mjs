@@ -6,7 +6,7 @@
 // over batches of the wall time and of the process's CPU time (user + system, process.cpuUsage),
 // which is far steadier than the wall time when other jobs share the cores. Prints JSON.
 //   node bench/boundary.mjs [--before DIR] [--after DIR] [--batches N] [--calls N]
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -72,6 +72,6 @@ for (const [label, fn] of cases) {
 console.log(JSON.stringify({
   benchmark: 'C++/JS boundary: per-call wall time in node, medians of batches (alternating builds)',
   date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  batches: BATCHES, calls_per_batch: CALLS, warmup_s: 1,
+  loadavg: loadavg(), batches: BATCHES, calls_per_batch: CALLS, warmup_s: 1,
   builds: Object.fromEntries(builds.map((b) => [b.name, b.dir])), results,
 }, null, 2));

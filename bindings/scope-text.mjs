@@ -42,7 +42,7 @@ export class TextCalls {
   }
 
   // ---- the sentence pipeline ----
-  attend(options) { return this._attendPlain(options); }
+  attend(options) { return this._attend(options, 0, 0); }
 
   // attend()'s options checked and converted, for _attend and _attendOutput.
   _attendInputs(options) {
@@ -109,12 +109,11 @@ export class TextCalls {
     return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core, plain };
   }
 
-  // attend() through the plain export attnscope_attend: the texts go in as UTF-8 bytes and the options
-  // as numbers (no Embind object), the result comes back in one block of the heap that is copied
-  // out once and freed (readAttendBlock), the tokens without a JSON round trip.
-  _attendPlain(options) {
-    const a = this._attendInputs(options);
-    const t0 = now();
+  // attend() through the plain export attnscope_attend (a: _attendInputs'; t0: when the call began):
+  // the texts go in as UTF-8 bytes and the options as numbers (no Embind object), the result comes
+  // back in one block of the heap that is copied out once and freed (readAttendBlock), the tokens
+  // without a JSON round trip.
+  _attendPlain(a, headBegin, headEnd, t0) {
     const state = this._stateAddress ?? (this._stateAddress = a.state.address());
     // The texts are encoded straight into the call's block (at most 3 UTF-8 bytes per UTF-16 unit).
     const queryMax = 3 * a.query.length, keysMax = a.cross ? 3 * a.keys.length : 0;
@@ -124,7 +123,7 @@ export class TextCalls {
       const keyBytes = a.cross ? utf8Encoder.encodeInto(a.keys, heap8.subarray(ptrs.keyBytes, ptrs.keyBytes + keysMax)).written : 0;
       const err = exportMessage(m, m._attnscope_attend(state, ptrs.queryBytes, queryBytes, ptrs.keyBytes, keyBytes,
         a.cross ? 1 : 0, p[0], p[1], p[2], p[3], ptrs.W, ptrs.W1, ptrs.W2, ptrs.v, p[4], ptrs.Wa, p[5], p[6], p[7], p[8], p[9], p[10],
-        p[11], p[12], p[13], ptrs.Wq, ptrs.Wk, ptrs.Wv, ptrs.Wo, p[14], p[15], p[16], 0, 0, ptrs.slot));
+        p[11], p[12], p[13], ptrs.Wq, ptrs.Wk, ptrs.Wv, ptrs.Wo, p[14], p[15], p[16], headBegin, headEnd, ptrs.slot));
       if (err) throw coreError(err);
       const { data, tokens } = readAttendBlock(m, ptrs.slot);
       return attendResult(data, tokens, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
@@ -138,13 +137,7 @@ export class TextCalls {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
     checkInt('headEnd', headEnd, 0, a.heads);
-    const t0 = now();
-    return this._withArrays(a.arrays, {}, (ptrs) => {
-      const res = a.state.attend(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
-      if (res.error) throw coreError(res.error);
-      const timeMs = now() - t0;
-      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], timeMs);
-    });
+    return this._attendPlain(a, headBegin, headEnd, now());
   }
 
   /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */
@@ -193,11 +186,8 @@ function readAttendBlock(m, slotAddress) {
   }
 }
 
-// Splits the one Float32Array attend() hands back (layout in bindings/embind.cpp, ScopeState::attend)
-// into the result's arrays: views of that one copy, no second copy.
-function unpackAttend(res, d, score, temperature, variant, timeMs) {
-  return attendResult(res.data, JSON.parse(res.tokens), d, score, temperature, variant, timeMs);
-}
+// Splits the floats attend() hands back (layout in bindings/embind.cpp, attend_block) into the
+// result's arrays: views of that one copy, no second copy.
 function attendResult(data, tokens, d, score, temperature, variant, timeMs) {
   const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
   const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
