@@ -635,6 +635,21 @@ public:
     //     then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]];
     //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
     val attend(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) const {
+        return attend_packed(query, keys, cross, o, false);
+    }
+
+    // The pool's attend (never the scope's): the same layout, but `data` is a view of the copy in the
+    // wasm heap, kept until release_kept() (or the next attend_kept): the worker copies the scores and
+    // weights from it straight into an array of its choice (the joined buffer, or one it reuses), so
+    // that no call makes a fresh array of them. The view is valid until the heap grows: the caller
+    // copies out of it before any other call into this instance.
+    val attend_kept(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) {
+        kept_.reset();
+        return attend_packed(query, keys, cross, o, true);
+    }
+    void release_kept() { kept_.reset(); }
+
+    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, bool keep) const {
         val out = val::object();
         AttendResult r;
         const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
@@ -693,8 +708,14 @@ public:
         tokens += ",\"keys\":";
         tokens_json(tokens, vocab_, r.key_tokens, r.key_vocab);
         tokens += '}';
-        // new Float32Array(view) copies the floats into JS memory before `data` is freed.
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
+        if (keep) {
+            // A view of the heap, no copy: `data` lives in kept_ until release_kept().
+            out.set("data", val(emscripten::typed_memory_view(n, data)));
+            kept_.reset(owner.release());
+        } else {
+            // new Float32Array(view) copies the floats into JS memory before `data` is freed.
+            out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
+        }
         out.set("tokens", tokens);
         return out;
     }
@@ -717,6 +738,8 @@ public:
 
 private:
     Vocabulary vocab_;
+    // attend_kept()'s copy, until release_kept() (mutable: attend_packed is const for attend()).
+    mutable std::unique_ptr<float, decltype(&std::free)> kept_{nullptr, &std::free};
 };
 
 // ---- a trained model (attnscope/model.hpp), owned by one JS Model object ---------------------------
@@ -850,6 +873,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .function("nearestJson", &ScopeState::nearest_json)
         .function("tokenizeJson", &ScopeState::tokenize_json)
         .function("attend", &ScopeState::attend)
+        .function("attendKept", &ScopeState::attend_kept)
+        .function("releaseKept", &ScopeState::release_kept)
         .function("attendOutput", &ScopeState::attend_output);
 
     class_<ModelState>("ModelState")

@@ -108,16 +108,42 @@ export class TextCalls {
   // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
   // then holds those heads, and its output is their outputs side by side (dOut their width):
   // _attendOutput turns the joined heads into attend()'s output.
-  _attend(options, headBegin, headEnd) {
+  // place (the pool's workers): place(nq, nk, heads) returns { scores, weights }, two Float32Arrays
+  // of heads x nq x nk each, where the result's scores and weights are copied straight from the wasm
+  // heap (the joined buffer, or one the worker reuses) instead of a fresh array per call; the
+  // result's other arrays are then views of one fresh copy of the small parts only.
+  _attend(options, headBegin, headEnd, place = null) {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
     checkInt('headEnd', headEnd, 0, a.heads);
     const t0 = now();
     return this._withArrays(a.arrays, {}, (ptrs) => {
-      const res = a.state.attend(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
-      if (res.error) throw coreError(res.error);
-      const timeMs = now() - t0;
-      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], timeMs);
+      const core = a.core(ptrs, headBegin, headEnd);
+      if (!place) {
+        const res = a.state.attend(a.query, a.keys, a.cross, core);
+        if (res.error) throw coreError(res.error);
+        return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
+      }
+      const res = a.state.attendKept(a.query, a.keys, a.cross, core);
+      try {
+        if (res.error) throw coreError(res.error);
+        // res.data is a view of the heap: everything is copied out of it before releaseKept().
+        const heap = res.data;
+        const nq = heap[0], nk = heap[1], heads = heap[2];
+        const start = 4 + 2 * heads + (nq + nk) * a.d, cells = heads * nq * nk;
+        const big = place(nq, nk, heads);
+        if (!(big.scores instanceof Float32Array) || big.scores.length !== cells || !(big.weights instanceof Float32Array) || big.weights.length !== cells) {
+          throw new Error(`attend: place() gave no room for ${heads} heads of ${nq} x ${nk}`);
+        }
+        big.scores.set(heap.subarray(start, start + cells));
+        big.weights.set(heap.subarray(start + cells, start + 2 * cells));
+        const small = new Float32Array(heap.length - 2 * cells);
+        small.set(heap.subarray(0, start));
+        small.set(heap.subarray(start + 2 * cells), start);
+        return unpackAttend({ data: small, tokens: res.tokens }, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big);
+      } finally {
+        a.state.releaseKept();
+      }
     });
   }
 
@@ -134,15 +160,16 @@ export class TextCalls {
 }
 
 // Splits the one Float32Array attend() hands back (layout in bindings/embind.cpp, ScopeState::attend)
-// into the result's arrays: views of that one copy, no second copy.
-function unpackAttend(res, d, score, temperature, variant, timeMs) {
+// into the result's arrays: views of that one copy, no second copy. big: { scores, weights } held
+// elsewhere (data then lacks them: the small parts only, in the same order).
+function unpackAttend(res, d, score, temperature, variant, timeMs, big = null) {
   const data = res.data;
   const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
   const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
   let at = 4 + 2 * heads;
   const take = (n) => data.subarray(at, (at += n));
   const queryEmbeddings = take(nq * d), keyEmbeddings = take(nk * d);
-  const scores = take(heads * nq * nk), weights = take(heads * nq * nk);
+  const scores = big ? big.scores : take(heads * nq * nk), weights = big ? big.weights : take(heads * nq * nk);
   const entropy = take(heads * nq), maxWeight = take(heads * nq), argmax = Uint32Array.from(take(heads * nq));
   const output = take(nq * dOut);
   const q = [], k = [], v = [];
