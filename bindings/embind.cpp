@@ -635,23 +635,27 @@ public:
     //     then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]];
     //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
     val attend(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) const {
-        return attend_packed(query, keys, cross, o, false);
+        return attend_packed(query, keys, cross, o, nullptr);
     }
 
-    // The pool's attend (never the scope's): the same layout, but `data` is a view of the copy in the
-    // wasm heap, kept until release_kept() (or the next attend_kept): the worker copies the scores and
-    // weights from it straight into an array of its choice (the joined buffer, or one it reuses), so
-    // that no call makes a fresh array of them. The view is valid until the heap grows: the caller
-    // copies out of it before any other call into this instance.
+    // The pool's attend (never the scope's): `data` as attend()'s without the scores and weights,
+    // which stay in the core's result, kept in the heap until release_kept() (or the next
+    // attend_kept): `scores` and `weights` are the heap addresses of each head's [nq, nk] floats.
+    // The worker copies them from there straight into an array of its choice (the joined buffer, or
+    // one it reuses), so that no call makes a fresh array of them, nor a second copy in the heap.
+    // The addresses hold until the heap is freed or grows: the caller copies before any other call
+    // into this instance.
     val attend_kept(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) {
-        kept_.reset();
-        return attend_packed(query, keys, cross, o, true);
+        kept_ = std::make_unique<AttendResult>();
+        return attend_packed(query, keys, cross, o, kept_.get());
     }
     void release_kept() { kept_.reset(); }
 
-    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, bool keep) const {
+    // keep: null (attend), or where the core's result stays (attend_kept).
+    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult* keep) const {
         val out = val::object();
-        AttendResult r;
+        AttendResult local;
+        AttendResult& r = keep ? *keep : local;
         const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
         if (!err.empty()) {
             out.set("error", err);
@@ -660,7 +664,7 @@ public:
         const MultiHeadResult& a = r.attention;
         const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
         std::size_t total = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
-                            2 * H * nq * nk + 3 * H * nq + a.output.values.size();
+                            (keep ? 0 : 2 * H * nq * nk) + 3 * H * nq + a.output.values.size();
         for (std::size_t h = 0; h < H; ++h) total += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
         // The one copy handed to JS, allocated with malloc so that a heap that cannot grow gives
         // an error message rather than the abort of a std::vector (the core's own allocations were
@@ -689,8 +693,18 @@ public:
         for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
         put(r.query_embeddings.values);
         put(r.key_embeddings.values);
-        for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
-        for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+        if (keep) {
+            val scores = val::array(), weights = val::array();
+            for (std::size_t h = 0; h < H; ++h) {
+                scores.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.scores[h].values.data())));
+                weights.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.weights[h].values.data())));
+            }
+            out.set("scores", scores);
+            out.set("weights", weights);
+        } else {
+            for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
+            for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+        }
         for (std::size_t h = 0; h < H; ++h)
             for (const RowStats& s : a.stats[h]) push(s.entropy);
         for (std::size_t h = 0; h < H; ++h)
@@ -708,14 +722,8 @@ public:
         tokens += ",\"keys\":";
         tokens_json(tokens, vocab_, r.key_tokens, r.key_vocab);
         tokens += '}';
-        if (keep) {
-            // A view of the heap, no copy: `data` lives in kept_ until release_kept().
-            out.set("data", val(emscripten::typed_memory_view(n, data)));
-            kept_.reset(owner.release());
-        } else {
-            // new Float32Array(view) copies the floats into JS memory before `data` is freed.
-            out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
-        }
+        // new Float32Array(view) copies the floats into JS memory before `data` is freed.
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
         out.set("tokens", tokens);
         return out;
     }
@@ -738,8 +746,8 @@ public:
 
 private:
     Vocabulary vocab_;
-    // attend_kept()'s copy, until release_kept() (mutable: attend_packed is const for attend()).
-    mutable std::unique_ptr<float, decltype(&std::free)> kept_{nullptr, &std::free};
+    // attend_kept()'s result (its scores and weights), until release_kept().
+    std::unique_ptr<AttendResult> kept_;
 };
 
 // ---- a trained model (attnscope/model.hpp), owned by one JS Model object ---------------------------

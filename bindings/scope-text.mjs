@@ -111,7 +111,7 @@ export class TextCalls {
   // place (the pool's workers): place(nq, nk, heads) returns { scores, weights }, two Float32Arrays
   // of heads x nq x nk each, where the result's scores and weights are copied straight from the wasm
   // heap (the joined buffer, or one the worker reuses) instead of a fresh array per call; the
-  // result's other arrays are then views of one fresh copy of the small parts only.
+  // result's other arrays are views of one fresh copy of the small parts only.
   _attend(options, headBegin, headEnd, place = null) {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
@@ -127,20 +127,19 @@ export class TextCalls {
       const res = a.state.attendKept(a.query, a.keys, a.cross, core);
       try {
         if (res.error) throw coreError(res.error);
-        // res.data is a view of the heap: everything is copied out of it before releaseKept().
-        const heap = res.data;
-        const nq = heap[0], nk = heap[1], heads = heap[2];
-        const start = 4 + 2 * heads + (nq + nk) * a.d, cells = heads * nq * nk;
+        const nq = res.data[0], nk = res.data[1], heads = res.data[2], cells = nq * nk;
         const big = place(nq, nk, heads);
-        if (!(big.scores instanceof Float32Array) || big.scores.length !== cells || !(big.weights instanceof Float32Array) || big.weights.length !== cells) {
+        if (!(big.scores instanceof Float32Array) || big.scores.length !== heads * cells || !(big.weights instanceof Float32Array) || big.weights.length !== heads * cells) {
           throw new Error(`attend: place() gave no room for ${heads} heads of ${nq} x ${nk}`);
         }
-        big.scores.set(heap.subarray(start, start + cells));
-        big.weights.set(heap.subarray(start + cells, start + 2 * cells));
-        const small = new Float32Array(heap.length - 2 * cells);
-        small.set(heap.subarray(0, start));
-        small.set(heap.subarray(start + 2 * cells), start);
-        return unpackAttend({ data: small, tokens: res.tokens }, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big);
+        // Each head's scores and weights, from the core's result in the heap (nothing allocates in
+        // the heap between the call and these copies, so the addresses hold).
+        const heap = this._m.HEAPF32;
+        for (let h = 0; h < heads; h++) {
+          big.scores.set(heap.subarray(res.scores[h] >>> 2, (res.scores[h] >>> 2) + cells), h * cells);
+          big.weights.set(heap.subarray(res.weights[h] >>> 2, (res.weights[h] >>> 2) + cells), h * cells);
+        }
+        return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big);
       } finally {
         a.state.releaseKept();
       }
