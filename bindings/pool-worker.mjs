@@ -66,21 +66,21 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
-   * first when it is not loaded yet. lean: without the tokens and the embeddings (the pool takes
-   * them from its first share of heads). spare: an ArrayBuffer the pool sent back (a buffer of an
+   * first when it is not loaded yet. lean: a share of the pool's: without the tokens and the
+   * embeddings unless withTokens (the pool takes them from one share of heads). spare: an ArrayBuffer the pool sent back (a buffer of an
    * earlier share, which the pool copied into its joined result and never handed to its caller):
    * the scores and weights are written into it from the wasm heap when it is large enough, so that
    * a call does not fault in fresh memory for them; the pool sends it back again after the join.
    */
-  async attend(options, headBegin = 0, headEnd = 0, lean = false, spare = null) {
+  async attend(options, headBegin = 0, headEnd = 0, lean = false, spare = null, withTokens = false) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
     const place = lean ? (nq, nk, heads) => {
       const cells = heads * nq * nk;
       const buffer = spare && spare.byteLength >= 2 * cells * 4 ? spare : new ArrayBuffer(2 * cells * 4);
       return { scores: new Float32Array(buffer, 0, cells), weights: new Float32Array(buffer, cells * 4, cells) };
     } : null;
-    const result = scope._attend(options, headBegin, headEnd, place);
-    if (lean) {
+    const result = scope._attend(options, headBegin, headEnd, place, !lean || withTokens);
+    if (lean && !withTokens) {
       for (const key of ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
     }
     return Comlink.transfer(result, [...buffersOf(result)]);
@@ -88,7 +88,7 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join: { result (as
-   * attend's, without scores and weights), joined: Float32Array [2, heads, nq, nk] (scores, then
+   * attend's, without scores and weights, tokens and embeddings), joined: Float32Array [2, heads, nq, nk] (scores, then
    * weights, of every head) } with this share's heads written into it straight from the wasm heap
    * and every page of the others touched (written once), so the pool copies the other shares into
    * memory made ready here, in parallel with their computing.
@@ -105,10 +105,9 @@ const api = {
       touch((heads + headEnd) * cells, 2 * heads * cells);
       return { scores: joined.subarray(headBegin * cells, (headBegin + count) * cells),
         weights: joined.subarray((heads + headBegin) * cells, (heads + headBegin + count) * cells) };
-    });
+    }, false);
     // The rest of the result are views of one small copy (the scores and weights are in joined).
-    delete result.scores;
-    delete result.weights;
+    for (const key of ['scores', 'weights', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
     return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
   },
 

@@ -148,13 +148,13 @@ class AttnPool {
     // The first share's worker (the host) sends the joined scores and weights: one buffer for every
     // head (the scope's are views of one buffer too), its own heads in it and the other heads' pages already touched, so the join here copies
     // into memory the host made ready while the others computed (fresh memory costs a page fault per
-    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the host sends the tokens
-    // and the embeddings (every share computes the same ones).
+    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the second share sends the
+    // tokens and the embeddings (every share computes the same ones; the host has the most to do).
     // The other shares write their scores and weights into a buffer sent back from an earlier call
     // (spare), which comes back here once copied into the joined buffer.
     const jobs = ranges.map(([h0, h1], s) => (s === 0 ? (api) => api.attendHost(rest, h0, h1, H) : (api) => {
       const spare = this._takeSpare();
-      return api.attend(rest, h0, h1, true, spare ? Comlink.transfer(spare, [spare]) : null);
+      return api.attend(rest, h0, h1, true, spare ? Comlink.transfer(spare, [spare]) : null, s === 1);
     }));
     const join = new HeadJoin(H, ranges, (buffer) => this._giveSpare(buffer));
     const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part));
@@ -385,9 +385,11 @@ class HeadJoin {
     const copies = (list) => list.map((a) => a.slice());
     this.small[s] = { dHead: part.dHead, dValue: part.dValue, q: copies(part.q), k: copies(part.k), v: copies(part.v),
       output: part.output.slice(), dOut: part.dOut };
-    if (s === 0) {
+    if (part.queryTokens) {
       const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, ...meta } = part;
       this.meta = { ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
+    }
+    if (s === 0) {
       const cells = this.H * nq * nk, joined = value.joined;
       if (!(joined instanceof Float32Array) || joined.length !== 2 * cells) throw new Error('pool: the host share sent no joined scores and weights');
       this.big = { scores: joined.subarray(0, cells), weights: joined.subarray(cells) };

@@ -112,7 +112,8 @@ export class TextCalls {
   // of heads x nq x nk each, where the result's scores and weights are copied straight from the wasm
   // heap (the joined buffer, or one the worker reuses) instead of a fresh array per call; the
   // result's other arrays are views of one fresh copy of the small parts only.
-  _attend(options, headBegin, headEnd, place = null) {
+  // tokens false (the pool's): the result has no tokens (their JSON is not parsed).
+  _attend(options, headBegin, headEnd, place = null, tokens = true) {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
     checkInt('headEnd', headEnd, 0, a.heads);
@@ -139,7 +140,7 @@ export class TextCalls {
           big.scores.set(heap.subarray(res.scores[h] >>> 2, (res.scores[h] >>> 2) + cells), h * cells);
           big.weights.set(heap.subarray(res.weights[h] >>> 2, (res.weights[h] >>> 2) + cells), h * cells);
         }
-        return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big);
+        return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big, tokens);
       } finally {
         a.state.releaseKept();
       }
@@ -161,7 +162,7 @@ export class TextCalls {
 // Splits the one Float32Array attend() hands back (layout in bindings/embind.cpp, ScopeState::attend)
 // into the result's arrays: views of that one copy, no second copy. big: { scores, weights } held
 // elsewhere (data then lacks them: the small parts only, in the same order).
-function unpackAttend(res, d, score, temperature, variant, timeMs, big = null) {
+function unpackAttend(res, d, score, temperature, variant, timeMs, big = null, withTokens = true) {
   const data = res.data;
   const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
   const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
@@ -173,10 +174,10 @@ function unpackAttend(res, d, score, temperature, variant, timeMs, big = null) {
   const output = take(nq * dOut);
   const q = [], k = [], v = [];
   for (let h = 0; h < heads; h++) { q.push(take(nq * dHead[h])); k.push(take(nk * dHead[h])); v.push(take(nk * dValue[h])); }
-  const tokens = JSON.parse(res.tokens);
+  const tokens = withTokens ? JSON.parse(res.tokens) : null;
   return {
-    queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
-    queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys, nq, nk, heads, d, dHead, dValue, dOut,
+    ...(tokens && { queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
+      queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys }), nq, nk, heads, d, dHead, dValue, dOut,
     queryEmbeddings, keyEmbeddings, q, k, v, scores, weights, output, stats: { entropy, maxWeight, argmax },
     score, temperature, variant, timeMs,
   };
