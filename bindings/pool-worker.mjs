@@ -79,7 +79,7 @@ const api = {
       const buffer = spare && spare.byteLength >= 2 * cells * 4 ? spare : new ArrayBuffer(2 * cells * 4);
       return { scores: new Float32Array(buffer, 0, cells), weights: new Float32Array(buffer, cells * 4, cells) };
     } : null;
-    const result = scope._attend(options, headBegin, headEnd, place, !lean || withTokens);
+    const result = scope._attend(options, headBegin, headEnd, place, !lean || (withTokens && 'json'));
     if (lean && !withTokens) {
       for (const key of ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
     }

@@ -8,6 +8,7 @@
 // results come back by transfer. See docs/pool.md.
 import * as Comlink from 'comlink';
 import { callValidator, checkInteger, checkOptionKeys, describeValue, toAbsoluteUrl } from './scope.mjs';
+import { tokenFields } from './scope-text.mjs';
 import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
 
 Comlink.transferHandlers.set('throw', errorTransfer(Comlink.transferHandlers.get('throw')));
@@ -385,9 +386,9 @@ class HeadJoin {
     const copies = (list) => list.map((a) => a.slice());
     this.small[s] = { dHead: part.dHead, dValue: part.dValue, q: copies(part.q), k: copies(part.k), v: copies(part.v),
       output: part.output.slice(), dOut: part.dOut };
-    if (part.queryTokens) {
-      const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, ...meta } = part;
-      this.meta = { ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
+    if (part.tokensJson) {
+      const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, tokensJson, ...meta } = part;
+      this.meta = { ...tokenFields(tokensJson), ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
     }
     if (s === 0) {
       const cells = this.H * nq * nk, joined = value.joined;

@@ -112,7 +112,8 @@ export class TextCalls {
   // of heads x nq x nk each, where the result's scores and weights are copied straight from the wasm
   // heap (the joined buffer, or one the worker reuses) instead of a fresh array per call; the
   // result's other arrays are views of one fresh copy of the small parts only.
-  // tokens false (the pool's): the result has no tokens (their JSON is not parsed).
+  // tokens (the pool's): false: the result has no tokens (their JSON is not parsed); 'json': the
+  // tokens' JSON unparsed, as tokensJson (parsed on the pool's side: cheaper than sending objects).
   _attend(options, headBegin, headEnd, place = null, tokens = true) {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
@@ -174,13 +175,17 @@ function unpackAttend(res, d, score, temperature, variant, timeMs, big = null, w
   const output = take(nq * dOut);
   const q = [], k = [], v = [];
   for (let h = 0; h < heads; h++) { q.push(take(nq * dHead[h])); k.push(take(nk * dHead[h])); v.push(take(nk * dValue[h])); }
-  const tokens = withTokens ? JSON.parse(res.tokens) : null;
   return {
-    ...(tokens && { queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
-      queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys }), nq, nk, heads, d, dHead, dValue, dOut,
+    ...(withTokens === 'json' ? { tokensJson: res.tokens } : withTokens ? tokenFields(res.tokens) : {}), nq, nk, heads, d, dHead, dValue, dOut,
     queryEmbeddings, keyEmbeddings, q, k, v, scores, weights, output, stats: { entropy, maxWeight, argmax },
     score, temperature, variant, timeMs,
   };
+}
+
+/** attend()'s token fields from the tokens' JSON (layout in bindings/embind.cpp, ScopeState::attend). */
+export function tokenFields(json) {
+  const tokens = JSON.parse(json);
+  return { queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text), queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys };
 }
 
 function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }
