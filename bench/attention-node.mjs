@@ -5,7 +5,7 @@
 // a warm-up of at least 1.5 s per implementation. Outputs are compared (max |diff| against the
 // float64 reference on a few rows, and attnscope against TF.js on all of them). Then the small calls:
 // attention() at n = 16, d = 64 and the 12-word attend(). Prints JSON; `npm run build` first.
-//   node bench/attention-node.mjs [--quick] > bench/results/attention-node.json
+//   node bench/attention-node.mjs [--quick] [--sizes 512x64,2048x128] [--no-plain] > bench/results/attention-node.json
 //
 // TF.js is given its best case: Q, K, V live in its wasm memory before the clock starts (attnscope
 // copies them in on every call), and the product is written matMul(Q, transpose(K)) — as
@@ -132,7 +132,10 @@ function runCase(n, d, impls, { rounds, warmupMs }) {
   }));
 }
 
-const sizes = quick ? [[512, 64]] : [[512, 64], [1024, 64], [2048, 64], [4096, 64], [512, 128], [2048, 128]];
+const sizesArg = process.argv.indexOf('--sizes');  // e.g. --sizes 512x64,2048x128
+const sizes = sizesArg > 0 ? process.argv[sizesArg + 1].split(',').map((x) => x.split('x').map(Number))
+  : quick ? [[512, 64]] : [[512, 64], [1024, 64], [2048, 64], [4096, 64], [512, 128], [2048, 128]];
+const withPlain = !process.argv.includes('--no-plain');  // the plain JS loop takes seconds per call at n = 2048
 const results = [];
 const agreement = [];
 const refusals = [];
@@ -162,7 +165,7 @@ for (const [n, d] of sizes) {
   if (!weightsRefused) impls.push({ name: 'attnscope attention() weights+output', run: () => scope.attention(Q, K, V, weightsOpts) });
   else refusals.push({ impl: 'attnscope attention() weights+output', n, d, refused: weightsRefused });
   if (hasFused) impls.unshift({ name: 'attnscope attentionOutput()', run: () => scope.attentionOutput(Q, K, V, opts) });
-  if (n <= 2048) impls.push({ name: 'plain JS', run: () => plainAttention(Q, K, V, n, d) });
+  if (withPlain && n <= 2048) impls.push({ name: 'plain JS', run: () => plainAttention(Q, K, V, n, d) });
   const big = n * n * d > 512 * 512 * 128;
   const res = runCase(n, d, impls, { rounds: quick ? 3 : big ? 5 : 15, warmupMs: quick ? 200 : big ? 500 : 1500 });
   results.push(...res);
@@ -175,7 +178,7 @@ for (const [n, d] of sizes) {
   const agree = { n, d, tfjs_vs_float64: maxDiffRows(outTf, ref, d) };
   if (outAttn) Object.assign(agree, { attention_vs_float64: maxDiffRows(outAttn, ref, d), attention_vs_tfjs: maxDiff(outAttn, outTf) });
   if (outFused) Object.assign(agree, { attentionOutput_vs_float64: maxDiffRows(outFused, ref, d), attentionOutput_vs_tfjs: maxDiff(outFused, outTf) });
-  if (n <= 2048) agree.plain_vs_float64 = maxDiffRows(plainAttention(Q, K, V, n, d), ref, d);
+  if (withPlain && n <= 2048) agree.plain_vs_float64 = maxDiffRows(plainAttention(Q, K, V, n, d), ref, d);
   agreement.push(agree);
   q.dispose(); k.dispose(); v.dispose(); scale.dispose();
   for (const r of res) console.error(`n=${n} d=${d} ${r.impl.padEnd(38)} ${String(r.median_ms).padStart(9)} ms  ${String(r.gflops).padStart(7)} GFLOP/s`);

@@ -11,6 +11,7 @@
 // in one call, copied into one JS Float32Array before the C++ arrays are freed, so nothing stays
 // staged between calls.
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
 #include <malloc.h>
@@ -139,7 +140,7 @@ int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
 
 // ---- limits (attnscope/limits.hpp) ---------------------------------------------------------------
 
-// The score name and the shapes of a cost query (call_cost, backward_cost): "" when the name is
+// The score name and the shapes of a cost query (backward_cost): "" when the name is
 // known (then in `s`) and every shape is a whole number JS can hold exactly, else the message.
 std::string cost_arguments(const std::string& score, Score& s, std::initializer_list<double> shapes) {
     if (!parse_score(score, s)) return "score: unknown name '" + score + "'";
@@ -151,10 +152,9 @@ std::string cost_arguments(const std::string& score, Score& s, std::initializer_
 // What scores() (dv = 0) or attention() (dv > 0) of these shapes will allocate and compute, checked
 // by the JS layer before it allocates the outputs: "" or the message naming the limit. The shapes
 // arrive as doubles (JS numbers, exact to 2^53) and are multiplied in 64 bits: nothing wraps.
-std::string call_cost(const std::string& score, double nq, double nk, double d, double dk, double dv, double hidden,
-                      bool output_only) {
-    Score s;
-    if (std::string err = cost_arguments(score, s, {nq, nk, d, dk, dv, hidden}); !err.empty()) return err;
+std::string call_cost_of(Score s, double nq, double nk, double d, double dk, double dv, double hidden, bool output_only) {
+    for (double x : {nq, nk, d, dk, dv, hidden})
+        if (!(x >= 0 && x <= 9007199254740992.0)) return "shape: expected whole numbers >= 0";
     const auto u = [](double x) { return static_cast<std::uint64_t>(x); };
     Budget b;
     // The inputs are in the heap too (the JS layer copies them in).
@@ -818,6 +818,106 @@ private:
 
 }  // namespace
 
+// ---- plain exports for the calls that must be cheap ---------------------------------------------
+// An Embind function built without dynamic code (the page's Content-Security-Policy forbids it)
+// converts every argument and its returned std::string in generic JS loops, and the ScoreParams
+// value object field by field through the function table: about 5 µs of a 16 x 64 attention() call
+// went there. The checks and the computations of scores(), attention() and attentionOutput() are
+// also plain wasm exports: numbers in (enums as their integer values, ScoreParams as its fields),
+// and 0 or the address of a NUL-terminated message out, which the JS layer decodes and frees.
+namespace {
+// A message is handed over in a malloc'ed copy that the JS layer frees after decoding it (nothing
+// stays allocated between calls; malloc failing gives the generic message below, never an abort).
+const char* message_or_null(const std::string& m) {
+    if (m.empty()) return nullptr;
+    char* out = static_cast<char*>(std::malloc(m.size() + 1));
+    if (!out) return "memory: the heap could not grow for an error message";
+    std::memcpy(out, m.c_str(), m.size() + 1);
+    return out;
+}
+#define ATTNSCOPE_COUNT_ROW(...) +1
+constexpr int kScoreCount = 0 ATTNSCOPE_SCORES(ATTNSCOPE_COUNT_ROW);
+constexpr int kMaskCount = 0 ATTNSCOPE_MASKS(ATTNSCOPE_COUNT_ROW);
+constexpr int kVariantCount = 1 ATTNSCOPE_ALL_KERNEL_VARIANTS(ATTNSCOPE_COUNT_ROW);
+#undef ATTNSCOPE_COUNT_ROW
+// The enums and ScoreParams from the integers and fields JS passes; "" or the message.
+std::string enums_from(int score, int variant, int mask, Score& s, Variant& v, Mask& m) {
+    if (score < 0 || score >= kScoreCount) return "score: unknown score index " + std::to_string(score);
+    if (variant < 0 || variant >= kVariantCount) return "variant: unknown variant index " + std::to_string(variant);
+    if (mask < 0 || mask >= kMaskCount) return "mask: unknown mask index " + std::to_string(mask);
+    s = static_cast<Score>(score);
+    v = static_cast<Variant>(variant);
+    m = static_cast<Mask>(mask);
+    return "";
+}
+ScoreParams params_from(double p, double eps, std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2, std::uintptr_t v,
+                        int hidden, std::uintptr_t Wa, int max_keys) {
+    ScoreParams sp;
+    sp.p = static_cast<float>(p);
+    sp.eps = static_cast<float>(eps);
+    sp.W = fptr(W);
+    sp.W1 = fptr(W1);
+    sp.W2 = fptr(W2);
+    sp.v = fptr(v);
+    sp.hidden = static_cast<std::size_t>(hidden < 0 ? 0 : hidden);
+    sp.Wa = fptr(Wa);
+    sp.max_keys = static_cast<std::size_t>(max_keys < 0 ? 0 : max_keys);
+    return sp;
+}
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE const char* attnscope_call_cost(int score, double nq, double nk, double d, double dk, double dv,
+                                                     double hidden, int output_only) {
+    if (score < 0 || score >= kScoreCount) return message_or_null("score: unknown score index " + std::to_string(score));
+    return message_or_null(call_cost_of(static_cast<Score>(score), nq, nk, d, dk, dv, hidden, output_only != 0));
+}
+
+EMSCRIPTEN_KEEPALIVE int attnscope_first_non_finite(std::uintptr_t p, int n) { return first_non_finite(p, n); }
+
+EMSCRIPTEN_KEEPALIVE const char* attnscope_scores(std::uintptr_t Q, std::uintptr_t K, int nq, int nk, int d, int dk, int score,
+                                                  int variant, double p, double eps, std::uintptr_t W, std::uintptr_t W1,
+                                                  std::uintptr_t W2, std::uintptr_t v, int hidden, std::uintptr_t Wa,
+                                                  int max_keys, std::uintptr_t S) {
+    Score s;
+    Variant var;
+    Mask m;
+    if (std::string err = enums_from(score, variant, 0, s, var, m); !err.empty()) return message_or_null(err);
+    return message_or_null(scores(Q, K, nq, nk, d, dk, s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), S));
+}
+
+EMSCRIPTEN_KEEPALIVE const char* attnscope_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d,
+                                                     int dk, int dv, int score, int variant, double p, double eps,
+                                                     std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2, std::uintptr_t v,
+                                                     int hidden, std::uintptr_t Wa, int max_keys, double temperature, int mask,
+                                                     std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A,
+                                                     std::uintptr_t O, std::uintptr_t stats, int query_offset) {
+    Score s;
+    Variant var;
+    Mask m;
+    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_or_null(err);
+    return message_or_null(js_attention(Q, K, V, nq, nk, d, dk, dv, s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys),
+                                        temperature, m, padding, S, A, O, stats, query_offset));
+}
+
+EMSCRIPTEN_KEEPALIVE const char* attnscope_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk,
+                                                            int d, int dk, int dv, int score, int variant, double p, double eps,
+                                                            std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2,
+                                                            std::uintptr_t v, int hidden, std::uintptr_t Wa, int max_keys,
+                                                            double temperature, int mask, std::uintptr_t padding,
+                                                            std::uintptr_t O, int query_offset) {
+    Score s;
+    Variant var;
+    Mask m;
+    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_or_null(err);
+    return message_or_null(js_attention_output(Q, K, V, nq, nk, d, dk, dv, s, var,
+                                               params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), temperature, m,
+                                               padding, O, query_offset));
+}
+
+}  // extern "C"
+
 EMSCRIPTEN_BINDINGS(attnscope) {
     using namespace emscripten;
     value_object<ScoreParams>("ScoreParams")
@@ -901,18 +1001,13 @@ EMSCRIPTEN_BINDINGS(attnscope) {
     function("_simdIsa", &simd_isa_name);
     function("_resolvedVariant", &resolved_variant);
     function("_memoryInUse", &memory_in_use);
-    function("_firstNonFinite", &first_non_finite);
-    function("_scores", &scores);
     function("_softmax", &softmax);
-    function("_attention", &js_attention);
     function("_loadAttentions", &load_attentions);
     function("_rollout", &rollout);
     function("_rolloutCost", &rollout_cost);
     function("_attentionFlow", &js_attention_flow);
     function("_attentionFlowCost", &attention_flow_cost);
     function("_headSummaries", &js_head_summaries);
-    function("_callCost", &call_cost);
-    function("_attentionOutput", &js_attention_output);
     function("_attentionBackward", &js_attention_backward);
     function("_backwardCost", &backward_cost);
 

@@ -12,8 +12,8 @@ import {
 import { ImportedCalls } from './scope-imported.mjs';
 import { ModelCalls } from './scope-model.mjs';
 import {
-  SCORE_KEYS, SCORE_MATRICES, idwOptions, maskOption, paddingOption, returnsOption, scoreOption, scoreParams, scoreWeights,
-  temperatureOption,
+  SCORE_KEYS, SCORE_MATRICES, exportMessage, idwOptions, maskOption, paddingOption, returnsOption, scoreOption, scoreParams,
+  scoreWeights, temperatureOption,
 } from './scope-options.mjs';
 import { TextCalls } from './scope-text.mjs';
 import { Trainer } from './scope-trainer.mjs';
@@ -84,7 +84,7 @@ class Scope {
   }
   // The core's memory and work budget for scores() (dv = 0) or attention(), before any allocation.
   _checkCost(score, nq, nk, d, dk, dv, hidden, outputOnly = false) {
-    const err = this._m._callCost(score, nq, nk, d, dk, dv, hidden, outputOnly);
+    const err = exportMessage(this._m, this._m._attnscope_call_cost(this._enum.ints.score[score], nq, nk, d, dk, dv, hidden, outputOnly ? 1 : 0));
     if (err) throw coreError(err);
   }
   _withArrays(arrays, outputs, fn, finite = NO_NAMES) {
@@ -135,7 +135,7 @@ class Scope {
       if (at !== end) heap32.fill(0, end, at);
       end = at + typedLength(arrays[name]);
     }
-    const bad = this._m._firstNonFinite(first << 2, end - first);
+    const bad = this._m._attnscope_first_non_finite(first << 2, end - first);
     if (bad < 0) return;
     for (const name of finite) {
       const i = first + bad - (ptrs[name] >> 2);
@@ -180,8 +180,9 @@ class Scope {
     const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
     this._checkCost(score, nq, nk, d, dk, 0, weights.hidden || 0);
     return this._withArrays({ Q, K, ...weights.arrays }, { S: nq * nk }, (ptrs) => {
-      const e = this._enum;
-      const err = this._m._scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant], scoreParams(idw, weights, ptrs), ptrs.S);
+      const e = this._enum.ints;
+      const err = exportMessage(this._m, this._m._attnscope_scores(ptrs.Q, ptrs.K, nq, nk, d, dk, e.score[score], e.variant[variant],
+        idw.p, idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, weights.hidden, ptrs.Wa || 0, weights.maxKeys, ptrs.S));
       if (err) throw coreError(err);
       return this._read(ptrs.S, nq * nk);
     }, QK);
@@ -239,10 +240,11 @@ class Scope {
     if (want.has('output')) outputs.O = nq * dv;
     if (want.has('stats')) outputs.stats = 3 * nq;
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
-      const e = this._enum;
-      const err = this._m._attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0,
-        ptrs.O || 0, ptrs.stats || 0, queryOffset);
+      const e = this._enum.ints, w = a.weights;
+      const err = exportMessage(this._m, this._m._attnscope_attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score],
+        e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, w.hidden, ptrs.Wa || 0,
+        w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0, ptrs.O || 0, ptrs.stats || 0,
+        queryOffset));
       if (err) throw coreError(err);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
@@ -267,9 +269,10 @@ class Scope {
     const { nq, nk, dv } = a;
     this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
     return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
-      const e = this._enum;
-      const err = this._m._attentionOutput(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score], e.variant[a.variant],
-        scoreParams(a.idw, a.weights, ptrs), a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset);
+      const e = this._enum.ints, w = a.weights;
+      const err = exportMessage(this._m, this._m._attnscope_attention_output(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv,
+        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0,
+        w.hidden, ptrs.Wa || 0, w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset));
       if (err) throw coreError(err);
       return this._read(ptrs.O, nq * dv);
     }, QKV);

@@ -37,10 +37,28 @@ function enumsOf(module, registry) {
     if (!Enum[n]) throw new Error(`attnscope: the module has no enum value for '${n}' (a build mismatch)`);
     return [n, Enum[n]];
   })));
+  const score = pick(module.Score, registry.scores), mask = pick(module.Mask, registry.masks);
+  const variant = pick(module.Variant, registry.variants);
+  // The same values as integers, for the plain exports of the hot calls (embind.cpp, "plain exports").
+  const ints = (e) => Object.freeze(Object.fromEntries(Object.entries(e).map(([n, v]) => [n, v.value])));
   return {
-    score: pick(module.Score, registry.scores), mask: pick(module.Mask, registry.masks),
-    projection: pick(module.Projection, registry.projections), variant: pick(module.Variant, registry.variants),
+    score, mask, projection: pick(module.Projection, registry.projections), variant,
+    ints: Object.freeze({ score: ints(score), mask: ints(mask), variant: ints(variant) }),
   };
+}
+// The message a plain export returned: 0 = none, else the address of a NUL-terminated UTF-8 string
+// that the core malloc'ed for us (freed here; a static fallback message lies outside the heap's
+// allocations and is not freed: embind.cpp, message_or_null).
+const utf8 = new TextDecoder();
+const STATIC_MESSAGE = 'memory: the heap could not grow for an error message';
+function exportMessage(module, ptr) {
+  if (!ptr) return null;
+  const heap = module.HEAPU8, start = ptr >>> 0;
+  let end = start;
+  while (heap[end] !== 0) end++;
+  const message = utf8.decode(heap.subarray(start, end));
+  if (message !== STATIC_MESSAGE) module._free(start);
+  return message;
 }
 
 // ---- one validation function per option kind, shared by scores(), attention() and attend() ------
@@ -63,8 +81,9 @@ function maskOption(name, value, lists) {
 }
 // attention()'s `returns`: which results to compute and copy out (default: all four).
 const RESULT_PARTS = ['scores', 'weights', 'output', 'stats'];
+const ALL_RESULT_PARTS = new Set(RESULT_PARTS);  // the default, shared (only read: has, size)
 function returnsOption(name, value) {
-  if (value === undefined) return new Set(RESULT_PARTS);
+  if (value === undefined) return ALL_RESULT_PARTS;
   if (!Array.isArray(value)) throw new TypeError(`${name}: expected an array of ${RESULT_PARTS.map((p) => `'${p}'`).join(', ')}, got ${describe(value)}`);
   if (value.length === 0) throw new RangeError(`${name}: ask for at least one of ${RESULT_PARTS.map((p) => `'${p}'`).join(', ')}`);
   for (const v of value) checkEnum(name, v, RESULT_PARTS);
@@ -142,6 +161,6 @@ function scoreParams(idw, weights, ptrs) {
 }
 
 export {
-  registryOf, deepFreeze, listsOf, enumsOf, SCORE_KEYS, scoreOption, temperatureOption, maskOption, returnsOption,
+  registryOf, deepFreeze, listsOf, enumsOf, exportMessage, SCORE_KEYS, scoreOption, temperatureOption, maskOption, returnsOption,
   paddingOption, idwOptions, scoreWeights, scoreParams, SCORE_MATRICES,
 };

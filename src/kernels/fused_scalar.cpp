@@ -19,6 +19,7 @@ constexpr std::size_t kScalarKeyBlock = 64;
 inline void apply_score(const FusedAttentionArgs& a, const KernelTable& kt, std::size_t m, std::size_t n,
                         float* S, std::size_t lds, std::size_t i, std::size_t j0) {
     switch (a.score) {
+        case FusedScore::manhattan: break;  // the loop below computed the score itself
         case FusedScore::dot:
             for (std::size_t r = 0; r < m; ++r)
                 for (std::size_t j = 0; j < n; ++j) S[r * lds + j] *= a.alpha;
@@ -48,7 +49,12 @@ void f32_attention_fused__scalar(const FusedAttentionArgs& a) {
             for (std::size_t j = 0; j < nb; ++j) {
                 const float* k = a.K + (j0 + j) * a.ldk;
                 float acc = 0.0f;
-                for (std::size_t t = 0; t < a.d; ++t) acc += q[t] * k[t];
+                if (a.score == FusedScore::manhattan) {
+                    for (std::size_t t = 0; t < a.d; ++t) acc += std::fabs(q[t] - k[t]);
+                    acc = -acc;
+                } else {
+                    for (std::size_t t = 0; t < a.d; ++t) acc += q[t] * k[t];
+                }
                 s[j] = acc;
             }
             find_direct(a, 1, nb, s, kScalarKeyBlock, i, j0, patches, f32_cancelled_keys__scalar, cancelled);

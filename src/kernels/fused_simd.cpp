@@ -5,7 +5,7 @@
 //   for each block of kQueries query rows          (their outputs are the accumulators, in O)
 //     for each key panel (skipped where the causal mask hides it from the whole block)
 //       for each tile of 4 query rows
-//         S(4 x kKeys) = Q_tile Kᵀ_panel              register-blocked micro-kernel
+//         S(4 x kKeys) = Q_tile Kᵀ_panel              register-blocked micro-kernel (or −L1)
 //         score epilogue, mask, online softmax       S becomes the weights P, rows rescaled
 //         O_tile += P V_panel                         register-blocked micro-kernel
 //     O rows /= their running sums
@@ -123,10 +123,14 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                     p[r] = S + r * kKeys;
                     o[r] = a.O + (i0 + r) * a.ldo;
                 }
-                score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
+                if (a.score == FusedScore::manhattan)
+                    l1_rows(mr, q, a.d, panel, strips, S, kKeys);
+                else
+                    score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
                 find_direct(a, mr, nb, S, kKeys, i0, j0, patches, f32_cancelled_keys__simd, cancelled);
                 switch (a.score) {
-                    case FusedScore::dot: break;
+                    case FusedScore::dot:
+                    case FusedScore::manhattan: break;
                     case FusedScore::cosine: f32_cosine_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0); break;
                     case FusedScore::sq_euclidean:
                         f32_sq_euclidean_epilogue__simd(mr, nb, S, kKeys, a.qa + i0, a.kb + j0);

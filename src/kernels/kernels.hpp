@@ -77,7 +77,7 @@ using additive_backward_fn = void (*)(std::size_t m, std::size_t n, std::size_t 
 // queries against tiles of keys with an online softmax (a running max and sum per query row, the
 // accumulated output rescaled when the max grows), so no nq x nk matrix is ever held: extra memory
 // is O(nk * d) for the packed keys plus O(tile) scratch. Every score that is a per-pair function of
-// q·k and the row norms goes through it; the callers prepare Q (general: Q W) and K (location: the
+// q·k and the row norms goes through it, and minus the L1 distance; the callers prepare Q (general: Q W) and K (location: the
 // rows of Wa) so that the kernel only sees these kinds:
 enum class FusedScore : std::uint8_t {
     dot,           // alpha * q·k                       (dot, scaled-dot, general, location)
@@ -85,6 +85,7 @@ enum class FusedScore : std::uint8_t {
     sq_euclidean,  // the sq_euclidean_epilogue of q·k  (qa, kb: squared norms)
     euclidean,     // the euclidean_epilogue
     idw,           // the idw_epilogue with p, eps
+    manhattan,     // −Σ_t |q_t − k_t|                  (its own tile over the packed keys; no epilogue)
 };
 struct FusedAttentionArgs {
     std::size_t nq = 0, nk = 0, d = 0, dv = 0;

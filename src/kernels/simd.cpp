@@ -56,57 +56,29 @@ inline batch tanh_fast(const batch& x) {
 
 }  // namespace
 
-// Minus the L1 distance of rows: 4 query rows against one key row (each key vector loaded once),
-// |a − b| summed lane-wise, then a scalar tail; leftover query rows one at a time.
+// Minus the L1 distance of rows: as gemm_nt below, K packed once per key block and every 4-row query
+// tile run over it by the register tile of simd_tiles.hpp (l1_tile: no horizontal sums, each lane one
+// key); the last, partial strip of a block goes through a small buffer.
 void f32_neg_manhattan__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                              const float* B, std::size_t ldb, float* S, std::size_t lds) {
     assert(lda >= k && ldb >= k && lds >= n);
+    if (m == 0 || n == 0) return;
+    AlignedFloats panel_buf, tail_buf;
+    float* panel = panel_buf.get(panel_floats(std::min(n, kKeyBlock), k));
+    float* tail = tail_buf.get(kMR * kNR);
     for (std::size_t j0 = 0; j0 < n; j0 += kKeyBlock) {
-        const std::size_t j1 = std::min(n, j0 + kKeyBlock);
-        std::size_t i = 0;
-        for (; i + 4 <= m; i += 4) {
-            const float* a0 = A + i * lda;
-            const float* a1 = a0 + lda;
-            const float* a2 = a1 + lda;
-            const float* a3 = a2 + lda;
-            for (std::size_t j = j0; j < j1; ++j) {
-                const float* b = B + j * ldb;
-                batch c0(0.0f), c1(0.0f), c2(0.0f), c3(0.0f);
-                std::size_t t = 0;
-                for (; t + W <= k; t += W) {
-                    const batch bv = batch::load_unaligned(b + t);
-                    c0 += xsimd::abs(batch::load_unaligned(a0 + t) - bv);
-                    c1 += xsimd::abs(batch::load_unaligned(a1 + t) - bv);
-                    c2 += xsimd::abs(batch::load_unaligned(a2 + t) - bv);
-                    c3 += xsimd::abs(batch::load_unaligned(a3 + t) - bv);
-                }
-                float s0 = hsum(c0), s1 = hsum(c1), s2 = hsum(c2), s3 = hsum(c3);
-                for (; t < k; ++t) {
-                    s0 += std::fabs(a0[t] - b[t]);
-                    s1 += std::fabs(a1[t] - b[t]);
-                    s2 += std::fabs(a2[t] - b[t]);
-                    s3 += std::fabs(a3[t] - b[t]);
-                }
-                S[i * lds + j] = -s0;
-                S[(i + 1) * lds + j] = -s1;
-                S[(i + 2) * lds + j] = -s2;
-                S[(i + 3) * lds + j] = -s3;
-            }
-        }
-        for (; i < m; ++i) {
-            const float* a = A + i * lda;
-            for (std::size_t j = j0; j < j1; ++j) {
-                const float* b = B + j * ldb;
-                batch c0(0.0f), c1(0.0f);
-                std::size_t t = 0;
-                for (; t + 2 * W <= k; t += 2 * W) {
-                    c0 += xsimd::abs(batch::load_unaligned(a + t) - batch::load_unaligned(b + t));
-                    c1 += xsimd::abs(batch::load_unaligned(a + t + W) - batch::load_unaligned(b + t + W));
-                }
-                for (; t + W <= k; t += W) c0 += xsimd::abs(batch::load_unaligned(a + t) - batch::load_unaligned(b + t));
-                float s = hsum(c0 + c1);
-                for (; t < k; ++t) s += std::fabs(a[t] - b[t]);
-                S[i * lds + j] = -s;
+        const std::size_t nb = std::min(kKeyBlock, n - j0);
+        pack_kt_panel(B + j0 * ldb, ldb, nb, k, panel);
+        const std::size_t full = nb / kNR, rest = nb - full * kNR;
+        for (std::size_t i = 0; i < m; i += kMR) {
+            const std::size_t mr = std::min(kMR, m - i);
+            const float* q[kMR];
+            for (std::size_t r = 0; r < kMR; ++r) q[r] = A + (i + std::min(r, mr - 1)) * lda;
+            if (full) l1_rows(mr, q, k, panel, full, S + i * lds + j0, lds);
+            if (rest) {
+                l1_rows(mr, q, k, panel + full * k * kNR, 1, tail, kNR);
+                for (std::size_t r = 0; r < mr; ++r)
+                    for (std::size_t c = 0; c < rest; ++c) S[(i + r) * lds + j0 + full * kNR + c] = tail[r * kNR + c];
             }
         }
     }

@@ -47,8 +47,15 @@ inline float hmax(const batch& b) {
     return m;
 }
 
-// e^x for x in [-87.34, 0] (callers clamp): Cephes' expf, x = n ln2 + r with |r| <= ln2/2, a
-// polynomial for e^r, and 2^n built in the exponent bits. Relative error about 2 ulp.
+// e^x for x in [-88, 0] (callers clamp): x = n ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part
+// ln2, exact products without an FMA), e^r = 1 + r + r² q(r) with q a cubic fitted for the least
+// maximum relative error on that interval (1.1e-7 in exact arithmetic), and 2^n built in the exponent
+// bits. Relative error at most 2.5e-7 (about 2 ulp) wherever the result is a normal float,
+// tests/cpp/test_kernels.cpp checks it against double std::exp at every float of [-88, 0] it visits.
+// The softmax needs no more: its weights carry the rounding of their argument (s − m)/τ already,
+// |x| ulp(1)/2 relative, which exceeds this above |x| = 4. For n = −127 (x <= −87.68) the
+// exponent field is 0, so the result is exactly 0: the clamp at −88 makes −inf and every x below
+// it give 0 without a compare and select.
 inline batch exp_core(const batch& xc) {
     // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
     // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
@@ -57,32 +64,29 @@ inline batch exp_core(const batch& xc) {
     const batch t = xsimd::fma(xc, batch(1.44269504088896341f), magic);
     const batch n = t - magic;
     const batch r = xsimd::fnma(n, batch(-2.12194440e-4f), xsimd::fnma(n, batch(0.693359375f), xc));
-    batch p = batch(1.9875691500e-4f);
-    p = xsimd::fma(p, r, batch(1.3981999507e-3f));
-    p = xsimd::fma(p, r, batch(8.3334519073e-3f));
-    p = xsimd::fma(p, r, batch(4.1665795894e-2f));
-    p = xsimd::fma(p, r, batch(1.6666665459e-1f));
-    p = xsimd::fma(p, r, batch(5.0000001201e-1f));
-    p = xsimd::fma(p, r * r, r + batch(1.0f));
-    const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n
+    batch q = batch(8.3125252277e-03f);
+    q = xsimd::fma(q, r, batch(4.1890114546e-02f));
+    q = xsimd::fma(q, r, batch(1.6667114198e-01f));
+    q = xsimd::fma(q, r, batch(4.9999231100e-01f));
+    const batch p = xsimd::fma(q, r * r, r + batch(1.0f));
+    const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n (0 for n = -127)
     return p * scale;
 }
 
 // exp(x) for x <= 0, the only arguments the softmax has (scores minus the row max, times 1/tau > 0;
-// -inf for masked keys). Results below FLT_MIN (x < -87.3) are flushed to 0 (the reference gives a
-// denormal there, an absolute difference below 1.2e-38). xsimd::exp covers the whole real line and
-// measured no faster than scalar expf in wasm; this one skips what the softmax never needs.
-inline batch exp_nonpositive(const batch& x) {
-    const batch xc = xsimd::max(x, batch(-87.33654f));  // also turns -inf into a finite value
-    return xsimd::select(x < batch(-87.33654f), batch(0.0f), exp_core(xc));
-}
+// -inf for masked keys). Results below FLT_MIN (x < -87.34) are the reference's denormal or 0
+// (exactly 0 from x = -87.68 down, -inf included): an absolute difference below 1.2e-38.
+// xsimd::exp covers the whole real line and measured no faster than scalar expf in wasm; this one
+// skips what the softmax never needs. (A compare and select that flushed everything below FLT_MIN
+// to 0 cost 5 of its ~30 vector operations; the clamp alone gives 0 where it matters: -inf.)
+inline batch exp_nonpositive(const batch& x) { return exp_core(xsimd::max(x, batch(-88.0f))); }
 
 // Natural log for x >= 0 (idw's eps + d2), Cephes' logf: x = 2^e m with m in [√½, √2), a polynomial
 // for log(m), e ln 2 added in two parts. Exponent and mantissa come from the bits with shifts and
 // masks, and e becomes a float through the exponent-bits trick: no float↔int conversion, which
 // Emscripten emulates lane by lane (the reason xsimd::log cost idw 1.4x the time of scaled-dot).
 // log(0) = -inf, log(+inf) = +inf, NaN (and x < 0) give NaN; subnormal x is scaled up first.
-inline batch log_nonnegative(const batch& x0) {
+inline batch log_nonnegative_full(const batch& x0) {
     const batch tiny(std::numeric_limits<float>::min());
     const auto sub = x0 < tiny;
     const batch x = xsimd::select(sub, x0 * batch(8388608.0f), x0);  // 2^23
@@ -112,6 +116,39 @@ inline batch log_nonnegative(const batch& x0) {
     r = xsimd::select(x0 == batch(0.0f), -inf, r);
     r = xsimd::select(x0 == inf, inf, r);
     return xsimd::select(x0 < batch(0.0f) || x0 != x0, batch(std::numeric_limits<float>::quiet_NaN()), r);
+}
+
+// log_nonnegative for four lanes that are all normal, positive and finite (idw's eps + d2 nearly
+// always): the same float operations as log_nonnegative_full on such lanes, without its selects for
+// subnormal, zero, infinite and NaN input (16 of its ~50 vector operations; idw's log was a quarter
+// of its fused attention's time). The two selects of the mantissa range become masks and adds.
+inline batch log_normal(const batch& x) {
+    const ibatch bits = xsimd::bitwise_cast<ibatch>(x);
+    const batch ebias = xsimd::bitwise_cast<batch>((bits >> 23) | ibatch(0x4B000000)) - batch(8388608.0f);
+    batch m = xsimd::bitwise_cast<batch>((bits & ibatch(0x007fffff)) | ibatch(0x3f000000));  // [0.5, 1)
+    const batch lo(static_cast<batch::register_type>(m < batch(0.707106781186547524f)));  // all ones where m < √½
+    const batch e = ebias - (batch(126.0f) + (lo & batch(1.0f)));
+    m = (m + (lo & m)) - batch(1.0f);
+    const batch z = m * m;
+    batch y = batch(7.0376836292e-2f);
+    y = xsimd::fma(y, m, batch(-1.1514610310e-1f));
+    y = xsimd::fma(y, m, batch(1.1676998740e-1f));
+    y = xsimd::fma(y, m, batch(-1.2420140846e-1f));
+    y = xsimd::fma(y, m, batch(1.4249322787e-1f));
+    y = xsimd::fma(y, m, batch(-1.6668057665e-1f));
+    y = xsimd::fma(y, m, batch(2.0000714765e-1f));
+    y = xsimd::fma(y, m, batch(-2.4999993993e-1f));
+    y = xsimd::fma(y, m, batch(3.3333331174e-1f));
+    y = y * m * z;
+    y = xsimd::fma(e, batch(-2.12194440e-4f), y);
+    y = xsimd::fnma(batch(0.5f), z, y);
+    return xsimd::fma(e, batch(0.693359375f), m + y);
+}
+
+// Natural log for x >= 0: the fast form when every lane is normal and finite, else the full one.
+inline batch log_nonnegative(const batch& x) {
+    const auto normal = (x >= batch(std::numeric_limits<float>::min())) && (x < batch(std::numeric_limits<float>::infinity()));
+    return xsimd::all(normal) ? log_normal(x) : log_nonnegative_full(x);
 }
 
 // ---- S = Q Kᵀ ------------------------------------------------------------------------------------
@@ -168,6 +205,44 @@ ATTNSCOPE_TILE_INLINE void score_rows(std::size_t mr, const float* const* q, std
         case 3: score_tile<3>(q, d, panel, strips, alpha, out, ldo); break;
         case 2: score_tile<2>(q, d, panel, strips, alpha, out, ldo); break;
         default: score_tile<1>(q, d, panel, strips, alpha, out, ldo); break;
+    }
+}
+
+// ---- S = −L1(Q, K) -------------------------------------------------------------------------------
+// The same register tile over the same packed panel for minus the L1 distance: out[r][s kNR + c] =
+// −Σ_t |q_r[t] − k_c[t]|. Three vector operations per 4 pairs and coordinate (subtract, clear the
+// sign, add) where the dot product has two, and no horizontal sum: each lane is one key. NaN stays
+// NaN (|NaN| is NaN).
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void l1_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float* out,
+                                   std::size_t ldo) {
+    for (std::size_t s = 0; s < strips; ++s) {
+        const float* p = panel + s * d * kNR;
+        batch acc0[MR], acc1[MR];
+        for (std::size_t r = 0; r < MR; ++r) acc0[r] = acc1[r] = batch(0.0f);
+        for (std::size_t t = 0; t < d; ++t) {
+            const batch k0 = batch::load_aligned(p + t * kNR);
+            const batch k1 = batch::load_aligned(p + t * kNR + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch qb(q[r][t]);
+                acc0[r] += xsimd::abs(qb - k0);
+                acc1[r] += xsimd::abs(qb - k1);
+            }
+        }
+        for (std::size_t r = 0; r < MR; ++r) {
+            (-acc0[r]).store_unaligned(out + r * ldo + s * kNR);
+            (-acc1[r]).store_unaligned(out + r * ldo + s * kNR + W);
+        }
+    }
+}
+
+ATTNSCOPE_TILE_INLINE void l1_rows(std::size_t mr, const float* const* q, std::size_t d, const float* panel, std::size_t strips,
+                                   float* out, std::size_t ldo) {
+    switch (mr) {
+        case 4: l1_tile<4>(q, d, panel, strips, out, ldo); break;
+        case 3: l1_tile<3>(q, d, panel, strips, out, ldo); break;
+        case 2: l1_tile<2>(q, d, panel, strips, out, ldo); break;
+        default: l1_tile<1>(q, d, panel, strips, out, ldo); break;
     }
 }
 

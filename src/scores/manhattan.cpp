@@ -1,5 +1,5 @@
 // neg-manhattan: −Σ|q_t − k_t|. No dot-product identity for the L1 distance: its own kernels over the
-// rows (neg_manhattan, manhattan_backward), and the blocked output loop instead of the fused kernel.
+// rows (neg_manhattan, manhattan_backward), and its own tile in the fused kernel (FusedScore::manhattan).
 #include <cmath>
 
 #include "scores/score_def.hpp"
@@ -20,9 +20,19 @@ void manhattan_backward(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatr
                           out.dQ.values.data(), d, out.dK.values.data(), d);
 }
 
+// The fused kernel computes the L1 distances itself: no epilogue, no norms.
+Status manhattan_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
+                        float inv_tau, Matrix O) {
+    kernels::FusedAttentionArgs a = fused_args(Q, K, V, o, inv_tau, O);
+    a.score = kernels::FusedScore::manhattan;
+    kt.attention_fused(a);
+    return {};
+}
+
 // One subtract-abs-add per query, key and dimension.
 void manhattan_cost(Budget& b, const CostShape& s) { b.work(s.nq, s.nk, s.dq); }
-// The blocked output: blocks of scores, and the kernel's work.
+// The fused output: the packed keys and a tile of scores (counted as a block of 64 rows), and the
+// kernel's work.
 void manhattan_output_cost(Budget& b, const CostShape& s) {
     b.floats(s.nq + s.nk, s.dq);
     b.floats(64, s.nk);
@@ -50,7 +60,7 @@ constexpr ScoreDef score_def_neg_manhattan = [] {
     d.exact = manhattan_exact;
     d.bound = manhattan_bound;
     d.backward = manhattan_backward;
-    d.output = blocked_output;
+    d.output = manhattan_output;
     d.cost = manhattan_cost;
     d.output_cost = manhattan_output_cost;
     d.flops = manhattan_flops;

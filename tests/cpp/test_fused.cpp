@@ -274,7 +274,7 @@ bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // query_offset: rows [r0, r1) of a query, computed with query_offset = r0, equal those rows of the
 // whole call bit for bit under the causal mask (what the worker pool relies on when it splits a call
-// at multiples of 64 rows), for the fused path, the blocked paths (neg-manhattan, additive) and the
+// at multiples of 64 rows), for the fused path (neg-manhattan included), the blocked path (additive) and the
 // full attention() (scores, weights, stats); and with it the causal mask hides the right keys.
 TEST_CASE("query_offset: a share of the query rows equals those rows of the whole causal call", "[fused][offset]") {
     const std::size_t nq = 200, nk = 230, d = 12, dv = 5;
