@@ -67,10 +67,11 @@ const api = {
   /**
    * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
    * first when it is not loaded yet. lean: a share of the pool's: without the tokens and the
-   * embeddings unless withTokens (the pool takes them from one share of heads). spare: an ArrayBuffer the pool sent back (a buffer of an
-   * earlier share, which the pool copied into its joined result and never handed to its caller):
-   * the scores and weights are written into it from the wasm heap when it is large enough, so that
-   * a call does not fault in fresh memory for them; the pool sends it back again after the join.
+   * embeddings unless withTokens (then the tokens as their JSON, tokensJson; the pool takes them from
+   * one share of heads). spare: an ArrayBuffer the pool sent back (a buffer of an earlier share,
+   * which the pool copied into its joined result and never handed to its caller): the scores and
+   * weights are written into it from the wasm heap when it is large enough, so that a call does not
+   * fault in fresh memory for them; the pool sends it back again after the join.
    */
   async attend(options, headBegin = 0, headEnd = 0, lean = false, spare = null, withTokens = false) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
@@ -88,8 +89,8 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join: { result (as
-   * attend's, without scores and weights, tokens and embeddings), joined: Float32Array [2, heads, nq, nk] (scores, then
-   * weights, of every head) } with this share's heads written into it straight from the wasm heap
+   * attend's, without scores and weights, tokens and embeddings), joined: Float32Array [2, heads,
+   * nq, nk] (scores, then weights, of every head) } with this share's heads written into it straight from the wasm heap
    * and every page of the others touched (written once), so the pool copies the other shares into
    * memory made ready here, in parallel with their computing.
    */
