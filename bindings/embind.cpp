@@ -7,9 +7,9 @@
 // core never throws, so a bad input can never abort the instance.
 //
 // There is no global mutable state here. A vocabulary belongs to a ScopeState, an Embind class that
-// one JS AttnScope owns (several can live in one wasm instance); attend() hands its whole result back
-// in one call, copied into one JS Float32Array before the C++ arrays are freed, so nothing stays
-// staged between calls.
+// one JS AttnScope owns (several can live in one wasm instance); attend() leaves its whole result in
+// one heap block that the JS layer copies out and frees within the same call (the pool's attend_kept
+// holds its result only until release_kept), so nothing stays staged between calls.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
@@ -632,6 +632,20 @@ public:
         return out + "}";
     }
 
+    // The pool's attend (never the scope's, which is the plain export attnscope_attend): `data` as
+    // attend_packed's without the scores and weights, which stay in the core's result, kept in the
+    // heap until release_kept() (or the next
+    // attend_kept): `scores` and `weights` are the heap addresses of each head's [nq, nk] floats.
+    // The worker copies them from there straight into an array of its choice (the joined buffer, or
+    // one it reuses), so that no call makes a fresh array of them, nor a second copy in the heap.
+    // The addresses hold until the heap is freed or grows: the caller copies before any other call
+    // into this instance.
+    val attend_kept(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) {
+        kept_ = std::make_unique<AttendResult>();
+        return attend_packed(query, keys, cross, o, kept_.get());
+    }
+    void release_kept() { kept_.reset(); }
+
     // The whole sentence pipeline in one call. Returns {error: string} or {data, tokens}:
     //   data: one Float32Array (a copy; the C++ arrays are freed on return) holding, in order,
     //     a header [nq, nk, heads, dOut, dHead[0..heads), dValue[0..heads)],
@@ -639,9 +653,11 @@ public:
     //     entropy [heads, nq], maxWeight [heads, nq], argmax [heads, nq], output [nq, dOut],
     //     then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]];
     //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
-    val attend(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) const {
+    // keep: null (every part in `data`), or where the core's result stays (attend_kept).
+    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult* keep) const {
         val out = val::object();
-        AttendResult r;
+        AttendResult local;
+        AttendResult& r = keep ? *keep : local;
         const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
         if (!err.empty()) {
             out.set("error", err);
@@ -650,7 +666,7 @@ public:
         const MultiHeadResult& a = r.attention;
         const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
         std::size_t total = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
-                            2 * H * nq * nk + 3 * H * nq + a.output.values.size();
+                            (keep ? 0 : 2 * H * nq * nk) + 3 * H * nq + a.output.values.size();
         for (std::size_t h = 0; h < H; ++h) total += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
         // The one copy handed to JS, allocated with malloc so that a heap that cannot grow gives
         // an error message rather than the abort of a std::vector (the core's own allocations were
@@ -679,8 +695,18 @@ public:
         for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
         put(r.query_embeddings.values);
         put(r.key_embeddings.values);
-        for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
-        for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+        if (keep) {
+            val scores = val::array(), weights = val::array();
+            for (std::size_t h = 0; h < H; ++h) {
+                scores.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.scores[h].values.data())));
+                weights.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.weights[h].values.data())));
+            }
+            out.set("scores", scores);
+            out.set("weights", weights);
+        } else {
+            for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
+            for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+        }
         for (std::size_t h = 0; h < H; ++h)
             for (const RowStats& s : a.stats[h]) push(s.entropy);
         for (std::size_t h = 0; h < H; ++h)
@@ -722,6 +748,8 @@ public:
 
 private:
     Vocabulary vocab_;
+    // attend_kept()'s result (its scores and weights), until release_kept().
+    std::unique_ptr<AttendResult> kept_;
 };
 
 // ---- a trained model (attnscope/model.hpp), owned by one JS Model object ---------------------------
@@ -840,7 +868,7 @@ ScoreParams params_from(double p, double eps, std::uintptr_t W, std::uintptr_t W
     return sp;
 }
 
-// ---- attend() as a plain export: the scope's call (the pool's shares use ScopeState::attend) ----
+// ---- attend() as a plain export: the scope's call (the pool's shares with a place use attend_kept) ----
 // The UTF-16 code units of UTF-8 text (a 4-byte sequence is a surrogate pair). For valid UTF-8 this
 // is the decoded string's length; the JS layer checks the total and decodes string by string when
 // it differs (bytes that are not UTF-8 decode to U+FFFD).
@@ -852,7 +880,7 @@ std::size_t utf16_units(std::string_view s) {
 
 // The whole result of attend() in one malloc'ed block, which the JS layer copies out of and frees
 // (bindings/scope-text.mjs, readAttendBlock). In order:
-//   the floats of ScopeState::attend's `data` (the same layout, `floats` of them);
+//   the floats of ScopeState::attend_packed's `data` (the same layout, `floats` of them);
 //   per token (the query's, then the keys'), int32 [start, end, oov] (start, end in UTF-16 units);
 //   per token, four strings: its text, lookup, kind and vocabulary word ("" when out of vocabulary):
 //     int32 each string's end in UTF-16 units of the decoded table, then each string's end in bytes;
@@ -1112,7 +1140,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .function("vocabularyWord", &ScopeState::vocabulary_word)
         .function("nearestJson", &ScopeState::nearest_json)
         .function("tokenizeJson", &ScopeState::tokenize_json)
-        .function("attend", &ScopeState::attend)
+        .function("attendKept", &ScopeState::attend_kept)
+        .function("releaseKept", &ScopeState::release_kept)
         .function("attendOutput", &ScopeState::attend_output);
 
     class_<ModelState>("ModelState")

@@ -66,13 +66,22 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
-   * first when it is not loaded yet. lean: without the tokens and the embeddings (the pool takes
-   * them from its first share of heads).
+   * first when it is not loaded yet. lean: a share of the pool's: without the tokens and the
+   * embeddings unless withTokens (then the tokens as their JSON, tokensJson; the pool takes them from
+   * one share of heads). spare: an ArrayBuffer the pool sent back (a buffer of an earlier share,
+   * which the pool copied into its joined result and never handed to its caller): the scores and
+   * weights are written into it from the wasm heap when it is large enough, so that a call does not
+   * fault in fresh memory for them; the pool sends it back again after the join.
    */
-  async attend(options, headBegin = 0, headEnd = 0, lean = false) {
+  async attend(options, headBegin = 0, headEnd = 0, lean = false, spare = null, withTokens = false) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const result = scope._attend(options, headBegin, headEnd);
-    if (lean) {
+    const place = lean ? (nq, nk, heads) => {
+      const cells = heads * nq * nk;
+      const buffer = spare && spare.byteLength >= 2 * cells * 4 ? spare : new ArrayBuffer(2 * cells * 4);
+      return { scores: new Float32Array(buffer, 0, cells), weights: new Float32Array(buffer, cells * 4, cells) };
+    } : null;
+    const result = scope._attend(options, headBegin, headEnd, place, !lean || (withTokens && 'json'));
+    if (lean && !withTokens) {
       for (const key of ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
     }
     return Comlink.transfer(result, [...buffersOf(result)]);
@@ -80,27 +89,26 @@ const api = {
 
   /**
    * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join: { result (as
-   * attend's, without scores and weights), joined: Float32Array [2, heads, nq, nk] (scores, then
-   * weights, of every head) } with this share's heads in place and every page of the others touched
-   * (written once), so the pool copies the other shares into memory made ready here, in parallel
-   * with their computing.
+   * attend's, without scores and weights, tokens and embeddings), joined: Float32Array [2, heads,
+   * nq, nk] (scores, then weights, of every head) } with this share's heads written into it straight from the wasm heap
+   * and every page of the others touched (written once), so the pool copies the other shares into
+   * memory made ready here, in parallel with their computing.
    */
   async attendHost(options, headBegin, headEnd, heads) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const result = scope._attend(options, headBegin, headEnd);
-    const cells = result.nq * result.nk;
-    const joined = new Float32Array(2 * heads * cells);
-    for (let i = 0; i < joined.length; i += 1024) joined[i] = 0;   // a 4 KB page per 1,024 floats
-    joined.set(result.scores, headBegin * cells);
-    joined.set(result.weights, (heads + headBegin) * cells);
-    delete result.scores;
-    delete result.weights;
-    // The rest of the result are views of the call's one copy, which holds this share's scores and
-    // weights too: its small parts are copied out, so that the copy is freed here, not sent along.
-    for (const key of ['queryEmbeddings', 'keyEmbeddings', 'output']) result[key] = result[key].slice();
-    for (const key of ['q', 'k', 'v']) result[key] = result[key].map((a) => a.slice());
-    const { entropy, maxWeight, argmax } = result.stats;
-    result.stats = { entropy: entropy.slice(), maxWeight: maxWeight.slice(), argmax };
+    let joined = null;
+    const result = scope._attend(options, headBegin, headEnd, (nq, nk, count) => {
+      const cells = nq * nk;
+      joined = new Float32Array(2 * heads * cells);
+      const touch = (from, to) => { for (let i = from; i < to; i += 1024) joined[i] = 0; };   // a 4 KB page per 1,024 floats
+      touch(0, headBegin * cells);
+      touch(headEnd * cells, (heads + headBegin) * cells);
+      touch((heads + headEnd) * cells, 2 * heads * cells);
+      return { scores: joined.subarray(headBegin * cells, (headBegin + count) * cells),
+        weights: joined.subarray((heads + headBegin) * cells, (heads + headBegin + count) * cells) };
+    }, false);
+    // The rest of the result are views of one small copy (the scores and weights are in joined).
+    for (const key of ['scores', 'weights', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
     return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
   },
 

@@ -8,6 +8,7 @@
 // results come back by transfer. See docs/pool.md.
 import * as Comlink from 'comlink';
 import { callValidator, checkInteger, checkOptionKeys, describeValue, toAbsoluteUrl } from './scope.mjs';
+import { tokenFields } from './scope-text.mjs';
 import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
 
 Comlink.transferHandlers.set('throw', errorTransfer(Comlink.transferHandlers.get('throw')));
@@ -109,6 +110,19 @@ class AttnPool {
     this.scoreFunctions = info.registry.scores;
     // Shares of heads per worker for attend() (benchmarks vary it; the numbers do not depend on it).
     this._attendShares = CHUNKS_PER_WORKER;
+    // attend(): buffers of earlier shares' scores and weights, copied into a joined result and never
+    // handed to a caller, sent back to a worker with a later share so that it writes into memory that
+    // is mapped already (at most one per worker; the largest kept).
+    this._spares = [];
+  }
+
+  _takeSpare() { return this._spares.pop() ?? null; }
+
+  _giveSpare(buffer) {
+    if (!(buffer instanceof ArrayBuffer) || this._disposed) return;
+    this._spares.push(buffer);
+    this._spares.sort((a, b) => a.byteLength - b.byteLength);
+    if (this._spares.length > this._slots.length) this._spares.shift();
   }
 
   /** How many workers (wasm instances) the pool runs. */
@@ -135,10 +149,15 @@ class AttnPool {
     // The first share's worker (the host) sends the joined scores and weights: one buffer for every
     // head (the scope's are views of one buffer too), its own heads in it and the other heads' pages already touched, so the join here copies
     // into memory the host made ready while the others computed (fresh memory costs a page fault per
-    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the host sends the tokens
-    // and the embeddings (every share computes the same ones).
-    const jobs = ranges.map(([h0, h1], s) => (s === 0 ? (api) => api.attendHost(rest, h0, h1, H) : (api) => api.attend(rest, h0, h1, true)));
-    const join = new HeadJoin(H, ranges);
+    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the second share sends the
+    // tokens and the embeddings (every share computes the same ones; the host has the most to do).
+    // The other shares write their scores and weights into a buffer sent back from an earlier call
+    // (spare), which comes back here once copied into the joined buffer.
+    const jobs = ranges.map(([h0, h1], s) => (s === 0 ? (api) => api.attendHost(rest, h0, h1, H) : (api) => {
+      const spare = this._takeSpare();
+      return api.attend(rest, h0, h1, true, spare ? Comlink.transfer(spare, [spare]) : null, s === 1);
+    }));
+    const join = new HeadJoin(H, ranges, (buffer) => this._giveSpare(buffer));
     const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part));
     const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
     if (projected) {
@@ -158,6 +177,7 @@ class AttnPool {
   async dispose() {
     if (this._disposed) return;
     this._disposed = true;
+    this._spares = [];
     const err = new Error(NO_POOL);
     for (const task of this._queue.splice(0)) task.reject(err);
     const ends = [];
@@ -339,8 +359,9 @@ function attendShares(H, count, perWorker = 1) {
  * by side, nq, cols } }.
  */
 class HeadJoin {
-  constructor(H, ranges) {
+  constructor(H, ranges, recycle = () => {}) {
     this.H = H;
+    this.recycle = recycle;
     this.ranges = ranges;
     this.small = new Array(ranges.length);
     this.waiting = [];
@@ -365,9 +386,11 @@ class HeadJoin {
     const copies = (list) => list.map((a) => a.slice());
     this.small[s] = { dHead: part.dHead, dValue: part.dValue, q: copies(part.q), k: copies(part.k), v: copies(part.v),
       output: part.output.slice(), dOut: part.dOut };
+    if (part.tokensJson) {
+      const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, tokensJson, ...meta } = part;
+      this.meta = { ...tokenFields(tokensJson), ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
+    }
     if (s === 0) {
-      const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, ...meta } = part;
-      this.meta = { ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
       const cells = this.H * nq * nk, joined = value.joined;
       if (!(joined instanceof Float32Array) || joined.length !== 2 * cells) throw new Error('pool: the host share sent no joined scores and weights');
       this.big = { scores: joined.subarray(0, cells), weights: joined.subarray(cells) };
@@ -384,6 +407,9 @@ class HeadJoin {
     const at = this.ranges[s][0] * part.nq * part.nk;
     this.big.scores.set(part.scores, at);
     this.big.weights.set(part.weights, at);
+    // The share's buffer held only its scores and weights (its other parts were copied in add()):
+    // nothing the caller gets is a view of it, so a later share may write into it.
+    if (part.scores.buffer === part.weights.buffer) this.recycle(part.scores.buffer);
   }
 
   result() {

@@ -126,18 +126,46 @@ export class TextCalls {
         p[11], p[12], p[13], ptrs.Wq, ptrs.Wk, ptrs.Wv, ptrs.Wo, p[14], p[15], p[16], headBegin, headEnd, ptrs.slot));
       if (err) throw coreError(err);
       const { data, tokens } = readAttendBlock(m, ptrs.slot);
-      return attendResult(data, tokens, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
+      return attendResult(data, fieldsOf(tokens), a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
     });
   }
 
   // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
   // then holds those heads, and its output is their outputs side by side (dOut their width):
   // _attendOutput turns the joined heads into attend()'s output.
-  _attend(options, headBegin, headEnd) {
+  // place (the pool's workers): place(nq, nk, heads) returns { scores, weights }, two Float32Arrays
+  // of heads x nq x nk each, where the result's scores and weights are copied straight from the wasm
+  // heap (the joined buffer, or one the worker reuses) instead of a fresh array per call; the
+  // result's other arrays are views of one fresh copy of the small parts only.
+  // tokens (the pool's, with place): false: the result has no tokens (their JSON is not parsed); 'json': the
+  // tokens' JSON unparsed, as tokensJson (parsed on the pool's side: cheaper than sending objects).
+  _attend(options, headBegin, headEnd, place = null, tokens = true) {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
     checkInt('headEnd', headEnd, 0, a.heads);
-    return this._attendPlain(a, headBegin, headEnd, now());
+    const t0 = now();
+    if (!place) return this._attendPlain(a, headBegin, headEnd, t0);   // the scope's attend(), and a whole share
+    return this._withArrays(a.arrays, {}, (ptrs) => {
+      const res = a.state.attendKept(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
+      try {
+        if (res.error) throw coreError(res.error);
+        const nq = res.data[0], nk = res.data[1], heads = res.data[2], cells = nq * nk;
+        const big = place(nq, nk, heads);
+        if (!(big.scores instanceof Float32Array) || big.scores.length !== heads * cells || !(big.weights instanceof Float32Array) || big.weights.length !== heads * cells) {
+          throw new Error(`attend: place() gave no room for ${heads} heads of ${nq} x ${nk}`);
+        }
+        // Each head's scores and weights, from the core's result in the heap (nothing allocates in
+        // the heap between the call and these copies, so the addresses hold).
+        const heap = this._m.HEAPF32;
+        for (let h = 0; h < heads; h++) {
+          big.scores.set(heap.subarray(res.scores[h] >>> 2, (res.scores[h] >>> 2) + cells), h * cells);
+          big.weights.set(heap.subarray(res.weights[h] >>> 2, (res.weights[h] >>> 2) + cells), h * cells);
+        }
+        return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big, tokens);
+      } finally {
+        a.state.releaseKept();
+      }
+    });
   }
 
   /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */
@@ -186,25 +214,40 @@ function readAttendBlock(m, slotAddress) {
   }
 }
 
-// Splits the floats attend() hands back (layout in bindings/embind.cpp, attend_block) into the
-// result's arrays: views of that one copy, no second copy.
-function attendResult(data, tokens, d, score, temperature, variant, timeMs) {
+// The pool's shares (place given): the result of ScopeState::attendKept (bindings/embind.cpp).
+// withTokens: true (the tokens' fields), 'json' (their JSON unparsed, as tokensJson) or false.
+function unpackAttend(res, d, score, temperature, variant, timeMs, big = null, withTokens = true) {
+  const tokenPart = withTokens === 'json' ? { tokensJson: res.tokens } : withTokens ? tokenFields(res.tokens) : {};
+  return attendResult(res.data, tokenPart, d, score, temperature, variant, timeMs, big);
+}
+
+// Splits the floats attend() hands back (layout in bindings/embind.cpp: attend_block, the same as
+// ScopeState::attend_packed's) into the result's arrays: views of that one copy, no second copy.
+// tokenPart: the result's token fields ({} for none). big: { scores, weights } held elsewhere (data
+// then lacks them: the small parts only, in the same order).
+function attendResult(data, tokenPart, d, score, temperature, variant, timeMs, big = null) {
   const nq = data[0], nk = data[1], heads = data[2], dOut = data[3];
   const dHead = Array.from(data.subarray(4, 4 + heads)), dValue = Array.from(data.subarray(4 + heads, 4 + 2 * heads));
   let at = 4 + 2 * heads;
   const take = (n) => data.subarray(at, (at += n));
   const queryEmbeddings = take(nq * d), keyEmbeddings = take(nk * d);
-  const scores = take(heads * nq * nk), weights = take(heads * nq * nk);
+  const scores = big ? big.scores : take(heads * nq * nk), weights = big ? big.weights : take(heads * nq * nk);
   const entropy = take(heads * nq), maxWeight = take(heads * nq), argmax = Uint32Array.from(take(heads * nq));
   const output = take(nq * dOut);
   const q = [], k = [], v = [];
   for (let h = 0; h < heads; h++) { q.push(take(nq * dHead[h])); k.push(take(nk * dHead[h])); v.push(take(nk * dValue[h])); }
   return {
-    queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text),
-    queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys, nq, nk, heads, d, dHead, dValue, dOut,
+    ...tokenPart, nq, nk, heads, d, dHead, dValue, dOut,
     queryEmbeddings, keyEmbeddings, q, k, v, scores, weights, output, stats: { entropy, maxWeight, argmax },
     score, temperature, variant, timeMs,
   };
+}
+
+/** attend()'s token fields from the tokens' JSON (layout in bindings/embind.cpp, ScopeState::attend_packed). */
+export function tokenFields(json) { return fieldsOf(JSON.parse(json)); }
+/** attend()'s token fields from { query, keys } (Token objects). */
+function fieldsOf(tokens) {
+  return { queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text), queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys };
 }
 
 function now() { return typeof performance !== 'undefined' ? performance.now() : Date.now(); }

@@ -137,6 +137,38 @@ describe('createAttnPool()', () => {
     }
   });
 
+  test('attend: buffers reused between calls give independent results, and a result held is never changed', async () => {
+    const p = await createAttnPool({ workers: 2 });
+    try {
+      const copyOf = (r) => ({ scores: r.scores.slice(), weights: r.weights.slice(), q: r.q.map((a) => a.slice()), output: r.output.slice() });
+      const held = [];
+      // The same size several times (a share's buffer comes back and is written again), then a larger
+      // call (the buffer kept is too small) and a smaller one (written into part of a larger buffer).
+      const texts = ['the cat sat on the mat', 'a dog ran in the park', 'my bird sang at dawn', 'the old man walked slowly along the quiet river bank at night', 'it rained'];
+      for (const [i, query] of texts.entries()) {
+        const options = { query, heads: 4, seed: i + 1 };
+        const got = await p.attend(options);
+        assertSameResult(got, scope.attend(options), `call ${i}`);
+        held.push([got, copyOf(got), options]);
+        // The non-host share's buffer came back to the pool (never to the caller): the path is taken.
+        assert.equal(p._spares.length, 1, `call ${i}: one buffer kept for reuse`);
+        assert.ok(!held.some(([r]) => r.scores.buffer === p._spares[0] || r.q.some((a) => a.buffer === p._spares[0])), `call ${i}: the kept buffer is no result's`);
+      }
+      // Several calls at once, sharing the kept buffers.
+      const many = await Promise.all(texts.map((query, i) => p.attend({ query, heads: 3, score: 'cosine', seed: 10 + i })));
+      many.forEach((got, i) => assertSameResult(got, scope.attend({ query: texts[i], heads: 3, score: 'cosine', seed: 10 + i }), `at once ${i}`));
+      // Every result handed out earlier is as it was.
+      for (const [i, [got, copy]] of held.entries()) {
+        assertSameBits(got.scores, copy.scores, `held ${i}.scores`);
+        assertSameBits(got.weights, copy.weights, `held ${i}.weights`);
+        copy.q.forEach((a, h) => assertSameBits(got.q[h], a, `held ${i}.q[${h}]`));
+        assertSameBits(got.output, copy.output, `held ${i}.output`);
+      }
+    } finally {
+      await p.dispose();
+    }
+  });
+
   test('attend: errors of a call split over heads are the scope\'s', async () => {
     for (const o of [{ heads: 101 }, { heads: 4, projection: 'nope' }, { heads: 4, score: 'general', W: new Float32Array(3) },
       { heads: 4, temperature: 0 }, { heads: 2, query: '' }]) {
