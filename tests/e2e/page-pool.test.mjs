@@ -75,9 +75,12 @@ describe('the page on a pool of workers', () => {
     // while the pool computes, most times; a computation that ends its pooled part before the line
     // says so is let finish, and the next text tried (the pool's part is hundreds of ms of a busy
     // machine's time: it must be caught, not waited for).
+    // From the third try on, four heads: the pool's part twice as long (a faster pool, or a slow
+    // page on a loaded machine, can end two heads' part before the line says so).
     let pooled = false;
-    for (let attempt = 0; attempt < 4 && !pooled; attempt++) {
+    for (let attempt = 0; attempt < 6 && !pooled; attempt++) {
       if (attempt) await paste(doc(20, attempt));
+      if (attempt === 2) { await page.selectOption('#heads', '4'); await settled(page); }
       await page.fill('#query', doc(2000, 3 + attempt));
       await page.waitForFunction(() => document.body.classList.contains('computing'), null, { timeout: 20000, polling: 10 });
       pooled = await page.waitForFunction(() => {
@@ -85,7 +88,7 @@ describe('the page on a pool of workers', () => {
         return document.body.classList.contains('computing') ? false : 'done';
       }, null, { timeout: 120000, polling: 10 }).then(async (h) => (await h.jsonValue()) === 'pooled');
     }
-    assert.ok(pooled, 'the progress line said the pool computed, in one of 4 tries');
+    assert.ok(pooled, 'the progress line said the pool computed, in one of 6 tries');
     await page.locator('#compute-progress').scrollIntoViewIfNeeded();
     await shot('page-pool-02-computing');
     await page.click('#compute-cancel');
