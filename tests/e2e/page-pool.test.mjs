@@ -29,6 +29,33 @@ function assertSameBits(nested, want, what) {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) assert.fail(`${what}: element ${i} is ${got[i]} on the page, ${want[i]} from the scope`);
 }
 
+/**
+ * Pastes 2,000-token documents until the progress line is caught saying the pool computes (the
+ * pooled part is a few hundred ms, less on a quiet machine: it must be caught, not waited for); a
+ * computation that ends its pooled part first is let finish and the next text tried. From the third
+ * try on, four heads: the pooled part twice as long. Returns whether it was caught within 6 tries
+ * (with `cancel`, Cancel is pressed the moment it is caught).
+ */
+async function catchPooled(seed, before = async () => {}, { cancel = false } = {}) {
+  for (let attempt = 0; attempt < 6; attempt++) {
+    if (attempt) await before(attempt);
+    if (attempt === 2 && (await page.inputValue('#heads')) !== '4') { await page.selectOption('#heads', '4'); await settled(page, 120000); }
+    await page.fill('#query', doc(2000, seed + attempt));
+    await page.waitForFunction(() => document.body.classList.contains('computing'), null, { timeout: 20000, polling: 10 });
+    // With cancel, Cancel is pressed in the same task that sees the line (a quiet machine can end
+    // the pooled part between a check here and a click sent from the test).
+    const state = await page.waitForFunction((cancel) => {
+      if (/workers|core/.test(document.querySelector('#compute-text').textContent) && !document.querySelector('#compute-progress').hidden) {
+        if (cancel) document.getElementById('compute-cancel').click();
+        return 'pooled';
+      }
+      return document.body.classList.contains('computing') ? false : 'done';
+    }, cancel, { timeout: 120000, polling: 10 });
+    if ((await state.jsonValue()) === 'pooled') return true;
+  }
+  return false;
+}
+
 before(async () => {
   h = await setup();
   context = await h.newContext({ viewport: { width: 1440, height: 900 } });
@@ -71,27 +98,8 @@ describe('the page on a pool of workers', () => {
     await paste(doc(20));
     assert.equal(await page.locator('#figure-heatmap .row-labels text').count(), 20);
     assert.equal(await page.isVisible('#compute-pool'), false);
-    // Two heads of 2,000 × 2,000 tokens: long enough for the progress line and its Cancel to show
-    // while the pool computes, most times; a computation that ends its pooled part before the line
-    // says so is let finish, and the next text tried (the pool's part is hundreds of ms of a busy
-    // machine's time: it must be caught, not waited for).
-    // From the third try on, four heads: the pool's part twice as long (a faster pool, or a slow
-    // page on a loaded machine, can end two heads' part before the line says so).
-    let pooled = false;
-    for (let attempt = 0; attempt < 6 && !pooled; attempt++) {
-      if (attempt) await paste(doc(20, attempt));
-      if (attempt === 2) { await page.selectOption('#heads', '4'); await settled(page); }
-      await page.fill('#query', doc(2000, 3 + attempt));
-      await page.waitForFunction(() => document.body.classList.contains('computing'), null, { timeout: 20000, polling: 10 });
-      pooled = await page.waitForFunction(() => {
-        if (/workers|core/.test(document.querySelector('#compute-text').textContent) && !document.querySelector('#compute-progress').hidden) return 'pooled';
-        return document.body.classList.contains('computing') ? false : 'done';
-      }, null, { timeout: 120000, polling: 10 }).then(async (h) => (await h.jsonValue()) === 'pooled');
-    }
+    const pooled = await catchPooled(3, (attempt) => paste(doc(20, attempt)), { cancel: true });
     assert.ok(pooled, 'the progress line said the pool computed, in one of 6 tries');
-    await page.locator('#compute-progress').scrollIntoViewIfNeeded();
-    await shot('page-pool-02-computing');
-    await page.click('#compute-cancel');
     await page.waitForFunction(() => !document.body.classList.contains('computing'), null, { timeout: 10000 });
     assert.equal(await page.isVisible('#compute-progress'), false);
     assert.match(await page.textContent('#notice-text'), /cancelled/);
@@ -109,9 +117,7 @@ describe('the page on a pool of workers', () => {
   });
 
   test('a newer change supersedes a pooled computation: the newer text is drawn, never the older', async () => {
-    await page.fill('#query', doc(2000, 7));
-    await page.waitForSelector('#compute-progress:not([hidden])', { timeout: 20000 });
-    await page.waitForFunction(() => /workers|core/.test(document.querySelector('#compute-text').textContent), null, { timeout: 60000 });
+    assert.ok(await catchPooled(11), 'the progress line said the pool computed, in one of 6 tries');
     await page.fill('#query', 'The cat sat on the mat.');
     await settled(page, 120000);
     await page.waitForTimeout(2500);   // a late answer of the long document would have landed by now
