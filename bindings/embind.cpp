@@ -109,6 +109,56 @@ void json_string(std::string& out, const std::string& s) {
     out += '"';
 }
 
+// The floats of an attend() result, in the order its JS readers take them (bindings/scope-text.mjs):
+//   a header [nq, nk, heads, dOut, dHead[0..heads), dValue[0..heads)],
+//   queryEmbeddings [nq, d], keyEmbeddings [nk, d], then (with `matrices`) scores [heads, nq, nk] and
+//   weights [heads, nq, nk], entropy [heads, nq], maxWeight [heads, nq], argmax [heads, nq],
+//   output [nq, dOut], then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]].
+// Without `matrices` the scores and weights are left out (the pool's shares read them in place).
+std::size_t attend_float_count(const AttendResult& r, bool matrices) {
+    const MultiHeadResult& a = r.attention;
+    const std::size_t H = a.heads;
+    std::size_t floats = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
+                         (matrices ? 2 * H * a.nq * a.nk : 0) + 3 * H * a.nq + a.output.values.size();
+    for (std::size_t h = 0; h < H; ++h) floats += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
+    return floats;
+}
+// Writes attend_float_count(r, matrices) floats at `data`.
+void write_attend_floats(const AttendResult& r, bool matrices, float* data) {
+    const MultiHeadResult& a = r.attention;
+    const std::size_t H = a.heads;
+    std::size_t n = 0;
+    auto push = [data, &n](float x) { data[n++] = x; };
+    auto put = [data, &n](const std::vector<float>& v) {
+        std::copy(v.begin(), v.end(), data + n);
+        n += v.size();
+    };
+    push(static_cast<float>(a.nq));
+    push(static_cast<float>(a.nk));
+    push(static_cast<float>(H));
+    push(static_cast<float>(a.output.cols));
+    for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.q[h].cols));
+    for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
+    put(r.query_embeddings.values);
+    put(r.key_embeddings.values);
+    if (matrices) {
+        for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
+        for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
+    }
+    for (std::size_t h = 0; h < H; ++h)
+        for (const RowStats& s : a.stats[h]) push(s.entropy);
+    for (std::size_t h = 0; h < H; ++h)
+        for (const RowStats& s : a.stats[h]) push(s.max_weight);
+    for (std::size_t h = 0; h < H; ++h)
+        for (const RowStats& s : a.stats[h]) push(static_cast<float>(s.argmax));
+    put(a.output.values);
+    for (std::size_t h = 0; h < H; ++h) {
+        put(a.q[h].values);
+        put(a.k[h].values);
+        put(a.v[h].values);
+    }
+}
+
 // entries: the vocabulary entry each token's vector came from (-1 = out of vocabulary).
 void tokens_json(std::string& out, const Vocabulary& vocab, const std::vector<Token>& tokens,
                  const std::vector<std::int64_t>& entries) {
@@ -632,8 +682,8 @@ public:
         return out + "}";
     }
 
-    // The pool's attend (never the scope's, which is the plain export attnscope_attend): `data` as
-    // attend_packed's without the scores and weights, which stay in the core's result, kept in the
+    // The pool's attend (never the scope's, which is the plain export attnscope_attend): `data`
+    // without the scores and weights (attend_packed), which stay in the core's result, kept in the
     // heap until release_kept() (or the next
     // attend_kept): `scores` and `weights` are the heap addresses of each head's [nq, nk] floats.
     // The worker copies them from there straight into an array of its choice (the joined buffer, or
@@ -642,22 +692,16 @@ public:
     // into this instance.
     val attend_kept(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) {
         kept_ = std::make_unique<AttendResult>();
-        return attend_packed(query, keys, cross, o, kept_.get());
+        return attend_packed(query, keys, cross, o, *kept_);
     }
     void release_kept() { kept_.reset(); }
 
-    // The whole sentence pipeline in one call. Returns {error: string} or {data, tokens}:
-    //   data: one Float32Array (a copy; the C++ arrays are freed on return) holding, in order,
-    //     a header [nq, nk, heads, dOut, dHead[0..heads), dValue[0..heads)],
-    //     queryEmbeddings [nq, d], keyEmbeddings [nk, d], scores [heads, nq, nk], weights [heads, nq, nk],
-    //     entropy [heads, nq], maxWeight [heads, nq], argmax [heads, nq], output [nq, dOut],
-    //     then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]];
+    // The pool's share of attend() in one call. Returns {error: string} or {data, scores, weights, tokens}:
+    //   data: one Float32Array (a copy), write_attend_floats' layout without the scores and weights;
+    //   scores, weights: each head's [nq, nk] floats' heap address in `kept` (see attend_kept);
     //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
-    // keep: null (every part in `data`), or where the core's result stays (attend_kept).
-    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult* keep) const {
+    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult& r) const {
         val out = val::object();
-        AttendResult local;
-        AttendResult& r = keep ? *keep : local;
         const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
         if (!err.empty()) {
             out.set("error", err);
@@ -665,9 +709,7 @@ public:
         }
         const MultiHeadResult& a = r.attention;
         const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
-        std::size_t total = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
-                            (keep ? 0 : 2 * H * nq * nk) + 3 * H * nq + a.output.values.size();
-        for (std::size_t h = 0; h < H; ++h) total += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
+        const std::size_t total = attend_float_count(r, false);
         // The one copy handed to JS, allocated with malloc so that a heap that cannot grow gives
         // an error message rather than the abort of a std::vector (the core's own allocations were
         // reserved by its budget check; this copy comes on top of them).
@@ -681,51 +723,21 @@ public:
             return out;
         }
         std::unique_ptr<float, decltype(&std::free)> owner(data, &std::free);
-        std::size_t n = 0;
-        auto push = [data, &n](float x) { data[n++] = x; };
-        auto put = [data, &n](const std::vector<float>& v) {
-            std::copy(v.begin(), v.end(), data + n);
-            n += v.size();
-        };
-        push(static_cast<float>(nq));
-        push(static_cast<float>(nk));
-        push(static_cast<float>(H));
-        push(static_cast<float>(a.output.cols));
-        for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.q[h].cols));
-        for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
-        put(r.query_embeddings.values);
-        put(r.key_embeddings.values);
-        if (keep) {
-            val scores = val::array(), weights = val::array();
-            for (std::size_t h = 0; h < H; ++h) {
-                scores.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.scores[h].values.data())));
-                weights.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.weights[h].values.data())));
-            }
-            out.set("scores", scores);
-            out.set("weights", weights);
-        } else {
-            for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
-            for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
-        }
-        for (std::size_t h = 0; h < H; ++h)
-            for (const RowStats& s : a.stats[h]) push(s.entropy);
-        for (std::size_t h = 0; h < H; ++h)
-            for (const RowStats& s : a.stats[h]) push(s.max_weight);
-        for (std::size_t h = 0; h < H; ++h)
-            for (const RowStats& s : a.stats[h]) push(static_cast<float>(s.argmax));
-        put(a.output.values);
+        write_attend_floats(r, false, data);
+        val scores = val::array(), weights = val::array();
         for (std::size_t h = 0; h < H; ++h) {
-            put(a.q[h].values);
-            put(a.k[h].values);
-            put(a.v[h].values);
+            scores.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.scores[h].values.data())));
+            weights.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.weights[h].values.data())));
         }
+        out.set("scores", scores);
+        out.set("weights", weights);
         std::string tokens = "{\"query\":";
         tokens_json(tokens, vocab_, r.query_tokens, r.query_vocab);
         tokens += ",\"keys\":";
         tokens_json(tokens, vocab_, r.key_tokens, r.key_vocab);
         tokens += '}';
         // new Float32Array(view) copies the floats into JS memory before `data` is freed.
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(n, data)));
+        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(total, data)));
         out.set("tokens", tokens);
         return out;
     }
@@ -880,7 +892,7 @@ std::size_t utf16_units(std::string_view s) {
 
 // The whole result of attend() in one malloc'ed block, which the JS layer copies out of and frees
 // (bindings/scope-text.mjs, readAttendBlock). In order:
-//   the floats of ScopeState::attend_packed's `data` (the same layout, `floats` of them);
+//   write_attend_floats' floats, the scores and weights included (`floats` of them);
 //   per token (the query's, then the keys'), int32 [start, end, oov] (start, end in UTF-16 units);
 //   per token, four strings: its text, lookup, kind and vocabulary word ("" when out of vocabulary):
 //     int32 each string's end in UTF-16 units of the decoded table, then each string's end in bytes;
@@ -893,9 +905,7 @@ std::string attend_block(const Vocabulary& vocab, std::string_view query, std::s
     if (Status st = attnscope::attend(vocab, query, keys, cross, o, r); !st) return st.message();
     const MultiHeadResult& a = r.attention;
     const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
-    std::size_t floats = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
-                         2 * H * nq * nk + 3 * H * nq + a.output.values.size();
-    for (std::size_t h = 0; h < H; ++h) floats += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
+    const std::size_t floats = attend_float_count(r, true);
     const std::size_t ntok = r.query_tokens.size() + r.key_tokens.size();
     auto token = [&r](std::size_t i) -> const Token& {
         return i < r.query_tokens.size() ? r.query_tokens[i] : r.key_tokens[i - r.query_tokens.size()];
@@ -928,34 +938,7 @@ std::string attend_block(const Vocabulary& vocab, std::string_view query, std::s
                " MiB more and the heap could not grow that far (the engine refused memory); use fewer heads or shorter text";
     }
     float* data = reinterpret_cast<float*>(block);
-    std::size_t n = 0;
-    auto push = [data, &n](float x) { data[n++] = x; };
-    auto put = [data, &n](const std::vector<float>& v) {
-        std::copy(v.begin(), v.end(), data + n);
-        n += v.size();
-    };
-    push(static_cast<float>(nq));
-    push(static_cast<float>(nk));
-    push(static_cast<float>(H));
-    push(static_cast<float>(a.output.cols));
-    for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.q[h].cols));
-    for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
-    put(r.query_embeddings.values);
-    put(r.key_embeddings.values);
-    for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
-    for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
-    for (std::size_t h = 0; h < H; ++h)
-        for (const RowStats& s : a.stats[h]) push(s.entropy);
-    for (std::size_t h = 0; h < H; ++h)
-        for (const RowStats& s : a.stats[h]) push(s.max_weight);
-    for (std::size_t h = 0; h < H; ++h)
-        for (const RowStats& s : a.stats[h]) push(static_cast<float>(s.argmax));
-    put(a.output.values);
-    for (std::size_t h = 0; h < H; ++h) {
-        put(a.q[h].values);
-        put(a.k[h].values);
-        put(a.v[h].values);
-    }
+    write_attend_floats(r, true, data);
     std::int32_t* rec = reinterpret_cast<std::int32_t*>(data + floats);
     std::int32_t* u16_end = rec + 3 * ntok;
     std::int32_t* byte_end = u16_end + 4 * ntok;
