@@ -44,10 +44,9 @@ mkdirSync(out, { recursive: true });
 const web = (f) => `web/${f}`;
 const ENTRIES = PAGES.flatMap((p) => [p.script, ...(p.worker ? [p.worker] : [])]).map(web);
 const STYLES = PAGES.filter((p) => p.style).map((p) => web(p.style));
-const result = await build({
-  entryPoints: ENTRIES.map((e) => join(root, e)),
-  outdir: out,
-  entryNames: '[name]',
+// What every bundle of the site shares: browser ES modules, minified unless --dev, with linked source
+// maps and licence comments, and a metafile for the offline list.
+const SITE_BUNDLE = {
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -56,9 +55,15 @@ const result = await build({
   sourcemap: 'linked',
   legalComments: 'linked',
   metafile: true,
+  logLevel: 'warning',
+};
+const result = await build({
+  ...SITE_BUNDLE,
+  entryPoints: ENTRIES.map((e) => join(root, e)),
+  outdir: out,
+  entryNames: '[name]',
   alias: { attnscope: join(dist, 'attnscope.mjs') },
   plugins: [formulasPlugin],
-  logLevel: 'warning',
 });
 
 // The pool's worker (createAttnPool, which the demo's worker uses for long documents): the bundled
@@ -66,17 +71,9 @@ const result = await build({
 // as it is, so it is bundled here to that name beside the pages' scripts; it loads the wasm and the
 // vocabulary from beside itself, as the pages' workers do.
 const poolWorker = await build({
+  ...SITE_BUNDLE,
   entryPoints: [join(dist, 'pool-worker.mjs')],
   outfile: join(out, 'pool-worker.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
-  minify: !dev,
-  sourcemap: 'linked',
-  legalComments: 'linked',
-  metafile: true,
-  logLevel: 'warning',
 });
 for (const [file, info] of Object.entries(poolWorker.metafile.outputs)) result.metafile.outputs[file] = info;
 
