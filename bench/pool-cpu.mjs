@@ -16,6 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
+import { n, d, Q, K, V, outputOptions, attendOptions } from './pool-workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
@@ -25,12 +26,6 @@ const TICK_MS = 10;   // USER_HZ = 100 on Linux
 
 const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
 const round = (x, k = 2) => Math.round(x * 10 ** k) / 10 ** k;
-function rand(n, seed) {
-  const a = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; a[i] = s / 2 ** 31 - 1; }
-  return a;
-}
 /** CPU ms (user + system) of this process's calling thread, of all its threads (ended ones included), and of each thread. */
 function cpu() {
   const ticks = (stat) => { const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); return Number(f[11]) + Number(f[12]); };
@@ -48,15 +43,6 @@ function busiest(a, b) {
   return [d[0] ?? 0, d[1] ?? 0];
 }
 
-const WORDS = ('the of and to in a is that for it as was with be by on not he this are or his from at which but have an they ' +
-  'you were her she there one all we their has been would when who will more no if out so said what up its about into than ' +
-  'them can only other new some could time these two may then do first any my now such like our over man me even most made ' +
-  'after also did many before must through back years where much your way well down should because each just those people').split(' ');
-const text = Array.from({ length: 1000 }, (_, i) => WORDS[(i * 7919 + (i >> 3)) % WORDS.length]).join(' ');
-const n = 4096, d = 64;
-const Q = rand(n * d, 1), K = rand(n * d, 2), V = rand(n * d, 3);
-const outputOptions = { nq: n, nk: n, d, dv: d, score: 'scaled-dot' };
-const attendOptions = { query: text, heads: 8, maxTokens: 1100 };
 
 const scope = await createAttnScope({ preload: true });
 const pool = await createAttnPool({ workers: 2, preload: true });

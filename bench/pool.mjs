@@ -12,6 +12,7 @@ import { cpus, loadavg, availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
+import { n, d, Q, K, V, outputOptions, attendOptions } from './pool-workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
@@ -24,12 +25,6 @@ const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const loadBefore = load();
 
-function rand(n, seed) {
-  const a = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; a[i] = s / 2 ** 31 - 1; }
-  return a;
-}
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const round = (x, k = 3) => Math.round(x * 10 ** k) / 10 ** k;
 
@@ -37,17 +32,7 @@ const scope = await createAttnScope({ preload: true });
 const pools = [];
 for (const w of WORKERS) pools.push({ name: `pool of ${w}`, workers: w, pool: await createAttnPool({ workers: w, preload: true }) });
 
-// 1,000 words of running text from the vocabulary's common words (no punctuation: 1,000 tokens).
-const WORDS = ('the of and to in a is that for it as was with be by on not he this are or his from at which but have an they ' +
-  'you were her she there one all we their has been would when who will more no if out so said what up its about into than ' +
-  'them can only other new some could time these two may then do first any my now such like our over man me even most made ' +
-  'after also did many before must through back years where much your way well down should because each just those people').split(' ');
-const text = Array.from({ length: 1000 }, (_, i) => WORDS[(i * 7919 + (i >> 3)) % WORDS.length]).join(' ');
 
-const n = 4096, d = 64;
-const Q = rand(n * d, 1), K = rand(n * d, 2), V = rand(n * d, 3);
-const outputOptions = { nq: n, nk: n, d, dv: d, score: 'scaled-dot' };
-const attendOptions = { query: text, heads: 8, maxTokens: 1100 };
 
 const cases = [
   { name: 'attentionOutput n = 4,096, d = dv = 64, scaled-dot',
