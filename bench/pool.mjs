@@ -7,7 +7,10 @@
 // (interleaved, so a change of load hits all of them alike); medians and ratios to the scope are
 // reported. Writes bench/results/pool.json (or --out FILE) and prints it, with the load average
 // before and after: on a shared machine the figures are provisional.
-//   node bench/pool.mjs [--rounds N] [--workers 1,2] [--out FILE]
+// --baseline DIR adds, for each pool size, a pool from another build's dist/ (e.g. a copy of main's),
+// interleaved with the rest: an A/B of the pool's code in one process. --cases 0,1 runs only those
+// cases (0 attentionOutput, 1 one attend call, 2 four attend calls at once).
+//   node bench/pool.mjs [--rounds N] [--workers 1,2] [--baseline DIR] [--cases 0,1,2] [--out FILE]
 import { cpus, loadavg, availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +22,8 @@ const argValue = (name, fallback) => { const i = process.argv.indexOf(name); ret
 const ROUNDS = Number(argValue('--rounds', 7));
 const WORKERS = argValue('--workers', '1,2').split(',').map(Number);
 const OUT = resolve(argValue('--out', join(root, 'bench/results/pool.json')));
+const BASELINE = argValue('--baseline', null);
+const CASES = argValue('--cases', null);
 const WARMUP_MS = 1000;  // V8 runs new wasm in a baseline tier at first (TOOLCHAIN.md)
 
 const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
@@ -31,6 +36,10 @@ const round = (x, k = 3) => Math.round(x * 10 ** k) / 10 ** k;
 const scope = await createAttnScope({ preload: true });
 const pools = [];
 for (const w of WORKERS) pools.push({ name: `pool of ${w}`, workers: w, pool: await createAttnPool({ workers: w, preload: true }) });
+if (BASELINE) {
+  const base = await import(pathToFileURL(join(resolve(BASELINE), 'attnscope.mjs')).href);
+  for (const w of WORKERS) pools.push({ name: `pool of ${w} (baseline)`, workers: w, pool: await base.createAttnPool({ workers: w, preload: true }) });
+}
 
 
 
@@ -46,7 +55,7 @@ const cases = [
 
 const tokens = scope.attend(attendOptions).nq;
 const results = [];
-for (const c of cases) {
+for (const c of CASES ? CASES.split(',').map((i) => cases[Number(i)]) : cases) {
   const configs = [{ name: 'one scope', run: async () => c.scope() }, ...pools.map((p) => ({ name: p.name, workers: p.workers, run: () => c.pool(p.pool) }))];
   for (const cfg of configs) for (const until = performance.now() + WARMUP_MS; performance.now() < until;) await cfg.run();
   const times = configs.map(() => []);
@@ -75,7 +84,7 @@ const report = {
   node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, availableParallelism: availableParallelism(),
   load_average_before: loadBefore, load_average_after: load(),
   note: 'the machine was shared with other builds: the load average says how much; treat the figures as provisional',
-  isa: scope.variants.isa, attend_tokens: tokens, warmup_ms: WARMUP_MS,
+  isa: scope.variants.isa, attend_tokens: tokens, warmup_ms: WARMUP_MS, baseline: BASELINE,
   results,
 };
 writeFileSync(OUT, JSON.stringify(report, null, 2) + '\n');

@@ -15,6 +15,16 @@ const isNode = typeof process !== 'undefined' && !!(process.versions && process.
 
 let scope = null;
 
+/** The next message on `port` (a MessagePort), or null when the port closes first (node). */
+function receive(port) {
+  return new Promise((resolve) => {
+    port.onmessage = (e) => resolve(e.data);
+    // Node says when the other side's worker has ended; browsers' ports may not (the pool then
+    // ends this worker: see AttnPool._start).
+    if (typeof port.once === 'function') port.once('close', () => resolve(null));
+  });
+}
+
 /** Every ArrayBuffer under the typed arrays of a result (each once), for transfer. */
 function buffersOf(value, out = new Set()) {
   if (ArrayBuffer.isView(value)) out.add(value.buffer);
@@ -64,52 +74,86 @@ const api = {
     }
   },
 
-  /**
-   * attend() on heads [headBegin, headEnd) (0, 0: every head) on this worker; loads the vocabulary
-   * first when it is not loaded yet. lean: a share of the pool's: without the tokens and the
-   * embeddings unless withTokens (then the tokens as their JSON, tokensJson; the pool takes them from
-   * one share of heads). spare: an ArrayBuffer the pool sent back (a buffer of an earlier share,
-   * which the pool copied into its joined result and never handed to its caller): the scores and
-   * weights are written into it from the wasm heap when it is large enough, so that a call does not
-   * fault in fresh memory for them; the pool sends it back again after the join.
-   */
-  async attend(options, headBegin = 0, headEnd = 0, lean = false, spare = null, withTokens = false) {
+  /** attend() (every head) on this worker; loads the vocabulary first when it is not loaded yet. */
+  async attend(options) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const place = lean ? (nq, nk, heads) => {
-      const cells = heads * nq * nk;
-      const buffer = spare && spare.byteLength >= 2 * cells * 4 ? spare : new ArrayBuffer(2 * cells * 4);
-      return { scores: new Float32Array(buffer, 0, cells), weights: new Float32Array(buffer, cells * 4, cells) };
-    } : null;
-    const result = scope._attend(options, headBegin, headEnd, place, !lean || (withTokens && 'json'));
-    if (lean && !withTokens) {
-      for (const key of ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
-    }
+    const result = scope.attend(options);
     return Comlink.transfer(result, [...buffersOf(result)]);
   },
 
   /**
-   * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join: { result (as
-   * attend's, without scores and weights, tokens and embeddings), joined: Float32Array [2, heads,
-   * nq, nk] (scores, then weights, of every head) } with this share's heads written into it straight from the wasm heap
-   * and every page of the others touched (written once), so the pool copies the other shares into
-   * memory made ready here, in parallel with their computing.
+   * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join (the first
+   * share): makes the joined scores and weights, one Float32Array [2, heads, nq, nk] (scores, then
+   * weights, of every head), writes this share's heads into it straight from the wasm heap, touches
+   * (writes once) every page of the other heads so that the next shares write into memory already
+   * mapped, and sends it by transfer on `next` (a MessagePort to the next share's worker) as
+   * { joined }, or { failed: true } when this share fails. Resolves to { result } (as attend's,
+   * without the scores and weights, tokens and embeddings).
    */
-  async attendHost(options, headBegin, headEnd, heads) {
-    if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    let joined = null;
-    const result = scope._attend(options, headBegin, headEnd, (nq, nk, count) => {
-      const cells = nq * nk;
-      joined = new Float32Array(2 * heads * cells);
-      const touch = (from, to) => { for (let i = from; i < to; i += 1024) joined[i] = 0; };   // a 4 KB page per 1,024 floats
-      touch(0, headBegin * cells);
-      touch(headEnd * cells, (heads + headBegin) * cells);
-      touch((heads + headEnd) * cells, 2 * heads * cells);
-      return { scores: joined.subarray(headBegin * cells, (headBegin + count) * cells),
-        weights: joined.subarray((heads + headBegin) * cells, (heads + headBegin + count) * cells) };
-    }, false);
-    // The rest of the result are views of one small copy (the scores and weights are in joined).
-    for (const key of ['scores', 'weights', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
-    return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
+  async attendHost(options, headBegin, headEnd, heads, next) {
+    let sent = false;
+    try {
+      if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+      let joined = null;
+      const result = scope._attend(options, headBegin, headEnd, (nq, nk, count) => {
+        const cells = nq * nk;
+        joined = new Float32Array(2 * heads * cells);
+        const touch = (from, to) => { for (let i = from; i < to; i += 1024) joined[i] = 0; };   // a 4 KB page per 1,024 floats
+        touch(0, headBegin * cells);
+        touch(headEnd * cells, (heads + headBegin) * cells);
+        touch((heads + headEnd) * cells, 2 * heads * cells);
+        return { scores: joined.subarray(headBegin * cells, (headBegin + count) * cells),
+          weights: joined.subarray((heads + headBegin) * cells, (heads + headBegin + count) * cells) };
+      }, false);
+      // The rest of the result are views of one small copy (the scores and weights are in joined).
+      for (const key of ['scores', 'weights', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
+      next.postMessage({ joined }, [joined.buffer]);
+      sent = true;
+      return Comlink.transfer({ result }, [...buffersOf(result)]);
+    } finally {
+      if (!sent) next.postMessage({ failed: true });
+    }
+  },
+
+  /**
+   * attend() on heads [headBegin, headEnd) as a later share of the pool's join: computes them, waits
+   * for the joined buffer from the share before it (on `prev`, a MessagePort; see attendHost), writes
+   * this share's heads into it straight from the wasm heap, and passes it on to the next share
+   * (`next`) or, the last share (next null), back to the pool. Resolves to { result, joined? }
+   * (result as attend's without the scores and weights; the tokens, as their JSON tokensJson, and
+   * the embeddings only when withTokens).
+   */
+  async attendLinked(options, headBegin, headEnd, heads, prev, next, withTokens) {
+    let sent = false;
+    try {
+      if (scope.vocabulary.size === 0) await scope.loadVocabulary();
+      const kept = scope._attendKeep(options, headBegin, headEnd);
+      let result, joined;
+      try {
+        const message = await receive(prev);
+        if (!message || !(message.joined instanceof Float32Array)) throw new Error('pool: an earlier share of this attend call failed');
+        joined = message.joined;
+        const cells = kept.nq * kept.nk;
+        if (joined.length !== 2 * heads * cells) throw new Error(`pool: the joined buffer holds ${joined.length} floats, not ${2 * heads * cells}`);
+        result = kept.finish({ scores: joined.subarray(headBegin * cells, headEnd * cells),
+          weights: joined.subarray((heads + headBegin) * cells, (heads + headEnd) * cells) }, withTokens && 'json');
+      } finally {
+        kept.release();
+      }
+      delete result.scores;
+      delete result.weights;
+      if (!withTokens) { delete result.queryEmbeddings; delete result.keyEmbeddings; }
+      if (next) {
+        next.postMessage({ joined }, [joined.buffer]);
+        sent = true;
+        return Comlink.transfer({ result }, [...buffersOf(result)]);
+      }
+      sent = true;
+      return Comlink.transfer({ result, joined }, [...buffersOf(result), joined.buffer]);
+    } finally {
+      prev.close();
+      if (!sent && next) next.postMessage({ failed: true });
+    }
   },
 
   /** attend()'s output from every head's output side by side (concat [nq, cols], transferred here). */

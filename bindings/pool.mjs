@@ -110,19 +110,6 @@ class AttnPool {
     this.scoreFunctions = info.registry.scores;
     // Shares of heads per worker for attend() (benchmarks vary it; the numbers do not depend on it).
     this._attendShares = CHUNKS_PER_WORKER;
-    // attend(): buffers of earlier shares' scores and weights, copied into a joined result and never
-    // handed to a caller, sent back to a worker with a later share so that it writes into memory that
-    // is mapped already (at most one per worker; the largest kept).
-    this._spares = [];
-  }
-
-  _takeSpare() { return this._spares.pop() ?? null; }
-
-  _giveSpare(buffer) {
-    if (!(buffer instanceof ArrayBuffer) || this._disposed) return;
-    this._spares.push(buffer);
-    this._spares.sort((a, b) => a.byteLength - b.byteLength);
-    if (this._spares.length > this._slots.length) this._spares.shift();
   }
 
   /** How many workers (wasm instances) the pool runs. */
@@ -146,19 +133,23 @@ class AttnPool {
     const count = Math.min(this._slots.length, H);
     if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
     const ranges = attendShares(H, count, this._attendShares);
-    // The first share's worker (the host) sends the joined scores and weights: one buffer for every
-    // head (the scope's are views of one buffer too), its own heads in it and the other heads' pages already touched, so the join here copies
-    // into memory the host made ready while the others computed (fresh memory costs a page fault per
-    // 4 KB: 64 MB of it cost this thread more than the copy itself). Only the second share sends the
-    // tokens and the embeddings (every share computes the same ones; the host has the most to do).
-    // The other shares write their scores and weights into a buffer sent back from an earlier call
-    // (spare), which comes back here once copied into the joined buffer.
-    const jobs = ranges.map(([h0, h1], s) => (s === 0 ? (api) => api.attendHost(rest, h0, h1, H) : (api) => {
-      const spare = this._takeSpare();
-      return api.attend(rest, h0, h1, true, spare ? Comlink.transfer(spare, [spare]) : null, s === 1);
-    }));
-    const join = new HeadJoin(H, ranges, (buffer) => this._giveSpare(buffer));
-    const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part));
+    // The shares are linked in a chain by message ports: the first share's worker (the host) makes
+    // the joined scores and weights (one buffer for every head: the scope's are views of one buffer
+    // too), writes its heads into it, touches the other heads' pages while the other workers
+    // compute (fresh memory costs a page fault per 4 KB: the host pays for all of it), and sends it
+    // on to the next share's worker, which writes its heads into it straight from its wasm heap and
+    // passes it on; the last share sends it back here. Nothing of the scores and weights is copied
+    // on this thread. Only the second share sends the tokens and the embeddings (every share
+    // computes the same ones; the host has the most to do).
+    const links = ranges.slice(1).map(() => new MessageChannel());
+    const jobs = ranges.map(([h0, h1], s) => (s === 0
+      ? (api) => api.attendHost(rest, h0, h1, H, Comlink.transfer(links[0].port1, [links[0].port1]))
+      : (api) => {
+        const prev = links[s - 1].port2, next = s < links.length ? links[s].port1 : null;
+        return api.attendLinked(rest, h0, h1, H, Comlink.transfer(prev, [prev]), next && Comlink.transfer(next, [next]), s === 1);
+      }));
+    const join = new HeadJoin(H, ranges);
+    const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part), true);
     const projected = rest.projection === 'random' || (rest.projection && typeof rest.projection === 'object' && rest.projection.Wo !== undefined);
     if (projected) {
       const { concat, nq, cols } = joined.concat;
@@ -177,7 +168,6 @@ class AttnPool {
   async dispose() {
     if (this._disposed) return;
     this._disposed = true;
-    this._spares = [];
     const err = new Error(NO_POOL);
     for (const task of this._queue.splice(0)) task.reject(err);
     const ends = [];
@@ -234,11 +224,12 @@ class AttnPool {
    * job order), or rejects with the error the scope would have raised first, or with an AbortError
    * as soon as the signal fires (the workers busy with this call are then replaced). onPart(i,
    * result of job i), when given, takes each job's result as it arrives (join then gets undefined
-   * for it); an error it throws rejects the call.
+   * for it); an error it throws rejects the call. linked: the jobs wait on one another (attend's
+   * chain of shares): when a worker dies under one of them, the others are ended too.
    */
-  _submit(signal, jobs, join, onPart = null) {
+  _submit(signal, jobs, join, onPart = null, linked = false) {
     return new Promise((resolve, reject) => {
-      const call = { done: false, tasks: [] };
+      const call = { done: false, tasks: [], linked };
       let onAbort = null;
       const finish = (fn, value) => {
         if (call.done) return;
@@ -288,6 +279,17 @@ class AttnPool {
     this._pump();
   }
 
+  // The shares of a call still queued or running end with `reason` (their workers replaced).
+  _endCall(call, reason) {
+    this._queue = this._queue.filter((t) => t.call !== call);
+    for (const task of call.tasks) {
+      if (task.state === 'queued') task.reject(reason);
+    }
+    this._slots.forEach((slot, i) => {
+      if (slot.task && slot.task.call === call) this._replace(i, reason);
+    });
+  }
+
   _replace(i, reason) {
     const old = this._slots[i];
     old.kill(reason);
@@ -327,6 +329,9 @@ class AttnPool {
       if (slot.state === 'dead' && this._slots.includes(slot) && !this._disposed) {
         // A worker that died under its task (not one the pool ended) is restarted.
         this._replace(this._slots.indexOf(slot), slot.error);
+        // The shares of a linked call that wait for this one's buffer would wait for ever (a
+        // browser's port does not say that its other side has gone): they end with it.
+        if (task.call.linked) this._endCall(task.call, slot.error);
       }
       this._pump();
       fn(value);
@@ -352,26 +357,24 @@ function attendShares(H, count, perWorker = 1) {
 
 /**
  * attend()'s shares of heads (ranges[s] = [h0, h1)) joined, as they arrive in any order, into one
- * result shaped like the scope's. The host's share (0) brings the joined scores and weights (one
- * buffer, its heads in it); another share's are copied into it when both are there. add() keeps
- * copies of a share's small parts (per-head vectors, outputs) so its transferred buffer can go.
- * result(): { result (without output and dOut), concat: { concat [nq, cols]: the heads' outputs side
- * by side, nq, cols } }.
+ * result shaped like the scope's. Every share brings { result } (its heads' small parts: per-head
+ * vectors, statistics, outputs); the last also brings the joined scores and weights (one buffer that
+ * went from share to share, each writing its heads into it: see AttnPool.attend). add() keeps copies
+ * of a share's small parts so its transferred buffer can go. result(): { result (without output and
+ * dOut), concat: { concat [nq, cols]: the heads' outputs side by side, nq, cols } }.
  */
 class HeadJoin {
-  constructor(H, ranges, recycle = () => {}) {
+  constructor(H, ranges) {
     this.H = H;
-    this.recycle = recycle;
     this.ranges = ranges;
     this.small = new Array(ranges.length);
-    this.waiting = [];
     this.big = null;
     this.meta = null;
   }
 
   add(s, value) {
     const [h0, h1] = this.ranges[s];
-    const part = s === 0 ? value.result : value;
+    const part = value.result;
     const { nq, nk } = part;
     if (part.heads !== h1 - h0) throw new Error(`pool: a share of heads ${h0}..${h1} came back with ${part.heads} heads`);
     if (!this.stats) {
@@ -390,26 +393,11 @@ class HeadJoin {
       const { scores, weights, stats, q, k, v, output, queryEmbeddings, keyEmbeddings, tokensJson, ...meta } = part;
       this.meta = { ...tokenFields(tokensJson), ...meta, queryEmbeddings: queryEmbeddings.slice(), keyEmbeddings: keyEmbeddings.slice() };
     }
-    if (s === 0) {
+    if (s === this.ranges.length - 1) {
       const cells = this.H * nq * nk, joined = value.joined;
-      if (!(joined instanceof Float32Array) || joined.length !== 2 * cells) throw new Error('pool: the host share sent no joined scores and weights');
+      if (!(joined instanceof Float32Array) || joined.length !== 2 * cells) throw new Error('pool: the last share sent no joined scores and weights');
       this.big = { scores: joined.subarray(0, cells), weights: joined.subarray(cells) };
-      for (const [w, p] of this.waiting.splice(0)) this._place(w, p);
-    } else if (this.big) {
-      this._place(s, part);
-    } else {
-      this.waiting.push([s, { scores: part.scores, weights: part.weights, nq, nk }]);
     }
-  }
-
-  // A share's scores and weights into the joined ones (the host's buffer).
-  _place(s, part) {
-    const at = this.ranges[s][0] * part.nq * part.nk;
-    this.big.scores.set(part.scores, at);
-    this.big.weights.set(part.weights, at);
-    // The share's buffer held only its scores and weights (its other parts were copied in add()):
-    // nothing the caller gets is a view of it, so a later share may write into it.
-    if (part.scores.buffer === part.weights.buffer) this.recycle(part.scores.buffer);
   }
 
   result() {

@@ -140,32 +140,58 @@ export class TextCalls {
   // tokens (the pool's, with place): false: the result has no tokens (their JSON is not parsed); 'json': the
   // tokens' JSON unparsed, as tokensJson (parsed on the pool's side: cheaper than sending objects).
   _attend(options, headBegin, headEnd, place = null, tokens = true) {
+    if (!place) {
+      const a = this._attendInputs(options);
+      checkInt('headBegin', headBegin, 0, a.heads);
+      checkInt('headEnd', headEnd, 0, a.heads);
+      return this._attendPlain(a, headBegin, headEnd, now());   // the scope's attend(), and a whole share
+    }
+    const kept = this._attendKeep(options, headBegin, headEnd);
+    try {
+      return kept.finish(place(kept.nq, kept.nk, kept.heads), tokens);
+    } finally {
+      kept.release();
+    }
+  }
+
+  // The pool's shares in two steps: heads [headBegin, headEnd) computed, their scores and weights
+  // kept in the heap (ScopeState::attendKept), and { nq, nk, heads, finish(big, tokens), release() }
+  // returned. finish copies each head's scores and weights from the heap into big ({ scores,
+  // weights }: two Float32Arrays of heads x nq x nk, e.g. a region of the joined buffer) and returns
+  // the result as _attend's; release() frees the kept heads (always call it; nothing may run in
+  // this instance in between). A worker may wait for big between the two (its event loop runs;
+  // the kept heads' addresses hold: wasm memory only grows in place).
+  _attendKeep(options, headBegin, headEnd) {
     const a = this._attendInputs(options);
     checkInt('headBegin', headBegin, 0, a.heads);
     checkInt('headEnd', headEnd, 0, a.heads);
     const t0 = now();
-    if (!place) return this._attendPlain(a, headBegin, headEnd, t0);   // the scope's attend(), and a whole share
-    return this._withArrays(a.arrays, {}, (ptrs) => {
-      const res = a.state.attendKept(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd));
-      try {
-        if (res.error) throw coreError(res.error);
-        const nq = res.data[0], nk = res.data[1], heads = res.data[2], cells = nq * nk;
-        const big = place(nq, nk, heads);
-        if (!(big.scores instanceof Float32Array) || big.scores.length !== heads * cells || !(big.weights instanceof Float32Array) || big.weights.length !== heads * cells) {
-          throw new Error(`attend: place() gave no room for ${heads} heads of ${nq} x ${nk}`);
-        }
-        // Each head's scores and weights, from the core's result in the heap (nothing allocates in
-        // the heap between the call and these copies, so the addresses hold).
-        const heap = this._m.HEAPF32;
-        for (let h = 0; h < heads; h++) {
-          big.scores.set(heap.subarray(res.scores[h] >>> 2, (res.scores[h] >>> 2) + cells), h * cells);
-          big.weights.set(heap.subarray(res.weights[h] >>> 2, (res.weights[h] >>> 2) + cells), h * cells);
-        }
-        return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big, tokens);
-      } finally {
-        a.state.releaseKept();
+    let released = false;
+    const release = () => { if (!released) { released = true; a.state.releaseKept(); } };
+    let res;
+    try {
+      res = this._withArrays(a.arrays, {}, (ptrs) => a.state.attendKept(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd)));
+      if (res.error) throw coreError(res.error);
+    } catch (e) {
+      release();
+      throw e;
+    }
+    const nq = res.data[0], nk = res.data[1], heads = res.data[2], cells = nq * nk;
+    const finish = (big, tokens = true) => {
+      if (released) throw new Error('attend: the kept heads were released before they were copied');
+      if (!big || !(big.scores instanceof Float32Array) || big.scores.length !== heads * cells || !(big.weights instanceof Float32Array) || big.weights.length !== heads * cells) {
+        throw new Error(`attend: place() gave no room for ${heads} heads of ${nq} x ${nk}`);
       }
-    });
+      // Each head's scores and weights, from the core's result in the heap (nothing has allocated
+      // in this instance since the call, so the addresses hold; HEAPF32 read now, after any growth).
+      const heap = this._m.HEAPF32;
+      for (let h = 0; h < heads; h++) {
+        big.scores.set(heap.subarray(res.scores[h] >>> 2, (res.scores[h] >>> 2) + cells), h * cells);
+        big.weights.set(heap.subarray(res.weights[h] >>> 2, (res.weights[h] >>> 2) + cells), h * cells);
+      }
+      return unpackAttend(res, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0, big, tokens);
+    };
+    return { nq, nk, heads, finish, release };
   }
 
   /** attend()'s output from every head's output side by side (concat [nq, cols]): { output, dOut }. */

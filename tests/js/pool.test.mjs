@@ -137,22 +137,22 @@ describe('createAttnPool()', () => {
     }
   });
 
-  test('attend: buffers reused between calls give independent results, and a result held is never changed', async () => {
+  test('attend: results of calls one after another and at once are independent, and a result held is never changed', async () => {
     const p = await createAttnPool({ workers: 2 });
     try {
       const copyOf = (r) => ({ scores: r.scores.slice(), weights: r.weights.slice(), q: r.q.map((a) => a.slice()), output: r.output.slice() });
       const held = [];
-      // The same size several times (a share's buffer comes back and is written again), then a larger
-      // call (the buffer kept is too small) and a smaller one (written into part of a larger buffer).
+      // The same size several times, then a larger call and a smaller one.
       const texts = ['the cat sat on the mat', 'a dog ran in the park', 'my bird sang at dawn', 'the old man walked slowly along the quiet river bank at night', 'it rained'];
       for (const [i, query] of texts.entries()) {
         const options = { query, heads: 4, seed: i + 1 };
         const got = await p.attend(options);
         assertSameResult(got, scope.attend(options), `call ${i}`);
         held.push([got, copyOf(got), options]);
-        // The non-host share's buffer came back to the pool (never to the caller): the path is taken.
-        assert.equal(p._spares.length, 1, `call ${i}: one buffer kept for reuse`);
-        assert.ok(!held.some(([r]) => r.scores.buffer === p._spares[0] || r.q.some((a) => a.buffer === p._spares[0])), `call ${i}: the kept buffer is no result's`);
+        // The joined scores and weights went from the host's worker through the other share's: one
+        // buffer per call, no two results share it.
+        assert.equal(got.scores.buffer, got.weights.buffer, `call ${i}: scores and weights are views of one buffer`);
+        assert.ok(!held.slice(0, -1).some(([r]) => r.scores.buffer === got.scores.buffer), `call ${i}: a buffer of its own`);
       }
       // Several calls at once, sharing the kept buffers.
       const many = await Promise.all(texts.map((query, i) => p.attend({ query, heads: 3, score: 'cosine', seed: 10 + i })));
@@ -163,6 +163,32 @@ describe('createAttnPool()', () => {
         assertSameBits(got.weights, copy.weights, `held ${i}.weights`);
         copy.q.forEach((a, h) => assertSameBits(got.q[h], a, `held ${i}.q[${h}]`));
         assertSameBits(got.output, copy.output, `held ${i}.output`);
+      }
+    } finally {
+      await p.dispose();
+    }
+  });
+
+  test('attend: a worker that dies under a share ends the call, and the pool keeps working', async () => {
+    const p = await createAttnPool({ workers: 2, preload: true });
+    try {
+      const text = Array.from({ length: 600 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'by', 'door'][(i * 7) % 9]).join(' ');
+      for (const share of [0, 1]) {
+        const options = { query: text, heads: 6, maxTokens: 1024 };
+        const call = p.attend(options);
+        // Once both shares run, the worker of one of them ends as a crash would end it (the other
+        // share, if it waits for the joined buffer from the first, must not wait for ever).
+        let slot;
+        for (let t = 0; t < 2000 && !slot; t++) {
+          await new Promise((r) => setTimeout(r, 1));
+          const running = p._slots.filter((s) => s.task && s.state === 'busy');
+          if (running.length === 2) slot = running.find((s) => s.task === s.task.call.tasks[share]);
+        }
+        assert.ok(slot, 'both shares ran');
+        slot.handle.terminate();
+        await assert.rejects(call, /pool: a worker exited/);
+        const small = { query: 'the cat sat on the mat', heads: 4 };
+        assertSameResult(await p.attend(small), scope.attend(small), `after share ${share}'s worker died`);
       }
     } finally {
       await p.dispose();
