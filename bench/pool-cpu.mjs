@@ -11,7 +11,7 @@
 // out: they run beside), and the speedup as the scope's CPU time over that. An estimate, labelled
 // so, not a measurement.
 // Clock ticks are 10 ms: each figure is the sum over many calls, divided.
-//   node bench/pool-cpu.mjs [--calls N] [--out FILE]
+//   node bench/pool-cpu.mjs [--calls N] [--shares N] [--touch X] [--out FILE]
 import { cpus, loadavg } from 'node:os';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,13 +48,12 @@ const scope = await createAttnScope({ preload: true });
 const pool = await createAttnPool({ workers: 2, preload: true });
 const SHARES = argValue('--shares', null);   // attend's shares per worker (default: the pool's)
 if (SHARES) pool._attendShares = Number(SHARES);
+const TOUCH = argValue('--touch', null);   // attend: the host's touching cost per head (default: the pool's)
+if (TOUCH) pool._touchPerHead = Number(TOUCH);
 const loadBefore = loadavg();
 const cases = [
   ['attentionOutput n = 4,096, d = dv = 64, scaled-dot', () => scope.attentionOutput(Q, K, V, outputOptions), () => pool.attentionOutput(Q, K, V, outputOptions)],
   ['attend, 1,000 words, 8 heads (one call)', () => scope.attend(attendOptions), () => pool.attend(attendOptions)],
-  // Without the join: the two shares' results as they come from the workers (what the join costs is the difference).
-  ['attend, 1,000 words, 8 heads: two shares, not joined', () => scope.attend(attendOptions),
-    () => pool._submit(undefined, [(api) => api.attend(attendOptions, 0, 4), (api) => api.attend(attendOptions, 4, 8, true)], (x) => x)],
 ];
 const rows = [];
 for (const [name, one, pooled] of cases) {
@@ -86,7 +85,7 @@ const report = {
   date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
   load_average_before: loadBefore.map((x) => round(x)), load_average_after: loadavg().map((x) => round(x)),
   note: 'CPU times include the V8 background threads (compilation, GC) of the process; wall times are the busy machine\'s and say little',
-  attend_shares_per_worker: pool._attendShares, rows,
+  attend_shares_per_worker: pool._attendShares, attend_touch_per_head: pool._touchPerHead, rows,
 };
 writeFileSync(OUT, JSON.stringify(report, null, 2) + '\n');
 console.log(JSON.stringify(report, null, 2));

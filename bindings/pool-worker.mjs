@@ -85,12 +85,14 @@ const api = {
    * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join (the first
    * share): makes the joined scores and weights, one Float32Array [2, heads, nq, nk] (scores, then
    * weights, of every head), writes this share's heads into it straight from the wasm heap, touches
-   * (writes once) every page of the other heads so that the next shares write into memory already
-   * mapped, and sends it by transfer on `next` (a MessagePort to the next share's worker) as
+   * (writes once) `touchEighths` of every 8 pages of the other heads so that the next shares write
+   * into memory already mapped (they fault in the rest: a page fault per 4 KB of fresh memory is a
+   * large part of the work, and this shares it), and sends it by transfer on `next` (a MessagePort to the next share's worker) as
    * { joined }, or { failed: true } when this share fails. Resolves to { result } (as attend's,
-   * without the scores and weights, tokens and embeddings).
+   * without the scores and weights; the tokens as their JSON, tokensJson: the pool parses them while
+   * the other shares finish, the host's share ending first).
    */
-  async attendHost(options, headBegin, headEnd, heads, next) {
+  async attendHost(options, headBegin, headEnd, heads, next, touchEighths = 8) {
     let sent = false;
     try {
       if (scope.vocabulary.size === 0) await scope.loadVocabulary();
@@ -98,15 +100,17 @@ const api = {
       const result = scope._attend(options, headBegin, headEnd, (nq, nk, count) => {
         const cells = nq * nk;
         joined = new Float32Array(2 * heads * cells);
-        const touch = (from, to) => { for (let i = from; i < to; i += 1024) joined[i] = 0; };   // a 4 KB page per 1,024 floats
+        // A 4 KB page per 1,024 floats: page p is touched when p % 8 < touchEighths.
+        const touch = (from, to) => { for (let i = from; i < to; i += 1024) if (((i >>> 10) & 7) < touchEighths) joined[i] = 0; };
         touch(0, headBegin * cells);
         touch(headEnd * cells, (heads + headBegin) * cells);
         touch((heads + headEnd) * cells, 2 * heads * cells);
         return { scores: joined.subarray(headBegin * cells, (headBegin + count) * cells),
           weights: joined.subarray((heads + headBegin) * cells, (heads + headBegin + count) * cells) };
-      }, false);
+      }, 'json');
       // The rest of the result are views of one small copy (the scores and weights are in joined).
-      for (const key of ['scores', 'weights', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
+      delete result.scores;
+      delete result.weights;
       next.postMessage({ joined }, [joined.buffer]);
       sent = true;
       return Comlink.transfer({ result }, [...buffersOf(result)]);
@@ -120,10 +124,10 @@ const api = {
    * for the joined buffer from the share before it (on `prev`, a MessagePort; see attendHost), writes
    * this share's heads into it straight from the wasm heap, and passes it on to the next share
    * (`next`) or, the last share (next null), back to the pool. Resolves to { result, joined? }
-   * (result as attend's without the scores and weights; the tokens, as their JSON tokensJson, and
-   * the embeddings only when withTokens).
+   * (result as attend's without the scores and weights, the tokens and the embeddings: the host
+   * sends those).
    */
-  async attendLinked(options, headBegin, headEnd, heads, prev, next, withTokens) {
+  async attendLinked(options, headBegin, headEnd, heads, prev, next) {
     let sent = false;
     try {
       if (scope.vocabulary.size === 0) await scope.loadVocabulary();
@@ -136,13 +140,11 @@ const api = {
         const cells = kept.nq * kept.nk;
         if (joined.length !== 2 * heads * cells) throw new Error(`pool: the joined buffer holds ${joined.length} floats, not ${2 * heads * cells}`);
         result = kept.finish({ scores: joined.subarray(headBegin * cells, headEnd * cells),
-          weights: joined.subarray((heads + headBegin) * cells, (heads + headEnd) * cells) }, withTokens && 'json');
+          weights: joined.subarray((heads + headBegin) * cells, (heads + headEnd) * cells) }, false);
       } finally {
         kept.release();
       }
-      delete result.scores;
-      delete result.weights;
-      if (!withTokens) { delete result.queryEmbeddings; delete result.keyEmbeddings; }
+      for (const key of ['scores', 'weights', 'queryEmbeddings', 'keyEmbeddings']) delete result[key];
       if (next) {
         next.postMessage({ joined }, [joined.buffer]);
         sent = true;

@@ -24,6 +24,9 @@ const ROW_BLOCK = 64;
 const CHUNKS_PER_WORKER = 1;
 // What touching one head's pages of the joined buffer costs the host, in heads' computing (see attendShares).
 const TOUCH_PER_HEAD = 0.25;
+// attend(): the host touches this many of every 8 pages of the other shares' heads; they fault in
+// the rest as they write (measured: see docs/pool.md).
+const TOUCH_EIGHTHS = 8;
 const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
@@ -110,6 +113,10 @@ class AttnPool {
     this.scoreFunctions = info.registry.scores;
     // Shares of heads per worker for attend() (benchmarks vary it; the numbers do not depend on it).
     this._attendShares = CHUNKS_PER_WORKER;
+    // What touching a head's pages costs the host, in heads (benchmarks vary it: see attendShares).
+    this._touchPerHead = TOUCH_PER_HEAD;
+    // How many of every 8 pages of the other shares' heads the host touches (see attendHost).
+    this._touchEighths = TOUCH_EIGHTHS;
   }
 
   /** How many workers (wasm instances) the pool runs. */
@@ -132,21 +139,21 @@ class AttnPool {
     const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
     const count = Math.min(this._slots.length, H);
     if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
-    const ranges = attendShares(H, count, this._attendShares);
+    const ranges = attendShares(H, count, this._attendShares, this._touchPerHead);
     // The shares are linked in a chain by message ports: the first share's worker (the host) makes
     // the joined scores and weights (one buffer for every head: the scope's are views of one buffer
     // too), writes its heads into it, touches the other heads' pages while the other workers
     // compute (fresh memory costs a page fault per 4 KB: the host pays for all of it), and sends it
     // on to the next share's worker, which writes its heads into it straight from its wasm heap and
     // passes it on; the last share sends it back here. Nothing of the scores and weights is copied
-    // on this thread. Only the second share sends the tokens and the embeddings (every share
-    // computes the same ones; the host has the most to do).
+    // on this thread. Only the host sends the tokens and the embeddings (every share computes the
+    // same ones): its share ends first, so they are parsed here while the others finish.
     const links = ranges.slice(1).map(() => new MessageChannel());
     const jobs = ranges.map(([h0, h1], s) => (s === 0
-      ? (api) => api.attendHost(rest, h0, h1, H, Comlink.transfer(links[0].port1, [links[0].port1]))
+      ? (api) => api.attendHost(rest, h0, h1, H, Comlink.transfer(links[0].port1, [links[0].port1]), this._touchEighths)
       : (api) => {
         const prev = links[s - 1].port2, next = s < links.length ? links[s].port1 : null;
-        return api.attendLinked(rest, h0, h1, H, Comlink.transfer(prev, [prev]), next && Comlink.transfer(next, [next]), s === 1);
+        return api.attendLinked(rest, h0, h1, H, Comlink.transfer(prev, [prev]), next && Comlink.transfer(next, [next]));
       }));
     const join = new HeadJoin(H, ranges);
     const joined = await this._submit(signal, jobs, () => join.result(), (s, part) => join.add(s, part), true);
@@ -347,8 +354,8 @@ class AttnPool {
  * (H - h) / (count - 1) balances it with the others. The rest are split evenly, `perWorker` shares
  * per worker (the join copies a share as soon as it arrives).
  */
-function attendShares(H, count, perWorker = 1) {
-  const host = Math.min(H - (count - 1), Math.max(1, Math.round((H * (1 - TOUCH_PER_HEAD * (count - 1))) / count)));
+function attendShares(H, count, perWorker = 1, touch = TOUCH_PER_HEAD) {
+  const host = Math.min(H - (count - 1), Math.max(1, Math.round((H * (1 - touch * (count - 1))) / count)));
   const rest = H - host, shares = Math.min(rest, (count - 1) * perWorker);
   const ranges = [[0, host]];
   for (let s = 0; s < shares; s++) ranges.push([host + Math.floor((s * rest) / shares), host + Math.floor(((s + 1) * rest) / shares)]);
