@@ -85,14 +85,13 @@ const api = {
    * attend() on heads [headBegin, headEnd) of `heads`, as the host of the pool's join (the first
    * share): makes the joined scores and weights, one Float32Array [2, heads, nq, nk] (scores, then
    * weights, of every head), writes this share's heads into it straight from the wasm heap, touches
-   * (writes once) `touchEighths` of every 8 pages of the other heads so that the next shares write
-   * into memory already mapped (they fault in the rest: a page fault per 4 KB of fresh memory is a
-   * large part of the work, and this shares it), and sends it by transfer on `next` (a MessagePort to the next share's worker) as
+   * (writes once) every page of the other heads so that the next shares write into memory already
+   * mapped, and sends it by transfer on `next` (a MessagePort to the next share's worker) as
    * { joined }, or { failed: true } when this share fails. Resolves to { result } (as attend's,
    * without the scores and weights; the tokens as their JSON, tokensJson: the pool parses them while
    * the other shares finish, the host's share ending first).
    */
-  async attendHost(options, headBegin, headEnd, heads, next, touchEighths = 8) {
+  async attendHost(options, headBegin, headEnd, heads, next) {
     let sent = false;
     try {
       if (scope.vocabulary.size === 0) await scope.loadVocabulary();
@@ -100,8 +99,7 @@ const api = {
       const result = scope._attend(options, headBegin, headEnd, (nq, nk, count) => {
         const cells = nq * nk;
         joined = new Float32Array(2 * heads * cells);
-        // A 4 KB page per 1,024 floats: page p is touched when p % 8 < touchEighths.
-        const touch = (from, to) => { for (let i = from; i < to; i += 1024) if (((i >>> 10) & 7) < touchEighths) joined[i] = 0; };
+        const touch = (from, to) => { for (let i = from; i < to; i += 1024) joined[i] = 0; };   // a 4 KB page per 1,024 floats
         touch(0, headBegin * cells);
         touch(headEnd * cells, (heads + headBegin) * cells);
         touch((heads + headEnd) * cells, 2 * heads * cells);

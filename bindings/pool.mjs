@@ -24,9 +24,6 @@ const ROW_BLOCK = 64;
 const CHUNKS_PER_WORKER = 1;
 // What touching one head's pages of the joined buffer costs the host, in heads' computing (see attendShares).
 const TOUCH_PER_HEAD = 0.25;
-// attend(): the host touches this many of every 8 pages of the other shares' heads; they fault in
-// the rest as they write (measured: see docs/pool.md).
-const TOUCH_EIGHTHS = 8;
 const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
@@ -115,8 +112,6 @@ class AttnPool {
     this._attendShares = CHUNKS_PER_WORKER;
     // What touching a head's pages costs the host, in heads (benchmarks vary it: see attendShares).
     this._touchPerHead = TOUCH_PER_HEAD;
-    // How many of every 8 pages of the other shares' heads the host touches (see attendHost).
-    this._touchEighths = TOUCH_EIGHTHS;
   }
 
   /** How many workers (wasm instances) the pool runs. */
@@ -150,7 +145,7 @@ class AttnPool {
     // same ones): its share ends first, so they are parsed here while the others finish.
     const links = ranges.slice(1).map(() => new MessageChannel());
     const jobs = ranges.map(([h0, h1], s) => (s === 0
-      ? (api) => api.attendHost(rest, h0, h1, H, Comlink.transfer(links[0].port1, [links[0].port1]), this._touchEighths)
+      ? (api) => api.attendHost(rest, h0, h1, H, Comlink.transfer(links[0].port1, [links[0].port1]))
       : (api) => {
         const prev = links[s - 1].port2, next = s < links.length ? links[s].port1 : null;
         return api.attendLinked(rest, h0, h1, H, Comlink.transfer(prev, [prev]), next && Comlink.transfer(next, [next]));
