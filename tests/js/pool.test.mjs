@@ -324,6 +324,16 @@ describe('abort', () => {
       c2.abort();
       await assert.rejects(attend, { name: 'AbortError' });
       assertSameResult(await pool.attend({ query: 'the cat sat', heads: 2 }), scope.attend({ query: 'the cat sat', heads: 2 }), 'attend after');
+      // Aborted while both shares run (the last one computing, or waiting for the host's buffer),
+      // with another attend call queued behind it: that one is the scope's.
+      const c3 = new AbortController();
+      const long = { query: 'the cat sat on the warm mat by the door '.repeat(60), heads: 6, maxTokens: 1024 };
+      const chained = pool.attend({ ...long, signal: c3.signal });
+      const behind = pool.attend({ query: 'a dog ran in the park', heads: 3 });
+      for (let t = 0; t < 2000 && pool._slots.filter((s) => s.state === 'busy').length < 2; t++) await new Promise((r) => setTimeout(r, 1));
+      c3.abort();
+      await assert.rejects(chained, { name: 'AbortError' });
+      assertSameResult(await behind, scope.attend({ query: 'a dog ran in the park', heads: 3 }), 'attend queued behind an aborted one');
     } finally {
       await pool.dispose();
     }
