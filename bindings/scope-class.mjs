@@ -25,6 +25,11 @@ const QK = Object.freeze(['Q', 'K']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gr
 const ATTENTION_KEYS = Object.freeze(['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS]);
 const ATTENTION_KEYS_RETURNS = Object.freeze([...ATTENTION_KEYS, 'returns']);
 const RETURNS = Object.freeze(['returns']);
+// attention()'s and attentionOutput()'s blocks up to this size are allocated before the call's cost
+// is checked, which the export then checks first (_attentionBlock): one crossing of the boundary is
+// saved, and a refused call of this size holds at most this much for the moment of its refusal.
+// (n = 16, d = dv = 64 takes 18.2 KiB.)
+const SMALL_CALL_BYTES = 64 * 1024;
 
 const NO_SCOPE = 'scope: this AttnScope was disposed; create a new one (createAttnScope or scope.newScope)';
 
@@ -47,7 +52,8 @@ class Scope {
     // 'auto' first, then the fastest variant first (the manifest lists the scalar reference first).
     this.variants = Object.freeze({ available: ['auto', ...compiled.reverse()], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
     this._variant = 'auto';
-    this._at = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];   // _attentionBlock's addresses, reused
+    this._at = new Array(15).fill(0);      // _attentionBlock's addresses, reused by every call
+    this._bytes = new Array(13).fill(0);   // and its parts' sizes
     this._vocabName = vocabName;
   }
 
@@ -240,17 +246,16 @@ class Scope {
     const { nq, nk, dv } = a;
     const want = returnsOption('options.returns', options.returns);
     const outputOnly = want.size === 1 && want.has('output');
-    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, outputOnly);
     // Only what is asked for gets a buffer; the core skips the work of the rest (no buffer = 0).
     const at = this._attentionBlock(Q, K, V, a, want.has('scores') ? nq * nk : 0, want.has('weights') ? nq * nk : 0,
-      want.has('output') ? nq * dv : 0, want.has('stats') ? 3 * nq : 0);
+      want.has('output') ? nq * dv : 0, want.has('stats') ? 3 * nq : 0, outputOnly);
     try {
-      this._checkAttentionFinite(Q, K, V, at);
       const e = this._enum.ints, w = a.weights;
-      const err = exportMessage(this._m, this._m._attnscope_attention(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv, e.score[a.score],
+      const r = this._m._attnscope_attention(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv, e.score[a.score],
         e.variant[a.variant], a.idw.p, a.idw.eps, at[4], at[5], at[6], at[7], w.hidden, at[8],
-        w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[9], at[10], at[11], at[12], queryOffset));
-      if (err) throw coreError(err);
+        w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[9], at[10], at[11], at[12], queryOffset,
+        at[14], at[0], this._finiteSpan(Q, K, V, at));
+      if (r !== 0) throw this._attentionRefusal(r, Q, K, V, at);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
       let first = 0, last = 0;
@@ -282,15 +287,14 @@ class Scope {
     checkInt('queryOffset', queryOffset, 0, 1 << 16);
     const a = this._attentionInputs(Q, K, V, options, NO_NAMES);
     const { nq, nk, dv } = a;
-    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
-    const at = this._attentionBlock(Q, K, V, a, 0, 0, nq * dv, 0);
+    const at = this._attentionBlock(Q, K, V, a, 0, 0, nq * dv, 0, true);
     try {
-      this._checkAttentionFinite(Q, K, V, at);
       const e = this._enum.ints, w = a.weights;
-      const err = exportMessage(this._m, this._m._attnscope_attention_output(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv,
+      const r = this._m._attnscope_attention_output(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv,
         e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, at[4], at[5], at[6], at[7],
-        w.hidden, at[8], w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[11], queryOffset));
-      if (err) throw coreError(err);
+        w.hidden, at[8], w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[11], queryOffset,
+        at[14], at[0], this._finiteSpan(Q, K, V, at));
+      if (r !== 0) throw this._attentionRefusal(r, Q, K, V, at);
       return this._read(at[11], nq * dv);
     } finally {
       this._m._free(at[13]);
@@ -300,28 +304,39 @@ class Scope {
   // The heap block of attention() and attentionOutput(), laid out and checked as _withArrays lays out
   // { Q, K, V, padding, W, W1, W2, v, Wa } and the outputs { S, A, O, stats } (floats; 0 = not asked
   // for), with the inputs copied in; without its per-call objects, which a small call feels.
+  // The call's cost is checked before its block is allocated, as _checkCost does, except in a small
+  // call (a block of at most SMALL_CALL_BYTES): the export checks it first there, in the same wasm
+  // call as the computation (at[14] says which check it makes), and if the heap cannot give even
+  // that block, the cost is checked before the allocation is refused, so the same call fails with the
+  // same message either way.
   // Returns this scope's address array (reused by the next call): [0..8] the inputs', [9..12] the
-  // outputs' (0 = none), [13] the block's (to free).
-  _attentionBlock(Q, K, V, a, nS, nA, nO, nStats) {
+  // outputs' (0 = none), [13] the block's (to free), [14] the export's cost check (0: none, made here;
+  // 1: attention()'s; 2: the output-only path's).
+  _attentionBlock(Q, K, V, a, nS, nA, nO, nStats, outputOnly) {
     const w = a.weights.arrays, at = this._at;
     const inputs = [Q, K, V, a.padding, w.W, w.W1, w.W2, w.v, w.Wa];
     let total = 0;
-    for (let i = 0; i < 9; i++) {
-      const x = inputs[i];
-      if (!x) { at[i] = -1; continue; }
-      const bytes = i === 3 ? typedLength(x) : 4 * typedLength(x);   // the padding is a Uint8Array
-      checkBlock(bytes);
+    for (let i = 0; i < 13; i++) {
+      const x = i < 9 ? inputs[i] : null;
+      const bytes = i < 9 ? (!x ? -1 : i === 3 ? typedLength(x) : 4 * typedLength(x))   // the padding is a Uint8Array
+        : 4 * (i === 9 ? nS : i === 10 ? nA : i === 11 ? nO : nStats) || -1;
+      this._bytes[i] = bytes;
+      if (bytes < 0) { at[i] = -1; continue; }
       at[i] = total;
       total += (bytes + 15) & ~15;
     }
-    for (let j = 0; j < 4; j++) {
-      const n = j === 0 ? nS : j === 1 ? nA : j === 2 ? nO : nStats;
-      if (!n) { at[9 + j] = -1; continue; }
-      checkBlock(n * 4);
-      at[9 + j] = total;
-      total += (n * 4 + 15) & ~15;
+    const cost = () => this._checkCost(a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly);
+    let base = 0;
+    at[14] = 0;
+    if (total <= SMALL_CALL_BYTES) {
+      base = this._m._malloc(total);
+      if (base) at[14] = outputOnly ? 2 : 1;
+      else { cost(); base = this._alloc(total); }
+    } else {
+      cost();
+      for (let i = 0; i < 13; i++) if (this._bytes[i] >= 0) checkBlock(this._bytes[i]);
+      base = this._alloc(total);
     }
-    const base = this._alloc(total);
     const heap32 = this._m.HEAPF32;
     for (let i = 0; i < 13; i++) {
       if (at[i] < 0) { at[i] = 0; continue; }
@@ -332,22 +347,26 @@ class Scope {
     at[13] = base;
     return at;
   }
-  // Q, K and V (the first three parts of the block) are checked for non-finite values in one wasm
-  // call over their span, as _checkFinite does.
-  _checkAttentionFinite(Q, K, V, at) {
+  // Q, K and V (the first three parts of the block) are checked for non-finite values in the export,
+  // over their span from Q's first float: the alignment gaps between them are zeroed here first.
+  // Returns the span's length in floats.
+  _finiteSpan(Q, K, V, at) {
     const heap32 = this._m.HEAPF32;
-    const first = at[0] >> 2, qEnd = first + typedLength(Q), kEnd = (at[1] >> 2) + typedLength(K);
+    const qEnd = (at[0] >> 2) + typedLength(Q), kEnd = (at[1] >> 2) + typedLength(K);
     if (at[1] >> 2 !== qEnd) heap32.fill(0, qEnd, at[1] >> 2);
     if (at[2] >> 2 !== kEnd) heap32.fill(0, kEnd, at[2] >> 2);
-    const end = (at[2] >> 2) + typedLength(V);
-    const bad = this._m._attnscope_first_non_finite(first << 2, end - first);
-    if (bad < 0) return;
-    const arrays = [Q, K, V];
+    return (at[2] >> 2) + typedLength(V) - (at[0] >> 2);
+  }
+  // The error of an export's refusal r (embind.cpp, checked_first): a message, or the index of a
+  // non-finite element in the span of Q, K and V, named by its array (as _checkFinite names it).
+  _attentionRefusal(r, Q, K, V, at) {
+    if (r > 0) return coreError(exportMessage(this._m, r));
+    const bad = -1 - r, arrays = [Q, K, V];
     for (let k = 0; k < 3; k++) {
-      const i = first + bad - (at[k] >> 2);
-      if (i >= 0 && i < typedLength(arrays[k])) throw nonFinite('QKV'[k], arrays[k], i);
+      const i = (at[0] >> 2) + bad - (at[k] >> 2);
+      if (i >= 0 && i < typedLength(arrays[k])) return nonFinite('QKV'[k], arrays[k], i);
     }
-    throw new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
+    return new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
   }
 
   /**
