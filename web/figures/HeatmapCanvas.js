@@ -31,13 +31,17 @@ const LONG_RATIO = 4;       // a matrix is long × short from this ratio of its 
  * cell size, the whole matrix fits at zoom 1), or for a long × short matrix whose short side can be
  * labelled whole, 'rows' (many query rows: the key columns fill the width) or 'cols' (the transpose).
  * Then `short` is the short axis's cell (px, fixed) and `long` the long axis's at zoom 1.
+ * A long × short matrix whose short side is too long to be labelled whole (2,000 × 100) keeps square
+ * cells, but sized so that its short side fills the detail: a window of the long axis at zoom 1 (the
+ * overview shows all of it), where the whole matrix would have been a strip a few pixels wide.
  */
 export function cellGeometry(nq, nk, aw, ah) {
   const fit = Math.min(aw / nk, ah / nq);
   const rows = nq >= nk;
   const [nLong, nShort, longSide, shortSide] = rows ? [nq, nk, ah, aw] : [nk, nq, aw, ah];
   const short = Math.min(MAX_ZOOM_CELL, shortSide / nShort);
-  if (fit >= LABEL_MIN || nLong < LONG_RATIO * nShort || short < LABEL_MIN) return { mode: 'square', fit };
+  if (fit >= LABEL_MIN || nLong < LONG_RATIO * nShort) return { mode: 'square', fit };
+  if (short < LABEL_MIN) return { mode: 'square', fit: Math.max(fit, short), windowed: short > fit };
   return { mode: rows ? 'rows' : 'cols', fit, short, long: Math.max(longSide / nLong, MIN_LONG_CELL), nLong, nShort };
 }
 
@@ -121,7 +125,8 @@ export class HeatmapCanvas extends Figure {
         : `drawn with wider ${g.mode === 'rows' ? 'columns' : 'rows'} so that the ${d.nq > d.nk ? 'key columns' : 'query rows'} stay readable; `)
       + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
         : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
-      + (g.mode === 'square' ? 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
+      + (g.mode === 'square' ? (g.windowed ? `The detail shows a window of the ${d.nq > d.nk ? 'query rows' : 'key columns'}, all the ${d.nq > d.nk ? 'key columns' : 'query rows'} across it. ` : '')
+        + `Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 ${g.windowed ? 'goes back to the start; click the overview to move there' : 'shows everything'}. `
         : `The detail shows a window of the ${g.mode === 'rows' ? 'query rows' : 'key columns'}: the wheel or a pinch zooms it, a drag or the arrows move it, `
           + '+ and − zoom, 0 goes back to the start; click the overview to move there. ')
       + 'Enter explains the outlined cell, at the centre of the detail (its value is shown under it); where the arrows cannot pan further, they move the outline on to the edge cells; Home and End go to the row’s first and last column. '
@@ -218,7 +223,8 @@ export class HeatmapCanvas extends Figure {
     let dw = Math.min(820, narrow ? avail : avail - OVERVIEW - 20);
     let dh = Math.min(640, Math.max(260, Math.round(dw * 0.85)));
     // The matrix area inside the detail, below and right of the label margins. Square cells: at zoom 1
-    // the whole matrix fits it (cells may be smaller than a pixel, then the image is scaled down).
+    // the whole matrix fits it (cells may be smaller than a pixel, then the image is scaled down), or
+    // for a long × short matrix with too many short-axis cells to label, its short side does.
     // Long × short: the short axis fills it (the canvas shrinks to it when its cells reach
     // MAX_ZOOM_CELL), the long axis shows a window of cells of at least MIN_LONG_CELL px.
     const g = cellGeometry(d.nq, d.nk, dw - MARGIN, dh - MARGIN);
