@@ -154,6 +154,8 @@ for (const [width, height] of [[1440, 900], [390, 844]]) {
       assert.equal((await cellShown())[1], 1);
       await page.keyboard.press('End');
       assert.equal((await cellShown())[1], 7);
+      // Heard too: the range's live region says the keyboard's cell (visually hidden: the readout shows it).
+      assert.match(await page.textContent('#figure-heatmap-large .hmc-range .visually-hidden'), /^ Outlined: row \d+ .* column 7 “\.”: weight /);
       await page.keyboard.press('Home');
       for (let k = 0; k < 400 && (await cellShown())[0] > 1; k++) await page.keyboard.press('ArrowUp');
       assert.deepEqual(await cellShown(), [1, 1]);

@@ -57,7 +57,11 @@ export class HeatmapCanvas extends Figure {
     this.detail = dt.append('canvas').attr('class', 'hmc-detail').attr('tabindex', 0).attr('role', 'application')
       .attr('aria-roledescription', 'zoomable attention matrix')
       .attr('aria-describedby', `figure-${this.id}-range`);
+    // The range shown, and (heard, not seen: the readout under it shows it) the keyboard's cell after
+    // a key moved it: one polite live region, which speaks what changed of the two.
     this.rangeEl = this.body.append('p').attr('class', 'hmc-range').attr('id', `figure-${this.id}-range`).attr('aria-live', 'polite');
+    this.rangeText = this.rangeEl.append('span');
+    this.keyText = this.rangeEl.append('span').attr('class', 'visually-hidden');
     this.readout = this.body.append('p').attr('class', 'hmc-readout');
     this.base = document.createElement('canvas');   // one pixel per cell
     this.data = null;
@@ -82,7 +86,7 @@ export class HeatmapCanvas extends Figure {
     }).on('mousemove', (ev) => this.showValue(this.cellAt(ev)))
       .on('mouseleave', () => this.showValue(null))
       .on('keydown', (ev) => this.onKey(ev))
-      .on('focus', () => this.requestFrame()).on('blur', () => this.requestFrame());
+      .on('focus', () => this.requestFrame()).on('blur', () => { this.keptKey?.setText(''); this.requestFrame(); });
     this.overview.on('click', (ev) => this.centreOn(ev));
     // The canvas takes its colours (background, labels, masked cells) from the theme: read again
     // and repainted when the system's colour scheme changes.
@@ -100,6 +104,7 @@ export class HeatmapCanvas extends Figure {
   setData(d) {
     const reset = !this.data || this.data.nq !== d.nq || this.data.nk !== d.nk;
     this.data = d;
+    this.keptKey?.setText('');   // the keyboard's cell is read again at the next key, with its new value
     if (reset) this.resetZoom = true;
   }
   setValueKind(kind) { this.kind = kind; }
@@ -392,7 +397,7 @@ export class HeatmapCanvas extends Figure {
     const range = `Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
       + ` (zoom ×${fmt(t.k, 3)}${labelled}).`
       + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : '');
-    (this.keptRange ||= new Kept(this.rangeEl.node())).setText(range);   // unchanged text: no layout for the frame
+    (this.keptRange ||= new Kept(this.rangeText.node())).setText(range);   // unchanged text: no layout for the frame
     const dn = this.detail.node();
     if (dn.dataset.cellWidth !== String(+cw.toFixed(2)) || dn.dataset.cellHeight !== String(+ch.toFixed(2)) || dn.dataset.mode !== this.geo.mode) {
       dn.dataset.mode = this.geo.mode;
@@ -501,7 +506,9 @@ export class HeatmapCanvas extends Figure {
     if (act) {
       consumeKey(ev);
       act();
-      this.showValue(this.keyCell());   // the cell Enter would explain
+      const k = this.keyCell();
+      this.showValue(k);   // the cell Enter would explain
+      (this.keptKey ||= new Kept(this.keyText.node())).setText(k ? ` Outlined: ${this.readout.text()}.` : '');
       this.requestFrame();
     } else if (ev.key === 'Enter' && !ev.altKey) {
       // Enter explains the keyboard's cell (pan and zoom to it first), as a click does.
@@ -575,7 +582,7 @@ export class HeatmapCanvas extends Figure {
     title.setAttribute('y', 14);
     title.setAttribute('font-size', 13);
     title.setAttribute('fill', getComputedStyle(this.root.node()).color);
-    title.textContent = `${this.titleEl.text()} — ${this.rangeEl.text()}`;
+    title.textContent = `${this.titleEl.text()} — ${this.rangeText.text()}`;
     svg.appendChild(title);
     for (const [c, x, w, h] of [[this.overview, 0, this.ov.w, this.ov.h], [this.detail, this.ov.w + gap, this.size.w, this.size.h]]) {
       const img = doc.createElementNS(SVG_NS, 'image');
