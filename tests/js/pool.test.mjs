@@ -173,17 +173,24 @@ describe('createAttnPool()', () => {
     const p = await createAttnPool({ workers: 2, preload: true });
     try {
       const text = Array.from({ length: 600 }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'warm', 'mat', 'by', 'door'][(i * 7) % 9]).join(' ');
+      const until = (ok) => new Promise((resolve) => {
+        const end = Date.now() + 60_000;
+        const poll = () => (ok() || Date.now() > end ? resolve() : setTimeout(poll, 1));
+        poll();
+      });
       for (const share of [0, 1]) {
-        const options = { query: text, heads: 6, maxTokens: 1024 };
+        // Both workers ready (after the first round, one was replaced and is loading).
+        await until(() => p._slots.every((s) => s.state === 'idle'));
+        const options = { query: text, heads: 8, maxTokens: 1024 };
         const call = p.attend(options);
         // Once both shares run, the worker of one of them ends as a crash would end it (the other
         // share, if it waits for the joined buffer from the first, must not wait for ever).
         let slot;
-        for (let t = 0; t < 2000 && !slot; t++) {
-          await new Promise((r) => setTimeout(r, 1));
+        await until(() => {
           const running = p._slots.filter((s) => s.task && s.state === 'busy');
           if (running.length === 2) slot = running.find((s) => s.task === s.task.call.tasks[share]);
-        }
+          return slot || running.length === 0;
+        });
         assert.ok(slot, 'both shares ran');
         slot.handle.terminate();
         await assert.rejects(call, /pool: a worker exited/);
