@@ -48,16 +48,14 @@ inline void patch_direct(const std::vector<DirectPatch>& patches, float* S, std:
 }
 
 // Hides the keys a query may not see: causal (key j > query i) and padding. s holds the scores of
-// query row `i` against keys [j0, j0 + nb); a hidden key's score becomes `hidden` (−inf; +inf for
-// idw's ratio path in fused_idw_simd.cpp, whose tile holds eps + d2, the exponential of minus the score).
-inline void fused_mask_row(const FusedAttentionArgs& a, std::size_t row, std::size_t j0, std::size_t nb, float* s,
-                           float hidden = -kFusedInf) {
+// query row `i` against keys [j0, j0 + nb).
+inline void fused_mask_row(const FusedAttentionArgs& a, std::size_t row, std::size_t j0, std::size_t nb, float* s) {
     const std::size_t i = a.query_offset + row;  // the row's index in the whole query
     if (a.causal && j0 + nb > i + 1)
-        for (std::size_t j = (i + 1 > j0 ? i + 1 - j0 : 0); j < nb; ++j) s[j] = hidden;
+        for (std::size_t j = (i + 1 > j0 ? i + 1 - j0 : 0); j < nb; ++j) s[j] = -kFusedInf;
     if (a.key_padding)
         for (std::size_t j = 0; j < nb; ++j)
-            if (a.key_padding[j0 + j]) s[j] = hidden;
+            if (a.key_padding[j0 + j]) s[j] = -kFusedInf;
 }
 
 // The rare tiles: a NaN, a +inf, or a row already in its +inf state. Turns s into the weights to add

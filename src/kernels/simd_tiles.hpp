@@ -145,24 +145,6 @@ inline float idw_arg(float qq, float kk, float qk, float eps) {
     return eps + (d2 < 0.0f ? 0.0f : d2);
 }
 
-// The smaller of a and b, lane by lane, for lanes known not to be NaN (one instruction: wasm's pmin,
-// SSE's minps; xsimd::min is a compare and a select in wasm).
-ATTNSCOPE_TILE_INLINE batch min_not_nan(const batch& a, const batch& b) {
-#if defined(__wasm_simd128__)
-    return batch((batch::register_type)wasm_f32x4_pmin((v128_t)a.data, (v128_t)b.data));
-#else
-    return batch(_mm_min_ps(a, b));
-#endif
-}
-
-inline float hmin(const batch& b) {
-    alignas(16) float lanes[W];
-    b.store_aligned(lanes);
-    float m = lanes[0];
-    for (std::size_t l = 1; l < W; ++l) m = std::min(m, lanes[l]);
-    return m;
-}
-
 // ---- S = Q Kᵀ ------------------------------------------------------------------------------------
 // A packed Kᵀ panel holds keys [j0, j0 + nb) in strips of kNR keys: strip s is d rows of kNR floats,
 // panel[(s d + t) kNR + c] = K[j0 + s kNR + c][t], zero past nb. The micro-kernel then reads one

@@ -321,13 +321,12 @@ TEST_CASE("query_offset: a share of the query rows equals those rows of the whol
             }
 }
 
-// idw at p = 2 and τ = 1 turns the softmax of −log(eps + d2) into ratios of eps + d2 in the SIMD
-// kernel (fused_simd.cpp), with the general update for the rows it cannot take: self-attention (Q = K:
-// the exact distances of the diagonal pairs), a NaN key, a panel hidden from every row, causal rows
-// that see nothing in a panel, a far key, and eps below FLT_MIN (never the ratio path). Against
-// attention() and the float64 chain, and a share of the rows from an offset that is not a multiple of
-// the 4-row tile equals those rows of the whole call bit for bit.
-TEST_CASE("attention_output: idw at p = 2, tau = 1 (the ratio path) against attention() and float64", "[fused][idw]") {
+// idw at p = 2 and τ = 1 (the defaults) with what the SIMD kernel's logarithm and its fallbacks must
+// get right: self-attention (Q = K: the exact distances of the diagonal pairs), a NaN key, a panel
+// hidden from every row, causal rows that see nothing in a panel, a far key, eps normal and below
+// FLT_MIN. Against attention() and the float64 chain, and a share of the rows from an offset that is
+// not a multiple of the 4-row tile equals those rows of the whole call bit for bit.
+TEST_CASE("attention_output: idw at p = 2, tau = 1 against attention() and float64", "[fused][idw]") {
     const std::size_t nq = 70, nk = 300, d = 9, dv = 6;
     for (const auto& [vname, variant] : public_variants())
         for (const float eps : {0.5f, 1e-3f, 1e-40f})
