@@ -9,7 +9,7 @@
 //   - the copies: 4 heads of scores and weights (32 MB) copied into newly allocated arrays;
 //   - the pool: a share of 4 heads on one worker (the scope's cost plus the message there and back),
 //     two shares on two workers without the join, and the whole call: the host's share (which
-//     brings the joined buffer) and one other (the default), two or four others.
+//     makes the joined buffer, passed on from worker to worker) and one other (the default), two or four others.
 // Writes bench/results/pool-attend.json (or --out FILE) and prints a table.
 //   node bench/pool-attend.mjs [--rounds N] [--out FILE]
 import { cpus, loadavg } from 'node:os';
@@ -63,7 +63,7 @@ const cases = [
   [`one head's kernels: attention ${n} x ${n}, d ${dh}, every part`, () => scope.attention(Q, K, V, { nq: n, nk: n, d: dh, dv: dh })],
   ['copy 4 heads of scores and weights into new arrays (32 MB)', () => [new Float32Array(half.scores), new Float32Array(half.weights)]],
   ['pool: heads 0-4 on one worker (one share)', () => pool._submit(undefined, [(api) => api.attend(o, 0, 4)], (x) => x)],
-  ['pool: heads 0-4 and 4-8 on two workers, not joined', () => pool._submit(undefined, [(api) => api.attend(o, 0, 4), (api) => api.attend(o, 4, 8, true)], (x) => x)],
+  ['pool: heads 0-4 and 4-8 on two workers, not joined', () => pool._submit(undefined, [(api) => api.attend(o, 0, 4), (api) => api.attend(o, 4, 8)], (x) => x)],
   ['pool of 2: attend, the host\'s share and one other (the default)', pooled(1)],
   ['pool of 2: attend, the host\'s share and two others', pooled(2)],
   ['pool of 2: attend, the host\'s share and four others', pooled(4)],

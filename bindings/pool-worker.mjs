@@ -74,10 +74,13 @@ const api = {
     }
   },
 
-  /** attend() (every head) on this worker; loads the vocabulary first when it is not loaded yet. */
-  async attend(options) {
+  /**
+   * attend() on this worker, heads [headBegin, headEnd) (0, 0: every head: the pool's call on one
+   * worker; a range: benchmarks); loads the vocabulary first when it is not loaded yet.
+   */
+  async attend(options, headBegin = 0, headEnd = 0) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const result = scope.attend(options);
+    const result = scope._attend(options, headBegin, headEnd);
     return Comlink.transfer(result, [...buffersOf(result)]);
   },
 
