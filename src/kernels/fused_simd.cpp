@@ -34,14 +34,15 @@ constexpr std::size_t kKeys = ATTNSCOPE_FUSED_KEYS;        // keys per panel (a 
 constexpr std::size_t kQueries = ATTNSCOPE_FUSED_QUERIES;  // query rows per block
 
 // The online update of one row (simd_tiles' exp), same decisions as online_update_scalar.
-inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float inv_tau, float& scale) {
+inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float inv_tau, float& scale,
+                               const ExpConstants& ek) {
     batch mx_v(-kFusedInf);
     auto has_nan = batch(0.0f) != batch(0.0f);
     std::size_t j = 0;
     for (; j + W <= nb; j += W) {
         const batch x = batch::load_aligned(s + j);
         has_nan = has_nan || (x != x);
-        mx_v = xsimd::max(mx_v, x);
+        mx_v = pmax(mx_v, x);  // a NaN x is ignored here and caught by has_nan
     }
     float tmax = hmax(mx_v);
     bool tnan = xsimd::any(has_nan);
@@ -56,15 +57,15 @@ inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float in
     batch sum0(0.0f), sum1(0.0f);
     j = 0;
     for (; j + 2 * W <= nb; j += 2 * W) {
-        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb);
-        const batch e1 = exp_nonpositive((batch::load_aligned(s + j + W) - mb) * itb);
+        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb, ek);
+        const batch e1 = exp_nonpositive((batch::load_aligned(s + j + W) - mb) * itb, ek);
         e0.store_aligned(s + j);
         e1.store_aligned(s + j + W);
         sum0 += e0;
         sum1 += e1;
     }
     for (; j + W <= nb; j += W) {
-        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb);
+        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb, ek);
         e0.store_aligned(s + j);
         sum0 += e0;
     }
@@ -99,6 +100,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
         pack_kt_panel(a.K + b * kKeys * a.ldk, a.ldk, std::min(kKeys, a.nk - b * kKeys), a.d, kt + b * per_panel);
     float* S = s_buf.get(kMR * kKeys);
     const float alpha = a.score == FusedScore::dot ? a.alpha : 1.0f;
+    const ExpConstants ek = exp_constants();
 
     OnlineRow state[kQueries];
     std::vector<DirectPatch> patches;
@@ -147,7 +149,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                     float* s = S + r * kKeys;
                     fused_mask_row(a, i0 + r, j0, nb, s);
                     float scale;
-                    online_update_simd(state[i0 + r - q0], s, nb, a.inv_tau, scale);
+                    online_update_simd(state[i0 + r - q0], s, nb, a.inv_tau, scale, ek);
                     if (scale != 1.0f) scale_row(o[r], a.dv, scale);
                 }
                 av_rows(mr, p, nb, a.V + j0 * a.ldv, a.ldv, a.dv, o);

@@ -18,6 +18,9 @@
 #include <vector>
 
 #include <xsimd/xsimd.hpp>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 namespace attnscope::kernels {
 namespace {
@@ -47,6 +50,49 @@ inline float hmax(const batch& b) {
     return m;
 }
 
+// max(a, b) as a < b ? b : a: wasm's f32x4.pmax, one maxps in V8. xsimd::max goes through
+// Emscripten's SSE emulation of _mm_max_ps, a compare and a bitselect (four instructions in V8). A
+// NaN in b is ignored, a NaN in a kept.
+inline batch pmax(const batch& a, const batch& b) {
+#if defined(__wasm_simd128__)
+    return batch(reinterpret_cast<batch::register_type>(wasm_f32x4_pmax(reinterpret_cast<v128_t>(a.data),
+                                                                       reinterpret_cast<v128_t>(b.data))));
+#else
+    return xsimd::select(a < b, b, a);
+#endif
+}
+
+// The exp's constants, as vectors a loop keeps in registers (or spill slots). Written as splatted
+// constants inside a loop, clang puts one v128.const per use in the loop body, and V8 (11.x, x86-64)
+// materialises each with three instructions per iteration (an immediate move, a move to xmm and a
+// shuffle), which cost the softmax more than its arithmetic. Loaded from memory V8 cannot see
+// through (exp_constant_table, external linkage, never written) before the loop, they are loop
+// invariants instead: at most a reload from the stack.
+struct ExpConstants {
+    batch lo, log2e, magic, ln2_hi, ln2_lo, c3, c2, c1, c0, one;
+};
+}  // namespace
+
+alignas(16) inline float exp_constant_table[10] = {
+    -88.0f,                // the clamp
+    1.44269504088896341f,  // log2(e)
+    12583039.0f,           // 1.5 * 2^23 + 127
+    -0.693359375f,         // −ln2, high part (Cody and Waite)
+    2.12194440e-4f,        // −ln2, low part
+    8.3125252277e-03f,     // q(r), highest coefficient first
+    4.1890114546e-02f,
+    1.6667114198e-01f,
+    4.9999231100e-01f,
+    1.0f,
+};
+
+namespace {
+inline ExpConstants exp_constants() {
+    const float* t = exp_constant_table;
+    return {batch(t[0]), batch(t[1]), batch(t[2]), batch(t[3]), batch(t[4]),
+            batch(t[5]), batch(t[6]), batch(t[7]), batch(t[8]), batch(t[9])};
+}
+
 // e^x for x in [-88, 0] (callers clamp): x = n ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part
 // ln2, exact products without an FMA), e^r = 1 + r + r² q(r) with q a cubic fitted for the least
 // maximum relative error on that interval (1.1e-7 in exact arithmetic), and 2^n built in the exponent
@@ -56,30 +102,32 @@ inline float hmax(const batch& b) {
 // |x| ulp(1)/2 relative, which exceeds this above |x| = 4. For n = −127 (x <= −87.68) the
 // exponent field is 0, so the result is exactly 0: the clamp at −88 makes −inf and every x below
 // it give 0 without a compare and select.
-inline batch exp_core(const batch& xc) {
+ATTNSCOPE_TILE_INLINE batch exp_core(const batch& xc, const ExpConstants& k) {
     // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
     // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
     // emulates _mm_cvttps_epi32 lane by lane, which cost more than the whole polynomial.)
-    const batch magic(12583039.0f);  // 1.5 * 2^23 + 127
-    const batch t = xsimd::fma(xc, batch(1.44269504088896341f), magic);
-    const batch n = t - magic;
-    const batch r = xsimd::fnma(n, batch(-2.12194440e-4f), xsimd::fnma(n, batch(0.693359375f), xc));
-    batch q = batch(8.3125252277e-03f);
-    q = xsimd::fma(q, r, batch(4.1890114546e-02f));
-    q = xsimd::fma(q, r, batch(1.6667114198e-01f));
-    q = xsimd::fma(q, r, batch(4.9999231100e-01f));
-    const batch p = xsimd::fma(q, r * r, r + batch(1.0f));
+    const batch t = xsimd::fma(xc, k.log2e, k.magic);
+    const batch n = t - k.magic;
+    const batch r = xsimd::fma(n, k.ln2_lo, xsimd::fma(n, k.ln2_hi, xc));
+    batch q = k.c3;
+    q = xsimd::fma(q, r, k.c2);
+    q = xsimd::fma(q, r, k.c1);
+    q = xsimd::fma(q, r, k.c0);
+    const batch p = xsimd::fma(q, r * r, r + k.one);
     const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n (0 for n = -127)
     return p * scale;
 }
+inline batch exp_core(const batch& xc) { return exp_core(xc, exp_constants()); }
 
 // exp(x) for x <= 0, the only arguments the softmax has (scores minus the row max, times 1/tau > 0;
 // -inf for masked keys). Results below FLT_MIN (x < -87.34) are the reference's denormal or 0
-// (exactly 0 from x = -87.68 down, -inf included): an absolute difference below 1.2e-38.
-// xsimd::exp covers the whole real line and measured no faster than scalar expf in wasm; this one
-// skips what the softmax never needs. (A compare and select that flushed everything below FLT_MIN
-// to 0 cost 5 of its ~30 vector operations; the clamp alone gives 0 where it matters: -inf.)
-inline batch exp_nonpositive(const batch& x) { return exp_core(xsimd::max(x, batch(-88.0f))); }
+// (exactly 0 from x = -87.68 down, -inf included): an absolute difference below 1.2e-38. NaN gives
+// NaN. xsimd::exp covers the whole real line and measured no faster than scalar expf in wasm; this
+// one skips what the softmax never needs. (A compare and select that flushed everything below
+// FLT_MIN to 0 cost 5 of its ~30 vector operations; the clamp alone gives 0 where it matters: -inf.)
+// Loops pass exp_constants() read once before the loop.
+ATTNSCOPE_TILE_INLINE batch exp_nonpositive(const batch& x, const ExpConstants& k) { return exp_core(pmax(x, k.lo), k); }
+inline batch exp_nonpositive(const batch& x) { return exp_nonpositive(x, exp_constants()); }
 
 // Natural log for x >= 0 (idw's eps + d2), Cephes' logf: x = 2^e m with m in [√½, √2), a polynomial
 // for log(m), e ln 2 added in two parts. Exponent and mantissa come from the bits with shifts and
