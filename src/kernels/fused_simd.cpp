@@ -98,7 +98,12 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
     float* kt = kt_buf.get(panels * per_panel);
     for (std::size_t b = 0; b < panels; ++b)
         pack_kt_panel(a.K + b * kKeys * a.ldk, a.ldk, std::min(kKeys, a.nk - b * kKeys), a.d, kt + b * per_panel);
-    float* S = s_buf.get(kMR * kKeys);
+    float* S = s_buf.get(kFusedMR * kKeys);
+    // The block's query rows in packed tiles (score_tile_packed), for the dot product.
+    const bool packed_q = a.score != FusedScore::manhattan;
+    const std::size_t tile_floats = kFusedMR * a.d;
+    AlignedFloats qt_buf;
+    float* QT = packed_q ? qt_buf.get((kQueries + kFusedMR - 1) / kFusedMR * tile_floats) : nullptr;
     const float alpha = a.score == FusedScore::dot ? a.alpha : 1.0f;
     const ExpConstants ek = exp_constants();
 
@@ -108,27 +113,34 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
     for (std::size_t q0 = 0; q0 < a.nq; q0 += kQueries) {
         const std::size_t qrows = std::min(kQueries, a.nq - q0);
         for (std::size_t r = 0; r < qrows; ++r) state[r] = OnlineRow{};
+        if (packed_q) {
+            for (std::size_t i0 = q0; i0 < q0 + qrows; i0 += kFusedMR) {
+                const std::size_t mr = std::min(kFusedMR, q0 + qrows - i0);
+                const float* q[kFusedMR] = {};
+                for (std::size_t r = 0; r < mr; ++r) q[r] = a.Q + (i0 + r) * a.ldq;
+                pack_q_tile(q, mr, a.d, QT + (i0 - q0) / kFusedMR * tile_floats);
+            }
+        }
         // Under the causal mask no row of the block sees keys past its last row.
         const std::size_t kend = a.causal ? std::min(a.nk, a.query_offset + q0 + qrows) : a.nk;
         for (std::size_t j0 = 0; j0 < kend; j0 += kKeys) {
             const std::size_t nb = std::min(kKeys, kend - j0);
             const std::size_t strips = (nb + kNR - 1) / kNR;
             const float* panel = kt + (j0 / kKeys) * per_panel;
-            for (std::size_t i0 = q0; i0 < q0 + qrows; i0 += kMR) {
-                const std::size_t mr = std::min(kMR, q0 + qrows - i0);
+            for (std::size_t i0 = q0; i0 < q0 + qrows; i0 += kFusedMR) {
+                const std::size_t mr = std::min(kFusedMR, q0 + qrows - i0);
                 if (a.causal && j0 > a.query_offset + i0 + mr - 1) continue;  // every key of the panel is hidden
-                const float* q[kMR];
-                const float* p[kMR];
-                float* o[kMR];
+                const float* q[kFusedMR];
+                float* o[kFusedMR];
                 for (std::size_t r = 0; r < mr; ++r) {
                     q[r] = a.Q + (i0 + r) * a.ldq;
-                    p[r] = S + r * kKeys;
                     o[r] = a.O + (i0 + r) * a.ldo;
                 }
                 if (a.score == FusedScore::manhattan)
-                    l1_rows(mr, q, a.d, panel, strips, S, kKeys);
+                    for (std::size_t r0 = 0; r0 < mr; r0 += kMR)
+                        l1_rows(std::min(kMR, mr - r0), q + r0, a.d, panel, strips, S + r0 * kKeys, kKeys);
                 else
-                    score_rows(mr, q, a.d, panel, strips, alpha, S, kKeys);
+                    score_rows_packed(mr, QT + (i0 - q0) / kFusedMR * tile_floats, a.d, panel, strips, alpha, S, kKeys);
                 find_direct(a, mr, nb, S, kKeys, i0, j0, patches, f32_cancelled_keys__simd, cancelled);
                 switch (a.score) {
                     case FusedScore::dot:
@@ -152,7 +164,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                     online_update_simd(state[i0 + r - q0], s, nb, a.inv_tau, scale, ek);
                     if (scale != 1.0f) scale_row(o[r], a.dv, scale);
                 }
-                av_rows(mr, p, nb, a.V + j0 * a.ldv, a.ldv, a.dv, o);
+                av_rows_strided<kKeys>(mr, S, nb, a.V + j0 * a.ldv, a.ldv, a.dv, o);
             }
         }
         for (std::size_t r = 0; r < qrows; ++r) online_finish_row(state[r], a.O + (q0 + r) * a.ldo, a.dv);

@@ -351,6 +351,117 @@ ATTNSCOPE_TILE_INLINE void av_rows(std::size_t mr, const float* const* P, std::s
     }
 }
 
+// ---- The fused kernel's tiles: one pointer per operand -----------------------------------------
+// In the micro-kernels above each broadcast reads q[r][t] or P[r][j] through its own row pointer: an
+// integer add per row and step besides the load, and with 6 loads and 16 float operations per step
+// the x86-64 front end (not the two multiply and two add pipes) is what sets the pace. The fused
+// kernel reuses its query rows against every key panel and writes P itself, so it lays both out for
+// one pointer with constant offsets (v128.load32_splat's offset field). Its tile has kFusedMR rows.
+// (Unrolling these loops by two measured 25-30% slower: clang interleaves the halves, and the four
+// live vectors of V or Kᵀ make V8 spill accumulators inside the loop.)
+#ifndef ATTNSCOPE_FUSED_MR  // (overridable to measure other tile heights)
+#define ATTNSCOPE_FUSED_MR 4
+#endif
+constexpr std::size_t kFusedMR = ATTNSCOPE_FUSED_MR;
+
+// A query tile, packed once per block: tile[t kFusedMR + r] = q[r][t], zeros for the rows past mr.
+inline void pack_q_tile(const float* const* q, std::size_t mr, std::size_t d, float* tile) {
+    for (std::size_t t = 0; t < d; ++t)
+        for (std::size_t r = 0; r < kFusedMR; ++r) tile[t * kFusedMR + r] = r < mr ? q[r][t] : 0.0f;
+}
+
+// score_tile's products (the same operations in the same order) from a packed query tile.
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void score_tile_packed(const float* qt, std::size_t d, const float* panel, std::size_t strips,
+                                             float alpha, float* out, std::size_t ldo) {
+    for (std::size_t s = 0; s < strips; ++s) {
+        const float* p = panel + s * d * kNR;
+        const float* qq = qt;
+        batch acc0[MR], acc1[MR];
+        for (std::size_t r = 0; r < MR; ++r) acc0[r] = acc1[r] = batch(0.0f);
+        for (std::size_t t = 0; t < d; ++t, p += kNR, qq += kFusedMR) {
+            const batch k0 = batch::load_aligned(p);
+            const batch k1 = batch::load_aligned(p + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch qb(qq[r]);
+                acc0[r] = xsimd::fma(qb, k0, acc0[r]);
+                acc1[r] = xsimd::fma(qb, k1, acc1[r]);
+            }
+        }
+        const batch al(alpha);
+        for (std::size_t r = 0; r < MR; ++r) {
+            (acc0[r] * al).store_unaligned(out + r * ldo + s * kNR);
+            (acc1[r] * al).store_unaligned(out + r * ldo + s * kNR + W);
+        }
+    }
+}
+
+// Up to kFusedMR rows, dispatched to the matching register tile.
+template <std::size_t MR = kFusedMR>
+ATTNSCOPE_TILE_INLINE void score_rows_packed(std::size_t mr, const float* qt, std::size_t d, const float* panel,
+                                             std::size_t strips, float alpha, float* out, std::size_t ldo) {
+    if constexpr (MR > 1) {
+        if (mr < MR) return score_rows_packed<MR - 1>(mr, qt, d, panel, strips, alpha, out, ldo);
+    }
+    score_tile_packed<MR>(qt, d, panel, strips, alpha, out, ldo);
+}
+
+// av_tile's sums (the same operations in the same order) with the weights' rows at a fixed stride
+// LDP: P[r LDP + j].
+template <std::size_t MR, std::size_t LDP>
+ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
+                                           float* const* acc) {
+    std::size_t c = 0;
+    for (; c + kNR <= dv; c += kNR) {
+        batch a0[MR], a1[MR];
+        for (std::size_t r = 0; r < MR; ++r) {
+            a0[r] = batch::load_unaligned(acc[r] + c);
+            a1[r] = batch::load_unaligned(acc[r] + c + W);
+        }
+        const float* v = V + c;
+        const float* p = P;
+        for (std::size_t j = 0; j < nb; ++j, v += ldv, ++p) {
+            const batch v0 = batch::load_unaligned(v);
+            const batch v1 = batch::load_unaligned(v + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch pb(p[r * LDP]);
+                a0[r] = xsimd::fma(pb, v0, a0[r]);
+                a1[r] = xsimd::fma(pb, v1, a1[r]);
+            }
+        }
+        for (std::size_t r = 0; r < MR; ++r) {
+            a0[r].store_unaligned(acc[r] + c);
+            a1[r].store_unaligned(acc[r] + c + W);
+        }
+    }
+    for (; c + W <= dv; c += W) {
+        batch a0[MR];
+        for (std::size_t r = 0; r < MR; ++r) a0[r] = batch::load_unaligned(acc[r] + c);
+        const float* v = V + c;
+        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
+            const batch v0 = batch::load_unaligned(v);
+            for (std::size_t r = 0; r < MR; ++r) a0[r] = xsimd::fma(batch(P[r * LDP + j]), v0, a0[r]);
+        }
+        for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
+    }
+    for (; c < dv; ++c) {
+        for (std::size_t r = 0; r < MR; ++r) {
+            float s = acc[r][c];
+            for (std::size_t j = 0; j < nb; ++j) s += P[r * LDP + j] * V[j * ldv + c];
+            acc[r][c] = s;
+        }
+    }
+}
+
+template <std::size_t LDP, std::size_t MR = kFusedMR>
+ATTNSCOPE_TILE_INLINE void av_rows_strided(std::size_t mr, const float* P, std::size_t nb, const float* V, std::size_t ldv,
+                                           std::size_t dv, float* const* acc) {
+    if constexpr (MR > 1) {
+        if (mr < MR) return av_rows_strided<LDP, MR - 1>(mr, P, nb, V, ldv, dv, acc);
+    }
+    av_tile_strided<MR, LDP>(P, nb, V, ldv, dv, acc);
+}
+
 // A growable, 16-byte aligned float buffer (std::vector<float> promises only alignof(float)).
 class AlignedFloats {
 public:
