@@ -3,7 +3,7 @@
 // First it regenerates the unions of names in bindings/attnscope.d.ts from the module's registry
 // (src/attnscope/registry.hpp), so a new scoring function reaches the types with no edit by hand.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync, existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dtsBlock, loadBuiltRegistry, withBlock } from './registry.mjs';
@@ -74,6 +74,14 @@ const copies = [
 for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
+}
+// A scope file renamed or removed in bindings/ would otherwise stay in dist/ and be packed with the
+// package (package.json ships dist/*.mjs): the JS layer's files in dist/ are exactly SCOPE_FILES.
+for (const f of readdirSync(dist)) {
+  if (/^scope(-[a-z]+)?\.mjs$/.test(f) && !SCOPE_FILES.includes(f)) {
+    rmSync(join(dist, f));
+    console.log(`dist: removed ${f} (no longer in bindings/)`);
+  }
 }
 for (const file of ['attnscope.mjs', ...SCOPE_FILES, 'split-build.mjs', 'sentencepiece.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 

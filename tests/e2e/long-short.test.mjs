@@ -137,6 +137,35 @@ for (const [width, height] of [[1440, 900], [390, 844]]) {
       await page.keyboard.press('0');
       await page.waitForTimeout(100);
       assert.deepEqual((({ i0, j0, j1 }) => [i0, j0, j1])(await visible(page)), [1, 1, 7]);
+      // The keyboard reaches every cell: across the 7 columns (which cannot pan) the arrows move the
+      // outlined cell, End and Home go to the row's last and first column, and at the top of the
+      // matrix the up arrow moves it on to row 1; Enter explains that cell.
+      const cellShown = async () => {
+        const m = /^row (\d+) .* column (\d+) /.exec(await page.textContent('#figure-heatmap-large .hmc-readout'));
+        assert.ok(m, 'the readout names the keyboard cell');
+        return [Number(m[1]), Number(m[2])];
+      };
+      await page.keyboard.press('ArrowRight');
+      const start = await cellShown();
+      const cols = [start[1]];
+      for (let k = 0; k < 7; k++) { await page.keyboard.press('ArrowRight'); cols.push((await cellShown())[1]); }
+      assert.ok(cols.at(-1) === 7 && cols.every((c, k) => k === 0 || c === Math.min(7, cols[k - 1] + 1)), `columns: ${cols}`);
+      await page.keyboard.press('Home');
+      assert.equal((await cellShown())[1], 1);
+      await page.keyboard.press('End');
+      assert.equal((await cellShown())[1], 7);
+      await page.keyboard.press('Home');
+      for (let k = 0; k < 400 && (await cellShown())[0] > 1; k++) await page.keyboard.press('ArrowUp');
+      assert.deepEqual(await cellShown(), [1, 1]);
+      assert.equal((await visible(page)).i0, 1, 'the view stayed at the top');
+      await page.keyboard.press('ArrowDown');
+      assert.deepEqual(await cellShown(), [2, 1], 'down again: one row back towards the centre');
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'figure-why-title', null, { timeout: 10000 });
+      assert.match(await page.textContent('#figure-why .why-intro'), /\(row 1\) gives .* \(column 1\)/);
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('0');
 
       // A click on a cell opens that cell: the middle of column 5 ("the"), the first row.
       const box = await canvas.boundingBox();

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { setup, outDir } from '../../scripts/browser-harness.mjs';
 import { npy, npyStrings, zip } from '../js/attention-files.mjs';
+import { dropFiles, nextModelLoad } from './model-page.mjs';
 
 let h, context, page;
 
@@ -28,29 +29,9 @@ function oneHotNpz(layers, heads, n) {
   return zip({ 'attentions.npy': npy(A, [layers, heads, n, n]), 'tokens.npy': npyStrings(tokens) }, { deflate: true });
 }
 
-/** Drops one file on the page (a DragEvent with a DataTransfer, as a real drop delivers). */
-async function drop(name, bytes) {
-  await page.evaluate(([n, b64]) => {
-    const bin = atob(b64);
-    const u8 = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) u8[i] = bin.charCodeAt(i);
-    const dt = new DataTransfer();
-    dt.items.add(new File([u8], n));
-    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, [name, Buffer.from(bytes).toString('base64')]);
-}
-/** Resolves the name of the next file the page draws; rejects with the notice's text if one shows first. */
-function nextLoad() {
-  return page.evaluate(() => new Promise((resolve, reject) => {
-    const notice = document.getElementById('notice');
-    notice.hidden = true;
-    const watch = new MutationObserver(() => {
-      if (!notice.hidden) { watch.disconnect(); reject(new Error(`notice: ${document.getElementById('notice-text').textContent}`)); }
-    });
-    watch.observe(notice, { attributes: true, attributeFilter: ['hidden'] });
-    document.addEventListener('model-loaded', (e) => { watch.disconnect(); resolve(e.detail.name); }, { once: true });
-  }));
-}
+/** Drops one file on the page. */
+const drop = (name, bytes) => dropFiles(page, [{ name, bytes }]);
+const nextLoad = () => nextModelLoad(page);
 const frames = () => page.evaluate(() => window.frameCount);
 const title = (id) => page.textContent(`#figure-${id} .fig-title`);
 

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setup, startServer, parseCSV, parseShown, outDir } from '../../scripts/browser-harness.mjs';
 import { npy, npyStrings, safetensors, tinyTransformer, zip } from '../js/attention-files.mjs';
+import { dropFiles, nextModelLoad } from './model-page.mjs';
 
 const L = 3, H = 2, N = 6;
 const TOKENS = ['[CLS]', 'the', 'cat', 'sat', '<b>down</b>', '[SEP]'];
@@ -26,26 +27,8 @@ const FILES = {
 
 let h, context, page;
 
-/** Drops files on the page (a DragEvent with a DataTransfer, as a real drop delivers). */
-async function drop(files, p = page) {
-  await p.evaluate((list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([new Uint8Array(f.bytes)], f.name));
-    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, files.map((f) => ({ name: f.name, bytes: Array.from(f.bytes) })));
-}
-/** Resolves the name of the next file the page draws; rejects with the notice's text if one shows first. */
-function nextLoad(p = page) {
-  return p.evaluate(() => new Promise((resolve, reject) => {
-    const notice = document.getElementById('notice');
-    notice.hidden = true;
-    const watch = new MutationObserver(() => {
-      if (!notice.hidden) { watch.disconnect(); reject(new Error(`notice: ${document.getElementById('notice-text').textContent}`)); }
-    });
-    watch.observe(notice, { attributes: true, attributeFilter: ['hidden'] });
-    document.addEventListener('model-loaded', (e) => { watch.disconnect(); resolve(e.detail.name); }, { once: true });
-  }));
-}
+const drop = (files, p = page) => dropFiles(p, files);
+const nextLoad = (p = page) => nextModelLoad(p);
 /** Drops files and waits until the page has drawn them. */
 async function dropAndWait(files, p = page) {
   const loaded = nextLoad(p);

@@ -60,6 +60,11 @@ export class HeatmapCanvas extends Figure {
     this.selection = { rows: [], cols: [] };
     this.selected = null;
     this.t = zoomIdentity;
+    // The keyboard's cell (what Enter explains, outlined while the detail has focus): the centre of
+    // the detail moved by kOff cells along an axis where the arrows cannot pan any further (that edge
+    // of the matrix is in view, or the whole axis fits), so every cell can be reached from the keyboard:
+    // the edge rows and columns, and each of a short axis' few cells.
+    this.kOff = [0, 0];
     this.frame = 0;
     this.zoom = d3zoom().on('zoom', (ev) => {
       this.t = ev.transform;
@@ -72,7 +77,8 @@ export class HeatmapCanvas extends Figure {
       if (c) this.emit('select', { i: c[0], j: c[1], shift: !!ev.shiftKey, toggle: !!(ev.ctrlKey || ev.metaKey), kind: 'cell' });
     }).on('mousemove', (ev) => this.showValue(this.cellAt(ev)))
       .on('mouseleave', () => this.showValue(null))
-      .on('keydown', (ev) => this.onKey(ev));
+      .on('keydown', (ev) => this.onKey(ev))
+      .on('focus', () => this.requestFrame()).on('blur', () => this.requestFrame());
     this.overview.on('click', (ev) => this.centreOn(ev));
     // The canvas takes its colours (background, labels, masked cells) from the theme: read again
     // and repainted when the system's colour scheme changes.
@@ -118,7 +124,7 @@ export class HeatmapCanvas extends Figure {
       + (g.mode === 'square' ? 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
         : `The detail shows a window of the ${g.mode === 'rows' ? 'query rows' : 'key columns'}: the wheel or a pinch zooms it, a drag or the arrows move it, `
           + '+ and − zoom, 0 goes back to the start; click the overview to move there. ')
-      + 'Enter explains the cell at the centre of the detail (its value is shown under it). '
+      + 'Enter explains the outlined cell, at the centre of the detail (its value is shown under it); where the arrows cannot pan further, they move the outline on to the edge cells; Home and End go to the row’s first and last column. '
       + 'Token labels appear once they fit; click a cell to see why.');
   }
 
@@ -242,6 +248,7 @@ export class HeatmapCanvas extends Figure {
     }
     if (this.resetZoom) {
       this.resetZoom = false;
+      this.kOff = [0, 0];
       this.detail.call(this.zoom.transform, zoomIdentity);   // redraws through the zoom event
     }
     this.requestFrame();
@@ -406,6 +413,20 @@ export class HeatmapCanvas extends Figure {
       ctx.lineWidth = 2;
       ctx.strokeRect(x(s[1]) - 1, y(s[0]) - 1, Math.max(3, cw) + 2, Math.max(3, ch) + 2);
     }
+    // The keyboard's cell, while the detail has focus: a dashed outline in the text colour, a
+    // lighter one inside it, so that it shows on dark and bright cells alike.
+    const k = this.detail.node().ownerDocument.activeElement === this.detail.node() ? this.keyCell() : null;
+    if (k) {
+      const kx = x(k[1]) - 2, ky = y(k[0]) - 2, kw = Math.max(3, cw) + 4, kh = Math.max(3, ch) + 4;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([4, 3]);
+      ctx.strokeStyle = this.colours.fg;
+      ctx.strokeRect(kx, ky, kw, kh);
+      ctx.setLineDash([]);
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = this.colours.bg;
+      ctx.strokeRect(kx + 1.5, ky + 1.5, kw - 3, kh - 3);
+    }
   }
 
   drawOverview(r, accent, masked) {
@@ -461,26 +482,65 @@ export class HeatmapCanvas extends Figure {
 
   onKey(ev) {
     if (withCommandModifier(ev)) return;
-    const step = 60;
     const z = this.zoom, sel = this.detail;
+    const zoomed = (f) => () => { this.kOff = [0, 0]; f(); };
     const act = {
-      '+': () => sel.call(z.scaleBy, 1.6), '=': () => sel.call(z.scaleBy, 1.6),
-      '-': () => sel.call(z.scaleBy, 1 / 1.6), '−': () => sel.call(z.scaleBy, 1 / 1.6), _: () => sel.call(z.scaleBy, 1 / 1.6),
-      0: () => sel.call(z.transform, zoomIdentity),
-      ArrowLeft: () => sel.call(z.translateBy, step / this.t.k, 0), ArrowRight: () => sel.call(z.translateBy, -step / this.t.k, 0),
-      ArrowUp: () => sel.call(z.translateBy, 0, step / this.t.k), ArrowDown: () => sel.call(z.translateBy, 0, -step / this.t.k),
+      '+': zoomed(() => sel.call(z.scaleBy, 1.6)), '=': zoomed(() => sel.call(z.scaleBy, 1.6)),
+      '-': zoomed(() => sel.call(z.scaleBy, 1 / 1.6)), '−': zoomed(() => sel.call(z.scaleBy, 1 / 1.6)), _: zoomed(() => sel.call(z.scaleBy, 1 / 1.6)),
+      0: zoomed(() => sel.call(z.transform, zoomIdentity)),
+      ArrowLeft: () => this.arrow(1, -1), ArrowRight: () => this.arrow(1, 1),
+      ArrowUp: () => this.arrow(0, -1), ArrowDown: () => this.arrow(0, 1),
+      Home: () => this.toEdge(-1), End: () => this.toEdge(1),
     }[ev.key];
     if (act) {
       consumeKey(ev);
       act();
-      this.showValue(this.centreCell());   // the cell Enter would explain
+      this.showValue(this.keyCell());   // the cell Enter would explain
+      this.requestFrame();
     } else if (ev.key === 'Enter' && !ev.altKey) {
-      // Enter explains the cell at the centre of the detail (pan and zoom to it first), as a click does.
-      const c = this.centreCell();
+      // Enter explains the keyboard's cell (pan and zoom to it first), as a click does.
+      const c = this.keyCell();
       if (!c) return;
       consumeKey(ev);
       this.emit('select', { i: c[0], j: c[1], shift: ev.shiftKey, toggle: false, kind: 'cell' });
     }
+  }
+
+  /**
+   * An arrow key along an axis (0: rows, 1: columns; s = -1 towards the start, +1 towards the end):
+   * the keyboard's cell first comes back towards the centre if it had moved off it the other way;
+   * otherwise the detail pans, and where it cannot (that edge is in view) the cell moves one on.
+   */
+  arrow(axis, s) {
+    const d = this.data;
+    if (!d || !this.size) return;
+    if (this.kOff[axis] * s < 0) { this.kOff[axis] += s; return; }
+    const step = 60 / this.t.k;
+    const before = axis ? this.t.x : this.t.y;
+    this.detail.call(this.zoom.translateBy, axis ? -s * step : 0, axis ? 0 : -s * step);
+    if (Math.abs((axis ? this.t.x : this.t.y) - before) >= 0.5) return;
+    const c = this.centreCell(), k = this.keyCell();
+    const next = k[axis] + s;
+    if (next >= 0 && next < (axis ? d.nk : d.nq)) this.kOff[axis] = next - c[axis];
+  }
+
+  /** Home / End: the keyboard's cell to the first / last column of its row (the detail pans there). */
+  toEdge(s) {
+    const d = this.data;
+    if (!d || !this.size) return;
+    const row = this.keyCell()[0];
+    this.detail.call(this.zoom.translateBy, -s * d.nk * this.vcell.w, 0);   // as far as the edge allows
+    const c = this.centreCell();
+    this.kOff = [row - c[0], (s < 0 ? 0 : d.nk - 1) - c[1]];
+  }
+
+  /** The keyboard's cell: the centre cell moved by kOff, kept inside the matrix and the detail's visible cells. */
+  keyCell() {
+    const c = this.centreCell();
+    if (!c) return null;
+    const r = this.visibleRange();
+    const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi - 1, v));
+    return [clamp(c[0] + this.kOff[0], r.i0, Math.max(r.i0 + 1, r.i1)), clamp(c[1] + this.kOff[1], r.j0, Math.max(r.j0 + 1, r.j1))];
   }
 
   /** The cell at the centre of the detail's cells, or the nearest one when the matrix does not reach it (for the keyboard). */
