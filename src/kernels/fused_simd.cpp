@@ -14,9 +14,9 @@
 // tiles of a block pass over them. Extra memory: the packed Kᵀ (nk x d), the block's packed query
 // tiles (kQueries x d) and one kFusedMR x kKeys tile.
 //
-// Code size matters here: this function inlines every micro-kernel, and V8 (11.x) hands functions
-// it deems huge to its mid-tier register allocator, which made 5 x 8 tiles 1.75-1.9x slower
-// (docs/benchmarks.md, "Second pass at 1.5x"). A/B anything added to it (bench/kernel-ab.mjs).
+// Code size and register pressure matter here: V8 (11.x) hands functions it deems huge to its
+// mid-tier register allocator, and 5 x 8 tiles measured 1.5-1.9x slower than 4 x 8, inlined or out
+// of line (docs/benchmarks.md, "Second pass at 1.5x"). A/B anything added (bench/kernel-ab.mjs).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
