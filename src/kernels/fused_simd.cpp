@@ -1,7 +1,7 @@
 // The SIMD fused attention kernel (the scalar reference is fused_scalar.cpp; conventions in
 // kernels.hpp and online_softmax.hpp). Loop structure, FlashAttention-2's on one core:
 //
-//   pack Kᵀ once, in panels of kKeys keys (simd_tiles.hpp)
+//   pack Kᵀ and V once, in panels of kKeys keys (simd_tiles.hpp)
 //   for each block of kQueries query rows          (their outputs are the accumulators, in O)
 //     for each key panel (skipped where the causal mask hides it from the whole block)
 //       for each tile of 4 query rows
@@ -11,8 +11,9 @@
 //     O rows /= their running sums
 //
 // The key panel and its V rows (kKeys x d and kKeys x dv floats) stay in cache while the query
-// tiles of a block pass over them. Extra memory: the packed Kᵀ (nk x d), the block's packed query
-// tiles (kQueries x d) and one kFusedMR x kKeys tile.
+// tiles of a block pass over them. Extra memory: the packed Kᵀ (nk x d), V packed in column strips
+// (nk x dv, rounded down to whole strips), the block's packed query tiles (kQueries x d) and one
+// kFusedMR x kKeys tile.
 //
 // Code size and register pressure matter here: V8 (11.x) hands functions it deems huge to its
 // mid-tier register allocator, and 5 x 8 tiles measured 1.5-1.9x slower than 4 x 8, inlined or out
@@ -103,6 +104,12 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
     float* kt = kt_buf.get(panels * per_panel);
     for (std::size_t b = 0; b < panels; ++b)
         pack_kt_panel(a.K + b * kKeys * a.ldk, a.ldk, std::min(kKeys, a.nk - b * kKeys), a.d, kt + b * per_panel);
+    // V packed the same way, panel by panel, in whole column strips (pack_v_panel).
+    const std::size_t per_vpanel = kKeys * (a.dv / kNR) * kNR;
+    AlignedFloats vp_buf;
+    float* vp = vp_buf.get(panels * per_vpanel);
+    for (std::size_t b = 0; b < panels; ++b)
+        pack_v_panel(a.V + b * kKeys * a.ldv, a.ldv, std::min(kKeys, a.nk - b * kKeys), a.dv, kKeys, vp + b * per_vpanel);
     float* S = s_buf.get(kFusedMR * kKeys);
     // The block's query rows in packed tiles (score_tile_packed), for the dot product.
     const bool packed_q = a.score != FusedScore::manhattan;
@@ -169,7 +176,7 @@ void f32_attention_fused__simd(const FusedAttentionArgs& a) {
                     online_update_simd(state[i0 + r - q0], s, nb, a.inv_tau, scale, ek);
                     if (scale != 1.0f) scale_row(o[r], a.dv, scale);
                 }
-                av_rows_strided<kKeys>(mr, S, nb, a.V + j0 * a.ldv, a.ldv, a.dv, o);
+                av_rows_strided<kKeys>(mr, S, nb, vp + (j0 / kKeys) * per_vpanel, a.V + j0 * a.ldv, a.ldv, a.dv, o);
             }
         }
         for (std::size_t r = 0; r < qrows; ++r) online_finish_row(state[r], a.O + (q0 + r) * a.ldo, a.dv);

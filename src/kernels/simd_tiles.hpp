@@ -409,8 +409,8 @@ ATTNSCOPE_TILE_INLINE void score_rows_packed(std::size_t mr, const float* qt, st
 // av_tile's sums (the same operations in the same order) with the weights' rows at a fixed stride
 // LDP: P[r LDP + j].
 template <std::size_t MR, std::size_t LDP>
-ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
-                                           float* const* acc) {
+ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const float* VP, const float* V, std::size_t ldv,
+                                           std::size_t dv, float* const* acc) {
     std::size_t c = 0;
     for (; c + kNR <= dv; c += kNR) {
         batch a0[MR], a1[MR];
@@ -418,11 +418,11 @@ ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const
             a0[r] = batch::load_unaligned(acc[r] + c);
             a1[r] = batch::load_unaligned(acc[r] + c + W);
         }
-        const float* v = V + c;
+        const float* v = VP + (c / kNR) * LDP * kNR;
         const float* p = P;
-        for (std::size_t j = 0; j < nb; ++j, v += ldv, ++p) {
-            const batch v0 = batch::load_unaligned(v);
-            const batch v1 = batch::load_unaligned(v + W);
+        for (std::size_t j = 0; j < nb; ++j, v += kNR, ++p) {
+            const batch v0 = batch::load_aligned(v);
+            const batch v1 = batch::load_aligned(v + W);
             for (std::size_t r = 0; r < MR; ++r) {
                 const batch pb(p[r * LDP]);
                 a0[r] = xsimd::fma(pb, v0, a0[r]);
@@ -453,13 +453,25 @@ ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const
     }
 }
 
-template <std::size_t LDP, std::size_t MR = kFusedMR>
-ATTNSCOPE_TILE_INLINE void av_rows_strided(std::size_t mr, const float* P, std::size_t nb, const float* V, std::size_t ldv,
-                                           std::size_t dv, float* const* acc) {
-    if constexpr (MR > 1) {
-        if (mr < MR) return av_rows_strided<LDP, MR - 1>(mr, P, nb, V, ldv, dv, acc);
+// A V panel packed in column strips of kNR: strip c holds the panel's rows j = 0..nb of columns
+// [c kNR, c kNR + kNR) contiguously, vp[c kKeysPanel kNR + j kNR + l] (the columns past the last
+// whole strip stay in V). av_tile_strided then reads each strip as one run of 32-byte rows
+// instead of 32 bytes from every ldv-long row.
+inline void pack_v_panel(const float* V, std::size_t ldv, std::size_t nb, std::size_t dv, std::size_t panel_keys, float* vp) {
+    for (std::size_t c = 0; c + kNR <= dv; c += kNR) {
+        float* out = vp + (c / kNR) * panel_keys * kNR;
+        for (std::size_t j = 0; j < nb; ++j)
+            for (std::size_t l = 0; l < kNR; ++l) out[j * kNR + l] = V[j * ldv + c + l];
     }
-    av_tile_strided<MR, LDP>(P, nb, V, ldv, dv, acc);
+}
+
+template <std::size_t LDP, std::size_t MR = kFusedMR>
+ATTNSCOPE_TILE_INLINE void av_rows_strided(std::size_t mr, const float* P, std::size_t nb, const float* VP, const float* V,
+                                           std::size_t ldv, std::size_t dv, float* const* acc) {
+    if constexpr (MR > 1) {
+        if (mr < MR) return av_rows_strided<LDP, MR - 1>(mr, P, nb, VP, V, ldv, dv, acc);
+    }
+    av_tile_strided<MR, LDP>(P, nb, VP, V, ldv, dv, acc);
 }
 
 // A growable, 16-byte aligned float buffer (std::vector<float> promises only alignof(float)).
