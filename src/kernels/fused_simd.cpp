@@ -31,7 +31,7 @@ namespace attnscope::kernels {
 
 namespace {
 #ifndef ATTNSCOPE_FUSED_KEYS  // (overridable to measure other tile sizes)
-#define ATTNSCOPE_FUSED_KEYS 128
+#define ATTNSCOPE_FUSED_KEYS 256
 #endif
 #ifndef ATTNSCOPE_FUSED_QUERIES
 #define ATTNSCOPE_FUSED_QUERIES 64
