@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The cost of the C++/JS boundary: attend() on the 12-word sentence pair of bench/attend-node.mjs and
-// attention() at nq = nk = 16, d = dv = 64, for two builds of the package in one node process
+// attention() at nq = nk = 16, d = dv = 64 (all four results, and the weights only), for two builds
+// of the package in one node process
 // (e.g. dist/ and a copy of an older dist/), measured in alternating batches so that both see the
 // same machine load. Each case warms up for >= 1 s per build first. Reported per call: the median
 // over batches of the wall time and of the process's CPU time (user + system, process.cpuUsage),
@@ -28,6 +29,7 @@ const cases = [
   ['attend(), 12-word pair, default (scaled-dot, 1 head)', (s) => s.attend({ query: QUERY, keys: KEYS })],
   ['attend(), 12-word pair, cosine, 4 heads, random projections', (s) => s.attend({ query: QUERY, keys: KEYS, score: 'cosine', heads: 4, projection: 'random', positional: true })],
   ['attention(), nq = nk = 16, d = dv = 64, scaled-dot', (s) => s.attention(Q, K, V, { nq: n, nk: n, d, dv: d })],
+  ["attention(), nq = nk = 16, d = dv = 64, scaled-dot, returns: ['weights']", (s) => s.attention(Q, K, V, { nq: n, nk: n, d, dv: d, returns: ['weights'] })],
   ['scores(), nq = nk = 16, d = 64, scaled-dot', (s) => s.scores(Q, K, { nq: n, nk: n, d })],
 ];
 

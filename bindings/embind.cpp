@@ -212,25 +212,26 @@ std::string call_cost_of(Score s, double nq, double nk, double d, double dk, dou
     // The inputs are in the heap too (the JS layer copies them in).
     b.floats(u(nq), u(d));
     b.floats(u(nk), u(dk) + u(dv));
-    const std::string shape = std::to_string(u(nq)) + " queries x " + std::to_string(u(nk)) + " keys";
+    // The call's description, written only for a refused call (this check runs on every call).
+    const auto shape = [&](const char* what) {
+        return what + std::to_string(u(nq)) + " queries x " + std::to_string(u(nk)) + " keys";
+    };
     if (output_only && dv > 0) {
         add_fused_output_cost(b, s, u(nq), u(nk), u(d), u(dk), u(dv), u(hidden));
-        return b.check("attention output of " + shape, "attend fewer queries per call (chunks of queries)",
-                       limits::kMaxFusedWork)
+        return b.check_lazily([&] { return shape("attention output of "); }, "attend fewer queries per call (chunks of queries)",
+                              limits::kMaxFusedWork)
             .message();
     }
     add_score_cost(b, s, u(nq), u(nk), u(d), u(dk), u(hidden));
-    std::string what = "scores of ";
     if (dv > 0) {
         b.floats(u(nq), u(nk));      // A
         b.floats(u(nq), u(dv) + 3);  // O and the row statistics
         b.work(u(nq), u(nk), u(dv));
         b.work(u(nq), u(nk), limits::kWeightCost);
-        what = "attention of ";
     }
-    return b.check(what + shape,
-                   dv > 0 ? "ask only for the output (attentionOutput(), which holds no queries x keys matrix), or attend fewer queries per call"
-                          : "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size")
+    return b.check_lazily([&] { return shape(dv > 0 ? "attention of " : "scores of "); },
+                          dv > 0 ? "ask only for the output (attentionOutput(), which holds no queries x keys matrix), or attend fewer queries per call"
+                                 : "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size")
         .message();
 }
 
@@ -988,33 +989,65 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_scores(std::uintptr_t Q, std::uintptr
     return message_or_null(scores(Q, K, nq, nk, d, dk, s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), S));
 }
 
-EMSCRIPTEN_KEEPALIVE const char* attnscope_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d,
-                                                     int dk, int dv, int score, int variant, double p, double eps,
-                                                     std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2, std::uintptr_t v,
-                                                     int hidden, std::uintptr_t Wa, int max_keys, double temperature, int mask,
-                                                     std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A,
-                                                     std::uintptr_t O, std::uintptr_t stats, int query_offset) {
+}  // extern "C"
+
+namespace {
+// attention() and attentionOutput() make their checks in the same call as the computation, in the
+// order the JS layer made them as separate calls: the call's cost (cost: 0 = already checked by the
+// caller, before it allocated a large block; 1 = attention()'s; 2 = the output-only path's), then
+// the inputs' finiteness over the floats [finite, finite + 4 * finite_count) (Q, K and V with the
+// gaps between them zeroed), then the call. One crossing of the boundary instead of three.
+// Returns 0 when done, the address of a message (message_or_null) when refused, or -1 - i when the
+// span's element i is NaN or infinite (the JS layer names the array and the index).
+std::intptr_t message_code(const std::string& m) {
+    return static_cast<std::intptr_t>(reinterpret_cast<std::uintptr_t>(message_or_null(m)));
+}
+std::intptr_t checked_first(int score, int nq, int nk, int d, int dk, int dv, int hidden, int cost, std::uintptr_t finite,
+                            int finite_count) {
+    if (cost != 0) {
+        if (score < 0 || score >= kScoreCount) return message_code("score: unknown score index " + std::to_string(score));
+        if (std::string err = call_cost_of(static_cast<Score>(score), nq, nk, d, dk, dv, hidden, cost == 2); !err.empty())
+            return message_code(err);
+    }
+    if (finite_count > 0)
+        if (const int bad = first_non_finite(finite, finite_count); bad >= 0) return -1 - static_cast<std::intptr_t>(bad);
+    return 0;
+}
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk,
+                                                       int d, int dk, int dv, int score, int variant, double p, double eps,
+                                                       std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2, std::uintptr_t v,
+                                                       int hidden, std::uintptr_t Wa, int max_keys, double temperature, int mask,
+                                                       std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A,
+                                                       std::uintptr_t O, std::uintptr_t stats, int query_offset, int cost,
+                                                       std::uintptr_t finite, int finite_count) {
+    if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
     Score s;
     Variant var;
     Mask m;
-    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_or_null(err);
-    return message_or_null(js_attention(Q, K, V, nq, nk, d, dk, dv, s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys),
-                                        temperature, m, padding, S, A, O, stats, query_offset));
+    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_code(err);
+    return message_code(js_attention(Q, K, V, nq, nk, d, dk, dv, s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys),
+                                     temperature, m, padding, S, A, O, stats, query_offset));
 }
 
-EMSCRIPTEN_KEEPALIVE const char* attnscope_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk,
-                                                            int d, int dk, int dv, int score, int variant, double p, double eps,
-                                                            std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2,
-                                                            std::uintptr_t v, int hidden, std::uintptr_t Wa, int max_keys,
-                                                            double temperature, int mask, std::uintptr_t padding,
-                                                            std::uintptr_t O, int query_offset) {
+EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq,
+                                                              int nk, int d, int dk, int dv, int score, int variant, double p,
+                                                              double eps, std::uintptr_t W, std::uintptr_t W1,
+                                                              std::uintptr_t W2, std::uintptr_t v, int hidden,
+                                                              std::uintptr_t Wa, int max_keys, double temperature, int mask,
+                                                              std::uintptr_t padding, std::uintptr_t O, int query_offset,
+                                                              int cost, std::uintptr_t finite, int finite_count) {
+    if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
     Score s;
     Variant var;
     Mask m;
-    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_or_null(err);
-    return message_or_null(js_attention_output(Q, K, V, nq, nk, d, dk, dv, s, var,
-                                               params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), temperature, m,
-                                               padding, O, query_offset));
+    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_code(err);
+    return message_code(js_attention_output(Q, K, V, nq, nk, d, dk, dv, s, var,
+                                            params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), temperature, m, padding,
+                                            O, query_offset));
 }
 
 // attend() for one scope (state: ScopeState::address()): the texts as UTF-8 bytes, AttendOptions as

@@ -19,7 +19,17 @@ import { TextCalls } from './scope-text.mjs';
 import { Trainer } from './scope-trainer.mjs';
 
 const NO_NAMES = Object.freeze([]);
-const QK = Object.freeze(['Q', 'K']), QKV = Object.freeze(['Q', 'K', 'V']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gradOutput']);
+const QK = Object.freeze(['Q', 'K']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gradOutput']);
+
+// attention()'s and attentionOutput()'s option names (the extra one: attention()'s `returns`).
+const ATTENTION_KEYS = Object.freeze(['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS]);
+const ATTENTION_KEYS_RETURNS = Object.freeze([...ATTENTION_KEYS, 'returns']);
+const RETURNS = Object.freeze(['returns']);
+// attention()'s and attentionOutput()'s blocks up to this size are allocated before the call's cost
+// is checked, which the export then checks first (_attentionBlock): one crossing of the boundary is
+// saved, and a refused call of this size holds at most this much for the moment of its refusal.
+// (n = 16, d = dv = 64 takes 18.2 KiB.)
+const SMALL_CALL_BYTES = 64 * 1024;
 
 const NO_SCOPE = 'scope: this AttnScope was disposed; create a new one (createAttnScope or scope.newScope)';
 
@@ -42,6 +52,8 @@ class Scope {
     // 'auto' first, then the fastest variant first (the manifest lists the scalar reference first).
     this.variants = Object.freeze({ available: ['auto', ...compiled.reverse()], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
     this._variant = 'auto';
+    this._at = new Array(15).fill(0);      // _attentionBlock's addresses, reused by every call
+    this._bytes = new Array(13).fill(0);   // and its parts' sizes
     this._vocabName = vocabName;
   }
 
@@ -157,8 +169,9 @@ class Scope {
     const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
     const d = checkInt('options.d', options.d, 1, 1 << 16);
     const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
-    checkShape('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);      // finite: checked by _withArrays
-    checkShape('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
+    // The shape in the message is written only when it is needed (the check itself is checkShape's).
+    if (typedKind(Q) !== 'Float32Array' || typedLength(Q) !== nq * d) checkShape('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);  // finite: checked in wasm
+    if (typedKind(K) !== 'Float32Array' || typedLength(K) !== nk * dk) checkShape('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
     return { nq, nk, d, dk };
   }
   // The variant and the score with its parameters; keys narrower or wider than queries only where a
@@ -210,14 +223,15 @@ class Scope {
 
   // Shapes and options shared by attention() and attentionOutput(): validated once, the same way.
   _attentionInputs(Q, K, V, options, extraKeys) {
-    checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS, ...extraKeys]);
+    checkKnownKeys('options', options, extraKeys.length ? ATTENTION_KEYS_RETURNS : ATTENTION_KEYS);
     const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
     const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
-    checkShape('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);   // finite: checked by _withArrays
+    if (typedKind(V) !== 'Float32Array' || typedLength(V) !== nk * dv) checkShape('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);  // finite: checked in wasm
     const temperature = temperatureOption('options.temperature', options.temperature);
     const mask = maskOption('options.mask', options.mask, this._lists);
     const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
-    return { nq, nk, d, dk, dv, temperature, mask, padding, ...this._scoreAndVariant(options, d, dk, nk) };
+    const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
+    return { nq, nk, d, dk, dv, temperature, mask, padding, variant, score, idw, weights };
   }
 
   attention(Q, K, V, options) { return this._attention(Q, K, V, options, 0); }
@@ -228,54 +242,131 @@ class Scope {
   // with queryOffset r0 give exactly those rows of the whole call.
   _attention(Q, K, V, options, queryOffset) {
     checkInt('queryOffset', queryOffset, 0, 1 << 16);
-    const a = this._attentionInputs(Q, K, V, options, ['returns']);
+    const a = this._attentionInputs(Q, K, V, options, RETURNS);
     const { nq, nk, dv } = a;
     const want = returnsOption('options.returns', options.returns);
     const outputOnly = want.size === 1 && want.has('output');
-    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, outputOnly);
     // Only what is asked for gets a buffer; the core skips the work of the rest (no buffer = 0).
-    const outputs = {};
-    if (want.has('scores')) outputs.S = nq * nk;
-    if (want.has('weights')) outputs.A = nq * nk;
-    if (want.has('output')) outputs.O = nq * dv;
-    if (want.has('stats')) outputs.stats = 3 * nq;
-    return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, outputs, (ptrs) => {
+    const at = this._attentionBlock(Q, K, V, a, want.has('scores') ? nq * nk : 0, want.has('weights') ? nq * nk : 0,
+      want.has('output') ? nq * dv : 0, want.has('stats') ? 3 * nq : 0, outputOnly);
+    try {
       const e = this._enum.ints, w = a.weights;
-      const err = exportMessage(this._m, this._m._attnscope_attention(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv, e.score[a.score],
-        e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0, w.hidden, ptrs.Wa || 0,
-        w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.S || 0, ptrs.A || 0, ptrs.O || 0, ptrs.stats || 0,
-        queryOffset));
-      if (err) throw coreError(err);
+      const r = this._m._attnscope_attention(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv, e.score[a.score],
+        e.variant[a.variant], a.idw.p, a.idw.eps, at[4], at[5], at[6], at[7], w.hidden, at[8],
+        w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[9], at[10], at[11], at[12], queryOffset,
+        at[14], at[0], this._finiteSpan(Q, K, V, at));
+      if (r !== 0) throw this._attentionRefusal(r, Q, K, V, at);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
-      const parts = [['scores', ptrs.S, nq * nk], ['weights', ptrs.A, nq * nk], ['output', ptrs.O, nq * dv], ['stats', ptrs.stats, 3 * nq]]
-        .filter((x) => x[1]);
-      const first = parts[0][1], lastPart = parts[parts.length - 1];
-      const block = this._read(first, ((lastPart[1] - first) >> 2) + lastPart[2]);
+      let first = 0, last = 0;
+      for (let j = 9; j < 13; j++) {
+        if (!at[j]) continue;
+        if (!first) first = at[j];
+        last = j;
+      }
+      const lastCount = last === 12 ? 3 * nq : last === 11 ? nq * dv : nq * nk;
+      const block = this._read(first, ((at[last] - first) >> 2) + lastCount);
+      const view = (p, n) => block.subarray((p - first) >> 2, ((p - first) >> 2) + n);
       const result = {};
-      for (const [name, p, n] of parts) {
-        const v = block.subarray((p - first) >> 2, ((p - first) >> 2) + n);
-        result[name] = name !== 'stats' ? v
-          : { entropy: v.subarray(0, nq), maxWeight: v.subarray(nq, 2 * nq), argmax: Uint32Array.from(v.subarray(2 * nq)) };
+      if (at[9]) result.scores = view(at[9], nq * nk);
+      if (at[10]) result.weights = view(at[10], nq * nk);
+      if (at[11]) result.output = view(at[11], nq * dv);
+      if (at[12]) {
+        const v = view(at[12], 3 * nq), argmax = new Uint32Array(nq);
+        for (let i = 0; i < nq; i++) argmax[i] = v[2 * nq + i];
+        result.stats = { entropy: v.subarray(0, nq), maxWeight: v.subarray(nq, 2 * nq), argmax };
       }
       result.variant = this._instance.resolvedVariants[a.variant];
       return result;
-    }, QKV);
+    } finally {
+      this._m._free(at[13]);
+    }
   }
 
   _attentionOutput(Q, K, V, options, queryOffset) {
     checkInt('queryOffset', queryOffset, 0, 1 << 16);
-    const a = this._attentionInputs(Q, K, V, options, []);
+    const a = this._attentionInputs(Q, K, V, options, NO_NAMES);
     const { nq, nk, dv } = a;
-    this._checkCost(a.score, nq, nk, a.d, a.dk, dv, a.weights.hidden || 0, true);
-    return this._withArrays({ Q, K, V, padding: a.padding, ...a.weights.arrays }, { O: nq * dv }, (ptrs) => {
+    const at = this._attentionBlock(Q, K, V, a, 0, 0, nq * dv, 0, true);
+    try {
       const e = this._enum.ints, w = a.weights;
-      const err = exportMessage(this._m, this._m._attnscope_attention_output(ptrs.Q, ptrs.K, ptrs.V, nq, nk, a.d, a.dk, dv,
-        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, ptrs.W || 0, ptrs.W1 || 0, ptrs.W2 || 0, ptrs.v || 0,
-        w.hidden, ptrs.Wa || 0, w.maxKeys, a.temperature, e.mask[a.mask], ptrs.padding || 0, ptrs.O, queryOffset));
-      if (err) throw coreError(err);
-      return this._read(ptrs.O, nq * dv);
-    }, QKV);
+      const r = this._m._attnscope_attention_output(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv,
+        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, at[4], at[5], at[6], at[7],
+        w.hidden, at[8], w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[11], queryOffset,
+        at[14], at[0], this._finiteSpan(Q, K, V, at));
+      if (r !== 0) throw this._attentionRefusal(r, Q, K, V, at);
+      return this._read(at[11], nq * dv);
+    } finally {
+      this._m._free(at[13]);
+    }
+  }
+
+  // The heap block of attention() and attentionOutput(), laid out and checked as _withArrays lays out
+  // { Q, K, V, padding, W, W1, W2, v, Wa } and the outputs { S, A, O, stats } (floats; 0 = not asked
+  // for), with the inputs copied in; without its per-call objects, which a small call feels.
+  // The call's cost is checked before its block is allocated, as _checkCost does, except in a small
+  // call (a block of at most SMALL_CALL_BYTES): the export checks it first there, in the same wasm
+  // call as the computation (at[14] says which check it makes), and if the heap cannot give even
+  // that block, the cost is checked before the allocation is refused, so the same call fails with the
+  // same message either way.
+  // Returns this scope's address array (reused by the next call): [0..8] the inputs', [9..12] the
+  // outputs' (0 = none), [13] the block's (to free), [14] the export's cost check (0: none, made here;
+  // 1: attention()'s; 2: the output-only path's).
+  _attentionBlock(Q, K, V, a, nS, nA, nO, nStats, outputOnly) {
+    const w = a.weights.arrays, at = this._at;
+    const inputs = [Q, K, V, a.padding, w.W, w.W1, w.W2, w.v, w.Wa];
+    let total = 0;
+    for (let i = 0; i < 13; i++) {
+      const x = i < 9 ? inputs[i] : null;
+      const bytes = i < 9 ? (!x ? -1 : i === 3 ? typedLength(x) : 4 * typedLength(x))   // the padding is a Uint8Array
+        : 4 * (i === 9 ? nS : i === 10 ? nA : i === 11 ? nO : nStats) || -1;
+      this._bytes[i] = bytes;
+      if (bytes < 0) { at[i] = -1; continue; }
+      at[i] = total;
+      total += (bytes + 15) & ~15;
+    }
+    const cost = () => this._checkCost(a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly);
+    let base = 0;
+    at[14] = 0;
+    if (total <= SMALL_CALL_BYTES) {
+      base = this._m._malloc(total);
+      if (base) at[14] = outputOnly ? 2 : 1;
+      else { cost(); base = this._alloc(total); }
+    } else {
+      cost();
+      for (let i = 0; i < 13; i++) if (this._bytes[i] >= 0) checkBlock(this._bytes[i]);
+      base = this._alloc(total);
+    }
+    const heap32 = this._m.HEAPF32;
+    for (let i = 0; i < 13; i++) {
+      if (at[i] < 0) { at[i] = 0; continue; }
+      at[i] += base;
+      if (i === 3) this._m.HEAPU8.set(inputs[3], at[3]);
+      else if (i < 9) heap32.set(inputs[i], at[i] >> 2);
+    }
+    at[13] = base;
+    return at;
+  }
+  // Q, K and V (the first three parts of the block) are checked for non-finite values in the export,
+  // over their span from Q's first float: the alignment gaps between them are zeroed here first.
+  // Returns the span's length in floats.
+  _finiteSpan(Q, K, V, at) {
+    const heap32 = this._m.HEAPF32;
+    const qEnd = (at[0] >> 2) + typedLength(Q), kEnd = (at[1] >> 2) + typedLength(K);
+    if (at[1] >> 2 !== qEnd) heap32.fill(0, qEnd, at[1] >> 2);
+    if (at[2] >> 2 !== kEnd) heap32.fill(0, kEnd, at[2] >> 2);
+    return (at[2] >> 2) + typedLength(V) - (at[0] >> 2);
+  }
+  // The error of an export's refusal r (embind.cpp, checked_first): a message, or the index of a
+  // non-finite element in the span of Q, K and V, named by its array (as _checkFinite names it).
+  _attentionRefusal(r, Q, K, V, at) {
+    if (r > 0) return coreError(exportMessage(this._m, r));
+    const bad = -1 - r, arrays = [Q, K, V];
+    for (let k = 0; k < 3; k++) {
+      const i = (at[0] >> 2) + bad - (at[k] >> 2);
+      if (i >= 0 && i < typedLength(arrays[k])) return nonFinite('QKV'[k], arrays[k], i);
+    }
+    return new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
   }
 
   /**

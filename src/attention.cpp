@@ -83,8 +83,9 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
             b.floats(Q.rows, V.cols);
             b.work(Q.rows, V.cols, V.cols);
         }
-        if (Status st = b.check("attention of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) +
-                                    " keys", "attend fewer queries per call (chunks of queries), or use fewer value columns");
+        if (Status st = b.check_lazily(
+                [&] { return "attention of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) + " keys"; },
+                "attend fewer queries per call (chunks of queries), or use fewer value columns");
             !st)
             return st;
     }
@@ -179,8 +180,9 @@ Status attention_output(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const Atten
             b.floats(nq, dv);
             b.work(nq, dv, dv);
         }
-        if (Status st = b.check("attention output of " + std::to_string(nq) + " queries x " + std::to_string(nk) + " keys",
-                                "attend fewer queries per call (chunks of queries)", limits::kMaxFusedWork);
+        if (Status st = b.check_lazily(
+                [&] { return "attention output of " + std::to_string(nq) + " queries x " + std::to_string(nk) + " keys"; },
+                "attend fewer queries per call (chunks of queries)", limits::kMaxFusedWork);
             !st)
             return st;
     }

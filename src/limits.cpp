@@ -35,26 +35,41 @@ std::uint64_t Budget::add(std::uint64_t a, std::uint64_t b) {
 }
 
 Status Budget::check(const std::string& call, const std::string& alternative, std::uint64_t max_work) const {
-    if (floats_ > limits::kMaxFloats)
-        return Status::error("memory: " + call + " needs " + approx(floats_) + " floats (" + mib(floats_) +
-                             "), more than the limit of " + approx(limits::kMaxFloats) + " (" + mib(limits::kMaxFloats) +
-                             " per call, so it fits in the wasm heap); " + alternative);
-    if (work_ > max_work)
-        return Status::error("work: " + call + " needs " + approx(work_) +
-                             " multiply-adds, more than the limit of " + approx(max_work) + " per call (about " +
-                             (max_work == limits::kMaxWork ? "2 s" : "40 s") + " in wasm); " + alternative);
+    const Verdict v = verdict(max_work);
+    return v == Verdict::ok ? Status{} : refusal(v, call, alternative, max_work);
+}
+
+Budget::Verdict Budget::verdict(std::uint64_t max_work) const {
+    if (floats_ > limits::kMaxFloats) return Verdict::floats;
+    if (work_ > max_work) return Verdict::work;
     // Within the limits, the memory must still be there: a wasm heap grows only as far as the
     // engine allows. malloc reports failure by returning null (Emscripten's ABORTING_MALLOC=0),
     // whereas a std::vector that cannot allocate aborts the instance; so the call's memory is
     // reserved once here (the heap grows to hold it) and released for the call to use.
     if (floats_ > 0) {
         void* probe = std::malloc(static_cast<std::size_t>(floats_) * sizeof(float));
-        if (!probe)
-            return Status::error("memory: " + call + " needs " + mib(floats_) +
-                                 " and the heap could not grow that far (the engine refused memory); " + alternative);
+        if (!probe) return Verdict::memory;
         probe_sink = probe;  // a volatile store: the compiler may not elide the malloc/free pair
         std::free(probe);
         probe_sink = nullptr;
+    }
+    return Verdict::ok;
+}
+
+Status Budget::refusal(Verdict v, const std::string& call, const std::string& alternative, std::uint64_t max_work) const {
+    switch (v) {
+        case Verdict::ok: return {};
+        case Verdict::floats:
+            return Status::error("memory: " + call + " needs " + approx(floats_) + " floats (" + mib(floats_) +
+                                 "), more than the limit of " + approx(limits::kMaxFloats) + " (" + mib(limits::kMaxFloats) +
+                                 " per call, so it fits in the wasm heap); " + alternative);
+        case Verdict::work:
+            return Status::error("work: " + call + " needs " + approx(work_) +
+                                 " multiply-adds, more than the limit of " + approx(max_work) + " per call (about " +
+                                 (max_work == limits::kMaxWork ? "2 s" : "40 s") + " in wasm); " + alternative);
+        case Verdict::memory:
+            return Status::error("memory: " + call + " needs " + mib(floats_) +
+                                 " and the heap could not grow that far (the engine refused memory); " + alternative);
     }
     return {};
 }

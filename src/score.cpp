@@ -89,8 +89,9 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
     if (Status st = check_score_inputs(score, Q, K, p); !st) return st;
     Budget budget;
     add_score_cost(budget, score, Q.rows, K.rows, Q.cols, K.cols, p.hidden);
-    if (Status st = budget.check("scores of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) +
-                                     " keys", "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size");
+    if (Status st = budget.check_lazily(
+            [&] { return "scores of " + std::to_string(Q.rows) + " queries x " + std::to_string(K.rows) + " keys"; },
+            "score fewer queries or keys per call (chunks of queries), or use a smaller hidden size");
         !st)
         return st;
     if (Q.rows == 0 || K.rows == 0) return {};

@@ -55,8 +55,21 @@ public:
     // OK, or an error naming the limit exceeded, the call's size, and `alternative`.
     Status check(const std::string& call, const std::string& alternative,
                  std::uint64_t max_work = limits::kMaxWork) const;
+    // check() for the calls that run it on every call, mostly within the limits: `describe()` gives
+    // the call's description and is run only when the call is refused (an accepted small call
+    // writes no string).
+    template <class Describe>
+    Status check_lazily(Describe&& describe, const char* alternative, std::uint64_t max_work = limits::kMaxWork) const {
+        const Verdict v = verdict(max_work);
+        return v == Verdict::ok ? Status{} : refusal(v, describe(), alternative, max_work);
+    }
 
 private:
+    enum class Verdict { ok, floats, work, memory };
+    // Which limit the call exceeds, if any (the memory probe included): check()'s decision.
+    Verdict verdict(std::uint64_t max_work) const;
+    // check()'s message for a refused call.
+    Status refusal(Verdict v, const std::string& call, const std::string& alternative, std::uint64_t max_work) const;
     std::uint64_t floats_ = 0, work_ = 0;
 };
 

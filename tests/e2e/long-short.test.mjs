@@ -1,4 +1,4 @@
-// A long query against a short key sentence (2,000 tokens × 7, and the transpose 7 × 2,000) in the demo:
+// A long query against a short key sentence (2,000 tokens × 7, and the transpose 7 × 2,000; and 2,000 × 100) in the demo:
 // the canvas heatmap's cells are readable on both axes, in the detail and in the overview, at desktop
 // and phone widths; the short axis is labelled; zoom and a click act on the long axis; a 2,000-token
 // paste keeps the token strips' DOM bounded. The geometry is read from what the figure exposes (the
@@ -154,6 +154,8 @@ for (const [width, height] of [[1440, 900], [390, 844]]) {
       assert.equal((await cellShown())[1], 1);
       await page.keyboard.press('End');
       assert.equal((await cellShown())[1], 7);
+      // Heard too: the range's live region says the keyboard's cell (visually hidden: the readout shows it).
+      assert.match(await page.textContent('#figure-heatmap-large .hmc-range .visually-hidden'), /^ Outlined: row \d+ .* column 7 “\.”: weight /);
       await page.keyboard.press('Home');
       for (let k = 0; k < 400 && (await cellShown())[0] > 1; k++) await page.keyboard.press('ArrowUp');
       assert.deepEqual(await cellShown(), [1, 1]);
@@ -169,9 +171,10 @@ for (const [width, height] of [[1440, 900], [390, 844]]) {
 
       // A click on a cell opens that cell: the middle of column 5 ("the"), the first row.
       const box = await canvas.boundingBox();
+      const hashBefore = await page.evaluate(() => location.hash);   // holds the cell Enter explained above
       await page.mouse.click(box.x + MARGIN + 4.5 * g.cw, box.y + MARGIN + g.ch / 2);
       await settled(page);
-      await page.waitForFunction(() => /cell=\d+,\d+/.test(decodeURIComponent(location.hash)), null, { timeout: 5000 });
+      await page.waitForFunction((old) => location.hash !== old && /cell=\d+,\d+/.test(decodeURIComponent(location.hash)), hashBefore, { timeout: 5000 });
       const [, ci, cj] = /cell=(\d+),(\d+)/.exec(decodeURIComponent(await page.evaluate(() => location.hash))).map(Number);
       assert.deepEqual([ci, cj], [0, 4], 'the URL holds the clicked cell (0-based: row 1, column 5)');
     });
@@ -220,6 +223,29 @@ for (const [width, height] of [[1440, 900], [390, 844]]) {
       await page.waitForTimeout(100);
       await page.locator('#fig-heatmap-large').scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(outDir, `long-short-7x2000-${width}.png`) });
+    });
+
+    test('2,000 query tokens × 100 keys: square cells that fill the width, a window of the rows (not a strip a few pixels wide)', async () => {
+      await paste(page, doc(2000), doc(100));
+      const v = await visible(page);
+      assert.deepEqual([v.nq, v.nk], [2000, 100]);
+      assert.deepEqual([v.j0, v.j1], [1, 100], 'every key column is in the detail');
+      assert.ok(v.i1 < 2000, `a window of the rows: ${v.i0}–${v.i1}`);
+      const g = await geometry(page);
+      assert.equal(g.mode, 'square');
+      assert.equal(g.cw, g.ch);
+      assert.ok(g.cw * 100 >= g.detail.w - MARGIN - 2, `100 columns of ${g.cw} px fill the ${g.detail.w - MARGIN} px matrix area`);
+      // Zooming in makes both axes' cells larger (and labels them once they fit).
+      const canvas = page.locator('#figure-heatmap-large canvas.hmc-detail');
+      await canvas.focus();
+      for (let k = 0; k < 5; k++) await page.keyboard.press('+');
+      await page.waitForTimeout(100);
+      const z = await geometry(page);
+      assert.ok(z.cw === z.ch && z.cw >= LABEL_MIN, `zoomed cells ${z.cw} × ${z.ch}`);
+      assert.match((await visible(page)).text, /labelled\)/);
+      await page.keyboard.press('0');
+      await page.locator('#fig-heatmap-large').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(outDir, `long-short-2000x100-${width}.png`) });
     });
 
     test('a 2,000-token paste keeps the token strips\' DOM bounded', async () => {

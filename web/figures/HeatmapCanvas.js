@@ -31,13 +31,17 @@ const LONG_RATIO = 4;       // a matrix is long × short from this ratio of its 
  * cell size, the whole matrix fits at zoom 1), or for a long × short matrix whose short side can be
  * labelled whole, 'rows' (many query rows: the key columns fill the width) or 'cols' (the transpose).
  * Then `short` is the short axis's cell (px, fixed) and `long` the long axis's at zoom 1.
+ * A long × short matrix whose short side is too long to be labelled whole (2,000 × 100) keeps square
+ * cells, but sized so that its short side fills the detail: a window of the long axis at zoom 1 (the
+ * overview shows all of it), where the whole matrix would have been a strip a few pixels wide.
  */
 export function cellGeometry(nq, nk, aw, ah) {
   const fit = Math.min(aw / nk, ah / nq);
   const rows = nq >= nk;
   const [nLong, nShort, longSide, shortSide] = rows ? [nq, nk, ah, aw] : [nk, nq, aw, ah];
   const short = Math.min(MAX_ZOOM_CELL, shortSide / nShort);
-  if (fit >= LABEL_MIN || nLong < LONG_RATIO * nShort || short < LABEL_MIN) return { mode: 'square', fit };
+  if (fit >= LABEL_MIN || nLong < LONG_RATIO * nShort) return { mode: 'square', fit };
+  if (short < LABEL_MIN) return { mode: 'square', fit: Math.max(fit, short), windowed: short > fit };
   return { mode: rows ? 'rows' : 'cols', fit, short, long: Math.max(longSide / nLong, MIN_LONG_CELL), nLong, nShort };
 }
 
@@ -53,7 +57,11 @@ export class HeatmapCanvas extends Figure {
     this.detail = dt.append('canvas').attr('class', 'hmc-detail').attr('tabindex', 0).attr('role', 'application')
       .attr('aria-roledescription', 'zoomable attention matrix')
       .attr('aria-describedby', `figure-${this.id}-range`);
+    // The range shown, and (heard, not seen: the readout under it shows it) the keyboard's cell after
+    // a key moved it: one polite live region, which speaks what changed of the two.
     this.rangeEl = this.body.append('p').attr('class', 'hmc-range').attr('id', `figure-${this.id}-range`).attr('aria-live', 'polite');
+    this.rangeText = this.rangeEl.append('span');
+    this.keyText = this.rangeEl.append('span').attr('class', 'visually-hidden');
     this.readout = this.body.append('p').attr('class', 'hmc-readout');
     this.base = document.createElement('canvas');   // one pixel per cell
     this.data = null;
@@ -78,7 +86,7 @@ export class HeatmapCanvas extends Figure {
     }).on('mousemove', (ev) => this.showValue(this.cellAt(ev)))
       .on('mouseleave', () => this.showValue(null))
       .on('keydown', (ev) => this.onKey(ev))
-      .on('focus', () => this.requestFrame()).on('blur', () => this.requestFrame());
+      .on('focus', () => this.requestFrame()).on('blur', () => { this.keptKey?.setText(''); this.requestFrame(); });
     this.overview.on('click', (ev) => this.centreOn(ev));
     // The canvas takes its colours (background, labels, masked cells) from the theme: read again
     // and repainted when the system's colour scheme changes.
@@ -96,6 +104,7 @@ export class HeatmapCanvas extends Figure {
   setData(d) {
     const reset = !this.data || this.data.nq !== d.nq || this.data.nk !== d.nk;
     this.data = d;
+    this.keptKey?.setText('');   // the keyboard's cell is read again at the next key, with its new value
     if (reset) this.resetZoom = true;
   }
   setValueKind(kind) { this.kind = kind; }
@@ -121,7 +130,8 @@ export class HeatmapCanvas extends Figure {
         : `drawn with wider ${g.mode === 'rows' ? 'columns' : 'rows'} so that the ${d.nq > d.nk ? 'key columns' : 'query rows'} stay readable; `)
       + (this.kind === 'scores' ? `raw scores from ${fmt(this.range[0])} (dark) to ${fmt(this.range[1])} (bright). `
         : 'each row is coloured from 0 (dark) to its own largest weight (bright): hover a cell for its value. ')
-      + (g.mode === 'square' ? 'Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 shows everything. '
+      + (g.mode === 'square' ? (g.windowed ? `The detail shows a window of the ${d.nq > d.nk ? 'query rows' : 'key columns'}, all the ${d.nq > d.nk ? 'key columns' : 'query rows'} across it. ` : '')
+        + `Zoom the detail with the wheel or a pinch, drag to pan; from the keyboard, + and − zoom, the arrows pan and 0 ${g.windowed ? 'goes back to the start; click the overview to move there' : 'shows everything'}. `
         : `The detail shows a window of the ${g.mode === 'rows' ? 'query rows' : 'key columns'}: the wheel or a pinch zooms it, a drag or the arrows move it, `
           + '+ and − zoom, 0 goes back to the start; click the overview to move there. ')
       + 'Enter explains the outlined cell, at the centre of the detail (its value is shown under it); where the arrows cannot pan further, they move the outline on to the edge cells; Home and End go to the row’s first and last column. '
@@ -218,7 +228,8 @@ export class HeatmapCanvas extends Figure {
     let dw = Math.min(820, narrow ? avail : avail - OVERVIEW - 20);
     let dh = Math.min(640, Math.max(260, Math.round(dw * 0.85)));
     // The matrix area inside the detail, below and right of the label margins. Square cells: at zoom 1
-    // the whole matrix fits it (cells may be smaller than a pixel, then the image is scaled down).
+    // the whole matrix fits it (cells may be smaller than a pixel, then the image is scaled down), or
+    // for a long × short matrix with too many short-axis cells to label, its short side does.
     // Long × short: the short axis fills it (the canvas shrinks to it when its cells reach
     // MAX_ZOOM_CELL), the long axis shows a window of cells of at least MIN_LONG_CELL px.
     const g = cellGeometry(d.nq, d.nk, dw - MARGIN, dh - MARGIN);
@@ -386,7 +397,7 @@ export class HeatmapCanvas extends Figure {
     const range = `Detail shows query rows ${f(i0, i1, d.nq)} and key columns ${f(j0, j1, d.nk)}`
       + ` (zoom ×${fmt(t.k, 3)}${labelled}).`
       + (this.painted < d.nq ? ` Colouring rows: ${this.painted} of ${d.nq}…` : '');
-    (this.keptRange ||= new Kept(this.rangeEl.node())).setText(range);   // unchanged text: no layout for the frame
+    (this.keptRange ||= new Kept(this.rangeText.node())).setText(range);   // unchanged text: no layout for the frame
     const dn = this.detail.node();
     if (dn.dataset.cellWidth !== String(+cw.toFixed(2)) || dn.dataset.cellHeight !== String(+ch.toFixed(2)) || dn.dataset.mode !== this.geo.mode) {
       dn.dataset.mode = this.geo.mode;
@@ -495,7 +506,9 @@ export class HeatmapCanvas extends Figure {
     if (act) {
       consumeKey(ev);
       act();
-      this.showValue(this.keyCell());   // the cell Enter would explain
+      const k = this.keyCell();
+      this.showValue(k);   // the cell Enter would explain
+      (this.keptKey ||= new Kept(this.keyText.node())).setText(k ? ` Outlined: ${this.readout.text()}.` : '');
       this.requestFrame();
     } else if (ev.key === 'Enter' && !ev.altKey) {
       // Enter explains the keyboard's cell (pan and zoom to it first), as a click does.
@@ -569,7 +582,7 @@ export class HeatmapCanvas extends Figure {
     title.setAttribute('y', 14);
     title.setAttribute('font-size', 13);
     title.setAttribute('fill', getComputedStyle(this.root.node()).color);
-    title.textContent = `${this.titleEl.text()} — ${this.rangeEl.text()}`;
+    title.textContent = `${this.titleEl.text()} — ${this.rangeText.text()}`;
     svg.appendChild(title);
     for (const [c, x, w, h] of [[this.overview, 0, this.ov.w, this.ov.h], [this.detail, this.ov.w + gap, this.size.w, this.size.h]]) {
       const img = doc.createElementNS(SVG_NS, 'image');
