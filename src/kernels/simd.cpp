@@ -174,6 +174,39 @@ inline void distance_epilogue(std::size_t m, std::size_t n, float* S, std::size_
         for (; j < n; ++j) s[j] = sf(sq_distance(qq[i], kk[j], s[j]));
     }
 }
+
+// idw with p = 2: −log(eps + d2), two vectors at a time. Where all eight arguments are normal and
+// finite, neg_log_normal; else neg_log_nonnegative, which gives a normal lane the same bits (so a
+// score never depends on its neighbours) and handles 0, subnormals, +inf and NaN. With
+// eps >= FLT_MIN (the default 1e-3) eps + d2 >= eps is normal unless NaN or +inf, so the check is
+// one compare per vector.
+template <bool kEpsNormal>
+inline void idw2_rows(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq, const float* kk,
+                      float eps) {
+    const batch eps_v(eps), inf(std::numeric_limits<float>::infinity()), tiny(std::numeric_limits<float>::min());
+    for (std::size_t i = 0; i < m; ++i) {
+        float* s = S + i * lds;
+        const batch qi(qq[i]);
+        std::size_t j = 0;
+        for (; j + 2 * W <= n; j += 2 * W) {
+            const batch u0 = idw_arg(qi, batch::load_unaligned(kk + j), batch::load_unaligned(s + j), eps_v);
+            const batch u1 = idw_arg(qi, batch::load_unaligned(kk + j + W), batch::load_unaligned(s + j + W), eps_v);
+            auto normal = (u0 < inf) && (u1 < inf);
+            if (!kEpsNormal) normal = normal && (u0 >= tiny) && (u1 >= tiny);
+            if (xsimd::all(normal)) {
+                neg_log_normal(u0).store_unaligned(s + j);
+                neg_log_normal(u1).store_unaligned(s + j + W);
+            } else {
+                neg_log_nonnegative(u0).store_unaligned(s + j);
+                neg_log_nonnegative(u1).store_unaligned(s + j + W);
+            }
+        }
+        for (; j + W <= n; j += W)
+            neg_log_nonnegative(idw_arg(qi, batch::load_unaligned(kk + j), batch::load_unaligned(s + j), eps_v))
+                .store_unaligned(s + j);
+        for (; j < n; ++j) s[j] = -std::log(idw_arg(qq[i], kk[j], s[j], eps));
+    }
+}
 }  // namespace
 
 void f32_sq_euclidean_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
@@ -193,9 +226,10 @@ void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t 
     const float half_p = 0.5f * p;
     const batch eps_v(eps), half_p_v(half_p);
     if (p == 2.0f) {  // the default: ||q-k||^2 needs no pow
-        distance_epilogue(
-            m, n, S, lds, qq, kk, [&](const batch& d2) { return -log_nonnegative(eps_v + d2); },
-            [&](float d2) { return -std::log(eps + d2); });
+        if (eps >= std::numeric_limits<float>::min())
+            idw2_rows<true>(m, n, S, lds, qq, kk, eps);
+        else
+            idw2_rows<false>(m, n, S, lds, qq, kk, eps);
         return;
     }
     // Other p: log(eps + d2^(p/2)) as a log-sum (idw.hpp), since d2^(p/2) itself overflows float

@@ -129,74 +129,65 @@ inline batch exp_core(const batch& xc) { return exp_core(xc, exp_constants()); }
 ATTNSCOPE_TILE_INLINE batch exp_nonpositive(const batch& x, const ExpConstants& k) { return exp_core(pmax(x, k.lo), k); }
 inline batch exp_nonpositive(const batch& x) { return exp_nonpositive(x, exp_constants()); }
 
-// Natural log for x >= 0 (idw's eps + d2), Cephes' logf: x = 2^e m with m in [√½, √2), a polynomial
-// for log(m), e ln 2 added in two parts. Exponent and mantissa come from the bits with shifts and
-// masks, and e becomes a float through the exponent-bits trick: no float↔int conversion, which
-// Emscripten emulates lane by lane (the reason xsimd::log cost idw 1.4x the time of scaled-dot).
-// log(0) = -inf, log(+inf) = +inf, NaN (and x < 0) give NaN; subnormal x is scaled up first.
-inline batch log_nonnegative_full(const batch& x0) {
+// −log x, the idw score's logarithm (−log(eps + d2)), for x = 2^k m with m in [√½, √2): k and m
+// come from the bits of x minus those of √½ (k = that difference >> 23, m = its low 23 bits plus √½'s
+// bits), so no compare and select picks the mantissa's range, and k becomes a float through the
+// exponent-bits trick (magic − (1.5·2^23 + k)), no float↔int conversion: Emscripten emulates
+// those lane by lane. Then log m = 2 atanh(t) with t = (m − 1)/(m + 1), |t| <= 0.1716:
+// 2t + t³ P(t²), P a quadratic fitted for the least maximum relative error of log m on that
+// interval (1.4e-9 in exact arithmetic), and k ln 2 added in Cody and Waite's two parts (k ln2_hi
+// is exact). m − 1 is exact (Sterbenz), so log m keeps its relative accuracy near m = 1. About 22
+// vector operations and one division, where Cephes' logf (a degree-8 polynomial in m − 1 and a
+// compare for the mantissa's range) took 38 in the form this replaced. The sign is carried through
+// (t = (1 − m)/(1 + m), −k), which is the exact negation of the same operations on log x.
+// `magic` is 1.5·2^23 (normal x) or 1.5·2^23 + 23 (x scaled up by 2^23 from a subnormal).
+// Measured against double std::log at every normal positive float: at most 1.76e-7 relative
+// error (about 3 units of 2^-24); tests/cpp/test_simd_math.cpp asserts 2e-7 on a sweep of floats.
+ATTNSCOPE_TILE_INLINE batch neg_log_core(const batch& x, const batch& magic) {
+    const ibatch ui = xsimd::bitwise_cast<ibatch>(x) - ibatch(0x3f3504f3);  // 0x3f3504f3: √½'s bits
+    const batch neg_k = magic - xsimd::bitwise_cast<batch>((ui >> 23) + ibatch(0x4B400000));
+    const batch m = xsimd::bitwise_cast<batch>((ui & ibatch(0x007fffff)) + ibatch(0x3f3504f3));
+    const batch t = (batch(1.0f) - m) / (batch(1.0f) + m);  // −atanh's argument
+    const batch z = t * t;
+    batch p = xsimd::fma(batch(2.9925452487e-01f), z, batch(3.9976082772e-01f));
+    p = xsimd::fma(p, z, batch(6.6666778259e-01f));
+    const batch neg_log_m = xsimd::fma(t * z, p, t + t);
+    return xsimd::fma(neg_k, batch(0.693359375f), xsimd::fma(neg_k, batch(-2.12194440e-4f), neg_log_m));
+}
+
+// −log x for four lanes that are all normal, positive and finite (idw's eps + d2 nearly always).
+ATTNSCOPE_TILE_INLINE batch neg_log_normal(const batch& x) { return neg_log_core(x, batch(12582912.0f)); }
+
+// −log x for any x >= 0, lane by lane: subnormal x is scaled by 2^23 first (its k corrected in the
+// magic constant); −log 0 = +inf, −log(+inf) = −inf, NaN and x < 0 give NaN. A normal lane gets
+// exactly neg_log_normal's bits, whatever its neighbours are.
+inline batch neg_log_nonnegative(const batch& x0) {
     const batch tiny(std::numeric_limits<float>::min());
     const auto sub = x0 < tiny;
     const batch x = xsimd::select(sub, x0 * batch(8388608.0f), x0);  // 2^23
-    const ibatch bits = xsimd::bitwise_cast<ibatch>(x);
-    // The biased exponent as a float: (bits >> 23) sits in the mantissa of 2^23, then 2^23 is removed.
-    const batch ebias = xsimd::bitwise_cast<batch>((bits >> 23) | ibatch(0x4B000000)) - batch(8388608.0f);
-    batch e = ebias - xsimd::select(sub, batch(126.0f + 23.0f), batch(126.0f));
-    batch m = xsimd::bitwise_cast<batch>((bits & ibatch(0x007fffff)) | ibatch(0x3f000000));  // [0.5, 1)
-    const auto lo = m < batch(0.707106781186547524f);
-    e = e - xsimd::select(lo, batch(1.0f), batch(0.0f));
-    m = xsimd::select(lo, m + m, m) - batch(1.0f);
-    const batch z = m * m;
-    batch y = batch(7.0376836292e-2f);
-    y = xsimd::fma(y, m, batch(-1.1514610310e-1f));
-    y = xsimd::fma(y, m, batch(1.1676998740e-1f));
-    y = xsimd::fma(y, m, batch(-1.2420140846e-1f));
-    y = xsimd::fma(y, m, batch(1.4249322787e-1f));
-    y = xsimd::fma(y, m, batch(-1.6668057665e-1f));
-    y = xsimd::fma(y, m, batch(2.0000714765e-1f));
-    y = xsimd::fma(y, m, batch(-2.4999993993e-1f));
-    y = xsimd::fma(y, m, batch(3.3333331174e-1f));
-    y = y * m * z;
-    y = xsimd::fma(e, batch(-2.12194440e-4f), y);
-    y = xsimd::fnma(batch(0.5f), z, y);
-    batch r = xsimd::fma(e, batch(0.693359375f), m + y);
+    batch r = neg_log_core(x, xsimd::select(sub, batch(12582912.0f + 23.0f), batch(12582912.0f)));
     const batch inf(std::numeric_limits<float>::infinity());
-    r = xsimd::select(x0 == batch(0.0f), -inf, r);
-    r = xsimd::select(x0 == inf, inf, r);
+    r = xsimd::select(x0 == batch(0.0f), inf, r);
+    r = xsimd::select(x0 == inf, -inf, r);
     return xsimd::select(x0 < batch(0.0f) || x0 != x0, batch(std::numeric_limits<float>::quiet_NaN()), r);
 }
 
-// log_nonnegative for four lanes that are all normal, positive and finite (idw's eps + d2 nearly
-// always): the same float operations as log_nonnegative_full on such lanes, without its selects for
-// subnormal, zero, infinite and NaN input (16 of its ~50 vector operations; idw's log was a quarter
-// of its fused attention's time). The two selects of the mantissa range become masks and adds.
-inline batch log_normal(const batch& x) {
-    const ibatch bits = xsimd::bitwise_cast<ibatch>(x);
-    const batch ebias = xsimd::bitwise_cast<batch>((bits >> 23) | ibatch(0x4B000000)) - batch(8388608.0f);
-    batch m = xsimd::bitwise_cast<batch>((bits & ibatch(0x007fffff)) | ibatch(0x3f000000));  // [0.5, 1)
-    const batch lo(static_cast<batch::register_type>(m < batch(0.707106781186547524f)));  // all ones where m < √½
-    const batch e = ebias - (batch(126.0f) + (lo & batch(1.0f)));
-    m = (m + (lo & m)) - batch(1.0f);
-    const batch z = m * m;
-    batch y = batch(7.0376836292e-2f);
-    y = xsimd::fma(y, m, batch(-1.1514610310e-1f));
-    y = xsimd::fma(y, m, batch(1.1676998740e-1f));
-    y = xsimd::fma(y, m, batch(-1.2420140846e-1f));
-    y = xsimd::fma(y, m, batch(1.4249322787e-1f));
-    y = xsimd::fma(y, m, batch(-1.6668057665e-1f));
-    y = xsimd::fma(y, m, batch(2.0000714765e-1f));
-    y = xsimd::fma(y, m, batch(-2.4999993993e-1f));
-    y = xsimd::fma(y, m, batch(3.3333331174e-1f));
-    y = y * m * z;
-    y = xsimd::fma(e, batch(-2.12194440e-4f), y);
-    y = xsimd::fnma(batch(0.5f), z, y);
-    return xsimd::fma(e, batch(0.693359375f), m + y);
+// idw's argument eps + d2 from the dot product qk and the squared norms (d2 = qq + kk − 2 qk), with
+// the clamp d2 >= 0 as a maximum with eps: eps + d2 < eps exactly when d2 < 0. Bit for bit
+// eps + max(0, d2) for every input, NaN included: wasm's pmax(u, eps) is u < eps ? eps : u and
+// SSE's maxps(eps, u) is eps > u ? eps : u, both u when u is NaN. (xsimd::max is a compare and a
+// select in wasm, and the select of the clamp two more operations.)
+ATTNSCOPE_TILE_INLINE batch idw_arg(const batch& qq, const batch& kk, const batch& qk, const batch& eps) {
+    const batch u = eps + (qq + kk - batch(2.0f) * qk);
+#if defined(__wasm_simd128__)
+    return batch((batch::register_type)wasm_f32x4_pmax((v128_t)u.data, (v128_t)eps.data));
+#else
+    return batch(_mm_max_ps(eps, u));
+#endif
 }
-
-// Natural log for x >= 0: the fast form when every lane is normal and finite, else the full one.
-inline batch log_nonnegative(const batch& x) {
-    const auto normal = (x >= batch(std::numeric_limits<float>::min())) && (x < batch(std::numeric_limits<float>::infinity()));
-    return xsimd::all(normal) ? log_normal(x) : log_nonnegative_full(x);
+inline float idw_arg(float qq, float kk, float qk, float eps) {
+    const float d2 = qq + kk - 2.0f * qk;
+    return eps + (d2 < 0.0f ? 0.0f : d2);
 }
 
 // ---- S = Q Kᵀ ------------------------------------------------------------------------------------

@@ -320,3 +320,54 @@ TEST_CASE("query_offset: a share of the query rows equals those rows of the whol
                 }
             }
 }
+
+// idw at p = 2 and τ = 1 (the defaults) with what the SIMD kernel's logarithm and its fallbacks must
+// get right: self-attention (Q = K: the exact distances of the diagonal pairs), a NaN key, a panel
+// hidden from every row, causal rows that see nothing in a panel, a far key, eps normal and below
+// FLT_MIN. Against attention() and the float64 chain, and a share of the rows from an offset that is
+// not a multiple of the 4-row tile equals those rows of the whole call bit for bit.
+TEST_CASE("attention_output: idw at p = 2, tau = 1 against attention() and float64", "[fused][idw]") {
+    const std::size_t nq = 70, nk = 300, d = 9, dv = 6;
+    for (const auto& [vname, variant] : public_variants())
+        for (const float eps : {0.5f, 1e-3f, 1e-40f})
+            for (const int kind : {0, 1, 2})
+                DYNAMIC_SECTION("variant " << vname << " eps=" << eps << " kind=" << kind) {
+                    Rng rng(970 + static_cast<std::uint32_t>(kind));
+                    Mat K = uniform_matrix(nk, d, rng), V = uniform_matrix(nk, dv, rng, -2, 2, 1);
+                    for (std::size_t t = 0; t < d; ++t) K(40, t) = 8.0f;  // a far key
+                    Mat Q(nq, d, 2);
+                    for (std::size_t i = 0; i < nq; ++i)  // self-attention: query i is key i
+                        for (std::size_t t = 0; t < d; ++t) Q(i, t) = K(i, t);
+                    std::vector<std::uint8_t> pad(nk, 0);
+                    AttentionOptions o;
+                    o.score = Score::idw;
+                    o.params.eps = eps;
+                    o.variant = variant;
+                    if (kind == 1) {  // keys 128..255 (the second panel) hidden from every row, causal
+                        for (std::size_t j = 128; j < 256; ++j) pad[j] = 1;
+                        o.key_padding = pad.data();
+                        o.mask = Mask::causal;
+                    }
+                    if (kind == 2) K(200, 3) = kNaN;  // every row sees a NaN key: NaN rows
+                    const Mat a = fused(Q, K, V, o), b = full(Q, K, V, o);
+                    if (kind == 2) {
+                        for (std::size_t i = 0; i < nq; ++i)
+                            for (std::size_t c = 0; c < dv; ++c) CHECK(std::isnan(a(i, c)));
+                    } else {
+                        RefMatrix s = ref_scores(Score::idw, Q.view(), K.view(), o.params);
+                        apply_mask(s, o.mask, o.key_padding);
+                        check_against(a, b, ref_weighted_sum(ref_softmax(s, 1.0), V.view()));
+                    }
+                    const std::size_t r0 = 5, rows = nq - r0;
+                    Mat Qs(rows, d);
+                    for (std::size_t i = 0; i < rows; ++i)
+                        for (std::size_t t = 0; t < d; ++t) Qs(i, t) = Q(r0 + i, t);
+                    AttentionOptions os = o;
+                    os.query_offset = r0;
+                    const Mat as = fused(Qs, K, V, os);
+                    std::size_t differ = 0;
+                    for (std::size_t i = 0; i < rows; ++i)
+                        for (std::size_t c = 0; c < dv; ++c) differ += !same_bits(as(i, c), a(r0 + i, c));
+                    CHECK(differ == 0);
+                }
+}
