@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Two builds of the package in one node process (e.g. dist/ and a copy of the previous dist/), the
 // long-sequence calls compared: attentionOutput() at n ∈ {512, 2048} × d ∈ {64, 128} for scaled-dot,
-// and at n = 512, d = 64 for every distance score (and idw at temperature 0.5), and scores() at
-// n = 512, d = 64. Builds alternate batch by batch (the order flipped every batch) after a warm-up
-// of >= 1 s per build and case, so both see the same machine; CPU-time medians (process.cpuUsage)
-// and after/before ratios. The two builds' outputs are compared too (max |diff|). Prints JSON.
+// and at n = 512, d = 64 for every distance score (and idw at temperature 0.5), attention() (weights
+// and output) and scores() at n = 512, d = 64. Builds alternate batch by batch (the order flipped
+// every batch) after a warm-up of >= 1 s per build and case, so both see the same machine; CPU-time
+// medians (process.cpuUsage) and after/before ratios. The two builds' outputs are compared too
+// (max |diff|). Prints JSON.
 //   node bench/kernel-ab.mjs --before DIR [--after DIR] [--batches N] [--only REGEX]
 import { cpus, loadavg } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -35,6 +36,7 @@ for (const score of ['idw', 'neg-manhattan', 'neg-euclidean']) {
 }
 // idw's fused path at a temperature other than 1.
 cases.push({ name: 'attentionOutput idw tau=0.5 n=512 d=64', n: 512, d: 64, run: (s, x) => s.attentionOutput(x.Q, x.K, x.V, { ...x.opts, score: 'idw', temperature: 0.5 }) });
+cases.push({ name: 'attention weights+output n=512 d=64', n: 512, d: 64, run: (s, x) => s.attention(x.Q, x.K, x.V, x.opts).output });
 for (const score of ['scaled-dot', 'idw', 'neg-manhattan', 'neg-euclidean']) {
   cases.push({ name: `scores ${score} n=512 d=64`, n: 512, d: 64, run: (s, x) => s.scores(x.Q, x.K, { nq: x.n, nk: x.n, d: x.d, score }) });
 }

@@ -282,6 +282,7 @@ void f32_additive__simd(std::size_t m, std::size_t n, std::size_t h, const float
 void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, std::size_t lds, float inv_tau,
                             float* Wt, std::size_t ldw) {
     constexpr float inf = std::numeric_limits<float>::infinity();
+    const ExpConstants ek = exp_constants();  // loop invariants (simd_tiles.hpp)
     for (std::size_t i = 0; i < rows; ++i) {
         const float* s = S + i * lds;
         float* w = Wt + i * ldw;
@@ -310,15 +311,15 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
         batch sum0(0.0f), sum1(0.0f);
         j = 0;
         for (; j + 2 * W <= cols; j += 2 * W) {
-            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb);
-            const batch e1 = exp_nonpositive((batch::load_unaligned(s + j + W) - mxb) * itb);
+            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb, ek);
+            const batch e1 = exp_nonpositive((batch::load_unaligned(s + j + W) - mxb) * itb, ek);
             e0.store_unaligned(w + j);
             e1.store_unaligned(w + j + W);
             sum0 += e0;
             sum1 += e1;
         }
         for (; j + W <= cols; j += W) {
-            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb);
+            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb, ek);
             e0.store_unaligned(w + j);
             sum0 += e0;
         }

@@ -50,6 +50,49 @@ inline float hmax(const batch& b) {
     return m;
 }
 
+// max(a, b) as a < b ? b : a: wasm's f32x4.pmax, one maxps in V8. xsimd::max goes through
+// Emscripten's SSE emulation of _mm_max_ps, a compare and a bitselect (four instructions in V8). A
+// NaN in b is ignored, a NaN in a kept.
+inline batch pmax(const batch& a, const batch& b) {
+#if defined(__wasm_simd128__)
+    return batch(reinterpret_cast<batch::register_type>(wasm_f32x4_pmax(reinterpret_cast<v128_t>(a.data),
+                                                                       reinterpret_cast<v128_t>(b.data))));
+#else
+    return xsimd::select(a < b, b, a);
+#endif
+}
+
+// The exp's constants, as vectors a loop keeps in registers (or spill slots). Written as splatted
+// constants inside a loop, clang puts one v128.const per use in the loop body, and V8 (11.x, x86-64)
+// materialises each with three instructions per iteration (an immediate move, a move to xmm and a
+// shuffle), which cost the softmax more than its arithmetic. Loaded from memory V8 cannot see
+// through (exp_constant_table, external linkage, never written) before the loop, they are loop
+// invariants instead: at most a reload from the stack.
+struct ExpConstants {
+    batch lo, log2e, magic, ln2_hi, ln2_lo, c3, c2, c1, c0, one;
+};
+}  // namespace
+
+alignas(16) inline float exp_constant_table[10] = {
+    -88.0f,                // the clamp
+    1.44269504088896341f,  // log2(e)
+    12583039.0f,           // 1.5 * 2^23 + 127
+    -0.693359375f,         // −ln2, high part (Cody and Waite)
+    2.12194440e-4f,        // −ln2, low part
+    8.3125252277e-03f,     // q(r), highest coefficient first
+    4.1890114546e-02f,
+    1.6667114198e-01f,
+    4.9999231100e-01f,
+    1.0f,
+};
+
+namespace {
+inline ExpConstants exp_constants() {
+    const float* t = exp_constant_table;
+    return {batch(t[0]), batch(t[1]), batch(t[2]), batch(t[3]), batch(t[4]),
+            batch(t[5]), batch(t[6]), batch(t[7]), batch(t[8]), batch(t[9])};
+}
+
 // e^x for x in [-88, 0] (callers clamp): x = n ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part
 // ln2, exact products without an FMA), e^r = 1 + r + r² q(r) with q a cubic fitted for the least
 // maximum relative error on that interval (1.1e-7 in exact arithmetic), and 2^n built in the exponent
@@ -59,30 +102,32 @@ inline float hmax(const batch& b) {
 // |x| ulp(1)/2 relative, which exceeds this above |x| = 4. For n = −127 (x <= −87.68) the
 // exponent field is 0, so the result is exactly 0: the clamp at −88 makes −inf and every x below
 // it give 0 without a compare and select.
-inline batch exp_core(const batch& xc) {
+ATTNSCOPE_TILE_INLINE batch exp_core(const batch& xc, const ExpConstants& k) {
     // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
     // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
     // emulates _mm_cvttps_epi32 lane by lane, which cost more than the whole polynomial.)
-    const batch magic(12583039.0f);  // 1.5 * 2^23 + 127
-    const batch t = xsimd::fma(xc, batch(1.44269504088896341f), magic);
-    const batch n = t - magic;
-    const batch r = xsimd::fnma(n, batch(-2.12194440e-4f), xsimd::fnma(n, batch(0.693359375f), xc));
-    batch q = batch(8.3125252277e-03f);
-    q = xsimd::fma(q, r, batch(4.1890114546e-02f));
-    q = xsimd::fma(q, r, batch(1.6667114198e-01f));
-    q = xsimd::fma(q, r, batch(4.9999231100e-01f));
-    const batch p = xsimd::fma(q, r * r, r + batch(1.0f));
+    const batch t = xsimd::fma(xc, k.log2e, k.magic);
+    const batch n = t - k.magic;
+    const batch r = xsimd::fma(n, k.ln2_lo, xsimd::fma(n, k.ln2_hi, xc));
+    batch q = k.c3;
+    q = xsimd::fma(q, r, k.c2);
+    q = xsimd::fma(q, r, k.c1);
+    q = xsimd::fma(q, r, k.c0);
+    const batch p = xsimd::fma(q, r * r, r + k.one);
     const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n (0 for n = -127)
     return p * scale;
 }
+inline batch exp_core(const batch& xc) { return exp_core(xc, exp_constants()); }
 
 // exp(x) for x <= 0, the only arguments the softmax has (scores minus the row max, times 1/tau > 0;
 // -inf for masked keys). Results below FLT_MIN (x < -87.34) are the reference's denormal or 0
-// (exactly 0 from x = -87.68 down, -inf included): an absolute difference below 1.2e-38.
-// xsimd::exp covers the whole real line and measured no faster than scalar expf in wasm; this one
-// skips what the softmax never needs. (A compare and select that flushed everything below FLT_MIN
-// to 0 cost 5 of its ~30 vector operations; the clamp alone gives 0 where it matters: -inf.)
-inline batch exp_nonpositive(const batch& x) { return exp_core(xsimd::max(x, batch(-88.0f))); }
+// (exactly 0 from x = -87.68 down, -inf included): an absolute difference below 1.2e-38. NaN gives
+// NaN. xsimd::exp covers the whole real line and measured no faster than scalar expf in wasm; this
+// one skips what the softmax never needs. (A compare and select that flushed everything below
+// FLT_MIN to 0 cost 5 of its ~30 vector operations; the clamp alone gives 0 where it matters: -inf.)
+// Loops pass exp_constants() read once before the loop.
+ATTNSCOPE_TILE_INLINE batch exp_nonpositive(const batch& x, const ExpConstants& k) { return exp_core(pmax(x, k.lo), k); }
+inline batch exp_nonpositive(const batch& x) { return exp_nonpositive(x, exp_constants()); }
 
 // −log x, the idw score's logarithm (−log(eps + d2)), for x = 2^k m with m in [√½, √2): k and m
 // come from the bits of x minus those of √½ (k = that difference >> 23, m = its low 23 bits plus √½'s
@@ -295,6 +340,129 @@ ATTNSCOPE_TILE_INLINE void av_rows(std::size_t mr, const float* const* P, std::s
         case 2: av_tile<2>(P, nb, V, ldv, dv, acc); break;
         default: av_tile<1>(P, nb, V, ldv, dv, acc); break;
     }
+}
+
+// ---- The fused kernel's tiles: one pointer per operand -----------------------------------------
+// In the micro-kernels above each broadcast reads q[r][t] or P[r][j] through its own row pointer: an
+// integer add per row and step besides the load, and with 6 loads and 16 float operations per step
+// the x86-64 front end (not the two multiply and two add pipes) is what sets the pace. The fused
+// kernel reuses its query rows against every key panel and writes P itself, so it lays both out for
+// one pointer with constant offsets (v128.load32_splat's offset field). Its tile has kFusedMR rows.
+// (Unrolling these loops by two measured 25-30% slower: clang interleaves the halves, and the four
+// live vectors of V or Kᵀ make V8 spill accumulators inside the loop.)
+#ifndef ATTNSCOPE_FUSED_MR  // (overridable to measure other tile heights)
+#define ATTNSCOPE_FUSED_MR 4
+#endif
+constexpr std::size_t kFusedMR = ATTNSCOPE_FUSED_MR;
+
+// A query tile, packed once per block: tile[t kFusedMR + r] = q[r][t], zeros for the rows past mr.
+inline void pack_q_tile(const float* const* q, std::size_t mr, std::size_t d, float* tile) {
+    for (std::size_t t = 0; t < d; ++t)
+        for (std::size_t r = 0; r < kFusedMR; ++r) tile[t * kFusedMR + r] = r < mr ? q[r][t] : 0.0f;
+}
+
+// score_tile's products (the same operations in the same order) from a packed query tile.
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void score_tile_packed(const float* qt, std::size_t d, const float* panel, std::size_t strips,
+                                             float alpha, float* out, std::size_t ldo) {
+    for (std::size_t s = 0; s < strips; ++s) {
+        const float* p = panel + s * d * kNR;
+        const float* qq = qt;
+        batch acc0[MR], acc1[MR];
+        for (std::size_t r = 0; r < MR; ++r) acc0[r] = acc1[r] = batch(0.0f);
+        for (std::size_t t = 0; t < d; ++t, p += kNR, qq += kFusedMR) {
+            const batch k0 = batch::load_aligned(p);
+            const batch k1 = batch::load_aligned(p + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch qb(qq[r]);
+                acc0[r] = xsimd::fma(qb, k0, acc0[r]);
+                acc1[r] = xsimd::fma(qb, k1, acc1[r]);
+            }
+        }
+        const batch al(alpha);
+        for (std::size_t r = 0; r < MR; ++r) {
+            (acc0[r] * al).store_unaligned(out + r * ldo + s * kNR);
+            (acc1[r] * al).store_unaligned(out + r * ldo + s * kNR + W);
+        }
+    }
+}
+
+// Up to kFusedMR rows, dispatched to the matching register tile.
+template <std::size_t MR = kFusedMR>
+ATTNSCOPE_TILE_INLINE void score_rows_packed(std::size_t mr, const float* qt, std::size_t d, const float* panel,
+                                             std::size_t strips, float alpha, float* out, std::size_t ldo) {
+    if constexpr (MR > 1) {
+        if (mr < MR) return score_rows_packed<MR - 1>(mr, qt, d, panel, strips, alpha, out, ldo);
+    }
+    score_tile_packed<MR>(qt, d, panel, strips, alpha, out, ldo);
+}
+
+// av_tile's sums (the same operations in the same order) with the weights' rows at a fixed stride
+// LDP: P[r LDP + j].
+template <std::size_t MR, std::size_t LDP>
+ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const float* VP, const float* V, std::size_t ldv,
+                                           std::size_t dv, float* const* acc) {
+    std::size_t c = 0;
+    for (; c + kNR <= dv; c += kNR) {
+        batch a0[MR], a1[MR];
+        for (std::size_t r = 0; r < MR; ++r) {
+            a0[r] = batch::load_unaligned(acc[r] + c);
+            a1[r] = batch::load_unaligned(acc[r] + c + W);
+        }
+        const float* v = VP + (c / kNR) * LDP * kNR;
+        const float* p = P;
+        for (std::size_t j = 0; j < nb; ++j, v += kNR, ++p) {
+            const batch v0 = batch::load_aligned(v);
+            const batch v1 = batch::load_aligned(v + W);
+            for (std::size_t r = 0; r < MR; ++r) {
+                const batch pb(p[r * LDP]);
+                a0[r] = xsimd::fma(pb, v0, a0[r]);
+                a1[r] = xsimd::fma(pb, v1, a1[r]);
+            }
+        }
+        for (std::size_t r = 0; r < MR; ++r) {
+            a0[r].store_unaligned(acc[r] + c);
+            a1[r].store_unaligned(acc[r] + c + W);
+        }
+    }
+    for (; c + W <= dv; c += W) {
+        batch a0[MR];
+        for (std::size_t r = 0; r < MR; ++r) a0[r] = batch::load_unaligned(acc[r] + c);
+        const float* v = V + c;
+        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
+            const batch v0 = batch::load_unaligned(v);
+            for (std::size_t r = 0; r < MR; ++r) a0[r] = xsimd::fma(batch(P[r * LDP + j]), v0, a0[r]);
+        }
+        for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
+    }
+    for (; c < dv; ++c) {
+        for (std::size_t r = 0; r < MR; ++r) {
+            float s = acc[r][c];
+            for (std::size_t j = 0; j < nb; ++j) s += P[r * LDP + j] * V[j * ldv + c];
+            acc[r][c] = s;
+        }
+    }
+}
+
+// A V panel packed in column strips of kNR: strip c holds the panel's rows j = 0..nb of columns
+// [c kNR, c kNR + kNR) contiguously, vp[c kKeysPanel kNR + j kNR + l] (the columns past the last
+// whole strip stay in V). av_tile_strided then reads each strip as one run of 32-byte rows
+// instead of 32 bytes from every ldv-long row.
+inline void pack_v_panel(const float* V, std::size_t ldv, std::size_t nb, std::size_t dv, std::size_t panel_keys, float* vp) {
+    for (std::size_t c = 0; c + kNR <= dv; c += kNR) {
+        float* out = vp + (c / kNR) * panel_keys * kNR;
+        for (std::size_t j = 0; j < nb; ++j)
+            for (std::size_t l = 0; l < kNR; ++l) out[j * kNR + l] = V[j * ldv + c + l];
+    }
+}
+
+template <std::size_t LDP, std::size_t MR = kFusedMR>
+ATTNSCOPE_TILE_INLINE void av_rows_strided(std::size_t mr, const float* P, std::size_t nb, const float* VP, const float* V,
+                                           std::size_t ldv, std::size_t dv, float* const* acc) {
+    if constexpr (MR > 1) {
+        if (mr < MR) return av_rows_strided<LDP, MR - 1>(mr, P, nb, VP, V, ldv, dv, acc);
+    }
+    av_tile_strided<MR, LDP>(P, nb, VP, V, ldv, dv, acc);
 }
 
 // A growable, 16-byte aligned float buffer (std::vector<float> promises only alignof(float)).
