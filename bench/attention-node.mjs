@@ -11,27 +11,13 @@
 // copies them in on every call), and the product is written matMul(Q, transpose(K)) — as
 // matMul(Q, K, false, true) TF.js 4.22 falls back to a scalar loop (~4 GFLOP/s), which would flatter us.
 import { cpus } from 'node:os';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { tfjsWasm } from './tfjs-wasm.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
-const require = createRequire(import.meta.url);
-const tf = require('@tensorflow/tfjs-core');
-const tfwasm = require('@tensorflow/tfjs-backend-wasm');
-
-tfwasm.setWasmPaths(join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + '/');
-tfwasm.setThreadsCount(1);
-await tf.setBackend('wasm');
-await tf.ready();
-const tfInfo = {
-  version: tf.version_core,
-  backend: tf.getBackend(),
-  simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
-  threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT'),
-  threadsCount: tfwasm.getThreadsCount(),
-};
+const { tf, tfInfo } = await tfjsWasm();
 console.error(`TF.js ${tfInfo.version}: backend ${tfInfo.backend}, SIMD ${tfInfo.simd}, multithread ${tfInfo.threads}, threads ${tfInfo.threadsCount}`);
 
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist', 'attnscope.mjs')).href);

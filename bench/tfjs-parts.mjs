@@ -7,9 +7,9 @@
 // (process.cpuUsage) after >= 1 s of warm-up each; GFLOP/s for the products (2 n² d flops each).
 //   node bench/tfjs-parts.mjs [--sizes 512x64,2048x128] [--rounds 9] > bench/results/tfjs-parts.json
 import { cpus, loadavg } from 'node:os';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { tfjsWasm } from './tfjs-wasm.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -19,20 +19,7 @@ const arg = (name, fallback) => {
 const sizes = arg('--sizes', '512x64,2048x64,512x128,2048x128').split(',').map((s) => s.split('x').map(Number));
 const ROUNDS = Number(arg('--rounds', 9));
 
-const require = createRequire(import.meta.url);
-const tf = require('@tensorflow/tfjs-core');
-const tfwasm = require('@tensorflow/tfjs-backend-wasm');
-tfwasm.setWasmPaths(join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + '/');
-tfwasm.setThreadsCount(1);
-await tf.setBackend('wasm');
-await tf.ready();
-const tfInfo = {
-  version: tf.version_core,
-  backend: tf.getBackend(),
-  simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
-  threads: await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT'),
-  threadsCount: tfwasm.getThreadsCount(),
-};
+const { tf, tfInfo } = await tfjsWasm();
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist', 'attnscope.mjs')).href);
 const scope = await createAttnScope();
 
