@@ -16,6 +16,7 @@ import { cpus, loadavg } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
+import { attendOptions, rand, text } from './pool-workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
@@ -28,20 +29,8 @@ const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const loadBefore = load();
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const round = (x, k = 2) => Math.round(x * 10 ** k) / 10 ** k;
-function rand(n, seed) {
-  const a = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; a[i] = s / 2 ** 31 - 1; }
-  return a;
-}
-
-// The text of bench/pool.mjs: 1,000 words, 1,000 tokens.
-const WORDS = ('the of and to in a is that for it as was with be by on not he this are or his from at which but have an they ' +
-  'you were her she there one all we their has been would when who will more no if out so said what up its about into than ' +
-  'them can only other new some could time these two may then do first any my now such like our over man me even most made ' +
-  'after also did many before must through back years where much your way well down should because each just those people').split(' ');
-const text = Array.from({ length: 1000 }, (_, i) => WORDS[(i * 7919 + (i >> 3)) % WORDS.length]).join(' ');
-const o = { query: text, heads: 8, maxTokens: 1100 };
+// The workload of bench/pool.mjs: the 1,000-word text and its attend() options (8 heads).
+const o = attendOptions;
 
 const scope = await createAttnScope({ preload: true });
 const pool = await createAttnPool({ workers: 2, preload: true });
