@@ -37,6 +37,14 @@ Mat full(const Mat& Q, const Mat& K, const Mat& V, const AttentionOptions& o) {
     return O;
 }
 
+// Rows r0.. of Q: the queries of a share of the call from row offset r0.
+Mat rows_from(const Mat& Q, std::size_t r0) {
+    Mat Qs(Q.rows - r0, Q.cols);
+    for (std::size_t i = 0; i < Qs.rows; ++i)
+        for (std::size_t t = 0; t < Q.cols; ++t) Qs(i, t) = Q(r0 + i, t);
+    return Qs;
+}
+
 // Both outputs lie within the float64 chain's bound B, so within 2B of each other.
 void check_against(const Mat& got, const Mat& attn, const RefMatrix& ref) {
     Checker vs_ref("fused vs float64"), vs_attn("fused vs attention()");
@@ -297,9 +305,7 @@ TEST_CASE("query_offset: a share of the query rows equals those rows of the whol
                 for (const std::size_t r0 : {std::size_t{64}, std::size_t{128}}) {
                     INFO("r0 = " << r0);
                     const std::size_t rows = nq - r0;
-                    Mat Qs(rows, d);
-                    for (std::size_t i = 0; i < rows; ++i)
-                        for (std::size_t t = 0; t < d; ++t) Qs(i, t) = Q(r0 + i, t);
+                    const Mat Qs = rows_from(Q, r0);
                     AttentionOptions os = o;
                     os.query_offset = r0;
                     const Mat Os = fused(Qs, K, V, os);
@@ -359,9 +365,7 @@ TEST_CASE("attention_output: idw at p = 2, tau = 1 against attention() and float
                         check_against(a, b, ref_weighted_sum(ref_softmax(s, 1.0), V.view()));
                     }
                     const std::size_t r0 = 5, rows = nq - r0;
-                    Mat Qs(rows, d);
-                    for (std::size_t i = 0; i < rows; ++i)
-                        for (std::size_t t = 0; t < d; ++t) Qs(i, t) = Q(r0 + i, t);
+                    const Mat Qs = rows_from(Q, r0);
                     AttentionOptions os = o;
                     os.query_offset = r0;
                     const Mat as = fused(Qs, K, V, os);
