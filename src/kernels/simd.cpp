@@ -54,14 +54,13 @@ inline batch tanh_fast(const batch& x) {
     return xsimd::select(x != x, x, t);
 }
 
-}  // namespace
-
-// Minus the L1 distance of rows: as gemm_nt below, K packed once per key block and every 4-row query
-// tile run over it by the register tile of simd_tiles.hpp (l1_tile: no horizontal sums, each lane one
-// key); the last, partial strip of a block goes through a small buffer.
-void f32_neg_manhattan__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
-                             const float* B, std::size_t ldb, float* S, std::size_t lds) {
-    assert(lda >= k && ldb >= k && lds >= n);
+// The loop gemm_nt and neg_manhattan share: B packed once per key block (Kᵀ panels, simd_tiles.hpp)
+// and every 4-row tile of A run over it by a register tile, rows(mr, q, panel, strips, out, ldo);
+// the tile writes whole 8-column strips, so the last, partial strip of a block goes through a small
+// buffer.
+template <class Rows>
+ATTNSCOPE_TILE_INLINE void over_key_panels(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                                           const float* B, std::size_t ldb, float* C, std::size_t ldc, Rows rows) {
     if (m == 0 || n == 0) return;
     AlignedFloats panel_buf, tail_buf;
     float* panel = panel_buf.get(panel_floats(std::min(n, kKeyBlock), k));
@@ -74,41 +73,34 @@ void f32_neg_manhattan__simd(std::size_t m, std::size_t n, std::size_t k, const 
             const std::size_t mr = std::min(kMR, m - i);
             const float* q[kMR];
             for (std::size_t r = 0; r < kMR; ++r) q[r] = A + (i + std::min(r, mr - 1)) * lda;
-            if (full) l1_rows(mr, q, k, panel, full, S + i * lds + j0, lds);
+            if (full) rows(mr, q, panel, full, C + i * ldc + j0, ldc);
             if (rest) {
-                l1_rows(mr, q, k, panel + full * k * kNR, 1, tail, kNR);
-                for (std::size_t r = 0; r < mr; ++r)
-                    for (std::size_t c = 0; c < rest; ++c) S[(i + r) * lds + j0 + full * kNR + c] = tail[r * kNR + c];
-            }
-        }
-    }
-}
-
-void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
-                       const float* B, std::size_t ldb, float* C, std::size_t ldc, float alpha) {
-    assert(lda >= k && ldb >= k && ldc >= n);
-    if (m == 0 || n == 0) return;
-    // Kᵀ packed once per key block and reused by every 4-row query tile; the micro-kernel writes
-    // whole 8-column strips, so the last (partial) strip goes through a small buffer.
-    AlignedFloats panel_buf, tail_buf;
-    float* panel = panel_buf.get(panel_floats(std::min(n, kKeyBlock), k));
-    float* tail = tail_buf.get(kMR * kNR);
-    for (std::size_t j0 = 0; j0 < n; j0 += kKeyBlock) {
-        const std::size_t nb = std::min(kKeyBlock, n - j0);
-        pack_kt_panel(B + j0 * ldb, ldb, nb, k, panel);
-        const std::size_t full = nb / kNR, rest = nb - full * kNR;
-        for (std::size_t i = 0; i < m; i += kMR) {
-            const std::size_t mr = std::min(kMR, m - i);
-            const float* q[kMR];
-            for (std::size_t r = 0; r < kMR; ++r) q[r] = A + (i + std::min(r, mr - 1)) * lda;
-            if (full) score_rows(mr, q, k, panel, full, alpha, C + i * ldc + j0, ldc);
-            if (rest) {
-                score_rows(mr, q, k, panel + full * k * kNR, 1, alpha, tail, kNR);
+                rows(mr, q, panel + full * k * kNR, 1, tail, kNR);
                 for (std::size_t r = 0; r < mr; ++r)
                     for (std::size_t c = 0; c < rest; ++c) C[(i + r) * ldc + j0 + full * kNR + c] = tail[r * kNR + c];
             }
         }
     }
+}
+
+}  // namespace
+
+// Minus the L1 distance of rows: the register tile of simd_tiles.hpp (l1_tile: no horizontal sums,
+// each lane one key) over the packed keys.
+void f32_neg_manhattan__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                             const float* B, std::size_t ldb, float* S, std::size_t lds) {
+    assert(lda >= k && ldb >= k && lds >= n);
+    over_key_panels(m, n, k, A, lda, B, ldb, S, lds,
+                    [k](std::size_t mr, const float* const* q, const float* panel, std::size_t strips, float* out,
+                        std::size_t ldo) ATTNSCOPE_LAMBDA_INLINE { l1_rows(mr, q, k, panel, strips, out, ldo); });
+}
+
+void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
+                       const float* B, std::size_t ldb, float* C, std::size_t ldc, float alpha) {
+    assert(lda >= k && ldb >= k && ldc >= n);
+    over_key_panels(m, n, k, A, lda, B, ldb, C, ldc,
+                    [k, alpha](std::size_t mr, const float* const* q, const float* panel, std::size_t strips, float* out,
+                               std::size_t ldo) ATTNSCOPE_LAMBDA_INLINE { score_rows(mr, q, k, panel, strips, alpha, out, ldo); });
 }
 
 void f32_gemm_nn__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,

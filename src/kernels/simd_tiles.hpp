@@ -29,8 +29,10 @@ namespace {
 // body holds its SIMD loop (scripts/check-wasm-simd.mjs checks that, function by function).
 #if defined(__GNUC__)
 #define ATTNSCOPE_TILE_INLINE inline __attribute__((always_inline))
+#define ATTNSCOPE_LAMBDA_INLINE __attribute__((always_inline))  // a lambda a tile loop calls: [](...) ATTNSCOPE_LAMBDA_INLINE {}
 #else
 #define ATTNSCOPE_TILE_INLINE inline
+#define ATTNSCOPE_LAMBDA_INLINE
 #endif
 
 using batch = xsimd::batch<float>;
