@@ -43,6 +43,17 @@ export function startServer(folder) {
   });
 }
 
+/**
+ * A browser context for pages opened from disk (file://), where no request may leave the machine:
+ * every http(s) and ws(s) request is refused (routes added later take precedence, for what a test
+ * answers itself).
+ */
+export async function offlineContext(browser, options = {}) {
+  const context = await browser.newContext(options);
+  await context.route(/^(https?|wss?):/, (route) => route.abort());
+  return context;
+}
+
 /** Everything a test run needs; call close() at the end. */
 export async function setup() {
   const index = join(root, 'dist/web/index.html');

@@ -14,7 +14,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setup, settled, root } from '../../scripts/browser-harness.mjs';
+import { offlineContext, setup, settled, root } from '../../scripts/browser-harness.mjs';
 import { PAGES } from '../../scripts/pages.mjs';
 
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
@@ -90,8 +90,7 @@ before(async () => {
   // The pages' Content-Security-Policy allows only their own scripts: axe is added by the test.
   context = await h.newContext({ bypassCSP: true });
   // The element's pages come from disk (file://): their own context, where no request may leave the machine.
-  fileContext = await h.browser.newContext({ bypassCSP: true, viewport: { width: 1320, height: 1000 } });
-  await fileContext.route(/^(https?|wss?):/, (route) => route.abort());
+  fileContext = await offlineContext(h.browser, { bypassCSP: true, viewport: { width: 1320, height: 1000 } });
   tmp = mkdtempSync(join(tmpdir(), 'attnscope-axe-'));
 });
 after(async () => {

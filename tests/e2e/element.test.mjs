@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, root, outDir, gridCursor } from '../../scripts/browser-harness.mjs';
+import { CHROMIUM_ARGS, offlineContext, root, outDir, gridCursor } from '../../scripts/browser-harness.mjs';
 
 const script = join(root, 'dist/attnscope-element.js');
 let browser, dir, single;
@@ -29,9 +29,8 @@ function page(name, body, head = '') {
 }
 
 async function open(url, options = {}, prepare = null) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
   // Nothing leaves the machine: a page may only reach what a test answers itself (prepare's routes).
-  await context.route(/^(https?|wss?):/, (route) => route.abort());
+  const context = await offlineContext(browser, { viewport: { width: 1280, height: 900 }, ...options });
   if (prepare) await prepare(context);
   const p = await context.newPage();
   p.on('console', (m) => { if (m.type() === 'error') errors.push(`${url}: ${m.text()}`); });

@@ -10,15 +10,14 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setup, autoSettle, root, gridCursor } from '../../scripts/browser-harness.mjs';
+import { offlineContext, setup, autoSettle, root, gridCursor } from '../../scripts/browser-harness.mjs';
 
 let h, context, fileContext, tmp;
 before(async () => {
   h = await setup();
   context = await h.newContext();
   // The element's page comes from disk: its own context, where no request may leave the machine.
-  fileContext = await h.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await fileContext.route(/^(https?|wss?):/, (route) => route.abort());
+  fileContext = await offlineContext(h.browser, { viewport: { width: 1280, height: 900 } });
   tmp = mkdtempSync(join(tmpdir(), 'attnscope-keys-'));
 });
 after(async () => {
