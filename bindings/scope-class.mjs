@@ -30,6 +30,12 @@ const RETURNS = Object.freeze(['returns']);
 // saved, and a refused call of this size holds at most this much for the moment of its refusal.
 // (n = 16, d = dv = 64 takes 18.2 KiB.)
 const SMALL_CALL_BYTES = 64 * 1024;
+// The slots of _attentionBlock's address array: the inputs (in the block's order), the outputs, the
+// block (to free) and which cost check the export makes. parts: the inputs and outputs.
+const AT = Object.freeze({
+  Q: 0, K: 1, V: 2, padding: 3, W: 4, W1: 5, W2: 6, v: 7, Wa: 8, S: 9, A: 10, O: 11, stats: 12, parts: 13,
+  block: 13, costCheck: 14, count: 15,
+});
 
 const NO_SCOPE = 'scope: this AttnScope was disposed; create a new one (createAttnScope or scope.newScope)';
 
@@ -52,8 +58,8 @@ class Scope {
     // 'auto' first, then the fastest variant first (the manifest lists the scalar reference first).
     this.variants = Object.freeze({ available: ['auto', ...compiled.reverse()], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
     this._variant = 'auto';
-    this._at = new Array(15).fill(0);      // _attentionBlock's addresses, reused by every call
-    this._bytes = new Array(13).fill(0);   // and its parts' sizes
+    this._at = new Array(AT.count).fill(0);      // _attentionBlock's addresses, reused by every call
+    this._bytes = new Array(AT.parts).fill(0);   // and its parts' sizes
     this._vocabName = vocabName;
   }
 
@@ -251,35 +257,35 @@ class Scope {
       want.has('output') ? nq * dv : 0, want.has('stats') ? 3 * nq : 0, outputOnly);
     try {
       const e = this._enum.ints, w = a.weights;
-      const r = this._m._attnscope_attention(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv, e.score[a.score],
-        e.variant[a.variant], a.idw.p, a.idw.eps, at[4], at[5], at[6], at[7], w.hidden, at[8],
-        w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[9], at[10], at[11], at[12], queryOffset,
-        at[14], at[0], this._finiteSpan(Q, K, V, at));
+      const r = this._m._attnscope_attention(at[AT.Q], at[AT.K], at[AT.V], nq, nk, a.d, a.dk, dv, e.score[a.score],
+        e.variant[a.variant], a.idw.p, a.idw.eps, at[AT.W], at[AT.W1], at[AT.W2], at[AT.v], w.hidden, at[AT.Wa],
+        w.maxKeys, a.temperature, e.mask[a.mask], at[AT.padding], at[AT.S], at[AT.A], at[AT.O], at[AT.stats], queryOffset,
+        at[AT.costCheck], at[AT.Q], this._finiteSpan(Q, K, V, at));
       if (r !== 0) throw this._attentionRefusal(r, Q, K, V, at);
       // The parts asked for lie in order in one block of the heap: one copy of it comes out, and the
       // result's arrays are views of that copy (as attend()'s are), which small calls feel.
       let first = 0, last = 0;
-      for (let j = 9; j < 13; j++) {
+      for (let j = AT.S; j < AT.parts; j++) {
         if (!at[j]) continue;
         if (!first) first = at[j];
         last = j;
       }
-      const lastCount = last === 12 ? 3 * nq : last === 11 ? nq * dv : nq * nk;
+      const lastCount = last === AT.stats ? 3 * nq : last === AT.O ? nq * dv : nq * nk;
       const block = this._read(first, ((at[last] - first) >> 2) + lastCount);
       const view = (p, n) => block.subarray((p - first) >> 2, ((p - first) >> 2) + n);
       const result = {};
-      if (at[9]) result.scores = view(at[9], nq * nk);
-      if (at[10]) result.weights = view(at[10], nq * nk);
-      if (at[11]) result.output = view(at[11], nq * dv);
-      if (at[12]) {
-        const v = view(at[12], 3 * nq), argmax = new Uint32Array(nq);
+      if (at[AT.S]) result.scores = view(at[AT.S], nq * nk);
+      if (at[AT.A]) result.weights = view(at[AT.A], nq * nk);
+      if (at[AT.O]) result.output = view(at[AT.O], nq * dv);
+      if (at[AT.stats]) {
+        const v = view(at[AT.stats], 3 * nq), argmax = new Uint32Array(nq);
         for (let i = 0; i < nq; i++) argmax[i] = v[2 * nq + i];
         result.stats = { entropy: v.subarray(0, nq), maxWeight: v.subarray(nq, 2 * nq), argmax };
       }
       result.variant = this._instance.resolvedVariants[a.variant];
       return result;
     } finally {
-      this._m._free(at[13]);
+      this._m._free(at[AT.block]);
     }
   }
 
@@ -290,14 +296,14 @@ class Scope {
     const at = this._attentionBlock(Q, K, V, a, 0, 0, nq * dv, 0, true);
     try {
       const e = this._enum.ints, w = a.weights;
-      const r = this._m._attnscope_attention_output(at[0], at[1], at[2], nq, nk, a.d, a.dk, dv,
-        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, at[4], at[5], at[6], at[7],
-        w.hidden, at[8], w.maxKeys, a.temperature, e.mask[a.mask], at[3], at[11], queryOffset,
-        at[14], at[0], this._finiteSpan(Q, K, V, at));
+      const r = this._m._attnscope_attention_output(at[AT.Q], at[AT.K], at[AT.V], nq, nk, a.d, a.dk, dv,
+        e.score[a.score], e.variant[a.variant], a.idw.p, a.idw.eps, at[AT.W], at[AT.W1], at[AT.W2], at[AT.v],
+        w.hidden, at[AT.Wa], w.maxKeys, a.temperature, e.mask[a.mask], at[AT.padding], at[AT.O], queryOffset,
+        at[AT.costCheck], at[AT.Q], this._finiteSpan(Q, K, V, at));
       if (r !== 0) throw this._attentionRefusal(r, Q, K, V, at);
-      return this._read(at[11], nq * dv);
+      return this._read(at[AT.O], nq * dv);
     } finally {
-      this._m._free(at[13]);
+      this._m._free(at[AT.block]);
     }
   }
 
@@ -306,20 +312,20 @@ class Scope {
   // for), with the inputs copied in; without its per-call objects, which a small call feels.
   // The call's cost is checked before its block is allocated, as _checkCost does, except in a small
   // call (a block of at most SMALL_CALL_BYTES): the export checks it first there, in the same wasm
-  // call as the computation (at[14] says which check it makes), and if the heap cannot give even
+  // call as the computation (at[AT.costCheck] says which check it makes), and if the heap cannot give even
   // that block, the cost is checked before the allocation is refused, so the same call fails with the
   // same message either way.
-  // Returns this scope's address array (reused by the next call): [0..8] the inputs', [9..12] the
-  // outputs' (0 = none), [13] the block's (to free), [14] the export's cost check (0: none, made here;
+  // Returns this scope's address array (reused by the next call; slots named by AT): the inputs', the
+  // outputs' (0 = none), the block's (to free), the export's cost check (0: none, made here;
   // 1: attention()'s; 2: the output-only path's).
   _attentionBlock(Q, K, V, a, nS, nA, nO, nStats, outputOnly) {
     const w = a.weights.arrays, at = this._at;
     const inputs = [Q, K, V, a.padding, w.W, w.W1, w.W2, w.v, w.Wa];
     let total = 0;
-    for (let i = 0; i < 13; i++) {
-      const x = i < 9 ? inputs[i] : null;
-      const bytes = i < 9 ? (!x ? -1 : i === 3 ? typedLength(x) : 4 * typedLength(x))   // the padding is a Uint8Array
-        : 4 * (i === 9 ? nS : i === 10 ? nA : i === 11 ? nO : nStats) || -1;
+    for (let i = 0; i < AT.parts; i++) {
+      const x = i < AT.S ? inputs[i] : null;
+      const bytes = i < AT.S ? (!x ? -1 : i === AT.padding ? typedLength(x) : 4 * typedLength(x))   // the padding is a Uint8Array
+        : 4 * (i === AT.S ? nS : i === AT.A ? nA : i === AT.O ? nO : nStats) || -1;
       this._bytes[i] = bytes;
       if (bytes < 0) { at[i] = -1; continue; }
       at[i] = total;
@@ -327,24 +333,24 @@ class Scope {
     }
     const cost = () => this._checkCost(a.score, a.nq, a.nk, a.d, a.dk, a.dv, a.weights.hidden || 0, outputOnly);
     let base = 0;
-    at[14] = 0;
+    at[AT.costCheck] = 0;
     if (total <= SMALL_CALL_BYTES) {
       base = this._m._malloc(total);
-      if (base) at[14] = outputOnly ? 2 : 1;
+      if (base) at[AT.costCheck] = outputOnly ? 2 : 1;
       else { cost(); base = this._alloc(total); }
     } else {
       cost();
-      for (let i = 0; i < 13; i++) if (this._bytes[i] >= 0) checkBlock(this._bytes[i]);
+      for (let i = 0; i < AT.parts; i++) if (this._bytes[i] >= 0) checkBlock(this._bytes[i]);
       base = this._alloc(total);
     }
     const heap32 = this._m.HEAPF32;
-    for (let i = 0; i < 13; i++) {
+    for (let i = 0; i < AT.parts; i++) {
       if (at[i] < 0) { at[i] = 0; continue; }
       at[i] += base;
-      if (i === 3) this._m.HEAPU8.set(inputs[3], at[3]);
-      else if (i < 9) heap32.set(inputs[i], at[i] >> 2);
+      if (i === AT.padding) this._m.HEAPU8.set(inputs[AT.padding], at[AT.padding]);
+      else if (i < AT.S) heap32.set(inputs[i], at[i] >> 2);
     }
-    at[13] = base;
+    at[AT.block] = base;
     return at;
   }
   // Q, K and V (the first three parts of the block) are checked for non-finite values in the export,
@@ -352,10 +358,10 @@ class Scope {
   // Returns the span's length in floats.
   _finiteSpan(Q, K, V, at) {
     const heap32 = this._m.HEAPF32;
-    const qEnd = (at[0] >> 2) + typedLength(Q), kEnd = (at[1] >> 2) + typedLength(K);
-    if (at[1] >> 2 !== qEnd) heap32.fill(0, qEnd, at[1] >> 2);
-    if (at[2] >> 2 !== kEnd) heap32.fill(0, kEnd, at[2] >> 2);
-    return (at[2] >> 2) + typedLength(V) - (at[0] >> 2);
+    const qEnd = (at[AT.Q] >> 2) + typedLength(Q), kEnd = (at[AT.K] >> 2) + typedLength(K);
+    if (at[AT.K] >> 2 !== qEnd) heap32.fill(0, qEnd, at[AT.K] >> 2);
+    if (at[AT.V] >> 2 !== kEnd) heap32.fill(0, kEnd, at[AT.V] >> 2);
+    return (at[AT.V] >> 2) + typedLength(V) - (at[AT.Q] >> 2);
   }
   // The error of an export's refusal r (embind.cpp, checked_first): a message, or the index of a
   // non-finite element in the span of Q, K and V, named by its array (as _checkFinite names it).
@@ -363,7 +369,7 @@ class Scope {
     if (r > 0) return coreError(exportMessage(this._m, r));
     const bad = -1 - r, arrays = [Q, K, V];
     for (let k = 0; k < 3; k++) {
-      const i = (at[0] >> 2) + bad - (at[k] >> 2);
+      const i = (at[AT.Q] >> 2) + bad - (at[k] >> 2);
       if (i >= 0 && i < typedLength(arrays[k])) return nonFinite('QKV'[k], arrays[k], i);
     }
     return new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
