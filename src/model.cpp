@@ -8,6 +8,7 @@
 
 #include "attnscope/checked.hpp"
 #include "attnscope/inflate.hpp"
+#include "attnscope/limits.hpp"
 #include "attnscope/projection.hpp"
 #include "attnscope/score.hpp"
 #include "kernels/kernels.hpp"
@@ -330,6 +331,41 @@ void dense(const kernels::KernelTable& kt, std::size_t n, std::size_t in, std::s
 
 }  // namespace
 
+Budget Model::encode_budget(std::uint64_t n, const ModelSurgery& s) const {
+    Budget b;
+    const std::uint64_t L = layers_.size(), H = heads_, E = embed_, O = out_, F = ffn_;
+    std::uint64_t widest = std::max(E, O);
+    for (const Layer& ly : layers_) widest = std::max<std::uint64_t>(widest, ly.d_in);
+    b.floats(L * H, n, n);       // the attentions handed back (a score's S is written into them)
+    b.floats(n, widest);         // x
+    b.floats(n, widest);         // h (the normalised layer input)
+    b.floats(n, 4 * O + F);      // y, g, tmp and f
+    b.floats(O, 3);              // pooled, z and the embedding
+    b.work(n, E, 2);             // the embedding and its timing signal
+    for (std::size_t l = 0; l < layers_.size(); ++l) {
+        const Layer& ly = layers_[l];
+        const std::uint64_t din = ly.d_in, d = ly.d, dh = d / H;
+        b.floats(n, 4 * d);      // qkv and the heads' outputs
+        b.work(n, din, 3 * d);   // q, k, v
+        b.work(n, d, O);         // the output projection
+        if (!ly.res_w.empty()) b.work(n, din, O);
+        b.work(n, O, 2 * F);     // the feed-forward layers
+        b.work(n, din + O, 8);   // the two layer norms
+        for (std::size_t hd = 0; hd < H; ++hd) {
+            const Score score = s.scores.empty() ? Score::scaled_dot : s.scores[l * H + hd];
+            const auto& def = scores::score_def(score);
+            // The score's cost beyond S (S is the head's slice of the attentions, counted above), its
+            // seeded matrices, the softmax and A V.
+            def.cost(b, scores::CostShape{n, n, dh, dh, dh});  // seeded additive: hidden = dh
+            if (def.head_floats) b.floats(def.head_floats(ScoreParams{}, dh, n));
+            b.work(n, n, limits::kWeightCost);
+            b.work(n, n, dh);
+        }
+    }
+    b.work(O, O);
+    return b;
+}
+
 Status Model::encode(const std::int32_t* ids, std::size_t count, const ModelSurgery& s, ModelResult& out) const {
     out = ModelResult{};
     if (empty()) return Status::error("model: no model is loaded");
@@ -340,6 +376,15 @@ Status Model::encode(const std::int32_t* ids, std::size_t count, const ModelSurg
     if (!s.ablate.empty() && s.ablate.size() != L * H)
         return Status::error("ablate: expected one flag per head (" + std::to_string(L * H) + "), got " + std::to_string(s.ablate.size()));
     const std::size_t n = std::min(count, max_tokens_);
+    // Every buffer below is sized from the file's declared shapes and n: their sizes and the call's
+    // work are counted in saturating 64-bit arithmetic and checked against the per-call budget before
+    // anything is allocated (a wasm size_t has 32 bits: 16 layers x 4 heads x 8192^2 wraps to 0).
+    if (Status st = encode_budget(n, s).check_lazily(
+            [&] { return "encoding " + std::to_string(n) + " tokens with " + std::to_string(L) + " layers of " +
+                         std::to_string(H) + " heads"; },
+            "pass fewer ids (the model's maxTokens is a ceiling, not a promise that a call of that length fits)");
+        !st)
+        return Status::error("ids: " + st.message());
     for (std::size_t i = 0; i < n; ++i)
         if (ids[i] < 0 || static_cast<std::size_t>(ids[i]) >= vocab_rows_)
             return Status::error("ids: id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +

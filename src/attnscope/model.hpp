@@ -16,6 +16,8 @@
 
 namespace attnscope {
 
+class Budget;  // attnscope/limits.hpp
+
 // What to change in the model for one encode; empty lists = the model as trained.
 struct ModelSurgery {
     // One scoring function per head, layer-major (index layer * heads + head), or empty for the model's
@@ -62,6 +64,9 @@ public:
     Status encode(const std::int32_t* ids, std::size_t count, const ModelSurgery& surgery, ModelResult& out) const;
 
 private:
+    // What encode() of n tokens with this surgery allocates and computes (checked before it allocates).
+    Budget encode_budget(std::uint64_t n, const ModelSurgery& s) const;
+
     struct Layer {
         std::size_t d_in = 0, d = 0;  // the residual width entering the layer; the attention width
         std::vector<float> ln1_g, ln1_b, qkv_w, qkv_b, out_w, out_b, res_w, res_b, ln2_g, ln2_b;

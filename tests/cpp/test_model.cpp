@@ -115,13 +115,19 @@ TensorSpec u8s(const std::string& name, const std::vector<std::uint8_t>& v) {
     return TensorSpec{name, 4, {static_cast<std::uint32_t>(v.size())}, v};
 }
 
-// A two-layer model of USE-Lite's shape, tiny: 12 ids, embedding 8, output 12, ffn 10, 2 heads,
-// at most 6 tokens, layer widths 8 and 12; a 12-piece vocabulary.
-std::vector<TensorSpec> tiny_model() {
+// A model of USE-Lite's shape; by default tiny and two layers: 12 ids, embedding 8, output 12, ffn 10,
+// 2 heads, at most 6 tokens, layer widths 8 and 12; a 12-piece vocabulary.
+struct TinyShape {
+    std::uint32_t V = 12, E = 8, O = 12, F = 10, H = 2, T = 6;
+    std::vector<std::uint32_t> widths{8, 12};
+};
+std::vector<TensorSpec> tiny_model(const TinyShape& shape = {}) {
     Rng rng(5);
-    const std::uint32_t V = 12, E = 8, O = 12, F = 10, H = 2, T = 6, P = 12;
+    const std::uint32_t V = shape.V, E = shape.E, O = shape.O, F = shape.F, H = shape.H, T = shape.T, P = V;
     std::vector<TensorSpec> ts;
-    ts.push_back(u32s("config", {2, V, E, O, F, H, T, P, 8, 12}));
+    std::vector<std::uint32_t> config{static_cast<std::uint32_t>(shape.widths.size()), V, E, O, F, H, T, P};
+    config.insert(config.end(), shape.widths.begin(), shape.widths.end());
+    ts.push_back(u32s("config", config));
     ts.push_back(f16("embedding", {V, E}, rng));
     std::vector<float> inv(E / 2);
     TensorSpec timing{"timing.inv", 2, {E / 2}, std::vector<std::uint8_t>(4 * (E / 2))};
@@ -131,8 +137,8 @@ std::vector<TensorSpec> tiny_model() {
     }
     ts.push_back(timing);
     std::uint32_t din = E;
-    for (std::uint32_t l = 0; l < 2; ++l) {
-        const std::uint32_t d = l == 0 ? 8 : 12;
+    for (std::uint32_t l = 0; l < shape.widths.size(); ++l) {
+        const std::uint32_t d = shape.widths[l];
         const std::string p = "l" + std::to_string(l) + ".";
         ts.push_back(f32(p + "ln1.g", {din}, rng));
         ts.push_back(f32(p + "ln1.b", {din}, rng));
@@ -254,6 +260,37 @@ TEST_CASE("model file: a tiny model loads and runs", "[model]") {
     CHECK(m.encode(ids.data(), ids.size(), wrong, r).message().find("ablate:") == 0);
     Model none;
     CHECK_FALSE(none.encode(ids.data(), ids.size(), {}, r).ok());
+}
+
+TEST_CASE("model file: a call whose buffers a small file declares huge is refused before it allocates", "[model]") {
+    // 16 layers x 4 heads x head width 1 and at most 8192 tokens: the attentions of 8192 ids are
+    // 16 * 4 * 8192^2 = 2^32 floats, 0 in a 32-bit size_t (wasm). Refused with the argument named; the
+    // model still runs on fewer ids afterwards.
+    TinyShape shape;
+    shape.V = 8; shape.E = 4; shape.O = 4; shape.F = 4; shape.H = 4; shape.T = 8192;
+    shape.widths.assign(16, 4);
+    const auto file = serialize(tiny_model(shape));
+    Model m;
+    REQUIRE(Model::from_bytes(file.data(), file.size(), m).ok());
+    REQUIRE(m.max_tokens() == 8192);
+    const std::vector<std::int32_t> ids(8192, 1);
+    ModelResult r;
+    const Status st = m.encode(ids.data(), ids.size(), {}, r);
+    INFO(st.message());
+    CHECK(st.message().rfind("ids: memory: encoding 8192 tokens with 16 layers of 4 heads needs", 0) == 0);
+    CHECK(r.attentions.empty());
+    REQUIRE(m.encode(ids.data(), 8, {}, r).ok());
+    check_result_shape(r, 16, 4, 8, 4);
+    // Work alone over the budget: one head 2048 wide, 4096 ids (4096^2 * 2048 multiply-adds for q·k).
+    TinyShape wide;
+    wide.V = 8; wide.E = 2; wide.O = 2; wide.F = 2; wide.H = 1; wide.T = 4096;
+    wide.widths = {2048};
+    const auto wide_file = serialize(tiny_model(wide));
+    Model w;
+    REQUIRE(Model::from_bytes(wide_file.data(), wide_file.size(), w).ok());
+    const std::vector<std::int32_t> many(4096, 1);
+    CHECK(w.encode(many.data(), many.size(), {}, r).message().rfind("ids: work: encoding 4096 tokens", 0) == 0);
+    REQUIRE(w.encode(many.data(), 3, {}, r).ok());
 }
 
 TEST_CASE("model file: every truncation is refused; damage never reads outside the file", "[model]") {
