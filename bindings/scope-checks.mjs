@@ -135,7 +135,41 @@ function checkKnownKeys(name, options, allowed) {
   }
 }
 
+// The longest text a call tokenizes, in UTF-8 bytes (limits::kMaxTextBytes in src/attnscope/limits.hpp).
+const MAX_TEXT_BYTES = 2 ** 20;
+/** `text` within MAX_TEXT_BYTES of UTF-8, checked before any work on it (normalising, tokenizing). */
+function checkTextBytes(name, text, fix) {
+  let bytes = text.length;  // every UTF-16 code unit is at least one byte
+  if (bytes <= MAX_TEXT_BYTES) {
+    bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? (i++, 4) : 3;
+    }
+  }
+  if (bytes > MAX_TEXT_BYTES) throw new RangeError(`${name}: ${text.length <= MAX_TEXT_BYTES ? `${bytes} bytes` : `${text.length} characters`} is more than the limit of ${MAX_TEXT_BYTES} bytes (1 MiB) of UTF-8; ${fix}`);
+  return text;
+}
+
+/**
+ * An object used as a map from keys to values (e.g. { 'L.H': name }): a plain object whose own
+ * enumerable keys are the entries. A Map, a class instance, an inherited key, or no key at all would be
+ * read as nothing and silently ignored: each is refused, naming the fix. Returns its [key, value] pairs.
+ */
+function checkPlainEntries(name, value, what) {
+  const proto = value === null || typeof value !== 'object' ? undefined : Object.getPrototypeOf(value);
+  if (value instanceof Map) throw new TypeError(`${name}: expected a plain object ${what}, got a Map; pass Object.fromEntries(${name})`);
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key))
+      throw new TypeError(`${name}.${clip(key)}: inherited through the prototype chain, not an own property; pass a plain object (e.g. { ...${name} })`);
+  }
+  if (proto !== Object.prototype && proto !== null) throw new TypeError(`${name}: expected a plain object ${what}, got ${describe(value)}`);
+  const entries = Object.entries(value);
+  if (entries.length === 0) throw new TypeError(`${name}: an empty object changes nothing; expected ${what}`);
+  return entries;
+}
+
 export {
-  MAX_CALL_BYTES, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
+  MAX_CALL_BYTES, MAX_TEXT_BYTES, checkPlainEntries, checkTextBytes, clip, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
   checkMatrix, checkText, checkWellFormed, describe, coreError, checkKnownKeys,
 };

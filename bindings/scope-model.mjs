@@ -3,7 +3,7 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkWellFormed, coreError, describe, typedKind } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, typedKind } from './scope-checks.mjs';
 import { deepFreeze } from './scope-options.mjs';
 
 const MODEL_FILE = 'use-lite.bin';
@@ -102,9 +102,9 @@ class Model {
   _headIndex(name, label) {
     const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
     const valid = `'L.H' with layer L from 0 to ${this.layers - 1} and head H from 0 to ${this.heads - 1} (e.g. '1.2')`;
-    if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${describe(label)}`);
+    if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${typeof label === 'string' ? `'${clip(label)}'` : describe(label)}`);
     const l = Number(m[1]), h = Number(m[2]);
-    if (l >= this.layers || h >= this.heads) throw new RangeError(`${name}: head '${label}' is out of range; expected ${valid}`);
+    if (l >= this.layers || h >= this.heads) throw new RangeError(`${name}: head '${clip(label)}' is out of range; expected ${valid}`);
     return l * this.heads + h;
   }
   /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
@@ -126,8 +126,12 @@ class Model {
       if (s === null || typeof s !== 'object' || Array.isArray(s)) {
         throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
       }
+      const entries = checkPlainEntries('options.score', s, "{ 'L.H': name } naming at least one head");
       const per = Array(count).fill('scaled-dot');
-      for (const [label, value] of Object.entries(s)) per[this._headIndex(`options.score['${label}']`, label)] = checkName(`options.score['${label}']`, value);
+      for (const [label, value] of entries) {
+        const name = `options.score['${clip(label)}']`;
+        per[this._headIndex(name, label)] = checkName(name, value);
+      }
       scores = per.join(',');
     }
     let ablate = '';
@@ -183,6 +187,8 @@ class Model {
    */
   encode(text, options = {}) {
     if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    // Before normalising or tokenizing anything (10 MB took seconds and hundreds of MiB to use 128 tokens).
+    checkTextBytes('text', text, `the model reads its first ${this.maxTokens} tokens: pass the start of the text`);
     checkWellFormed('text', text);
     this._live();
     this._surgery(options);  // option errors before any work
