@@ -69,16 +69,36 @@ function leaveScope(el, key) {
 // ------------------------------------------------------------------------------ the model ----
 // model="use-lite": the trained model's views (web/compute/model.js) instead of the explorer's. Its
 // weights file (dist/use-lite.bin, about 14 MB: the element's single-file module carries none) is
-// fetched from model-src (default: use-lite.bin beside the page) once per URL, shared by every element.
+// fetched from model-src (default: use-lite.bin beside the page) once per URL, shared by every element
+// that shows it, and freed (model.dispose(): about 28 MB of wasm memory) once the last of them is
+// removed or shows another model, as a vocabulary URL's scope is.
 const models = new Map();
+const modelUsers = new Map();
+const modelKey = (src) => new URL(src, document.baseURI).href;
 function modelFor(scope, src) {
-  const key = new URL(src, document.baseURI).href;
+  const key = modelKey(src);
   if (!models.has(key)) {
     const p = scope.loadModel({ model: key });
     p.catch(() => { if (models.get(key) === p) models.delete(key); });
     models.set(key, p);
   }
   return models.get(key);
+}
+function useModel(el, key) {
+  if (!modelUsers.has(key)) modelUsers.set(key, new Set());
+  modelUsers.get(key).add(el);
+}
+function leaveModel(el, key) {
+  const set = modelUsers.get(key);
+  if (!set || !set.delete(el) || set.size > 0) return;
+  setTimeout(() => {   // once the current task ends: an element moved in the page keeps the model
+    if ((modelUsers.get(key)?.size ?? 0) > 0) return;
+    modelUsers.delete(key);
+    const p = models.get(key);
+    if (!p) return;
+    models.delete(key);
+    p.then((model) => model.dispose(), () => {});
+  }, 0);
 }
 
 // ------------------------------------------------------------------------------- attributes ----
@@ -325,6 +345,15 @@ export class AttnScopeElement extends ElementBase {
     if (this._usesKey !== undefined) leaveScope(this, this._usesKey);
     this._usesKey = undefined;
     this._scope = null;
+    // So may its model.
+    this._leaveModel();
+  }
+
+  /** This element no longer shows its model (removed, or showing another): freed with its last element. */
+  _leaveModel() {
+    if (this._modelSrc !== undefined && this._modelSrc !== null) leaveModel(this, modelKey(this._modelSrc));
+    this._model = null;
+    this._modelSrc = null;
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -393,12 +422,16 @@ export class AttnScopeElement extends ElementBase {
             throw new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${e.message})`);
           }
           if ((this._attr('model-src').trim() || DEFAULTS['model-src']) !== src) return;   // changed while loading: a newer update follows
+          if (!this.isConnected) return;   // removed while loading: connected again, it asks anew
+          this._leaveModel();
           this._model = m;
           this._modelSrc = src;
+          useModel(this, modelKey(src));
         }
         this._renderModel(changed);
         return;
       }
+      this._leaveModel();   // the model attribute was removed: the explorer again
       this._render(changed);
     } catch (e) {
       this._fail(e);
