@@ -138,3 +138,48 @@ test('model.encode of more than 1 MiB of text is refused before any work; runs o
     model.dispose();
   }
 });
+
+test('encode of a valid model past the budget: 16 x 4 heads x 2,048 ids and 2 x 4 heads x 4,096 ids are refused (they aborted, or took a 1.5 GB heap)', async () => {
+  for (const [layers, n] of [[16, 2048], [2, 4096]]) {
+    const model = await scope.loadModel({ model: modelFile({ vocab: 8, embed: 8, out: 8, ffn: 8, heads: 4, maxTokens: n, pieces: 8, widths: Array(layers).fill(8) }) });
+    try {
+      const before = scope.memoryInUse();
+      assert.throws(() => model.encodeIds(new Int32Array(n)), { name: 'RangeError', message: new RegExp(`^ids: memory: encoding ${n} tokens with ${layers} layers of 4 heads`) });
+      assert.equal(scope.memoryInUse(), before);
+      assert.equal(model.encodeIds(new Int32Array(64)).n, 64);
+    } finally {
+      model.dispose();
+    }
+  }
+  checkAlive();
+});
+
+test('loading models until the heap is full: a RangeError, not an abort; every one disposed gives the memory back', async () => {
+  // 16 MiB of weights each (65,536 x 64 f16 embedding): the heap (at most 2 GiB) is full after ~120.
+  const bytes = modelFile({ vocab: 65536, embed: 64, out: 8, ffn: 8, heads: 2, maxTokens: 8, pieces: 8, widths: [8] });
+  const start = scope.memoryInUse();
+  const models = [];
+  let refusal = null;
+  try {
+    for (let i = 0; i < 400 && !refusal; i++) {
+      try {
+        models.push(await scope.loadModel({ model: bytes }));
+      } catch (e) {
+        refusal = e;
+      }
+    }
+    assert.ok(refusal, `${models.length} models loaded and none refused`);
+    assert.ok(refusal instanceof RangeError, `${refusal}`);
+    assert.match(refusal.message, /memory|heap/);
+    assert.ok(models.length > 20, `only ${models.length} models before the refusal`);
+    // The instance still works, and so do the models loaded.
+    checkAlive();
+    assert.equal(models[0].encodeIds([1, 2, 3]).n, 3);
+  } finally {
+    for (const m of models) m.dispose();
+  }
+  assert.ok(scope.memoryInUse() - start < 2 ** 20, `${scope.memoryInUse() - start} bytes still in use`);
+  const again = await scope.loadModel({ model: bytes });
+  again.dispose();
+  checkAlive();
+});
