@@ -55,8 +55,18 @@ function checkPortable(file, text, allowLiteralUrls = false) {
   return text;
 }
 
+// The relaxed-SIMD build shares the SIMD build's glue: the two differ only in the name of their wasm
+// file (which the JS layer never lets the glue fetch). Shipping one glue holds only while that is so.
+{
+  const simdGlue = readFileSync(join(wasmDir, 'attnscope-wasm.mjs'), 'utf8');
+  const relaxedGlue = readFileSync(join(wasmDir, 'attnscope-relaxed-wasm.mjs'), 'utf8');
+  if (relaxedGlue.replace('"attnscope-relaxed-wasm.wasm"', '"attnscope-wasm.wasm"') !== simdGlue)
+    throw new Error('build-dist: the relaxed-SIMD build\'s glue differs from the SIMD build\'s: ship its own glue (split-build.mjs, loadFactory)');
+}
+
 const copies = [
   [join(wasmDir, 'attnscope-wasm.wasm'), 'attnscope.wasm'],
+  [join(wasmDir, 'attnscope-relaxed-wasm.wasm'), 'attnscope-relaxed.wasm'],
   [join(wasmDir, 'attnscope-scalar-wasm.wasm'), 'attnscope-scalar.wasm'],
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   ...SCOPE_FILES.map((f) => [join(root, 'bindings', f), f]),
