@@ -8,8 +8,8 @@
 // page can split); the main attention call itself is one call and cannot be split.
 import * as Comlink from 'comlink';
 import { createAttnScope, createAttnPool } from 'attnscope';
-import { compute, plan, computed, context, nearestWords, headSummaries, slim } from './compute/attention.js';
-import { STEPS, WHOLE_DOCUMENT } from './compute/teaching.js';
+import { compute, plan, computed, context, nearestWords, headSummaries } from './compute/attention.js';
+import { STEPS, WHOLE_DOCUMENT, slim } from './compute/teaching.js';
 import { headImages as pictures } from './compute/images.js';
 import { SMALL_TOKENS, HEAD_IMAGES_FROM, POOL_FROM, POOL_MAX_WORKERS } from './scale.js';
 import { modelViews } from './compute/model.js';

@@ -1,7 +1,7 @@
 // From a state to what the figures are drawn from, shared by the demo's worker (web/demo-worker.js) and
-// the <attn-scope> element (web/element/): one computation (compute), the context every figure's feed
-// reads (context; web/figures/registry.js holds the feeds) and the model of "Why this weight?". Every
-// number comes from the attnscope module; nothing here touches the DOM.
+// the <attn-scope> element (web/element/): one computation (compute) and the context every figure's feed
+// reads (context; web/figures/registry.js holds the feeds), whose need(name) runs the computations of
+// ./teaching.js. Every number comes from the attnscope module; nothing here touches the DOM.
 import { within } from '../selection.js';
 import { teacher } from './teaching.js';
 
@@ -86,32 +86,6 @@ export function context(scope, c, st, { scoreNames, scoreInfo, nearest, pre = nu
   return x;
 }
 
-/** The model of "Why this weight?" for cell (i, j) of the current head. */
-export function whyModel(x, i, j) {
-  const { r, st, head, masked, scope } = x;
-  const { nq, nk } = r;
-  const dh = r.dHead[head];
-  const rowOff = head * nq * nk + i * nk;
-  const rowScores = r.scores.slice(rowOff, rowOff + nk);
-  const keyPadding = new Uint8Array(nk);
-  for (let t = 0; t < nk; t++) keyPadding[t] = masked(i, t) ? 1 : 0;
-  // The softmax over the row, recomputed by the wasm softmax kernel from the row's raw scores.
-  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: st.t, keyPadding, variant: st.variant });
-  const table = x.scoreNames.map((name) => {
-    const y = x.c.all.get(name);
-    const info = x.scoreInfo.get(name);
-    return { name, formula: info ? info.formula : '', score: y.scores[rowOff + j], weight: y.weights[rowOff + j] };
-  });
-  const qTok = r.queryTokenInfo[i], kTok = r.keyTokenInfo[j];
-  return {
-    i, j, head, heads: r.heads, qToken: qTok, kToken: kTok,
-    q: r.q[head].subarray(i * dh, (i + 1) * dh), k: r.k[head].subarray(j * dh, (j + 1) * dh),
-    rowScores, rowWeights, kTokens: r.keyTokenInfo, masked: masked(i, j), maskedKey: (t) => masked(i, t),
-    weight: r.weights[rowOff + j], temperature: st.t, scoreName: st.score, table,
-    nearest: { q: x.nearest(qTok), k: x.nearest(kTok) },
-  };
-}
-
 /** The nearest vocabulary words of a token (cached per scope by the caller's Map). */
 export function nearestWords(scope, cache, tok) {
   if (tok.oov) return [];
@@ -130,10 +104,4 @@ export function nearestWords(scope, cache, tok) {
 export function headSummaries(scope, r) {
   if (!r.headSummaries) r.headSummaries = scope.headSummaries(r.weights, { layers: 1, heads: r.heads, nq: r.nq, nk: r.nk });
   return r.headSummaries;
-}
-
-/** What the comparison, "Why this weight?"'s table and the teaching panels read of a result. */
-export function slim(r) {
-  if (!r || r.error) return r;
-  return { nq: r.nq, nk: r.nk, heads: r.heads, weights: r.weights, scores: r.scores, stats: { entropy: r.stats.entropy } };
 }

@@ -2,10 +2,10 @@
 // (web/figures/registry.js) name them, the demo's worker runs the ones its page's figures need
 // (web/demo-worker.js) and the <attn-scope> element runs them as its figures ask (context's need(name),
 // web/compute/attention.js). Each takes the context x of a state (scope, c, st, …) and need(), for
-// the computations it builds on.
+// the computations it builds on. The model of "Why this weight?" and slim() (what the comparison and
+// the panels read of a result) live here too: attention.js imports this module, never the reverse.
 import { scalingExperiment } from './scaling.js';
 import { hullGeometry } from './hull.js';
-import { whyModel, slim } from './attention.js';
 
 /** One head of raw word vectors: the values are the key words' vectors themselves (panel 4). */
 const hullBase = (x) => ({ ...x.c.base, score: x.st.score, heads: 1, projection: 'identity' });
@@ -46,4 +46,36 @@ export function teacher(x) {
     return done.get(name);
   };
   return need;
+}
+
+/** The model of "Why this weight?" for cell (i, j) of the current head. */
+export function whyModel(x, i, j) {
+  const { r, st, head, masked, scope } = x;
+  const { nq, nk } = r;
+  const dh = r.dHead[head];
+  const rowOff = head * nq * nk + i * nk;
+  const rowScores = r.scores.slice(rowOff, rowOff + nk);
+  const keyPadding = new Uint8Array(nk);
+  for (let t = 0; t < nk; t++) keyPadding[t] = masked(i, t) ? 1 : 0;
+  // The softmax over the row, recomputed by the wasm softmax kernel from the row's raw scores.
+  const rowWeights = scope.softmax(rowScores, { rows: 1, cols: nk, temperature: st.t, keyPadding, variant: st.variant });
+  const table = x.scoreNames.map((name) => {
+    const y = x.c.all.get(name);
+    const info = x.scoreInfo.get(name);
+    return { name, formula: info ? info.formula : '', score: y.scores[rowOff + j], weight: y.weights[rowOff + j] };
+  });
+  const qTok = r.queryTokenInfo[i], kTok = r.keyTokenInfo[j];
+  return {
+    i, j, head, heads: r.heads, qToken: qTok, kToken: kTok,
+    q: r.q[head].subarray(i * dh, (i + 1) * dh), k: r.k[head].subarray(j * dh, (j + 1) * dh),
+    rowScores, rowWeights, kTokens: r.keyTokenInfo, masked: masked(i, j), maskedKey: (t) => masked(i, t),
+    weight: r.weights[rowOff + j], temperature: st.t, scoreName: st.score, table,
+    nearest: { q: x.nearest(qTok), k: x.nearest(kTok) },
+  };
+}
+
+/** What the comparison, "Why this weight?"'s table and the teaching panels read of a result. */
+export function slim(r) {
+  if (!r || r.error) return r;
+  return { nq: r.nq, nk: r.nk, heads: r.heads, weights: r.weights, scores: r.scores, stats: { entropy: r.stats.entropy } };
 }
