@@ -14,6 +14,7 @@ import { SummaryGrid, SUMMARY_MEASURES } from './figures/SummaryGrid.js';
 import { TokenFlow } from './figures/TokenFlow.js';
 import { shortLabel } from './figures/base.js';
 import { download } from './downloads.js';
+import { csvCell, csvNumber } from '../lab/csv.js';
 import { $, noticeBar, wireExports, hashWriter } from './page.js';
 import { keepForOffline } from './offline.js';
 
@@ -483,11 +484,6 @@ function renderRollout() {
 }
 
 // ---------------------------------------------------------------------------------- exports ----
-function csvCell(v) {
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-const num = (x) => Number(x.toPrecision(9)).toString();
 
 ui.headCSV.addEventListener('click', () => {
   if (!current) return;
@@ -495,7 +491,7 @@ ui.headCSV.addEventListener('click', () => {
   const base = (view.layer * r.heads + view.head) * r.nq * r.nk;
   const lines = ['layer,head,query_index,query_token,key_index,key_token,weight'];
   for (let i = 0; i < r.nq; i++) for (let j = 0; j < r.nk; j++) {
-    lines.push([view.layer + 1, view.head + 1, i, csvCell(r.tokens[i]), j, csvCell(r.keyTokens[j]), num(r.attentions[base + i * r.nk + j])].join(','));
+    lines.push([view.layer + 1, view.head + 1, i, csvCell(r.tokens[i]), j, csvCell(r.keyTokens[j]), csvNumber(r.attentions[base + i * r.nk + j])].join(','));
   }
   download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), `${fileStem()}-L${view.layer + 1}-H${view.head + 1}.csv`);
 });
@@ -508,7 +504,7 @@ ui.rolloutCSV.addEventListener('click', async () => {
   if (got.error) { notice(`The rollout was not computed: ${got.error}`); return; }
   const r = c.res, R = got.matrix, n = r.nq;
   const lines = ['output_index,output_token,input_index,input_token,rollout'];
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) lines.push([i, csvCell(r.tokens[i]), j, csvCell(r.tokens[j]), num(R[i * n + j])].join(','));
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) lines.push([i, csvCell(r.tokens[i]), j, csvCell(r.tokens[j]), csvNumber(R[i * n + j])].join(','));
   download(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }), `${fileStem()}-rollout.csv`);
 });
 

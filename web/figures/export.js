@@ -85,5 +85,5 @@ export async function pngBlob(svg, scale = 2, background) {
   }
 }
 
-// The CSV cells of the figures' data downloads (web/compute/csv.js: also the lab's).
-export { csvCell, csvNumber } from '../compute/csv.js';
+// The CSV cells of the figures' data downloads (lab/csv.js: the lab's too).
+export { csvCell, csvNumber } from '../../lab/csv.js';

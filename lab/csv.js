@@ -1,4 +1,5 @@
-// Text for CSV and JSON downloads: pure, shared by the figures, the pages and the lab (lab/compare.js).
+// Text for CSV and JSON downloads: pure, shared by the lab (compare.js) and the pages and figures of web/,
+// which import it here: web/ may import lab/, lab/ imports nothing of web/.
 
 /** A CSV cell: quoted (RFC 4180) when it holds a comma, a quote or a line break. */
 export function csvCell(v) {
