@@ -4,7 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadScope } from './helpers.mjs';
-import { modelViews, explain, rowTV, cosine, parseHead, surgeryOptions } from '../../web/shared/compute/use-lite.js';
+import { modelViews, explain, rowTV, cosine, surgeryOptions } from '../../web/shared/compute/use-lite.js';
+import { parseHead } from '../../web/shared/head-label.js';
 
 const TEXT = 'The animal didn\'t cross the street because it was too tired.';
 const fmt = (x) => x.toPrecision(3);

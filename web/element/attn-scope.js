@@ -14,7 +14,8 @@ import { createAttnScope } from 'attnscope';
 import { fmt } from '../shared/figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
-import { modelViews, MODEL_NAME, parseHead } from '../shared/compute/use-lite.js';
+import { modelViews, MODEL_NAME } from '../shared/compute/use-lite.js';
+import { parseHead } from '../shared/head-label.js';
 import { renderTeaching } from '../shared/formulas.js';
 import { download } from '../shared/downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/pages/demo/state.js,

@@ -5,6 +5,7 @@
 // The names come from the module's registry (src/attnscope/registry.hpp), which the build hands to the
 // page as 'virtual:registry' (scripts/build-web.mjs): no list of names is kept here.
 import registry from 'virtual:registry';
+import { headFromURL, headToURL } from '../../shared/head-label.js';
 
 const names = (list) => list.map((x) => x.name);
 export const SCORE_NAMES = names(registry.scores);
@@ -30,15 +31,8 @@ export const ENGINES = ['scores', 'model'];
 export const MODEL_LAYERS = 2;
 export const MODEL_HEADS = 4;
 
-/** A head label of the state ('L.H', 0-based as the API) as the URL and the screen write it (1-based). */
-export const headToURL = (label) => label.split('.').map((x) => Number(x) + 1).join('.');
 /** A head of a link ('L.H', 1-based) as the state's label (0-based), or null when it is not one of the model's. */
-export function headFromURL(text) {
-  const m = /^(\d)\.(\d)$/.exec(text);
-  if (!m) return null;
-  const l = Number(m[1]) - 1, h = Number(m[2]) - 1;
-  return l >= 0 && h >= 0 && l < MODEL_LAYERS && h < MODEL_HEADS ? `${l}.${h}` : null;
-}
+const headOfLink = (text) => headFromURL(text, MODEL_LAYERS, MODEL_HEADS);
 
 export const PRESETS = [
   { id: 'animal', label: 'The animal didn’t cross…',
@@ -214,13 +208,13 @@ export function fromHash(hash) {
   choice('engine', ENGINES);
   choice('mswap', SCORE_NAMES);
   if (p.has('mhead')) {
-    const h = headFromURL(p.get('mhead'));
+    const h = headOfLink(p.get('mhead'));
     if (h) state.mhead = h;
     else bad('mhead', p.get('mhead'), `is not a head “layer.head” of the model (layers 1–${MODEL_LAYERS}, heads 1–${MODEL_HEADS})`);
   }
   if (p.has('mknock') && p.get('mknock') !== '') {
     const list = p.get('mknock').split(',').slice(0, MODEL_LAYERS * MODEL_HEADS + 1);
-    const heads = list.map(headFromURL);
+    const heads = list.map(headOfLink);
     if (list.length <= MODEL_LAYERS * MODEL_HEADS && heads.every(Boolean)) state.mknock = [...new Set(heads)].sort();
     else bad('mknock', p.get('mknock'), `is not a list of heads “layer.head” of the model (layers 1–${MODEL_LAYERS}, heads 1–${MODEL_HEADS})`);
   }

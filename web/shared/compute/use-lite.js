@@ -4,19 +4,11 @@
 // how far that moves the sentence embedding and a second sentence's similarity, and the stack's
 // rollout and attention flow. DOM-free: the demo's worker runs it (web/pages/demo/demo-worker.js), the element
 // runs it on its own scope. Every number the figures show or explain comes from here.
+import { headLabel, parseHead } from '../head-label.js';
 
 /** The model's name in the page, the attribute and the URL. */
 export const MODEL_NAME = 'use-lite';
 
-/** 'L.H' (0-based, as the API) of layer l, head h. */
-export const headLabel = (l, h) => `${l}.${h}`;
-/** [layer, head] of a label 'L.H', or null when it is not one of a model of `layers` × `heads`. */
-export function parseHead(label, layers = Infinity, heads = Infinity) {
-  const m = typeof label === 'string' ? /^(\d{1,2})\.(\d{1,2})$/.exec(label) : null;
-  if (!m) return null;
-  const l = Number(m[1]), h = Number(m[2]);
-  return l < layers && h < heads ? [l, h] : null;
-}
 
 /** Cosine of two vectors (the model's embeddings are unit length; this does not rely on it). */
 export function cosine(a, b) {

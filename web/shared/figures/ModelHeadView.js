@@ -4,7 +4,8 @@
 // ('swap' event { name }); the model's own is scaled-dot, so choosing it changes nothing.
 import { MatrixPanels } from './MatrixPanels.js';
 import { fmt } from './base.js';
-import { parseHead, headBlock } from '../compute/use-lite.js';
+import { headBlock } from '../compute/use-lite.js';
+import { parseHead } from '../head-label.js';
 
 export class ModelHeadView extends MatrixPanels {
   constructor(slot) {

@@ -4,7 +4,7 @@
 // API). Its numbers download as JSON (every head's matrix, with the tokens).
 import { SmallMultiples } from './SmallMultiples.js';
 import { fmt } from './base.js';
-import { parseHead } from '../compute/use-lite.js';
+import { parseHead } from '../head-label.js';
 
 export class ModelHeads extends SmallMultiples {
   constructor(slot) {

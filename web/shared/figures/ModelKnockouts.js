@@ -2,6 +2,7 @@
 // heads. A knocked-out head's output is zeroed before its layer's output projection; everything after
 // it is recomputed. 'knock' event { heads: ['L.H', …] } (0-based, as the API).
 import { Figure } from './base.js';
+import { parseHead } from '../head-label.js';
 
 export class ModelKnockouts extends Figure {
   constructor(slot) {
@@ -59,7 +60,7 @@ export class ModelKnockouts extends Figure {
 
   draw() {
     for (const cb of this.box.node().querySelectorAll('input')) cb.checked = this.knock.includes(cb.value);
-    const names = this.knock.map((k) => { const [l, h] = k.split('.').map(Number); return `layer ${l + 1}, head ${h + 1}`; });
+    const names = this.knock.map((k) => { const [l, h] = parseHead(k); return `layer ${l + 1}, head ${h + 1}`; });
     this.summary.text(names.length ? `Knocked out: ${names.join('; ')}.` : 'No head knocked out.');
   }
 }
