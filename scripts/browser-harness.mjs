@@ -112,7 +112,7 @@ export async function setup() {
   };
 }
 
-/** The options the page passes to attend() for a state (see web/demo.js compute()). */
+/** The options the page passes to attend() for a state (see web/pages/demo/demo.js compute()). */
 export function attendOptions(s) {
   const o = {
     query: s.q, temperature: s.t ?? 0.1, heads: s.heads ?? 1, projection: s.proj ?? 'identity', seed: s.seed ?? 1,
@@ -146,7 +146,7 @@ export function parseCSV(text) {
 
 /**
  * Waits until the demo page has nothing being computed: its compute worker answered the last
- * change and the plots were redrawn (web/demo.js takes body.computing off then).
+ * change and the plots were redrawn (web/pages/demo/demo.js takes body.computing off then).
  */
 export async function settled(page, timeout = 30000) {
   // First let events the action queued run (a same-document navigation's hashchange fires after
@@ -184,7 +184,7 @@ export function autoSettle(target, page = target) {
 }
 
 /**
- * What a screen reader conveys of a focused ARIA grid's cursor (web/figures/aria-grid.js), as the
+ * What a screen reader conveys of a focused ARIA grid's cursor (web/shared/figures/aria-grid.js), as the
  * heatmap's readout says it: "Row 2, cat; column 3, sat: weight 0.1234 · score 1.2345": the active
  * descendant's row and column numbers, its row and column headers' texts (a word out of the
  * vocabulary keeps only its text) and the cell's name. locator: the grid (the heatmap's <svg>; CSS
