@@ -1,4 +1,4 @@
-// attnscope, split build: attnscope.wasm (SIMD) or attnscope-scalar.wasm (engines without wasm SIMD),
+// attnscope, split build: attnscope-relaxed.wasm (relaxed SIMD), attnscope.wasm (SIMD) or attnscope-scalar.wasm (engines without wasm SIMD),
 // and the vocabulary, fetched when asked for (createAttnScope({ preload: true }) or scope.loadVocabulary()).
 // Where the files are found: split-build.mjs.
 import { createScopeWith, engineHasRelaxedSimd, engineHasSimd } from './scope.mjs';

@@ -24,7 +24,7 @@ const ROW_BLOCK = 64;
 const CHUNKS_PER_WORKER = 1;
 // What touching one head's pages of the joined buffer costs the host, in heads' computing (see attendShares).
 const TOUCH_PER_HEAD = 0.25;
-const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
+const FILES = ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
 async function nodeModule(name) {

@@ -22,7 +22,7 @@ const out = join(dist, 'web');
 const dev = process.argv.includes('--dev');
 
 const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
-  'attnscope-scalar.wasm', 'glove-50k.bin'];
+  'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin'];
 const missing = need.filter((f) => !existsSync(join(dist, f)));
 if (missing.length) {
   console.error(`build-web: dist/ lacks ${missing.join(', ')}; run the wasm build first (bash scripts/build.sh wasm)`);
@@ -118,7 +118,7 @@ for (const css of STYLES) {
     logLevel: 'warning',
   });
 }
-for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
+for (const f of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 // The trained model (the demo's "trained model" choice, the model page's example): fetched by the
 // pages only when asked for, with its licence and attribution beside it.
 for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {

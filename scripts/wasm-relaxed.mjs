@@ -53,8 +53,11 @@ class Reader {
   }
 }
 
-/** One function body's instructions [start, end): rewrites the prototype fma in place; returns how many. */
-function walkBody(bytes, start, end, where) {
+/**
+ * One function body's instructions [start, end): rewrites the prototype fma in place; returns how many,
+ * and counts the final relaxed_madd instructions it meets in counts.madd.
+ */
+function walkBody(bytes, start, end, where, counts) {
   const r = new Reader(bytes, start);
   let rewritten = 0;
   const groups = r.u32();  // locals
@@ -96,7 +99,9 @@ function walkBody(bytes, start, end, where) {
         rewritten++;
       } else if (PROTO_OTHER.has(sub)) {
         throw new Error(`wasm-relaxed: prototype relaxed-SIMD opcode 0xfd 0x${sub.toString(16)} at byte ${at} (${where}) has no rewrite; use only madd`);
-      } else if (sub > 0xff) {
+      } else if (sub === FINAL_MADD) {
+        counts.madd++;
+      } else if (sub > 0x113) {  // (0x100-0x113: the final relaxed-SIMD instructions, no immediates)
         throw new Error(`wasm-relaxed: unknown SIMD instruction 0xfd 0x${sub.toString(16)} at byte ${at} (${where})`);
       }
     } else if (!NO_IMMEDIATE(op)) {
@@ -107,13 +112,17 @@ function walkBody(bytes, start, end, where) {
   return rewritten;
 }
 
-/** Rewrites `bytes` (a wasm module) in place; returns { functions, rewritten }. */
+/**
+ * Rewrites `bytes` (a wasm module) in place; returns { functions, rewritten, madd } (madd: final
+ * relaxed_madd instructions already there, so a rewritten module can be checked by walking it again).
+ */
 export function rewriteRelaxed(bytes) {
   const r = new Reader(bytes, 0);
   const magic = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
   if (!magic.every((m, i) => bytes[i] === m)) throw new Error('wasm-relaxed: not a wasm module (version 1)');
   r.at = 8;
   let functions = 0, rewritten = 0, code = false;
+  const counts = { madd: 0 };
   while (r.at < bytes.length) {
     const id = r.byte(), size = r.u32(), start = r.at, end = start + size;
     if (id === 10) {
@@ -121,7 +130,7 @@ export function rewriteRelaxed(bytes) {
       const count = r.u32();
       for (let f = 0; f < count; f++) {
         const bodySize = r.u32(), bodyStart = r.at;
-        rewritten += walkBody(bytes, bodyStart, bodyStart + bodySize, `function body ${f}`);
+        rewritten += walkBody(bytes, bodyStart, bodyStart + bodySize, `function body ${f}`, counts);
         r.at = bodyStart + bodySize;
         functions++;
       }
@@ -130,7 +139,7 @@ export function rewriteRelaxed(bytes) {
     r.at = end;
   }
   if (!code) throw new Error('wasm-relaxed: the module has no code section');
-  return { functions, rewritten };
+  return { functions, rewritten, madd: counts.madd };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

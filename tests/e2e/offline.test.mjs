@@ -50,7 +50,7 @@ const controlled = (p) => p.waitForFunction(() => !!navigator.serviceWorker.cont
 describe('offline', () => {
   test('the build lists every file of the page for the service worker, with a content-hash version', () => {
     const files = offlineFiles(web);
-    for (const f of ['index.html', 'demo.js', 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
+    for (const f of ['index.html', 'demo.js', 'style.css', 'attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
       assert.ok(files.includes(f), `${f} is saved for offline use (list: ${files.join(', ')})`);
     }
     assert.ok(!files.some((f) => f.endsWith('.map') || f === 'sw.js'));
@@ -64,7 +64,7 @@ describe('offline', () => {
     for (const [page, needs] of Object.entries(pages)) {
       // Every page links the shared style sheet; a page with a worker computes with the wasm.
       const computes = !!PAGES.find((p) => p.html === page).worker;
-      for (const f of [page, 'style.css', ...(computes ? ['attnscope.wasm', 'attnscope-scalar.wasm'] : [])]) assert.ok(needs.includes(f), `${page} saves ${f}`);
+      for (const f of [page, 'style.css', ...(computes ? ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm'] : [])]) assert.ok(needs.includes(f), `${page} saves ${f}`);
       assert.equal(needs.includes('glove-50k.bin'), !!PAGES.find((p) => p.html === page).vocabulary, `${page} and the vocabulary`);
       assert.ok(needs.every((f) => files.includes(f)));
       assert.ok(sw.includes(JSON.stringify(page)), `sw.js lists the files of ${page}`);

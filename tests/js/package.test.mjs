@@ -115,7 +115,7 @@ describe('npm pack', () => {
   test('the tarball holds the package files and nothing else', () => {
     const files = packed.files.map((f) => f.path).sort();
     for (const f of ['package.json', 'README.md', 'dist/attnscope.mjs', 'dist/scope.mjs', 'dist/attnscope-wasm.mjs', 'dist/attnscope.wasm',
-      'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
+      'dist/attnscope-relaxed.wasm', 'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
       'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin', 'dist/attnscope.cjs', 'dist/attnscope.d.cts']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
@@ -134,7 +134,7 @@ describe('npm pack', () => {
 
   test('installed: exports resolve the module, the single file, the wasm, the vocabulary, the model and the tokenizer subpaths', async () => {
     const script = `
-      for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-scalar.wasm',
+      for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-relaxed.wasm', 'attnscope/attnscope-scalar.wasm',
                        'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
                        'attnscope/element', 'attnscope/attnscope-element.js', 'attnscope/use-lite.bin', 'attnscope/use-lite.LICENSE',
                        'attnscope/sentencepiece'])
@@ -320,7 +320,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     // import.meta.url) as it is, so the bundle looks for the files next to itself: copy them from
     // node_modules/attnscope/dist/ into the folder the bundle is served from (or pass locateFile).
     // The single-file build needs nothing besides its bundle.
-    for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
+    for (const f of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
     // The same page on a host that lacks the files and answers every unknown path with the page.
     for (const f of ['page.js', 'page.html']) copyFileSync(join(pub, f), join(bare, f));
     site = await serve(pub);
