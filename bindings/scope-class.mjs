@@ -59,7 +59,7 @@ class Scope {
     const relaxed = instance.build === 'relaxed-simd';
     this.variants = Object.freeze({
       available: ['auto', ...compiled.reverse()], simd, relaxed, build: instance.build ?? (simd ? 'simd' : 'scalar'),
-      isa: simd ? `wasm simd128${relaxed ? ' + relaxed simd (fused multiply-add)' : ''} (xsimd ${module._simdIsa()})` : 'scalar',
+      isa: simd ? `wasm ${relaxed ? 'relaxed simd' : 'simd128'} (xsimd ${module._simdIsa()})` : 'scalar',
     });
     this._variant = 'auto';
     this._at = new Array(AT.count).fill(0);      // _attentionBlock's addresses, reused by every call

@@ -7,6 +7,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { setFlagsFromString } from 'node:v8';
+
+// Chromium runs wasm relaxed SIMD by default, so the pages load attnscope-relaxed.wasm; node 20 has it
+// behind a flag. Set here, before any module is compiled, so the npm module loaded in node for the
+// expected numbers loads the same build as the pages (the same V8 lowering on the same machine: the
+// same bits), as every user's browser does.
+setFlagsFromString('--experimental-wasm-relaxed-simd');
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'test-output');
@@ -61,6 +68,7 @@ export async function setup() {
   mkdirSync(outDir, { recursive: true });
   const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
   const scope = await createAttnScope({ preload: true });
+  if (scope.variants.build !== 'relaxed-simd') throw new Error(`browser harness: node loaded the ${scope.variants.build} build, the pages load relaxed SIMD`);
   const server = await startServer();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const origin = new URL(server.url).origin;
