@@ -3,6 +3,8 @@
 // (engines without wasm SIMD), and the vocabularies.
 // The workers import this rather than the entry, which re-exports the pool: a worker module that
 // imported the pool would make bundlers that follow new Worker(new URL(...)) bundle it in itself.
+import simdGlue from './attnscope-wasm.mjs';
+import scalarGlue from './attnscope-scalar-wasm.mjs';
 
 // Every file this module loads, each named literally in new URL('./file', import.meta.url): the pattern
 // Vite and webpack 5 (and Parcel 2) recognise, so they copy the file into the app's output and put its
@@ -20,9 +22,12 @@ const FILES = {
 /** What createScopeWith (scope.mjs) needs to know of the split build. */
 // kind: 'relaxed' (relaxed SIMD: the SIMD build with its products' multiply-adds fused; same glue as
 // the SIMD build), 'simd' or 'scalar'.
+// Both glues are imported statically (about 10 kB gzipped each): a dynamic import() would split an
+// app's bundle into chunks, and Vite 5 to 7 build a worker as a classic script (worker.format 'iife'),
+// which cannot split, so an app whose own worker imported attnscope failed its `vite build`.
 export const splitBuild = {
   file: (name) => FILES[name](),
-  loadFactory: async (kind) => (kind === 'scalar' ? await import('./attnscope-scalar-wasm.mjs') : await import('./attnscope-wasm.mjs')).default,
+  loadFactory: async (kind) => (kind === 'scalar' ? scalarGlue : simdGlue),
   wasmFile: (kind) => ({ relaxed: 'attnscope-relaxed.wasm', simd: 'attnscope.wasm', scalar: 'attnscope-scalar.wasm' })[kind],
   relaxed: true,
 };

@@ -9,11 +9,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { setFlagsFromString } from 'node:v8';
 
-// Chromium runs wasm relaxed SIMD by default, so the pages load attnscope-relaxed.wasm; node 20 has it
-// behind a flag. Set here, before any module is compiled, so the npm module loaded in node for the
-// expected numbers loads the same build as the pages (the same V8 lowering on the same machine: the
-// same bits), as every user's browser does.
-setFlagsFromString('--experimental-wasm-relaxed-simd');
+/**
+ * Chromium runs wasm relaxed SIMD by default, so the pages load attnscope-relaxed.wasm; node 20 has it
+ * behind a flag. A test that compares a page's numbers with the npm module's in node calls this before
+ * it loads the module (setup() does), so node loads the same build as the pages: the same V8 lowering
+ * on the same machine gives the same bits. (Tests of the package in node alone leave node as it is.)
+ */
+export function relaxedSimdLikeChromium() {
+  setFlagsFromString('--experimental-wasm-relaxed-simd');
+}
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'test-output');
@@ -66,6 +70,7 @@ export async function setup() {
   const index = join(root, 'dist/web/index.html');
   if (!existsSync(index)) throw new Error('dist/web/ is missing: run `npm run build` first');
   mkdirSync(outDir, { recursive: true });
+  relaxedSimdLikeChromium();
   const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
   const scope = await createAttnScope({ preload: true });
   if (scope.variants.build !== 'relaxed-simd') throw new Error(`browser harness: node loaded the ${scope.variants.build} build, the pages load relaxed SIMD`);
