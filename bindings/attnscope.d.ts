@@ -439,6 +439,110 @@ export interface Model {
   dispose(): void;
 }
 
+/**
+ * Config of {@link AttnScope.createModel}: a transformer built from named keys (docs/transformer.md).
+ * `kind: 'decoder'` is nanoGPT's GPT: learned positions, pre-LN (LayerNorm with bias, ε 1e-5), causal
+ * self-attention with biases, MLP `c_fc` → GELU (exact) → `c_proj`, final `ln_f`, `lm_head` tied to
+ * `wte`, no dropout.
+ */
+export interface ModelConfig {
+  /** `'decoder'` (default). `'encoder-decoder'` is part of the contract but not built yet: it throws a RangeError. */
+  kind?: 'decoder' | 'encoder-decoder';
+  /** Blocks, 1 to 64 (default 2). */
+  layers?: number;
+  /** Heads per block, 1 to 64 (default 4); head h takes rows h·dh … (h+1)·dh of q, k and v (dh = dModel / heads). */
+  heads?: number;
+  /** Width of the residual stream, a multiple of heads, up to 4096 (default 64). */
+  dModel?: number;
+  /** Width of the MLP, 0 to 4096 (default 4·dModel); 0 = attention-only: no MLP and no `ln_2`. */
+  dFF?: number;
+  /** Token ids 0 … vocab − 1 (default 64). */
+  vocab?: number;
+  /** Longest sequence: rows of `wpe` (and of `location`'s `Wa`), 1 to 4096 (default 64). */
+  maxTokens?: number;
+  /**
+   * Every head's scoring function (one name), or some heads' (`{ '0.1': 'general' }`, the others
+   * `'scaled-dot'` = q·k/√dh). `general`, `additive` and `location` train their own matrices
+   * (`transformer.h.L.attn.score.H.W`, `.W1`/`.W2`/`.v`, `.Wa`), Xavier-initialised from the seed.
+   */
+  score?: ScoreName | Partial<Record<HeadLabel, ScoreName>>;
+  /** A fixed τ (default 1), or `'learned'`: one `log_tau` per head (τ = exp(log_tau), initialised 0). */
+  temperature?: number | 'learned';
+  /** Seed of the initial parameters, 0 to 2^32 − 1 (default 1): the same seed, the same bytes. */
+  seed?: number;
+}
+
+/** What {@link TransformerModel.encodeIds} returns. */
+export interface TransformerEncoding {
+  /** Tokens run: the ids' count. */
+  n: number;
+  /** The ids (a copy). */
+  ids: Int32Array;
+  /** Float32Array [layers, heads, n, n], row-major; causal (zero above the diagonal); rows sum to 1. */
+  attentions: Float32Array;
+  /** Float32Array [n, vocab], row-major: logits[i] predicts the token after ids[i]. */
+  logits: Float32Array;
+  /** The model's blocks: the first dimension of `attentions`. */
+  layers: number;
+  /** Heads per block: the second dimension of `attentions`. */
+  heads: number;
+  /** The vocabulary: the second dimension of `logits`. */
+  vocab: number;
+  /** The kernel variant that ran. */
+  variant: 'scalar' | 'simd';
+}
+
+/** What {@link TransformerModel.lossAndGradients} returns. */
+export interface TransformerLossAndGradients {
+  /** Mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] ≥ 0 (0 when none). */
+  loss: number;
+  /** Positions counted. */
+  count: number;
+  /** d loss / d parameter, named and shaped as {@link TransformerModel.parameters}. */
+  gradients: Record<string, Float32Array>;
+}
+
+/**
+ * A transformer built from a config and run (forward and backward) by attnscope's kernels; made by
+ * {@link AttnScope.createModel}. Parameters carry nanoGPT's state_dict names and PyTorch's shapes.
+ */
+export interface TransformerModel {
+  /** `'decoder'`: nanoGPT's GPT. */
+  readonly kind: 'decoder';
+  /** Blocks. */
+  readonly layers: number;
+  /** Heads per block. */
+  readonly heads: number;
+  /** Width of the residual stream. */
+  readonly dModel: number;
+  /** Width of the MLP (0: attention-only). */
+  readonly dFF: number;
+  /** Token ids 0 … vocab − 1. */
+  readonly vocab: number;
+  /** Longest sequence (rows of `wpe`). */
+  readonly maxTokens: number;
+  /** The fixed τ, or `'learned'` (per-head `log_tau` parameters). */
+  readonly temperature: number | 'learned';
+  /** The seed the parameters were initialised from. */
+  readonly seed: number;
+  /** Every head's scoring function, by label `'L.H'`. */
+  readonly scores: Readonly<Record<HeadLabel, ScoreName>>;
+  /** Every parameter's PyTorch shape, by name, in state_dict order. */
+  readonly shapes: Readonly<Record<string, readonly number[]>>;
+  /** The config, as createModel takes it (score: one name per head). */
+  readonly config: ModelConfig;
+  /** `{ name: Float32Array }` of every parameter (copies, row-major in `shapes`). */
+  parameters(): Record<string, Float32Array>;
+  /** Replaces the named parameters (any subset); names and lengths checked before any is replaced. */
+  setParameters(parameters: Record<string, Float32Array>): void;
+  /** Runs the model on 1 to maxTokens ids (each 0 … vocab − 1); options re-score and knock out heads. */
+  encodeIds(ids: Int32Array | readonly number[], options?: ModelEncodeOptions): TransformerEncoding;
+  /** The loss and every parameter's gradient for one sequence; targets: one per id, −1 (any negative) = not counted. */
+  lossAndGradients(ids: Int32Array | readonly number[], targets: Int32Array | readonly number[], options?: { variant?: VariantName }): TransformerLossAndGradients;
+  /** Frees the model in the wasm heap; the scope keeps working. */
+  dispose(): void;
+}
+
 /** Files of the npm package that `locateFile` may be asked for. */
 export type PackageFile = 'attnscope.wasm' | 'attnscope-scalar.wasm' | 'glove-50k.bin' | 'glove-10k.bin' | 'use-lite.bin';
 
@@ -885,6 +989,8 @@ export interface AttnScope {
   attentionBackward(Q: Float32Array, K: Float32Array, V: Float32Array, gradOutput: Float32Array, options: AttentionOptions): AttentionGradients;
   /** A trainer of one attention head on your sentences and targets (see {@link Trainer}). */
   createTrainer(options: TrainerOptions): Trainer;
+  /** A transformer built from a config (decoder: nanoGPT's GPT), with its backward pass; see {@link ModelConfig}. */
+  createModel(config: ModelConfig): TransformerModel;
   /** The tokens of a text as attend() sees them, each marked in or out of the vocabulary (needs it loaded). */
   tokenize(text: string, options?: { /** Maximum tokens (default 512). */ maxTokens?: number }): Token[];
   /** The vector of one word, normalised as in attend(): embed('King') is the vector of 'king'. */

@@ -135,7 +135,21 @@ function checkKnownKeys(name, options, allowed) {
   }
 }
 
+/**
+ * The one parser of head labels 'L.H' (layer and head counted from 0, any number of digits) for a model
+ * of `layers` x `heads`: the layer-major index, or a TypeError / RangeError naming the argument and the
+ * labels it takes.
+ */
+function headIndex(name, label, layers, heads) {
+  const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
+  const valid = `'L.H' with layer L from 0 to ${layers - 1} and head H from 0 to ${heads - 1} (e.g. '${layers - 1}.${heads - 1}')`;
+  if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${describe(label)}`);
+  const l = Number(m[1]), h = Number(m[2]);
+  if (l >= layers || h >= heads) throw new RangeError(`${name}: head '${label}' is out of range; expected ${valid}`);
+  return l * heads + h;
+}
+
 export {
-  MAX_CALL_BYTES, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
+  MAX_CALL_BYTES, headIndex, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
   checkMatrix, checkText, checkWellFormed, describe, coreError, checkKnownKeys,
 };

@@ -3,7 +3,7 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkWellFormed, coreError, describe, typedKind } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkWellFormed, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
 import { deepFreeze } from './scope-options.mjs';
 
 const MODEL_FILE = 'use-lite.bin';
@@ -100,12 +100,7 @@ class Model {
     return out;
   }
   _headIndex(name, label) {
-    const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
-    const valid = `'L.H' with layer L from 0 to ${this.layers - 1} and head H from 0 to ${this.heads - 1} (e.g. '1.2')`;
-    if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${describe(label)}`);
-    const l = Number(m[1]), h = Number(m[2]);
-    if (l >= this.layers || h >= this.heads) throw new RangeError(`${name}: head '${label}' is out of range; expected ${valid}`);
-    return l * this.heads + h;
+    return headIndex(name, label, this.layers, this.heads);
   }
   /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
   _surgery(options) {

@@ -27,6 +27,10 @@ import createDefault, {
   type Model,
   type ModelEncodeOptions,
   type ModelEncoding,
+  type ModelConfig,
+  type TransformerModel,
+  type TransformerEncoding,
+  type TransformerLossAndGradients,
   type HeadSummaries,
   type LoadAttentionsOptions,
   type LoadedAttentions,
@@ -226,6 +230,20 @@ async function main(): Promise<void> {
   outTrainer.dispose();
   void [resolvedOutput, outMatrices, outAccuracy, outHits, outGrads, wvAt];
   void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
+  // A transformer from a config: parameters in nanoGPT's names, encodeIds with surgery, the loss and gradients.
+  const modelConfig: ModelConfig = { kind: 'decoder', layers: 2, heads: 4, dModel: 64, dFF: 256, vocab: 64, maxTokens: 64,
+    score: { '0.1': 'general', '1.3': 'additive' }, temperature: 'learned', seed: 1 };
+  const gpt: TransformerModel = scope.createModel(modelConfig);
+  const fixedTau: TransformerModel = scope.createModel({ score: 'cosine', temperature: 0.1 });
+  const gptWeights: Record<string, Float32Array> = gpt.parameters();
+  gpt.setParameters({ 'transformer.wte.weight': gptWeights['transformer.wte.weight'] });
+  const gptRun: TransformerEncoding = gpt.encodeIds([1, 2, 3], { score: { '0.0': 'idw' }, ablate: ['1.1'], variant: 'simd' });
+  const gptLoss: TransformerLossAndGradients = gpt.lossAndGradients(Int32Array.of(1, 2, 3), [2, 3, -1]);
+  const gptFacts: [number, Float32Array, Float32Array, number, Float32Array | undefined, readonly number[] | undefined, number | 'learned', ModelConfig] =
+    [gptRun.n, gptRun.attentions, gptRun.logits, gptLoss.loss, gptLoss.gradients['transformer.wpe.weight'], gpt.shapes['transformer.wte.weight'], fixedTau.temperature, gpt.config];
+  void [gptFacts, gpt.scores['0.1'], gpt.layers, gpt.heads, gpt.dModel, gpt.dFF, gpt.vocab, gpt.maxTokens, gpt.kind, gpt.seed];
+  gpt.dispose();
+  fixedTau.dispose();
   // The trained model: load, encode with surgery, ids, similarity, dispose.
   const modelOptions: LoadModelOptions = { model: 'default', onProgress: (loaded: number, total: number) => void [loaded, total] };
   const model: Model = await scope.loadModel(modelOptions);

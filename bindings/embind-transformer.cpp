@@ -1,0 +1,153 @@
+// Embind glue of the transformer (src/attnscope/transformer.hpp): one TransformerState per JS model
+// (bindings/scope-transformer.mjs), which validates arguments, owns the memory of the inputs
+// (_malloc/_free) and hands copies to its callers. Arrays cross as addresses into the wasm heap;
+// results come back as copies (new Float32Array of a memory view). Failure is an error message (empty
+// string, or an object with `error`), never a throw: the core never throws, so the instance survives.
+// Kept apart from embind.cpp, which binds the scope's other state (issue #37: split it by what it binds).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnscope/registry.hpp"
+#include "attnscope/transformer.hpp"
+#include "attnscope/variant.hpp"
+
+using namespace attnscope;
+using emscripten::val;
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// "" (none given) or registry names, comma separated, one per head; false and the message if not.
+bool parse_scores(const std::string& csv, std::vector<Score>& out, std::string& error) {
+    out.clear();
+    for (std::size_t start = 0; !csv.empty() && start <= csv.size();) {
+        const std::size_t end = std::min(csv.find(',', start), csv.size());
+        Score s;
+        if (!parse_score(csv.substr(start, end - start), s)) {
+            error = "score: unknown name '" + csv.substr(start, end - start) + "'";
+            return false;
+        }
+        out.push_back(s);
+        start = end + 1;
+    }
+    return true;
+}
+
+val float_copy(const std::vector<float>& v) {
+    return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+class TransformerState {
+public:
+    // kind: 0 = decoder. scores: "" or one registry name per head (layer-major), comma separated.
+    std::string create(int kind, int layers, int heads, int d_model, int d_ff, int vocab, int max_tokens,
+                       const std::string& scores, bool learned, double temperature, double seed) {
+        if (kind != 0) return "kind: expected 'decoder'";
+        if (layers < 0 || heads < 0 || d_model < 0 || d_ff < 0 || vocab < 0 || max_tokens < 0 || !(seed >= 0 && seed <= 4294967295.0))
+            return "model: a negative size or an out-of-range seed (an internal error)";
+        TransformerConfig c;
+        c.kind = ModelKind::decoder;
+        c.layers = static_cast<std::size_t>(layers);
+        c.heads = static_cast<std::size_t>(heads);
+        c.d_model = static_cast<std::size_t>(d_model);
+        c.d_ff = static_cast<std::size_t>(d_ff);
+        c.vocab = static_cast<std::size_t>(vocab);
+        c.max_tokens = static_cast<std::size_t>(max_tokens);
+        std::string error;
+        if (!parse_scores(scores, c.scores, error)) return error;
+        c.learned_temperature = learned;
+        c.temperature = static_cast<float>(temperature);
+        c.seed = static_cast<std::uint32_t>(seed);
+        return Transformer::create(c, model_).message();
+    }
+    // [{"name", "shape": [..], "offset", "size"}, ...] in the order of the flat parameter array.
+    std::string tensors_json() const {
+        std::string out = "[";
+        for (std::size_t i = 0; i < model_.tensors().size(); ++i) {
+            const TensorInfo& t = model_.tensors()[i];
+            if (i) out += ',';
+            out += "{\"name\":\"" + json_escape(t.name) + "\",\"shape\":[";
+            for (std::size_t k = 0; k < t.shape.size(); ++k) out += (k ? "," : "") + std::to_string(t.shape[k]);
+            out += "],\"offset\":" + std::to_string(t.offset) + ",\"size\":" + std::to_string(t.size) + "}";
+        }
+        return out + "]";
+    }
+    // Every parameter, a copy: Float32Array laid out as tensors_json says.
+    val params() const { return float_copy(model_.params()); }
+    std::string set_tensor(int index, std::uintptr_t values, int count) {
+        if (index < 0 || count < 0) return "parameters: a negative index or count (an internal error)";
+        return model_.set_tensor(static_cast<std::size_t>(index), reinterpret_cast<const float*>(values), static_cast<std::size_t>(count))
+            .message();
+    }
+    // ids: `count` int32 at `ids`; scores: "" or one name per head; ablate: "" or one '0'/'1' per head.
+    // {error} or {n, attentions: Float32Array [L, H, n, n], logits: Float32Array [n, vocab]}.
+    val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
+        val out = val::object();
+        TransformerSurgery s;
+        s.variant = variant;
+        std::string error;
+        if (!parse_scores(scores, s.scores, error)) {
+            out.set("error", error);
+            return out;
+        }
+        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        TransformerRun r;
+        if (Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), count < 0 ? 0 : static_cast<std::size_t>(count), s, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("n", static_cast<int>(r.n));
+        out.set("attentions", float_copy(r.attentions));
+        out.set("logits", float_copy(r.logits));
+        return out;
+    }
+    // rows x cols ids and targets at the addresses. {error} or {loss, count, hits, gradients?: Float32Array}.
+    val loss(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, bool want_grads, Variant variant) const {
+        val out = val::object();
+        TransformerLoss r;
+        if (Status st = model_.loss(reinterpret_cast<const std::int32_t*>(ids), reinterpret_cast<const std::int32_t*>(targets),
+                                    rows < 0 ? 0 : static_cast<std::size_t>(rows), cols < 0 ? 0 : static_cast<std::size_t>(cols),
+                                    want_grads, variant, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", r.loss);
+        out.set("count", static_cast<int>(r.count));
+        out.set("hits", static_cast<int>(r.hits));
+        if (want_grads) out.set("gradients", float_copy(r.grads));
+        return out;
+    }
+
+private:
+    Transformer model_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnscope_transformer) {
+    using namespace emscripten;
+    class_<TransformerState>("TransformerState")
+        .constructor<>()
+        .function("create", &TransformerState::create)
+        .function("tensorsJson", &TransformerState::tensors_json)
+        .function("params", &TransformerState::params)
+        .function("setTensor", &TransformerState::set_tensor)
+        .function("encode", &TransformerState::encode)
+        .function("loss", &TransformerState::loss);
+}

@@ -1,0 +1,248 @@
+// Transformers built from a config on a scope's wasm instance (issue #32): scope.createModel() (a
+// method of Scope, added to the class by scope-class.mjs) and the TransformerModel it returns:
+// parameters / setParameters (nanoGPT's names, PyTorch's shapes), encodeIds (logits and every head's
+// attention, heads re-scored or knocked out), lossAndGradients (the mean cross-entropy and the
+// gradient of every parameter). The C++ side is src/attnscope/transformer.hpp; its Embind glue
+// bindings/embind-transformer.cpp. docs/transformer.md describes the models and this contract.
+import { checkInt, checkKnownKeys, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
+
+const NO_MODEL = 'model: this model was disposed; create another with scope.createModel()';
+const KINDS = Object.freeze(['decoder', 'encoder-decoder']);
+const CONFIG_KEYS = Object.freeze(['kind', 'layers', 'heads', 'dModel', 'dFF', 'vocab', 'maxTokens', 'score', 'temperature', 'seed']);
+// The core's limits (transformer_limits in transformer.hpp), checked here first so the messages use JS names.
+const LIMITS = Object.freeze({ layers: 64, heads: 64, width: 4096, vocab: 1 << 20, tokens: 4096 });
+
+export class TransformerCalls {
+  /**
+   * A transformer from a config (see attnscope.d.ts, ModelConfig): { kind: 'decoder', layers, heads,
+   * dModel, dFF, vocab, maxTokens, score, temperature, seed }. Lives on this scope's wasm instance
+   * until model.dispose().
+   */
+  createModel(config) {
+    this._live();
+    return new TransformerModel(this, config);
+  }
+}
+
+function sizeOption(name, value, fallback, min, max) {
+  return value === undefined ? fallback : checkInt(`config.${name}`, value, min, max);
+}
+
+/** ids (Int32Array or array of integers) as an Int32Array checked against [min, max]. */
+function idArray(name, value, min, max) {
+  if (typedKind(value) === 'Int32Array') {
+    const a = Int32Array.from(value);
+    for (let i = 0; i < a.length; i++) if (a[i] < min || a[i] > max) throw new RangeError(`${name}[${i}]: expected an integer from ${min} to ${max}, got ${a[i]}`);
+    return a;
+  }
+  if (Array.isArray(value)) return Int32Array.from(value, (v, i) => checkInt(`${name}[${i}]`, v, min, max));
+  throw new TypeError(`${name}: expected an Int32Array or an array of integers, got ${describe(value)}`);
+}
+
+class TransformerModel {
+  constructor(scope, config) {
+    checkKnownKeys('config', config, CONFIG_KEYS);
+    const kind = config.kind === undefined ? 'decoder' : config.kind;
+    if (!KINDS.includes(kind)) throw new TypeError(`config.kind: expected 'decoder' (or 'encoder-decoder'), got ${describe(kind)}`);
+    if (kind !== 'decoder') throw new RangeError(`config.kind: 'encoder-decoder' is not built yet in this version; use 'decoder'`);
+    const layers = sizeOption('layers', config.layers, 2, 1, LIMITS.layers);
+    const heads = sizeOption('heads', config.heads, 4, 1, LIMITS.heads);
+    const dModel = sizeOption('dModel', config.dModel, 64, 1, LIMITS.width);
+    if (dModel % heads !== 0) throw new RangeError(`config.dModel: expected a multiple of heads (${heads}), got ${dModel}; each head takes dModel / heads of q, k and v`);
+    const dFF = sizeOption('dFF', config.dFF, 4 * dModel, 0, LIMITS.width);
+    const vocab = sizeOption('vocab', config.vocab, 64, 1, LIMITS.vocab);
+    const maxTokens = sizeOption('maxTokens', config.maxTokens, 64, 1, LIMITS.tokens);
+    const seed = config.seed === undefined ? 1 : checkInt('config.seed', config.seed, 0, 2 ** 32 - 1);
+    const names = scope._lists.scores;
+    const checkName = (name, value) => {
+      if (typeof value !== 'string' || !names.includes(value)) {
+        throw new (typeof value === 'string' ? RangeError : TypeError)(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
+      }
+      return value;
+    };
+    const count = layers * heads;
+    const scores = Array(count).fill('scaled-dot');
+    const s = config.score;
+    if (typeof s === 'string') {
+      scores.fill(checkName('config.score', s));
+    } else if (s !== undefined) {
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) {
+        throw new TypeError(`config.score: expected a scoring function's name or an object { 'L.H': name } (heads not named use 'scaled-dot'), got ${describe(s)}`);
+      }
+      for (const [label, value] of Object.entries(s)) scores[headIndex(`config.score['${label}']`, label, layers, heads)] = checkName(`config.score['${label}']`, value);
+    }
+    const t = config.temperature === undefined ? 1 : config.temperature;
+    const learned = t === 'learned';
+    if (!learned && !(typeof t === 'number' && Number.isFinite(t) && t >= 1e-30)) {
+      throw new (typeof t === 'number' ? RangeError : TypeError)(`config.temperature: expected a finite number >= 1e-30 or 'learned' (τ = exp(log_tau) per head), got ${describe(t)}`);
+    }
+    const m = scope._m;
+    const state = new m.TransformerState();
+    try {
+      const err = state.create(0, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed);
+      if (err) throw coreError(err.startsWith('model:') ? `config: ${err.slice(7)}` : `config.${err}`);
+    } catch (e) {
+      state.delete();
+      throw e;
+    }
+    this._scope = scope;
+    this._state = state;
+    this.kind = kind;
+    this.layers = layers;
+    this.heads = heads;
+    this.dModel = dModel;
+    this.dFF = dFF;
+    this.vocab = vocab;
+    this.maxTokens = maxTokens;
+    this.temperature = learned ? 'learned' : t;
+    this.seed = seed;
+    /** Every head's scoring function, by label 'L.H' (frozen). */
+    this.scores = Object.freeze(Object.fromEntries(scores.map((name, i) => [`${Math.floor(i / heads)}.${i % heads}`, name])));
+    const tensors = JSON.parse(state.tensorsJson());
+    this._tensors = tensors;
+    this._byName = new Map(tensors.map((t, i) => [t.name, i]));
+    /** The parameters' names and PyTorch shapes, in state_dict order (frozen). */
+    this.shapes = Object.freeze(Object.fromEntries(tensors.map((t) => [t.name, Object.freeze(t.shape.slice())])));
+  }
+
+  /** The config it was made from, as createModel takes it (score: one name per head label). */
+  get config() {
+    return {
+      kind: this.kind, layers: this.layers, heads: this.heads, dModel: this.dModel, dFF: this.dFF, vocab: this.vocab,
+      maxTokens: this.maxTokens, score: { ...this.scores }, temperature: this.temperature, seed: this.seed,
+    };
+  }
+
+  _live() {
+    if (!this._state) throw new Error(NO_MODEL);
+    this._scope._live();
+    return this._state;
+  }
+
+  /** { name: Float32Array } of every parameter: copies, row-major in PyTorch's shapes (model.shapes). */
+  parameters() {
+    const flat = this._live().params();
+    return Object.fromEntries(this._tensors.map((t) => [t.name, flat.slice(t.offset, t.offset + t.size)]));
+  }
+
+  /**
+   * Replaces the named parameters ({ name: Float32Array }, any subset of parameters()). Every name and
+   * length is checked before any is replaced, so a refused call changes nothing.
+   */
+  setParameters(map) {
+    const state = this._live();
+    if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new TypeError(`parameters: expected an object { name: Float32Array }, got ${describe(map)}`);
+    const entries = Object.entries(map);
+    for (const [name, value] of entries) {
+      const i = this._byName.get(name);
+      if (i === undefined) {
+        throw new RangeError(`parameters['${name}']: not a parameter of this model; expected one of its names (model.shapes), e.g. '${this._tensors[0].name}'`);
+      }
+      const t = this._tensors[i], shape = `[${t.shape.join(', ')}]`;
+      if (typedKind(value) !== 'Float32Array') throw new TypeError(`parameters['${name}']: expected a Float32Array ${shape} (row-major), got ${describe(value)}`);
+      if (typedLength(value) !== t.size) throw new RangeError(`parameters['${name}']: expected ${t.size} numbers ${shape}, got ${typedLength(value)}`);
+      for (let k = 0; k < t.size; k++) {
+        if (!Number.isFinite(value[k])) throw new RangeError(`parameters['${name}']: element ${k} is ${value[k]}; every element must be a finite number`);
+      }
+    }
+    const m = this._scope._m;
+    for (const [name, value] of entries) {
+      const i = this._byName.get(name), t = this._tensors[i];
+      const ptr = m._malloc(Math.max(4, t.size * 4));
+      if (!ptr) throw new RangeError(`parameters['${name}']: out of wasm memory for ${t.size} numbers`);
+      try {
+        m.HEAPF32.set(value, ptr >> 2);
+        const err = state.setTensor(i, ptr, t.size);
+        if (err) throw coreError(err);
+      } finally {
+        m._free(ptr);
+      }
+    }
+  }
+
+  _withIds(arrays, fn) {
+    const m = this._scope._m;
+    const total = arrays.reduce((s, a) => s + a.length, 0);
+    const ptr = m._malloc(Math.max(4, total * 4));
+    if (!ptr) throw new RangeError(`ids: out of wasm memory for ${total} ids`);
+    try {
+      const ptrs = [];
+      let at = ptr;
+      for (const a of arrays) { m.HEAP32.set(a, at >> 2); ptrs.push(at); at += a.length * 4; }
+      return fn(...ptrs);
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  /**
+   * The model on token ids (1 to maxTokens of them, each in [0, vocab)): { n, ids, attentions
+   * [layers, heads, n, n], logits [n, vocab], layers, heads, variant }. options.score re-scores heads (a
+   * name for all, or { 'L.H': name }); options.ablate knocks heads out (['L.H', ...]).
+   */
+  encodeIds(ids, options = {}) {
+    const state = this._live();
+    const arr = idArray('ids', ids, 0, this.vocab - 1);
+    if (arr.length === 0) throw new RangeError('ids: expected at least one token id');
+    if (arr.length > this.maxTokens) throw new RangeError(`ids: ${arr.length} ids are more than the model's maxTokens (${this.maxTokens}); pass at most maxTokens ids`);
+    checkKnownKeys('options', options, ['score', 'ablate', 'variant']);
+    const scope = this._scope, names = scope._lists.scores, count = this.layers * this.heads;
+    const checkName = (name, value) => {
+      if (typeof value !== 'string' || !names.includes(value)) {
+        throw new (typeof value === 'string' ? RangeError : TypeError)(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
+      }
+      return value;
+    };
+    let scores = '';
+    const s = options.score;
+    if (typeof s === 'string') {
+      scores = Array(count).fill(checkName('options.score', s)).join(',');
+    } else if (s !== undefined) {
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
+      const per = Object.values(this.scores);
+      for (const [label, value] of Object.entries(s)) per[headIndex(`options.score['${label}']`, label, this.layers, this.heads)] = checkName(`options.score['${label}']`, value);
+      scores = per.join(',');
+    }
+    let ablate = '';
+    if (options.ablate !== undefined) {
+      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels 'L.H', got ${describe(options.ablate)}`);
+      const flags = Array(count).fill('0');
+      options.ablate.forEach((label, i) => { flags[headIndex(`options.ablate[${i}]`, label, this.layers, this.heads)] = '1'; });
+      ablate = flags.join('');
+    }
+    const variant = scope._variantOption(options.variant);
+    const r = this._withIds([arr], (p) => state.encode(p, arr.length, scores, ablate, scope._enum.variant[variant]));
+    if (r.error) throw coreError(r.error);
+    return {
+      n: r.n, ids: arr, attentions: r.attentions, logits: r.logits, layers: this.layers, heads: this.heads, vocab: this.vocab,
+      variant: scope._instance.resolvedVariants[variant],
+    };
+  }
+
+  /**
+   * The mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] >= 0, and
+   * its gradient: { loss, count, gradients: { name: Float32Array } } (names and shapes as parameters()).
+   */
+  lossAndGradients(ids, targets, options = {}) {
+    const state = this._live();
+    checkKnownKeys('options', options, ['variant']);
+    const a = idArray('ids', ids, 0, this.vocab - 1);
+    if (a.length === 0) throw new RangeError('ids: expected at least one token id');
+    if (a.length > this.maxTokens) throw new RangeError(`ids: ${a.length} ids are more than the model's maxTokens (${this.maxTokens}); pass at most maxTokens ids`);
+    const t = idArray('targets', targets, -(2 ** 31), this.vocab - 1);
+    if (t.length !== a.length) throw new RangeError(`targets: expected one target per id (${a.length}), got ${t.length}; use -1 where a position has no target`);
+    const variant = this._scope._variantOption(options.variant);
+    const r = this._withIds([a, t], (pa, pt) => state.loss(pa, pt, 1, a.length, true, this._scope._enum.variant[variant]));
+    if (r.error) throw coreError(r.error);
+    const g = r.gradients;
+    return {
+      loss: r.loss, count: r.count,
+      gradients: Object.fromEntries(this._tensors.map((x) => [x.name, g.slice(x.offset, x.offset + x.size)])),
+    };
+  }
+
+  /** Frees the model in the wasm instance; the scope stays usable. */
+  dispose() {
+    if (this._state) { this._state.delete(); this._state = null; }
+  }
+}

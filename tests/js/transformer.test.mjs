@@ -1,0 +1,161 @@
+// scope.createModel(): the contract's shapes and names, the errors (a TypeError / RangeError naming the
+// argument and the fix; the model and the scope keep working after each), re-scoring and knocking out
+// heads, determinism for a seed, and that nothing leaks (many calls, then dispose). The numbers
+// themselves are checked against PyTorch in transformer-torch.test.mjs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertThrowsNaming, loadScope } from './helpers.mjs';
+
+const scope = await loadScope({ preload: false });
+
+// The error's type, and its message starting with (or containing) this text.
+const escape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const throwsNaming = (fn, type, text) => assertThrowsNaming(fn, type, new RegExp(escape(text)), text);
+
+test('createModel: the contract example has nanoGPT\'s names and PyTorch\'s shapes', () => {
+  const model = scope.createModel({ kind: 'decoder', layers: 2, heads: 4, dModel: 64, dFF: 256, vocab: 64, maxTokens: 64, score: 'scaled-dot', temperature: 1, seed: 1 });
+  try {
+    const p = model.parameters();
+    assert.deepEqual(Object.keys(p).slice(0, 8), [
+      'transformer.wte.weight', 'transformer.wpe.weight', 'transformer.h.0.ln_1.weight', 'transformer.h.0.ln_1.bias',
+      'transformer.h.0.attn.c_attn.weight', 'transformer.h.0.attn.c_attn.bias', 'transformer.h.0.attn.c_proj.weight', 'transformer.h.0.attn.c_proj.bias',
+    ]);
+    assert.equal(Object.keys(p).length, 2 + 2 * 12 + 2);
+    assert.deepEqual(model.shapes['transformer.h.1.attn.c_attn.weight'], [192, 64]);
+    assert.deepEqual(model.shapes['transformer.h.1.mlp.c_fc.weight'], [256, 64]);
+    assert.deepEqual(model.shapes['transformer.h.1.mlp.c_proj.weight'], [64, 256]);
+    assert.equal(p['transformer.wte.weight'].length, 64 * 64);
+    // copies: changing one changes nothing in the model
+    p['transformer.wte.weight'].fill(7);
+    assert.notEqual(model.parameters()['transformer.wte.weight'][0], 7);
+    const r = model.encodeIds([1, 2, 3]);
+    assert.equal(r.n, 3);
+    assert.equal(r.attentions.length, 2 * 4 * 3 * 3);
+    assert.equal(r.logits.length, 3 * 64);
+    // causal rows that sum to 1
+    for (let h = 0; h < 8; h++) {
+      for (let i = 0; i < 3; i++) {
+        let s = 0;
+        for (let j = 0; j < 3; j++) { const a = r.attentions[(h * 3 + i) * 3 + j]; s += a; if (j > i) assert.equal(a, 0); }
+        assert.ok(Math.abs(s - 1) < 1e-6);
+      }
+    }
+    const g = model.lossAndGradients([1, 2, 3], [2, 3, -1]);
+    assert.equal(g.count, 2);
+    assert.ok(Math.abs(g.loss - Math.log(64)) < 0.1, `an untrained model's loss is about log(vocab): ${g.loss}`);
+    assert.deepEqual(Object.keys(g.gradients), Object.keys(p));
+  } finally {
+    model.dispose();
+  }
+});
+
+test('createModel: per-head scores, a learned temperature and attention-only models name their extra tensors', () => {
+  const model = scope.createModel({ layers: 2, heads: 2, dModel: 8, dFF: 0, vocab: 10, maxTokens: 6, score: { '0.0': 'general', '0.1': 'additive', '1.1': 'location' }, temperature: 'learned' });
+  try {
+    assert.deepEqual(model.scores, { '0.0': 'general', '0.1': 'additive', '1.0': 'scaled-dot', '1.1': 'location' });
+    assert.deepEqual(model.shapes['transformer.h.0.attn.score.0.W'], [4, 4]);
+    assert.deepEqual(model.shapes['transformer.h.0.attn.score.1.W1'], [4, 4]);
+    assert.deepEqual(model.shapes['transformer.h.0.attn.score.1.v'], [4]);
+    assert.deepEqual(model.shapes['transformer.h.1.attn.score.1.Wa'], [6, 4]);
+    assert.deepEqual(model.shapes['transformer.h.0.attn.log_tau'], [2]);
+    assert.equal(model.shapes['transformer.h.1.attn.score.0.W'], undefined);
+    assert.equal(model.shapes['transformer.h.0.ln_2.weight'], undefined);
+    assert.equal(model.shapes['transformer.h.0.mlp.c_fc.weight'], undefined);
+    assert.deepEqual(Array.from(model.parameters()['transformer.h.1.attn.log_tau']), [0, 0]);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('createModel: the same seed gives the same parameters and results; another seed others', () => {
+  const config = { layers: 1, heads: 2, dModel: 8, dFF: 16, vocab: 12, maxTokens: 8, score: 'general', seed: 9 };
+  const a = scope.createModel(config), b = scope.createModel(config), c = scope.createModel({ ...config, seed: 10 });
+  try {
+    assert.deepEqual(a.parameters(), b.parameters());
+    assert.notDeepEqual(a.parameters(), c.parameters());
+    assert.deepEqual(a.lossAndGradients([1, 2, 3, 4], [2, 3, 4, 5]), b.lossAndGradients([1, 2, 3, 4], [2, 3, 4, 5]));
+  } finally {
+    a.dispose(); b.dispose(); c.dispose();
+  }
+});
+
+test('encodeIds: heads re-scored and knocked out; setParameters round-trips', () => {
+  const model = scope.createModel({ layers: 2, heads: 2, dModel: 8, dFF: 16, vocab: 12, maxTokens: 8, seed: 2 });
+  try {
+    const p = model.parameters();
+    for (const v of Object.values(p)) for (let i = 0; i < v.length; i++) v[i] += 0.3 * Math.sin(i + v.length);
+    model.setParameters(p);
+    assert.deepEqual(model.parameters(), p);
+    const base = model.encodeIds([1, 5, 7, 2]);
+    const knocked = model.encodeIds([1, 5, 7, 2], { ablate: ['0.1', '1.0'] });
+    assert.notDeepEqual(knocked.logits, base.logits);
+    // knocking out a layer-1 head leaves layer 0's attention as it was
+    assert.deepEqual(knocked.attentions.subarray(0, 2 * 16), base.attentions.subarray(0, 2 * 16));
+    const rescored = model.encodeIds([1, 5, 7, 2], { score: { '1.1': 'cosine' } });
+    assert.deepEqual(rescored.attentions.subarray(0, 3 * 16), base.attentions.subarray(0, 3 * 16));
+    assert.notDeepEqual(rescored.attentions.subarray(3 * 16), base.attentions.subarray(3 * 16));
+    const same = model.encodeIds([1, 5, 7, 2], { score: 'scaled-dot', variant: 'scalar' });
+    for (let i = 0; i < base.logits.length; i++) assert.ok(Math.abs(same.logits[i] - base.logits[i]) < 1e-4);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('bad input throws a TypeError / RangeError naming the argument and the fix; the model keeps working', () => {
+  throwsNaming(() => scope.createModel({ layers: 0 }), RangeError, 'config.layers');
+  throwsNaming(() => scope.createModel({ dModel: 10, heads: 4 }), RangeError, 'config.dModel: expected a multiple of heads');
+  throwsNaming(() => scope.createModel({ score: 'cosin' }), RangeError, "config.score: expected one of 'dot'");
+  throwsNaming(() => scope.createModel({ score: { '2.0': 'dot' } }), RangeError, "config.score['2.0']: head '2.0' is out of range");
+  throwsNaming(() => scope.createModel({ score: { x: 'dot' } }), RangeError, "config.score['x']: expected a head label");
+  throwsNaming(() => scope.createModel({ temperature: 0 }), RangeError, 'config.temperature');
+  throwsNaming(() => scope.createModel({ temperature: 'learnt' }), TypeError, 'config.temperature');
+  throwsNaming(() => scope.createModel({ kind: 'encoder' }), TypeError, 'config.kind');
+  throwsNaming(() => scope.createModel({ kind: 'encoder-decoder' }), RangeError, 'config.kind');
+  throwsNaming(() => scope.createModel({ dropout: 0.1 }), TypeError, 'config.dropout: unknown option');
+  throwsNaming(() => scope.createModel({ vocab: 1 << 20, dModel: 4096, dFF: 16, heads: 4 }), RangeError, 'config: 4');
+  const model = scope.createModel({ layers: 1, heads: 2, dModel: 4, dFF: 8, vocab: 5, maxTokens: 4 });
+  try {
+    throwsNaming(() => model.encodeIds([1, 5]), RangeError, 'ids[1]: expected an integer from 0 to 4');
+    throwsNaming(() => model.encodeIds([1, 2, 3, 4, 0]), RangeError, "ids: 5 ids are more than the model's maxTokens");
+    throwsNaming(() => model.encodeIds([]), RangeError, 'ids: expected at least one');
+    throwsNaming(() => model.encodeIds('1 2'), TypeError, 'ids: expected an Int32Array');
+    throwsNaming(() => model.encodeIds([1], { ablate: ['1.0'] }), RangeError, "options.ablate[0]: head '1.0' is out of range");
+    throwsNaming(() => model.encodeIds([1], { heads: 1 }), TypeError, 'options.heads: unknown option');
+    throwsNaming(() => model.lossAndGradients([1, 2], [1]), RangeError, 'targets: expected one target per id');
+    throwsNaming(() => model.lossAndGradients([1, 2], [1, 5]), RangeError, 'targets[1]: expected an integer');
+    throwsNaming(() => model.setParameters({ 'transformer.wte.weight': new Float32Array(3) }), RangeError, "parameters['transformer.wte.weight']: expected 20 numbers [5, 4]");
+    throwsNaming(() => model.setParameters({ 'transformer.wte.weight': new Array(20).fill(0) }), TypeError, "parameters['transformer.wte.weight']: expected a Float32Array");
+    throwsNaming(() => model.setParameters({ 'lm_head.weight': new Float32Array(20) }), RangeError, "parameters['lm_head.weight']: not a parameter");
+    const nan = new Float32Array(20);
+    nan[3] = NaN;
+    const before = model.parameters();
+    throwsNaming(() => model.setParameters({ 'transformer.wpe.weight': new Float32Array(16).fill(1), 'transformer.wte.weight': nan }), RangeError, 'element 3 is NaN');
+    assert.deepEqual(model.parameters(), before, 'a refused setParameters changes nothing');
+    const r = model.lossAndGradients([1, 2, 3], [2, 3, 4]);
+    assert.ok(Number.isFinite(r.loss));
+  } finally {
+    model.dispose();
+  }
+  assert.throws(() => model.encodeIds([1]), /model: this model was disposed/);
+  model.dispose();  // twice is fine
+  assert.ok(Number.isFinite(scope.softmax(new Float32Array([1, 2]), { rows: 1, cols: 2 })[0]), 'the scope keeps working');
+});
+
+test('no wasm memory leaks over many calls; dispose frees the model', () => {
+  const config = { layers: 2, heads: 2, dModel: 16, dFF: 32, vocab: 20, maxTokens: 16, score: { '0.0': 'additive', '1.1': 'location' }, temperature: 'learned' };
+  const warm = scope.createModel(config);
+  warm.lossAndGradients([1, 2, 3], [2, 3, 4]);
+  warm.dispose();
+  const before = scope.memoryInUse();
+  for (let k = 0; k < 20; k++) {
+    const model = scope.createModel(config);
+    for (let i = 0; i < 10; i++) {
+      model.encodeIds([1, 2, 3, 4, 5, 6]);
+      model.lossAndGradients([1, 2, 3, 4, 5, 6], [2, 3, 4, 5, 6, -1]);
+      model.setParameters(model.parameters());
+      try { model.encodeIds([1, 99]); } catch { /* refused */ }
+    }
+    model.dispose();
+  }
+  assert.equal(scope.memoryInUse(), before);
+});
