@@ -1,0 +1,163 @@
+# The float64 PyTorch oracle of tests/js/transformer-torch.test.mjs (run with Debian's python3-torch,
+# /usr/bin/python3). Reads JSON on stdin: {"cases": [{config, params: {name: [numbers]}, ids, targets}]}
+# and writes, per case, the logits, attentions, loss and every parameter's gradient by autograd, all in
+# float64, from this file's own implementation of the model (written from docs/transformer.md, not from
+# the C++). For a case with "nanogpt": true it also loads the parameters into a module shaped and named
+# exactly as nanoGPT's GPT (model.py: transformer.wte / wpe / h[L].{ln_1, attn.c_attn, attn.c_proj, ln_2,
+# mlp.c_fc, mlp.c_proj} / ln_f, lm_head tied to wte) with load_state_dict(strict=True) and returns its logits.
+import json
+import math
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.set_default_dtype(torch.float64)
+
+
+def head_scores(name, q, k, P, prefix, dh):
+    """S[i, j] = score of query row i against key row j (q, k: [n, dh])."""
+    n = q.shape[0]
+    if name == 'dot':
+        return q @ k.T
+    if name == 'scaled-dot':
+        return q @ k.T / math.sqrt(dh)
+    if name == 'cosine':
+        return (q @ k.T) / (q.norm(dim=1, keepdim=True) * k.norm(dim=1, keepdim=True).T)
+    if name == 'general':
+        return q @ P[prefix + 'W'] @ k.T
+    if name == 'additive':
+        a = q @ P[prefix + 'W1'].T
+        b = k @ P[prefix + 'W2'].T
+        return torch.tanh(a[:, None, :] + b[None, :, :]) @ P[prefix + 'v']
+    if name == 'location':
+        return q @ P[prefix + 'Wa'][:n].T
+    diff = q[:, None, :] - k[None, :, :]
+    if name == 'neg-euclidean':
+        return -torch.sqrt((diff ** 2).sum(-1))
+    if name == 'neg-sq-euclidean':
+        return -(diff ** 2).sum(-1)
+    if name == 'idw':  # p = 2, eps = 1e-3
+        return -torch.log(1e-3 + (diff ** 2).sum(-1))
+    if name == 'neg-manhattan':
+        return -diff.abs().sum(-1)
+    raise ValueError('unknown score ' + name)
+
+
+def forward(c, P, ids):
+    L, H, D, dff = c['layers'], c['heads'], c['dModel'], c['dFF']
+    dh = D // H
+    n = len(ids)
+    mask = torch.ones(n, n).triu(1).bool()
+    x = P['transformer.wte.weight'][ids] + P['transformer.wpe.weight'][:n]
+    attentions = []
+    for l in range(L):
+        p = 'transformer.h.%d.' % l
+        h = F.layer_norm(x, (D,), P[p + 'ln_1.weight'], P[p + 'ln_1.bias'], 1e-5)
+        q, k, v = (h @ P[p + 'attn.c_attn.weight'].T + P[p + 'attn.c_attn.bias']).split(D, dim=1)
+        outs = []
+        for hd in range(H):
+            sl = slice(hd * dh, (hd + 1) * dh)
+            S = head_scores(c['score']['%d.%d' % (l, hd)], q[:, sl], k[:, sl], P, p + 'attn.score.%d.' % hd, dh)
+            tau = torch.exp(P[p + 'attn.log_tau'][hd]) if c['temperature'] == 'learned' else c['temperature']
+            A = torch.softmax((S / tau).masked_fill(mask, float('-inf')), dim=-1)
+            attentions.append(A)
+            outs.append(A @ v[:, sl])
+        x = x + torch.cat(outs, dim=1) @ P[p + 'attn.c_proj.weight'].T + P[p + 'attn.c_proj.bias']
+        if dff:
+            h = F.layer_norm(x, (D,), P[p + 'ln_2.weight'], P[p + 'ln_2.bias'], 1e-5)
+            f = F.gelu(h @ P[p + 'mlp.c_fc.weight'].T + P[p + 'mlp.c_fc.bias'])
+            x = x + f @ P[p + 'mlp.c_proj.weight'].T + P[p + 'mlp.c_proj.bias']
+    xf = F.layer_norm(x, (D,), P['transformer.ln_f.weight'], P['transformer.ln_f.bias'], 1e-5)
+    return xf @ P['transformer.wte.weight'].T, torch.stack(attentions)
+
+
+# ---- nanoGPT's GPT, its modules named as in nanoGPT's model.py (bias=True, dropout 0) ----------------
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.n_head, self.n_embd = heads, d
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(torch.ones(T, T).tril() == 0, float('-inf'))
+        y = F.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
+class MLP(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return self.c_proj(self.gelu(self.c_fc(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d)
+        self.attn = CausalSelfAttention(d, heads)
+        self.ln_2 = nn.LayerNorm(d)
+        self.mlp = MLP(d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab, block_size, layers, heads, d):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(vocab, d), wpe=nn.Embedding(block_size, d), drop=nn.Dropout(0.0),
+            h=nn.ModuleList([Block(d, heads) for _ in range(layers)]), ln_f=nn.LayerNorm(d)))
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.transformer.wte.weight = self.lm_head.weight  # tied, as nanoGPT does
+
+    def forward(self, idx):
+        t = idx.size(1)
+        x = self.transformer.drop(self.transformer.wte(idx) + self.transformer.wpe(torch.arange(t)))
+        for block in self.transformer.h:
+            x = block(x)
+        return self.lm_head(self.transformer.ln_f(x))
+
+
+def nanogpt_logits(c, params, ids):
+    model = GPT(c['vocab'], c['maxTokens'], c['layers'], c['heads'], c['dModel'])
+    sd = {name: torch.tensor(v).reshape(c['shapes'][name]) for name, v in params.items()}
+    sd['lm_head.weight'] = sd['transformer.wte.weight']
+    model.load_state_dict(sd, strict=True)
+    model.eval()
+    with torch.no_grad():
+        return model(torch.tensor([ids]))[0].flatten().tolist()
+
+
+def run(case):
+    c = case['config']
+    P = {name: torch.tensor(v, requires_grad=True) for name, v in case['params'].items()}
+    view = {name: P[name].reshape(c['shapes'][name]) for name in P}
+    ids, targets = case['ids'], torch.tensor(case['targets'])
+    logits, att = forward(c, view, ids)
+    keep = targets >= 0
+    loss = F.cross_entropy(logits[keep], targets[keep])
+    loss.backward()
+    out = {'logits': logits.detach().flatten().tolist(), 'attentions': att.detach().flatten().tolist(), 'loss': loss.item(),
+           'gradients': {name: P[name].grad.flatten().tolist() for name in P}}
+    if case.get('nanogpt'):
+        out['nanogpt'] = nanogpt_logits(c, case['params'], ids)
+    return out
+
+
+json.dump({'torch': torch.__version__, 'results': [run(case) for case in json.load(sys.stdin)['cases']]}, sys.stdout)
