@@ -96,6 +96,8 @@ public:
     // The index of the named tensor in tensors(), or -1.
     long find(const std::string& name) const;
     const std::vector<float>& params() const { return params_; }
+    // The same array, writable: for a trainer's update (ModelTrainer). Its size never changes.
+    float* mutable_params() { return params_.data(); }
     // Replaces tensor `index` with `count` floats (its size, all finite), or says why not.
     Status set_tensor(std::size_t index, const float* values, std::size_t count);
 
