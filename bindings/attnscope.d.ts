@@ -543,6 +543,67 @@ export interface TransformerModel {
   dispose(): void;
 }
 
+/** Token sequences for {@link AttnScope.createModelTrainer}: rows x cols ids and their targets, row-major. */
+export interface TokenData {
+  /** Int32Array [rows, cols] (or an array): token ids, each 0 … vocab − 1. */
+  ids: Int32Array | readonly number[];
+  /** Int32Array [rows, cols]: the id each position should predict; −1 (any negative) = not counted. */
+  targets: Int32Array | readonly number[];
+  /** Sequences. */
+  rows: number;
+  /** Tokens per sequence, 1 to the model's maxTokens. */
+  cols: number;
+}
+
+/** Options of {@link AttnScope.createModelTrainer}. */
+export interface ModelTrainerOptions {
+  /** The training data. */
+  data: TokenData;
+  /** Sequences per step, drawn with replacement from the seed's stream (default 16). */
+  batch?: number;
+  /** AdamW's learning rate, > 0 and ≤ 1 (default 1e-3). */
+  learningRate?: number;
+  /** AdamW's decoupled weight decay of the matrices (parameters of 2 or more dimensions; default 0.1, as nanoGPT). */
+  weightDecay?: number;
+  /** The gradient's global L2 norm is scaled down to this before each step (default 1; 0 = no clipping). */
+  clip?: number;
+  /** Seed of the batches drawn (default 1): the same seed, the same losses and parameters. */
+  seed?: number;
+  /** Kernel variant (default: the scope's). */
+  variant?: VariantName;
+}
+
+/** What {@link ModelTrainer.evaluate} returns. */
+export interface ModelEvaluation {
+  /** Mean cross-entropy over the positions with a target. */
+  loss: number;
+  /** Fraction of those positions whose largest logit is the target. */
+  accuracy: number;
+  /** Positions counted. */
+  count: number;
+}
+
+/**
+ * Trains a {@link TransformerModel} in place with AdamW (β 0.9, 0.95; ε 1e-8) and gradient clipping;
+ * deterministic for a seed. Made by {@link AttnScope.createModelTrainer}.
+ */
+export interface ModelTrainer {
+  /** The model it updates. */
+  readonly model: TransformerModel;
+  /** Runs `count` steps (default 1); returns the steps taken so far. */
+  step(count?: number): number;
+  /** Every step's batch loss (before its update), a copy. */
+  readonly losses: Float32Array;
+  /** Steps taken. */
+  readonly steps: number;
+  /** The gradient's global L2 norm at the last step, before clipping. */
+  readonly lastGradNorm: number;
+  /** Loss and accuracy of the current model on other data. */
+  evaluate(data: TokenData): ModelEvaluation;
+  /** Frees the trainer's state; the model stays. */
+  dispose(): void;
+}
+
 /** Files of the npm package that `locateFile` may be asked for. */
 export type PackageFile = 'attnscope.wasm' | 'attnscope-scalar.wasm' | 'glove-50k.bin' | 'glove-10k.bin' | 'use-lite.bin';
 
@@ -991,6 +1052,8 @@ export interface AttnScope {
   createTrainer(options: TrainerOptions): Trainer;
   /** A transformer built from a config (decoder: nanoGPT's GPT), with its backward pass; see {@link ModelConfig}. */
   createModel(config: ModelConfig): TransformerModel;
+  /** A trainer (AdamW, gradient clipping) of a model made by this scope's createModel. */
+  createModelTrainer(model: TransformerModel, options: ModelTrainerOptions): ModelTrainer;
   /** The tokens of a text as attend() sees them, each marked in or out of the vocabulary (needs it loaded). */
   tokenize(text: string, options?: { /** Maximum tokens (default 512). */ maxTokens?: number }): Token[];
   /** The vector of one word, normalised as in attend(): embed('King') is the vector of 'king'. */

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/model_trainer.hpp"
 #include "attnscope/registry.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/variant.hpp"
@@ -134,8 +135,57 @@ public:
         return out;
     }
 
+    Transformer& model() { return model_; }
+
 private:
     Transformer model_;
+};
+
+TokenData token_data(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols) {
+    TokenData d;
+    d.rows = rows < 0 ? 0 : static_cast<std::size_t>(rows);
+    d.cols = cols < 0 ? 0 : static_cast<std::size_t>(cols);
+    const auto* i = reinterpret_cast<const std::int32_t*>(ids);
+    const auto* t = reinterpret_cast<const std::int32_t*>(targets);
+    d.ids.assign(i, i + d.rows * d.cols);  // the JS layer checked rows x cols against the arrays it copied
+    d.targets.assign(t, t + d.rows * d.cols);
+    return d;
+}
+
+// One ModelTrainer owned by one JS ModelTrainer; it updates the TransformerState's model, which the JS
+// layer keeps alive (and refuses to step once that model is disposed).
+class ModelTrainerState {
+public:
+    std::string init(TransformerState& model, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int batch, double lr,
+                     double weight_decay, double clip, double seed, Variant variant) {
+        ModelTrainerOptions o;
+        o.batch = batch < 0 ? 0 : static_cast<std::size_t>(batch);
+        o.learning_rate = static_cast<float>(lr);
+        o.weight_decay = static_cast<float>(weight_decay);
+        o.clip = static_cast<float>(clip);
+        o.seed = static_cast<std::uint32_t>(seed);
+        o.variant = variant;
+        return t_.init(model.model(), o, token_data(ids, targets, rows, cols)).message();
+    }
+    std::string step(int count) { return t_.step(count < 0 ? 0 : static_cast<std::size_t>(count)).message(); }
+    val losses() const { return float_copy(t_.losses()); }
+    double last_grad_norm() const { return t_.last_grad_norm(); }
+    // {error} or {loss, hits, count}
+    val evaluate(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols) const {
+        val out = val::object();
+        ModelEval e;
+        if (Status st = t_.evaluate(token_data(ids, targets, rows, cols), e); !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", e.loss);
+        out.set("hits", static_cast<double>(e.hits));
+        out.set("count", static_cast<double>(e.count));
+        return out;
+    }
+
+private:
+    ModelTrainer t_;
 };
 
 }  // namespace
@@ -150,4 +200,11 @@ EMSCRIPTEN_BINDINGS(attnscope_transformer) {
         .function("setTensor", &TransformerState::set_tensor)
         .function("encode", &TransformerState::encode)
         .function("loss", &TransformerState::loss);
+    class_<ModelTrainerState>("ModelTrainerState")
+        .constructor<>()
+        .function("init", &ModelTrainerState::init)
+        .function("step", &ModelTrainerState::step)
+        .function("losses", &ModelTrainerState::losses)
+        .function("lastGradNorm", &ModelTrainerState::last_grad_norm)
+        .function("evaluate", &ModelTrainerState::evaluate);
 }

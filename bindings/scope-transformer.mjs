@@ -8,6 +8,8 @@ import { checkInt, checkKnownKeys, coreError, describe, headIndex, typedKind, ty
 
 const NO_MODEL = 'model: this model was disposed; create another with scope.createModel()';
 const KINDS = Object.freeze(['decoder', 'encoder-decoder']);
+const TRAINER_KEYS = Object.freeze(['data', 'batch', 'learningRate', 'weightDecay', 'clip', 'seed', 'variant']);
+const NO_TRAINER = 'trainer: this trainer was disposed; create another with scope.createModelTrainer()';
 const CONFIG_KEYS = Object.freeze(['kind', 'layers', 'heads', 'dModel', 'dFF', 'vocab', 'maxTokens', 'score', 'temperature', 'seed']);
 // The core's limits (transformer_limits in transformer.hpp), checked here first so the messages use JS names.
 const LIMITS = Object.freeze({ layers: 64, heads: 64, width: 4096, vocab: 1 << 20, tokens: 4096 });
@@ -21,6 +23,19 @@ export class TransformerCalls {
   createModel(config) {
     this._live();
     return new TransformerModel(this, config);
+  }
+
+  /**
+   * A trainer of a model made by createModel: options { data: { ids, targets, rows, cols }, batch,
+   * learningRate, weightDecay, clip, seed, variant } (AdamW with the gradient's global norm clipped).
+   * It updates the model in place; step(k), losses, evaluate(data), dispose().
+   */
+  createModelTrainer(model, options) {
+    this._live();
+    if (!(model instanceof TransformerModel) || model._scope !== this) {
+      throw new TypeError(`model: expected a model made by this scope's createModel(), got ${describe(model)}`);
+    }
+    return new ModelTrainer(model, options);
   }
 }
 
@@ -242,6 +257,101 @@ class TransformerModel {
   }
 
   /** Frees the model in the wasm instance; the scope stays usable. */
+  dispose() {
+    if (this._state) { this._state.delete(); this._state = null; }
+  }
+}
+
+/** { ids, targets, rows, cols } checked against the model: Int32Arrays (or arrays) of rows x cols. */
+function tokenData(name, data, model) {
+  checkKnownKeys(name, data, ['ids', 'targets', 'rows', 'cols']);
+  const rows = checkInt(`${name}.rows`, data.rows, 1, 2 ** 24);
+  const cols = checkInt(`${name}.cols`, data.cols, 1, model.maxTokens);
+  const ids = idArray(`${name}.ids`, data.ids, 0, model.vocab - 1);
+  const targets = idArray(`${name}.targets`, data.targets, -(2 ** 31), model.vocab - 1);
+  if (ids.length !== rows * cols) throw new RangeError(`${name}.ids: expected rows x cols = ${rows * cols} ids (row-major), got ${ids.length}`);
+  if (targets.length !== rows * cols) throw new RangeError(`${name}.targets: expected rows x cols = ${rows * cols} targets (one per id, -1 for none), got ${targets.length}`);
+  return { ids, targets, rows, cols };
+}
+
+/**
+ * Trains a TransformerModel in place: each step draws `batch` rows of the data (with replacement, from
+ * the seed's stream), takes the mean cross-entropy's gradient, clips its global L2 norm to `clip` and
+ * makes one AdamW step (weight decay on the matrices). Deterministic for a seed.
+ */
+class ModelTrainer {
+  constructor(model, options) {
+    checkKnownKeys('options', options, TRAINER_KEYS);
+    if (options.data === undefined) throw new TypeError('options.data: expected { ids, targets, rows, cols } (Int32Arrays of rows x cols token ids and targets)');
+    const data = tokenData('options.data', options.data, model);
+    const batch = options.batch === undefined ? 16 : checkInt('options.batch', options.batch, 1, 4096);
+    const num = (key, fallback, min, max, hint) => {
+      const v = options[key] === undefined ? fallback : options[key];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`options.${key}: expected a finite number, got ${describe(v)}`);
+      if (!(v >= min && v <= max) || (key === 'learningRate' && !(v > 0))) throw new RangeError(`options.${key}: expected ${hint}, got ${v}`);
+      return v;
+    };
+    const learningRate = num('learningRate', 1e-3, 0, 1, 'a number > 0 and <= 1 (AdamW moves each weight by about this much per step; 1e-3 to 1e-2 are usual)');
+    const weightDecay = num('weightDecay', 0.1, 0, 1e6, 'a number >= 0 (AdamW\'s decay of the matrices; nanoGPT uses 0.1)');
+    if (weightDecay * learningRate >= 1) throw new RangeError(`options.weightDecay: learningRate x weightDecay must be < 1, got ${weightDecay * learningRate}`);
+    const clip = num('clip', 1, 0, 1e30, 'a number >= 0 (the gradient\'s global norm is scaled down to it; 0 = no clipping)');
+    const seed = options.seed === undefined ? 1 : checkInt('options.seed', options.seed, 0, 2 ** 32 - 1);
+    const scope = model._scope;
+    const variant = scope._variantOption(options.variant);
+    const modelState = model._live();
+    const m = scope._m;
+    const state = new m.ModelTrainerState();
+    try {
+      const err = model._withIds([data.ids, data.targets], (pi, pt) =>
+        state.init(modelState, pi, pt, data.rows, data.cols, batch, learningRate, weightDecay, clip, seed, scope._enum.variant[variant]));
+      if (err) throw coreError(/^(memory|work):/.test(err) ? `options.batch: ${err}` : `options.${err.replace(/^weight_decay/, 'weightDecay')}`);
+    } catch (e) {
+      state.delete();
+      throw e;
+    }
+    this._model = model;
+    this._state = state;
+    this.batch = batch;
+    this.learningRate = learningRate;
+    this.weightDecay = weightDecay;
+    this.clip = clip;
+    this.seed = seed;
+    this.model = model;
+  }
+
+  _live() {
+    if (!this._state) throw new Error(NO_TRAINER);
+    if (!this._model._state) throw new Error('model: the trainer\'s model was disposed; a trainer cannot run without it');
+    this._model._live();
+    return this._state;
+  }
+
+  /** `count` steps (default 1); returns the number of steps taken so far. */
+  step(count = 1) {
+    const state = this._live();
+    checkInt('count', count, 1, 1e6);
+    const err = state.step(count);
+    if (err) throw coreError(err.startsWith('work') ? `count: ${err}` : err);
+    return this.steps;
+  }
+
+  /** Every step's batch loss (before its update), a copy. */
+  get losses() { return this._live().losses(); }
+  /** Steps taken. */
+  get steps() { return this._live().losses().length; }
+  /** The gradient's global L2 norm at the last step, before clipping. */
+  get lastGradNorm() { return this._live().lastGradNorm(); }
+
+  /** { loss, accuracy } of the current model on data ({ ids, targets, rows, cols }): mean cross-entropy and argmax accuracy over the targets >= 0. */
+  evaluate(data) {
+    const state = this._live();
+    const d = tokenData('data', data, this._model);
+    const r = this._model._withIds([d.ids, d.targets], (pi, pt) => state.evaluate(pi, pt, d.rows, d.cols));
+    if (r.error) throw coreError(r.error);
+    return { loss: r.loss, accuracy: r.count ? r.hits / r.count : 0, count: r.count };
+  }
+
+  /** Frees the trainer (its AdamW state); the model stays. */
   dispose() {
     if (this._state) { this._state.delete(); this._state = null; }
   }

@@ -4,7 +4,8 @@
 // and every parameter's gradient must agree within float32 error, for every scoring function (one per
 // head across the models below) with a fixed and with a learned temperature, with and without the MLP;
 // and the parameters of a plain decoder, loaded by load_state_dict(strict=True) into a module named
-// exactly as nanoGPT's GPT, must give the same logits. One python process runs every case.
+// exactly as nanoGPT's GPT, must give the same logits; five steps of createModelTrainer must follow
+// torch.optim.AdamW with clip_grad_norm_. One python process runs every case.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -59,10 +60,27 @@ const runs = CASES.map((c, k) => {
   return { ...c, enc, lg, job };
 });
 
+// Training: AdamW (weight decay 0.1 on the matrices) with the gradient's norm clipped to 0.5, five
+// steps on one sequence (rows 1, batch 1: every batch is that sequence, so PyTorch sees the same ones).
+const TRAIN = { steps: 5, learningRate: 0.01, weightDecay: 0.1, clip: 0.5 };
+const trainRun = (() => {
+  const model = scope.createModel({ layers: 2, heads: 2, dModel: 8, dFF: 16, vocab: 13, maxTokens: 9, score: { '0.0': 'general', '1.1': 'additive' }, temperature: 'learned', seed: 8 });
+  const params = randomise(model, 90);
+  const { learningRate, weightDecay, clip } = TRAIN;
+  const t = scope.createModelTrainer(model, { data: { ids: Int32Array.from(ids), targets: Int32Array.from(targets), rows: 1, cols: ids.length }, batch: 1, learningRate, weightDecay, clip, seed: 1 });
+  const norms = [];
+  for (let k = 0; k < TRAIN.steps; k++) { t.step(1); norms.push(t.lastGradNorm); }
+  const out = { losses: t.losses, norms, params: model.parameters() };
+  const job = { config: { ...model.config, shapes: model.shapes }, params: Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v)])), ids, targets, train: TRAIN };
+  t.dispose();
+  model.dispose();
+  return { out, job };
+})();
+
 let oracle;
 try {
   const out = execFileSync(PYTHON, [join(ROOT, 'tests', 'js', 'transformer_torch.py')], {
-    input: JSON.stringify({ cases: runs.map((r) => r.job) }), encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'],
+    input: JSON.stringify({ cases: [...runs.map((r) => r.job), trainRun.job] }), encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'],
   });
   oracle = JSON.parse(out);
 } catch (e) {
@@ -132,4 +150,31 @@ test('the parameters load into a nanoGPT-shaped GPT (load_state_dict strict) and
   const w = worst(got, want, 1);
   assert.ok(w.abs <= 2e-5 * (1 + maxLogit), `logits differ from the nanoGPT module's by ${w.abs}`);
   console.log(`# nanoGPT GPT module: logits max |Δ| ${w.abs.toExponential(2)}`);
+});
+
+test('createModelTrainer: five AdamW steps with clipping follow torch.optim.AdamW and clip_grad_norm_', () => {
+  // PyTorch's float64 run is the reference; PyTorch's own float32 run of the same steps measures how far
+  // float32 drifts along this trajectory (AdamW divides each gradient by its own size, so a gradient
+  // that is rounding noise, e.g. of a key bias that softmax ignores, moves its parameter by up to the
+  // learning rate in float32 and not at all in float64). Ours must stay within 3x that drift, and within
+  // 1e-5 relatively (losses) or 1e-4 (norms) where the drift is smaller.
+  const { float64: want, float32: torch32 } = oracle.results[runs.length];
+  const got = trainRun.out;
+  assert.equal(got.losses.length, TRAIN.steps);
+  for (let k = 0; k < TRAIN.steps; k++) {
+    const lossTol = Math.max(1e-5 * want.losses[k], 3 * Math.abs(torch32.losses[k] - want.losses[k]));
+    const normTol = Math.max(1e-4 * want.norms[k], 3 * Math.abs(torch32.norms[k] - want.norms[k]));
+    assert.ok(Math.abs(got.losses[k] - want.losses[k]) <= lossTol, `loss of step ${k + 1}: ${got.losses[k]}, PyTorch ${want.losses[k]} ± ${lossTol}`);
+    assert.ok(Math.abs(got.norms[k] - want.norms[k]) <= normTol, `gradient norm of step ${k + 1}: ${got.norms[k]}, PyTorch ${want.norms[k]} ± ${normTol}`);
+  }
+  assert.ok(want.norms.every((n) => n > TRAIN.clip), 'every step clips (the test must exercise the clipping)');
+  const drift = (params) => {
+    let abs = 0;
+    for (const [name, ref] of Object.entries(want.params)) for (let i = 0; i < ref.length; i++) abs = Math.max(abs, Math.abs(params[name][i] - ref[i]));
+    return abs;
+  };
+  const ours = drift(got.params), theirs = drift(torch32.params);
+  assert.ok(ours <= 3 * theirs + 1e-6, `parameters after ${TRAIN.steps} steps differ from PyTorch float64 by up to ${ours}; PyTorch float32 by ${theirs}`);
+  console.log(`# trainer: losses ${Array.from(got.losses, (x) => x.toFixed(5)).join(' ')}; max |Δ loss| ${Math.max(...Array.from(got.losses, (x, k) => Math.abs(x - want.losses[k]))).toExponential(2)}; ` +
+    `max |Δ parameter| after ${TRAIN.steps} steps ${ours.toExponential(2)} (PyTorch float32: ${theirs.toExponential(2)})`);
 });

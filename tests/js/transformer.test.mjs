@@ -159,3 +159,65 @@ test('no wasm memory leaks over many calls; dispose frees the model', () => {
   }
   assert.equal(scope.memoryInUse(), before);
 });
+
+// Sequences that repeat their first half; targets are the next ids (-1 at the end): an induction task.
+function repeated(rows, cols, vocab, seed) {
+  let a = seed;
+  const next = () => { a = (a * 1103515245 + 12345) % 2147483648; return a / 2147483648; };
+  const ids = new Int32Array(rows * cols), targets = new Int32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    for (let i = 0; i < cols; i++) ids[r * cols + i] = i < cols / 2 ? Math.floor(next() * vocab) : ids[r * cols + i - cols / 2];
+    for (let i = 0; i < cols; i++) targets[r * cols + i] = i + 1 < cols ? ids[r * cols + i + 1] : -1;
+  }
+  return { ids, targets, rows, cols };
+}
+
+test('createModelTrainer: the loss falls on an induction task; the same seed gives the same losses; evaluate', () => {
+  const config = { layers: 2, heads: 2, dModel: 16, dFF: 0, vocab: 8, maxTokens: 12, seed: 2 };
+  const data = repeated(64, 12, 8, 7);
+  const a = scope.createModel(config), b = scope.createModel(config);
+  const ta = scope.createModelTrainer(a, { data, batch: 8, learningRate: 0.01, seed: 3 });
+  const tb = scope.createModelTrainer(b, { data, batch: 8, learningRate: 0.01, seed: 3 });
+  try {
+    const before = ta.evaluate(data);
+    assert.ok(Math.abs(before.loss - Math.log(8)) < 0.1);
+    assert.equal(ta.step(100), 100);
+    tb.step(60);
+    tb.step(40);
+    assert.deepEqual(ta.losses, tb.losses, 'the same seed, the same losses, however the steps are sliced');
+    assert.deepEqual(a.parameters(), b.parameters());
+    const after = ta.evaluate(data);
+    assert.ok(after.loss < 0.8 * before.loss, `loss ${before.loss} -> ${after.loss}`);
+    assert.ok(after.accuracy > before.accuracy);
+    assert.equal(after.count, 64 * 11);
+    assert.ok(Number.isFinite(ta.lastGradNorm) && ta.lastGradNorm > 0);
+  } finally {
+    ta.dispose(); tb.dispose(); a.dispose(); b.dispose();
+  }
+});
+
+test('createModelTrainer: bad options name the argument; a disposed model stops its trainer', () => {
+  const model = scope.createModel({ layers: 1, heads: 1, dModel: 4, dFF: 0, vocab: 5, maxTokens: 6 });
+  const data = repeated(4, 6, 5, 1);
+  try {
+    throwsNaming(() => scope.createModelTrainer({}, { data }), TypeError, 'model: expected a model made by');
+    throwsNaming(() => scope.createModelTrainer(model, {}), TypeError, 'options.data: expected { ids, targets, rows, cols }');
+    throwsNaming(() => scope.createModelTrainer(model, { data: { ...data, rows: 5 } }), RangeError, 'options.data.ids: expected rows x cols = 30');
+    throwsNaming(() => scope.createModelTrainer(model, { data: { ...data, cols: 7, rows: 3 } }), RangeError, 'options.data.cols: expected an integer from 1 to 6');
+    throwsNaming(() => scope.createModelTrainer(model, { data, learningRate: 0 }), RangeError, 'options.learningRate');
+    throwsNaming(() => scope.createModelTrainer(model, { data, batch: 0 }), RangeError, 'options.batch');
+    throwsNaming(() => scope.createModelTrainer(model, { data, clip: -1 }), RangeError, 'options.clip');
+    throwsNaming(() => scope.createModelTrainer(model, { data, momentum: 0.9 }), TypeError, 'options.momentum: unknown option');
+    const t = scope.createModelTrainer(model, { data, batch: 2 });
+    throwsNaming(() => t.step(0), RangeError, 'count: expected an integer from 1');
+    throwsNaming(() => t.evaluate({ ...data, ids: new Int32Array(24).fill(9) }), RangeError, 'data.ids[0]: expected an integer from 0 to 4');
+    t.step(2);
+    assert.equal(t.losses.length, 2);
+    model.dispose();
+    assert.throws(() => t.step(1), /model: the trainer's model was disposed/);
+    t.dispose();
+    assert.throws(() => t.losses, /trainer: this trainer was disposed/);
+  } finally {
+    model.dispose();
+  }
+});

@@ -144,7 +144,35 @@ def nanogpt_logits(c, params, ids):
         return model(torch.tensor([ids]))[0].flatten().tolist()
 
 
+def train(case, dtype):
+    """AdamW with the gradient's global norm clipped, on one sequence (every batch is that sequence):
+    PyTorch's own optimiser and clip_grad_norm_, decay on the parameters of 2 or more dimensions."""
+    c, o = case['config'], case['train']
+    P = {name: torch.tensor(v, dtype=dtype).reshape(c['shapes'][name]).requires_grad_() for name, v in case['params'].items()}
+    decay = [p for p in P.values() if p.dim() >= 2]
+    rest = [p for p in P.values() if p.dim() < 2]
+    opt = torch.optim.AdamW([{'params': decay, 'weight_decay': o['weightDecay']}, {'params': rest, 'weight_decay': 0.0}],
+                            lr=o['learningRate'], betas=(0.9, 0.95), eps=1e-8)
+    targets = torch.tensor(case['targets'])
+    keep = targets >= 0
+    losses, norms = [], []
+    for _ in range(o['steps']):
+        opt.zero_grad()
+        logits, _ = forward(c, P, case['ids'])
+        loss = F.cross_entropy(logits[keep], targets[keep])
+        loss.backward()
+        norms.append(torch.nn.utils.clip_grad_norm_(list(P.values()), o['clip']).item())
+        opt.step()
+        losses.append(loss.item())
+    return {'losses': losses, 'norms': norms, 'params': {name: p.detach().flatten().tolist() for name, p in P.items()}}
+
+
 def run(case):
+    if 'train' in case:
+        # float64, and float32 for the size of float32's own drift along the same trajectory (AdamW
+        # divides each gradient by its own size, so where a gradient is rounding noise, e.g. a key bias
+        # that softmax ignores, float32 moves the parameter and float64 does not).
+        return {'float64': train(case, torch.float64), 'float32': train(case, torch.float32)}
     c = case['config']
     P = {name: torch.tensor(v, requires_grad=True) for name, v in case['params'].items()}
     view = {name: P[name].reshape(c['shapes'][name]) for name in P}

@@ -31,6 +31,10 @@ import createDefault, {
   type TransformerModel,
   type TransformerEncoding,
   type TransformerLossAndGradients,
+  type ModelTrainer,
+  type ModelTrainerOptions,
+  type ModelEvaluation,
+  type TokenData,
   type HeadSummaries,
   type LoadAttentionsOptions,
   type LoadedAttentions,
@@ -242,6 +246,13 @@ async function main(): Promise<void> {
   const gptFacts: [number, Float32Array, Float32Array, number, Float32Array | undefined, readonly number[] | undefined, number | 'learned', ModelConfig] =
     [gptRun.n, gptRun.attentions, gptRun.logits, gptLoss.loss, gptLoss.gradients['transformer.wpe.weight'], gpt.shapes['transformer.wte.weight'], fixedTau.temperature, gpt.config];
   void [gptFacts, gpt.scores['0.1'], gpt.layers, gpt.heads, gpt.dModel, gpt.dFF, gpt.vocab, gpt.maxTokens, gpt.kind, gpt.seed];
+  const tokenData: TokenData = { ids: Int32Array.of(1, 2, 3, 4), targets: [2, 3, 4, -1], rows: 1, cols: 4 };
+  const trainerOptions2: ModelTrainerOptions = { data: tokenData, batch: 8, learningRate: 1e-3, weightDecay: 0.1, clip: 1, seed: 1, variant: 'auto' };
+  const gptTrainer: ModelTrainer = scope.createModelTrainer(gpt, trainerOptions2);
+  const taken: number = gptTrainer.step(10);
+  const gptEval: ModelEvaluation = gptTrainer.evaluate(tokenData);
+  void [taken, gptEval.loss, gptEval.accuracy, gptEval.count, gptTrainer.losses, gptTrainer.steps, gptTrainer.lastGradNorm, gptTrainer.model];
+  gptTrainer.dispose();
   gpt.dispose();
   fixedTau.dispose();
   // The trained model: load, encode with surgery, ids, similarity, dispose.
