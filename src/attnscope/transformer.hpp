@@ -108,6 +108,18 @@ public:
     Status loss(const std::int32_t* ids, const std::int32_t* targets, std::size_t rows, std::size_t cols, bool want_grads,
                 Variant variant, TransformerLoss& out) const;
 
+    // The model as a safetensors file: every tensor of tensors() as F32 under its name (contiguous, in
+    // that order), and in __metadata__ "format": "pt", "attnscope.architecture": "decoder" and
+    // "attnscope.config": the config as JSON ({"kind", "layers", "heads", "dModel", "dFF", "vocab",
+    // "maxTokens", "score": [one name per head], "temperature": number | "learned", "seed"}).
+    Status save_safetensors(std::vector<std::uint8_t>& out) const;
+    // Reads such a file: the config from its metadata, then every tensor (F32, the shape the config
+    // implies; an extra "lm_head.weight", as PyTorch's state_dict of a tied model has, is ignored). Every
+    // size is checked in 64-bit arithmetic against the file before it is read; on error `out` is empty.
+    static Status from_safetensors(const std::uint8_t* bytes, std::size_t size, Transformer& out);
+    // The config as the JSON of the metadata's "attnscope.config".
+    std::string config_json() const;
+
     // What loss() of rows × cols allocates and computes (for the callers' own checks, e.g. a trainer's step).
     Budget loss_budget(std::uint64_t rows, std::uint64_t cols, bool want_grads) const;
 

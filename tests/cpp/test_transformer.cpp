@@ -563,3 +563,66 @@ TEST_CASE("transformer trainer: one AdamW step is the formula's; training lowers
         CHECK(t.losses().empty());
     }
 }
+
+// ---- saving and loading -------------------------------------------------------------------------------
+TEST_CASE("transformer: safetensors round trip, and damaged files refused with their fault named", "[transformer]") {
+    TransformerConfig c = small_config(Score::scaled_dot, true, 8);
+    c.scores = {Score::general, Score::additive, Score::location, Score::idw};
+    Transformer m;
+    REQUIRE(Transformer::create(c, m).ok());
+    randomise(m, 31);
+    std::vector<std::uint8_t> file;
+    REQUIRE(m.save_safetensors(file).ok());
+    const std::uint64_t header = file[0] | (std::uint64_t{file[1]} << 8) | (std::uint64_t{file[2]} << 16);
+    CHECK(header % 8 == 0);
+    CHECK(file.size() == 8 + header + 4 * m.params().size());
+    const std::string head(file.begin() + 8, file.begin() + 8 + static_cast<std::ptrdiff_t>(header));
+    CHECK(head.find("\"attnscope.architecture\":\"decoder\"") != std::string::npos);
+    CHECK(head.find("\"transformer.h.0.attn.c_attn.weight\":{\"dtype\":\"F32\",\"shape\":[18,6]") != std::string::npos);
+    Transformer back;
+    REQUIRE(Transformer::from_safetensors(file.data(), file.size(), back).ok());
+    CHECK(back.params() == m.params());
+    CHECK(back.config_json() == m.config_json());
+    CHECK(back.config().scores == m.config().scores);
+    CHECK(back.config().learned_temperature);
+    TransformerRun r1, r2;
+    REQUIRE(m.encode(kIds.data(), kIds.size(), TransformerSurgery{}, r1).ok());
+    REQUIRE(back.encode(kIds.data(), kIds.size(), TransformerSurgery{}, r2).ok());
+    CHECK(r1.logits == r2.logits);
+
+    auto refused = [&](std::vector<std::uint8_t> bytes, const std::string& expect) {
+        Transformer t;
+        const Status st = Transformer::from_safetensors(bytes.data(), bytes.size(), t);
+        INFO(st.message());
+        CHECK(st.message().find(expect) != std::string::npos);
+        CHECK(t.empty());
+    };
+    refused(std::vector<std::uint8_t>(file.begin(), file.begin() + 5), "file truncated");
+    refused(std::vector<std::uint8_t>(file.begin(), file.end() - 4), "file truncated: 'transformer.ln_f.bias'");
+    std::vector<std::uint8_t> big = file;
+    big[7] = 0x7f;
+    refused(big, "header length");
+    auto edit = [&](const std::string& from, const std::string& to) {
+        std::string h = head;
+        const std::size_t at = h.find(from);
+        REQUIRE(at != std::string::npos);
+        h.replace(at, from.size(), to);
+        while (h.size() % 8) h += ' ';
+        std::vector<std::uint8_t> out;
+        for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(h.size()) >> (8 * i)));
+        out.insert(out.end(), h.begin(), h.end());
+        out.insert(out.end(), file.begin() + 8 + static_cast<std::ptrdiff_t>(header), file.end());
+        return out;
+    };
+    refused(edit("\"attnscope.architecture\":\"decoder\"", "\"attnscope.architecture\":\"encoder\""), "architecture 'encoder'");
+    refused(edit("\"attnscope.config\"", "\"other\""), "no attnscope.architecture and attnscope.config");
+    refused(edit("\"shape\":[18,6]", "\"shape\":[6,18]"), "'transformer.h.0.attn.c_attn.weight' has another shape than [18, 6]");
+    refused(edit("\"transformer.wpe.weight\"", "\"transformer.wpe.weights\""), "'transformer.wpe.weights' is not a parameter");
+    refused(edit("{\"dtype\":\"F32\",\"shape\":[7,6]", "{\"dtype\":\"F16\",\"shape\":[7,6]"), "'transformer.wte.weight' is F16");
+    refused(edit("\\\"layers\\\":2", "\\\"layers\\\":-2"), "attnscope.config.layers");
+    refused(edit("\\\"dModel\\\":6", "\\\"dModel\\\":7"), "dModel: expected a multiple of heads");
+    std::vector<std::uint8_t> nan = file;
+    const std::size_t at = 8 + header;  // the first float of wte
+    nan[at] = 0; nan[at + 1] = 0; nan[at + 2] = 0xc0; nan[at + 3] = 0x7f;
+    refused(nan, "element 0 is not finite");
+}
