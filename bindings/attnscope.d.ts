@@ -539,6 +539,12 @@ export interface TransformerModel {
   encodeIds(ids: Int32Array | readonly number[], options?: ModelEncodeOptions): TransformerEncoding;
   /** The loss and every parameter's gradient for one sequence; targets: one per id, −1 (any negative) = not counted. */
   lossAndGradients(ids: Int32Array | readonly number[], targets: Int32Array | readonly number[], options?: { variant?: VariantName }): TransformerLossAndGradients;
+  /**
+   * The model as a safetensors file: every parameter as float32 under its nanoGPT name (state_dict
+   * order), and in `__metadata__` `'attnscope.architecture'` and `'attnscope.config'` (the config as
+   * JSON). `scope.loadModel({ model: bytes })` gives the same model back.
+   */
+  save(): Uint8Array;
   /** Frees the model in the wasm heap; the scope keeps working. */
   dispose(): void;
 }
@@ -1011,10 +1017,12 @@ export interface AttnScope {
   loadVocabulary(): Promise<VocabularyInfo>;
   /**
    * Loads a trained model into this scope's wasm instance (default: the shipped USE-Lite, downloaded by
-   * this call). Errors: TypeError for an option of the wrong type, RangeError/Error naming what is
-   * wrong with a damaged or foreign file.
+   * this call). A safetensors file saved by {@link TransformerModel.save} resolves to that
+   * TransformerModel instead: say so with the type argument, `scope.loadModel<TransformerModel>({ model: bytes })`.
+   * Errors: TypeError for an option of the wrong type, RangeError/Error naming what is wrong with a
+   * damaged or foreign file.
    */
-  loadModel(options?: LoadModelOptions): Promise<Model>;
+  loadModel<M extends Model | TransformerModel = Model>(options?: LoadModelOptions): Promise<M>;
   /**
    * Attention between two sentences (or one, with itself): tokenize, embed, project, score, softmax,
    * A·V, in one call. Needs the vocabulary loaded (throws an Error saying so otherwise).

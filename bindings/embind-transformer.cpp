@@ -135,6 +135,22 @@ public:
         return out;
     }
 
+    // The model as safetensors bytes (a Uint8Array copy), or {error}.
+    val save() const {
+        std::vector<std::uint8_t> bytes;
+        if (Status st = model_.save_safetensors(bytes); !st) {
+            val out = val::object();
+            out.set("error", st.message());
+            return out;
+        }
+        return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+    }
+    // Replaces the model with the one in a safetensors file (`size` bytes at `bytes`); "" or the message.
+    std::string load(std::uintptr_t bytes, int size) {
+        return Transformer::from_safetensors(reinterpret_cast<const std::uint8_t*>(bytes), size < 0 ? 0 : static_cast<std::size_t>(size), model_)
+            .message();
+    }
+    std::string config_json() const { return model_.config_json(); }
     Transformer& model() { return model_; }
 
 private:
@@ -199,7 +215,10 @@ EMSCRIPTEN_BINDINGS(attnscope_transformer) {
         .function("params", &TransformerState::params)
         .function("setTensor", &TransformerState::set_tensor)
         .function("encode", &TransformerState::encode)
-        .function("loss", &TransformerState::loss);
+        .function("loss", &TransformerState::loss)
+        .function("save", &TransformerState::save)
+        .function("load", &TransformerState::load)
+        .function("configJson", &TransformerState::config_json);
     class_<ModelTrainerState>("ModelTrainerState")
         .constructor<>()
         .function("init", &ModelTrainerState::init)

@@ -55,50 +55,59 @@ function idArray(name, value, min, max) {
 }
 
 class TransformerModel {
-  constructor(scope, config) {
-    checkKnownKeys('config', config, CONFIG_KEYS);
-    const kind = config.kind === undefined ? 'decoder' : config.kind;
-    if (!KINDS.includes(kind)) throw new TypeError(`config.kind: expected 'decoder' (or 'encoder-decoder'), got ${describe(kind)}`);
-    if (kind !== 'decoder') throw new RangeError(`config.kind: 'encoder-decoder' is not built yet in this version; use 'decoder'`);
-    const layers = sizeOption('layers', config.layers, 2, 1, LIMITS.layers);
-    const heads = sizeOption('heads', config.heads, 4, 1, LIMITS.heads);
-    const dModel = sizeOption('dModel', config.dModel, 64, 1, LIMITS.width);
-    if (dModel % heads !== 0) throw new RangeError(`config.dModel: expected a multiple of heads (${heads}), got ${dModel}; each head takes dModel / heads of q, k and v`);
-    const dFF = sizeOption('dFF', config.dFF, 4 * dModel, 0, LIMITS.width);
-    const vocab = sizeOption('vocab', config.vocab, 64, 1, LIMITS.vocab);
-    const maxTokens = sizeOption('maxTokens', config.maxTokens, 64, 1, LIMITS.tokens);
-    const seed = config.seed === undefined ? 1 : checkInt('config.seed', config.seed, 0, 2 ** 32 - 1);
-    const names = scope._lists.scores;
-    const checkName = (name, value) => {
-      if (typeof value !== 'string' || !names.includes(value)) {
-        throw new (typeof value === 'string' ? RangeError : TypeError)(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
+  /** A new model from `config`, or (loaded: a TransformerState holding a model read from a file) that model. */
+  constructor(scope, config, loaded = null) {
+    let state, kind, layers, heads, dModel, dFF, vocab, maxTokens, seed, scores, t, learned;
+    if (loaded) {
+      state = loaded;
+      const c = JSON.parse(state.configJson());
+      ({ kind, layers, heads, dModel, dFF, vocab, maxTokens, seed } = c);
+      scores = c.score;
+      learned = c.temperature === 'learned';
+      t = learned ? 'learned' : c.temperature;
+    } else {
+      checkKnownKeys('config', config, CONFIG_KEYS);
+      kind = config.kind === undefined ? 'decoder' : config.kind;
+      if (!KINDS.includes(kind)) throw new TypeError(`config.kind: expected 'decoder' (or 'encoder-decoder'), got ${describe(kind)}`);
+      if (kind !== 'decoder') throw new RangeError(`config.kind: 'encoder-decoder' is not built yet in this version; use 'decoder'`);
+      layers = sizeOption('layers', config.layers, 2, 1, LIMITS.layers);
+      heads = sizeOption('heads', config.heads, 4, 1, LIMITS.heads);
+      dModel = sizeOption('dModel', config.dModel, 64, 1, LIMITS.width);
+      if (dModel % heads !== 0) throw new RangeError(`config.dModel: expected a multiple of heads (${heads}), got ${dModel}; each head takes dModel / heads of q, k and v`);
+      dFF = sizeOption('dFF', config.dFF, 4 * dModel, 0, LIMITS.width);
+      vocab = sizeOption('vocab', config.vocab, 64, 1, LIMITS.vocab);
+      maxTokens = sizeOption('maxTokens', config.maxTokens, 64, 1, LIMITS.tokens);
+      seed = config.seed === undefined ? 1 : checkInt('config.seed', config.seed, 0, 2 ** 32 - 1);
+      const names = scope._lists.scores;
+      const checkName = (name, value) => {
+        if (typeof value !== 'string' || !names.includes(value)) {
+          throw new (typeof value === 'string' ? RangeError : TypeError)(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
+        }
+        return value;
+      };
+      scores = Array(layers * heads).fill('scaled-dot');
+      const s = config.score;
+      if (typeof s === 'string') {
+        scores.fill(checkName('config.score', s));
+      } else if (s !== undefined) {
+        if (s === null || typeof s !== 'object' || Array.isArray(s)) {
+          throw new TypeError(`config.score: expected a scoring function's name or an object { 'L.H': name } (heads not named use 'scaled-dot'), got ${describe(s)}`);
+        }
+        for (const [label, value] of Object.entries(s)) scores[headIndex(`config.score['${label}']`, label, layers, heads)] = checkName(`config.score['${label}']`, value);
       }
-      return value;
-    };
-    const count = layers * heads;
-    const scores = Array(count).fill('scaled-dot');
-    const s = config.score;
-    if (typeof s === 'string') {
-      scores.fill(checkName('config.score', s));
-    } else if (s !== undefined) {
-      if (s === null || typeof s !== 'object' || Array.isArray(s)) {
-        throw new TypeError(`config.score: expected a scoring function's name or an object { 'L.H': name } (heads not named use 'scaled-dot'), got ${describe(s)}`);
+      t = config.temperature === undefined ? 1 : config.temperature;
+      learned = t === 'learned';
+      if (!learned && !(typeof t === 'number' && Number.isFinite(t) && t >= 1e-30)) {
+        throw new (typeof t === 'number' ? RangeError : TypeError)(`config.temperature: expected a finite number >= 1e-30 or 'learned' (τ = exp(log_tau) per head), got ${describe(t)}`);
       }
-      for (const [label, value] of Object.entries(s)) scores[headIndex(`config.score['${label}']`, label, layers, heads)] = checkName(`config.score['${label}']`, value);
-    }
-    const t = config.temperature === undefined ? 1 : config.temperature;
-    const learned = t === 'learned';
-    if (!learned && !(typeof t === 'number' && Number.isFinite(t) && t >= 1e-30)) {
-      throw new (typeof t === 'number' ? RangeError : TypeError)(`config.temperature: expected a finite number >= 1e-30 or 'learned' (τ = exp(log_tau) per head), got ${describe(t)}`);
-    }
-    const m = scope._m;
-    const state = new m.TransformerState();
-    try {
-      const err = state.create(0, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed);
-      if (err) throw coreError(err.startsWith('model:') ? `config: ${err.slice(7)}` : `config.${err}`);
-    } catch (e) {
-      state.delete();
-      throw e;
+      state = new scope._m.TransformerState();
+      try {
+        const err = state.create(0, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed);
+        if (err) throw coreError(err.startsWith('model:') ? `config: ${err.slice(7)}` : `config.${err}`);
+      } catch (e) {
+        state.delete();
+        throw e;
+      }
     }
     this._scope = scope;
     this._state = state;
@@ -256,9 +265,49 @@ class TransformerModel {
     };
   }
 
+  /**
+   * The model as a safetensors file (Uint8Array): every parameter as float32 under its nanoGPT name, and
+   * in __metadata__ 'attnscope.architecture' ('decoder') and 'attnscope.config' (the config as JSON).
+   * scope.loadModel({ model: bytes }) gives the same model back; PyTorch reads it with safetensors.
+   */
+  save() {
+    const r = this._live().save();
+    if (!(r instanceof Uint8Array)) throw coreError(r.error);
+    return r;
+  }
+
   /** Frees the model in the wasm instance; the scope stays usable. */
   dispose() {
     if (this._state) { this._state.delete(); this._state = null; }
+  }
+}
+
+/** Whether bytes look like a safetensors file: an 8-byte header length within the file, then '{'. */
+export function isSafetensors(bytes) {
+  if (bytes.length < 10 || bytes[8] !== 0x7b) return false;
+  let n = 0;
+  for (let i = 7; i >= 0; i--) n = n * 256 + bytes[i];
+  return n >= 2 && n <= bytes.length - 8;
+}
+
+/** A TransformerModel read from safetensors bytes saved by model.save(); `label` names the source in errors. */
+export function loadTransformer(scope, bytes, label) {
+  const m = scope._m;
+  const state = new m.TransformerState();
+  try {
+    const ptr = m._malloc(Math.max(4, bytes.length));
+    if (!ptr) throw new RangeError(`${label}: out of wasm memory for ${bytes.length} bytes`);
+    try {
+      m.HEAPU8.set(bytes, ptr);
+      const err = state.load(ptr, bytes.length);
+      if (err) throw new RangeError(`${label}: ${err}`);
+    } finally {
+      m._free(ptr);
+    }
+    return new TransformerModel(scope, null, state);
+  } catch (e) {
+    state.delete();
+    throw e;
   }
 }
 

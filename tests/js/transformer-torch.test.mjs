@@ -3,8 +3,8 @@
 // model, with Debian's python3-torch (scripts/bootstrap.sh installs it). Logits, attentions, the loss
 // and every parameter's gradient must agree within float32 error, for every scoring function (one per
 // head across the models below) with a fixed and with a learned temperature, with and without the MLP;
-// and the parameters of a plain decoder, loaded by load_state_dict(strict=True) into a module named
-// exactly as nanoGPT's GPT, must give the same logits; five steps of createModelTrainer must follow
+// and a plain decoder saved by model.save(), read in PyTorch and loaded by load_state_dict(strict=True) into
+// a module named exactly as nanoGPT's GPT, must give the same logits; five steps of createModelTrainer must follow
 // torch.optim.AdamW with clip_grad_norm_. One python process runs every case.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -55,7 +55,8 @@ const runs = CASES.map((c, k) => {
   const enc = model.encodeIds(ids);
   const lg = model.lossAndGradients(ids, targets);
   const config = { ...model.config, shapes: model.shapes };
-  const job = { config, params: Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v)])), ids, targets, nanogpt: !!c.nanogpt };
+  const job = { config, params: Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v)])), ids, targets };
+  if (c.nanogpt) job.safetensors = Buffer.from(model.save()).toString('base64');
   model.dispose();
   return { ...c, enc, lg, job };
 });
@@ -141,7 +142,7 @@ for (const [k, r] of runs.entries()) {
   });
 }
 
-test('the parameters load into a nanoGPT-shaped GPT (load_state_dict strict) and give the same logits', () => {
+test('model.save() loads into a nanoGPT-shaped GPT (safetensors read in PyTorch, load_state_dict strict) giving the same logits', () => {
   const k = runs.findIndex((r) => r.nanogpt);
   const got = runs[k].enc.logits, want = oracle.results[k].nanogpt;
   assert.equal(got.length, want.length);

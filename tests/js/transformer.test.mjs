@@ -221,3 +221,40 @@ test('createModelTrainer: bad options name the argument; a disposed model stops 
     model.dispose();
   }
 });
+
+test('model.save() is safetensors; scope.loadModel({ model: bytes }) gives the same model back', async () => {
+  const model = scope.createModel({ layers: 2, heads: 2, dModel: 8, dFF: 0, vocab: 12, maxTokens: 8, score: { '0.1': 'additive', '1.0': 'location' }, temperature: 'learned', seed: 4 });
+  try {
+    const p = model.parameters();
+    for (const v of Object.values(p)) for (let i = 0; i < v.length; i++) v[i] += 0.1 * Math.cos(3 * i + v.length);
+    model.setParameters(p);
+    const bytes = model.save();
+    assert.ok(bytes instanceof Uint8Array);
+    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+    assert.equal(header.__metadata__['attnscope.architecture'], 'decoder');
+    assert.deepEqual(JSON.parse(header.__metadata__['attnscope.config']).score, ['scaled-dot', 'additive', 'location', 'scaled-dot']);
+    assert.deepEqual(header['transformer.h.1.attn.score.0.Wa'], { dtype: 'F32', shape: [8, 4], data_offsets: header['transformer.h.1.attn.score.0.Wa'].data_offsets });
+    const back = await scope.loadModel({ model: bytes });
+    try {
+      assert.deepEqual(back.config, model.config);
+      assert.deepEqual(back.parameters(), model.parameters());
+      assert.deepEqual(back.encodeIds([1, 2, 3]).logits, model.encodeIds([1, 2, 3]).logits);
+      assert.deepEqual(back.save(), bytes);
+      const fromBuffer = await scope.loadModel({ model: bytes.slice().buffer });
+      assert.equal(fromBuffer.layers, 2);
+      fromBuffer.dispose();
+    } finally {
+      back.dispose();
+    }
+    const cut = bytes.subarray(0, bytes.length - 8);
+    await assert.rejects(scope.loadModel({ model: cut }), (e) => e instanceof RangeError && /options\.model: model: file truncated: 'transformer\.ln_f\.bias'/.test(e.message));
+    const other = bytes.slice();
+    const at = 8 + new TextDecoder().decode(bytes.subarray(8, 8 + n)).indexOf('attnscope.architecture') + '"attnscope.architecture":"'.length - 1;
+    other.set(new TextEncoder().encode('encoder'), at);
+    await assert.rejects(scope.loadModel({ model: other }), /options\.model: model: architecture 'encoder'/);
+    assert.ok(Number.isFinite(model.lossAndGradients([1, 2], [2, 3]).loss), 'the scope keeps working');
+  } finally {
+    model.dispose();
+  }
+});

@@ -2,9 +2,11 @@
 # /usr/bin/python3). Reads JSON on stdin: {"cases": [{config, params: {name: [numbers]}, ids, targets}]}
 # and writes, per case, the logits, attentions, loss and every parameter's gradient by autograd, all in
 # float64, from this file's own implementation of the model (written from docs/transformer.md, not from
-# the C++). For a case with "nanogpt": true it also loads the parameters into a module shaped and named
+# the C++). For a case with "safetensors" it also loads that file into a module shaped and named
 # exactly as nanoGPT's GPT (model.py: transformer.wte / wpe / h[L].{ln_1, attn.c_attn, attn.c_proj, ln_2,
-# mlp.c_fc, mlp.c_proj} / ln_f, lm_head tied to wte) with load_state_dict(strict=True) and returns its logits.
+# mlp.c_fc, mlp.c_proj} / ln_f, lm_head tied to wte) from the case's "safetensors" (model.save(), base64) with
+# load_state_dict(strict=True) and returns its logits. A case with "train" runs AdamW steps instead.
+import base64
 import json
 import math
 import sys
@@ -134,9 +136,31 @@ class GPT(nn.Module):
         return self.lm_head(self.transformer.ln_f(x))
 
 
-def nanogpt_logits(c, params, ids):
+def read_safetensors(data):
+    """The tensors and metadata of a safetensors file, read from the format's definition (an 8-byte
+    little-endian header length, a JSON header, then the tensors' bytes), with the checks the reference
+    reader makes: the tensors cover the data buffer in order, without gaps or overlaps."""
+    n = int.from_bytes(data[:8], 'little')
+    header = json.loads(data[8:8 + n].decode('utf-8'))
+    meta = header.pop('__metadata__', {})
+    buf = data[8 + n:]
+    at = 0
+    for begin, end, name in sorted((v['data_offsets'][0], v['data_offsets'][1], k) for k, v in header.items()):
+        assert begin == at, 'gap or overlap before ' + name
+        assert header[name]['dtype'] == 'F32'
+        at = end
+    assert at == len(buf), 'data past the last tensor'
+    tensors = {k: torch.frombuffer(bytearray(buf[v['data_offsets'][0]:v['data_offsets'][1]]), dtype=torch.float32)
+               .to(torch.float64).reshape(v['shape']) for k, v in header.items()}
+    return tensors, meta
+
+
+def nanogpt_logits(saved, ids):
+    """The saved file (model.save()) loaded into nanoGPT's GPT: the config from its metadata."""
+    sd, meta = read_safetensors(base64.b64decode(saved))
+    assert meta['attnscope.architecture'] == 'decoder' and meta['format'] == 'pt'
+    c = json.loads(meta['attnscope.config'])
     model = GPT(c['vocab'], c['maxTokens'], c['layers'], c['heads'], c['dModel'])
-    sd = {name: torch.tensor(v).reshape(c['shapes'][name]) for name, v in params.items()}
     sd['lm_head.weight'] = sd['transformer.wte.weight']
     model.load_state_dict(sd, strict=True)
     model.eval()
@@ -183,8 +207,8 @@ def run(case):
     loss.backward()
     out = {'logits': logits.detach().flatten().tolist(), 'attentions': att.detach().flatten().tolist(), 'loss': loss.item(),
            'gradients': {name: P[name].grad.flatten().tolist() for name in P}}
-    if case.get('nanogpt'):
-        out['nanogpt'] = nanogpt_logits(c, case['params'], ids)
+    if case.get('safetensors'):
+        out['nanogpt'] = nanogpt_logits(case['safetensors'], ids)
     return out
 
 

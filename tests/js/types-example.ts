@@ -253,6 +253,9 @@ async function main(): Promise<void> {
   const gptEval: ModelEvaluation = gptTrainer.evaluate(tokenData);
   void [taken, gptEval.loss, gptEval.accuracy, gptEval.count, gptTrainer.losses, gptTrainer.steps, gptTrainer.lastGradNorm, gptTrainer.model];
   gptTrainer.dispose();
+  const savedGpt: Uint8Array = gpt.save();
+  const loadedGpt: TransformerModel = await scope.loadModel<TransformerModel>({ model: savedGpt });
+  loadedGpt.dispose();
   gpt.dispose();
   fixedTau.dispose();
   // The trained model: load, encode with surgery, ids, similarity, dispose.
