@@ -36,10 +36,18 @@ void put_le64(std::vector<std::uint8_t>& out, std::uint64_t v) {
 
 constexpr std::uint64_t kMaxHeader = std::uint64_t{100} << 20;
 
+const char* kind_name(ModelKind k) {
+    switch (k) {
+        case ModelKind::decoder: return "decoder";
+        case ModelKind::encoder_decoder: return "encoder-decoder";
+    }
+    return "";
+}
+
 }  // namespace
 
 std::string Transformer::config_json() const {
-    std::string s = "{\"kind\":\"decoder\",\"layers\":" + std::to_string(c_.layers) + ",\"heads\":" + std::to_string(c_.heads) +
+    std::string s = "{\"kind\":\"" + std::string(kind_name(c_.kind)) + "\",\"layers\":" + std::to_string(c_.layers) + ",\"heads\":" + std::to_string(c_.heads) +
                     ",\"dModel\":" + std::to_string(c_.d_model) + ",\"dFF\":" + std::to_string(c_.d_ff) + ",\"vocab\":" +
                     std::to_string(c_.vocab) + ",\"maxTokens\":" + std::to_string(c_.max_tokens) + ",\"score\":[";
     for (std::size_t i = 0; i < c_.scores.size(); ++i) s += (i ? "," : "") + json_string(score_info(c_.scores[i]).name);
@@ -50,7 +58,7 @@ std::string Transformer::config_json() const {
 Status Transformer::save_safetensors(std::vector<std::uint8_t>& out) const {
     out.clear();
     if (empty()) return Status::error("model: no model was created");
-    std::string h = "{\"__metadata__\":{\"format\":\"pt\",\"attnscope.architecture\":\"decoder\",\"attnscope.config\":" +
+    std::string h = "{\"__metadata__\":{\"format\":\"pt\",\"attnscope.architecture\":\"" + std::string(kind_name(c_.kind)) + "\",\"attnscope.config\":" +
                     json_string(config_json()) + "}";
     for (const TensorInfo& t : tensors_) {
         h += "," + json_string(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
@@ -88,12 +96,13 @@ Status Transformer::from_safetensors(const std::uint8_t* bytes, std::size_t size
     if (!arch || arch->kind != Json::string || !cj || cj->kind != Json::string)
         return Status::error("model: the safetensors file has no attnscope.architecture and attnscope.config in its __metadata__; "
                              "save it with model.save(), or add metadata={'attnscope.architecture': 'decoder', 'attnscope.config': json.dumps(config)}");
-    if (arch->str != "decoder")
-        return Status::error("model: architecture '" + io::clip_text(arch->str) + "' is not one this version runs (only 'decoder')");
+    TransformerConfig cfg;
+    if (arch->str == "decoder") cfg.kind = ModelKind::decoder;
+    else if (arch->str == "encoder-decoder") cfg.kind = ModelKind::encoder_decoder;
+    else return Status::error("model: architecture '" + io::clip_text(arch->str) + "' is not one this version runs ('decoder' or 'encoder-decoder')");
     Json c;
     if (!io::parse_json(cj->str.data(), cj->str.size(), c, err) || c.kind != Json::object)
         return Status::error("model: attnscope.config is not a JSON object (" + err + ")");
-    TransformerConfig cfg;
     auto size_field = [&](const char* key, std::size_t& field) -> Status {
         const Json* v = c.find(key);
         if (!v || v->kind != Json::number || v->num < 0 || v->num > 1e9 || v->num != std::floor(v->num))

@@ -31,7 +31,11 @@ namespace attnscope {
 
 class Budget;  // attnscope/limits.hpp
 
-enum class ModelKind { decoder };
+// decoder: nanoGPT's GPT. encoder_decoder: an encoder stack (self-attention without a mask) over the
+// source and a decoder stack (causal self-attention, then cross-attention over the encoder's output,
+// then the MLP) over the target shifted right after the start id 0; one vocabulary and one wte for
+// both and for the lm_head.
+enum class ModelKind { decoder, encoder_decoder };
 
 struct TransformerConfig {
     ModelKind kind = ModelKind::decoder;
@@ -40,6 +44,8 @@ struct TransformerConfig {
     std::size_t vocab = 64;        // token ids 0 … vocab − 1
     std::size_t max_tokens = 64;   // rows of wpe (and location's Wa)
     // One scoring function per head, layer-major (layer · heads + head); empty = scaled-dot everywhere.
+    // encoder_decoder: 3 · layers · heads of them: the encoder's self-attention heads, then the
+    // decoder's self-attention heads, then its cross-attention heads.
     std::vector<Score> scores;
     bool learned_temperature = false;  // true: per-head log_tau parameters (τ = exp(log_tau), init 0)
     float temperature = 1.0f;          // the fixed τ when not learned (> 0)
@@ -69,9 +75,13 @@ struct TransformerSurgery {
 };
 
 struct TransformerRun {
-    std::size_t n = 0;
-    std::vector<float> attentions;  // [layers, heads, n, n], row-major; rows sum to 1
-    std::vector<float> logits;      // [n, vocab]
+    std::size_t n = 0;                      // tokens of the decoder (encoder_decoder: of the target)
+    std::vector<float> attentions;          // [layers, heads, n, n], row-major; rows sum to 1
+    std::vector<float> logits;              // [n, vocab]
+    // encoder_decoder only: the source's length, the encoder's self-attention [layers, heads, ns, ns]
+    // and the decoder's cross-attention [layers, heads, n, ns].
+    std::size_t n_source = 0;
+    std::vector<float> encoder_attentions, cross;
 };
 
 // Loss and gradients of a batch of rows × cols token ids and targets (target < 0: not counted).
@@ -101,8 +111,17 @@ public:
     // Replaces tensor `index` with `count` floats (its size, all finite), or says why not.
     Status set_tensor(std::size_t index, const float* values, std::size_t count);
 
-    // Runs the model on ids (each in [0, vocab), 1 to max_tokens of them).
+    // Runs the model on ids (each in [0, vocab), 1 to max_tokens of them). Decoders only.
     Status encode(const std::int32_t* ids, std::size_t n, const TransformerSurgery& surgery, TransformerRun& out) const;
+    // encoder_decoder: runs the encoder on source (ns ids) and the decoder on target (nt ids, each 0 …
+    // vocab − 1 or negative = padding, fed as the start id 0) shifted right after the start id 0, so
+    // logits[i] predicts target[i] from the source and target[0 … i−1].
+    Status encode_pair(const std::int32_t* source, std::size_t ns, const std::int32_t* target, std::size_t nt,
+                       const TransformerSurgery& surgery, TransformerRun& out) const;
+    // encoder_decoder: rows pairs of source (rows × ns) and target (rows × nt) sequences; the loss is the
+    // mean cross-entropy of logits[i] against target[i] over the target entries >= 0.
+    Status loss_pairs(const std::int32_t* source, const std::int32_t* target, std::size_t rows, std::size_t ns, std::size_t nt,
+                      bool want_grads, Variant variant, TransformerLoss& out) const;
     // rows × cols ids and targets (row-major; cols from 1 to max_tokens; targets −1 … vocab − 1, −1 or
     // any negative = not counted). With want_grads, out.grads is the gradient of out.loss.
     Status loss(const std::int32_t* ids, const std::int32_t* targets, std::size_t rows, std::size_t cols, bool want_grads,
@@ -127,27 +146,49 @@ public:
     static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
     struct LayerSlots {
         std::size_t ln1_w = 0, ln1_b = 0, attn_w = 0, attn_b = 0, proj_w = 0, proj_b = 0, log_tau = kAbsent;
+        // the decoder's cross-attention (encoder_decoder)
+        std::size_t lnc_w = kAbsent, lnc_b = kAbsent, cq_w = kAbsent, cq_b = kAbsent, ckv_w = kAbsent, ckv_b = kAbsent,
+                    cproj_w = kAbsent, cproj_b = kAbsent, clog_tau = kAbsent;
         std::size_t ln2_w = kAbsent, ln2_b = kAbsent, fc_w = kAbsent, fc_b = kAbsent, mproj_w = kAbsent, mproj_b = kAbsent;
+    };
+    // One stack of blocks: its position table, blocks and final LayerNorm, whether its self-attention is
+    // causal and has cross-attention, and where its heads' scores start in config().scores.
+    struct StackSlots {
+        std::size_t wpe = 0, lnf_w = 0, lnf_b = 0;
+        std::vector<LayerSlots> layers;
+        bool causal = true, cross = false;
+        std::size_t self_base = 0, cross_base = 0;
     };
     // Per head (layer-major): where its score's matrices start in params() (kAbsent: not used).
     struct ScoreSlots {
         std::size_t W = kAbsent, W1 = kAbsent, W2 = kAbsent, v = kAbsent, Wa = kAbsent;
     };
 
+    struct StackCache;  // what one stack's forward pass keeps for its backward pass (transformer.cpp)
+
 private:
-    struct Cache;
-    Budget encode_budget(std::uint64_t n, const TransformerSurgery& s) const;
+    bool pairs() const { return c_.kind == ModelKind::encoder_decoder; }
+    Budget encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s) const;
+    Budget pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint64_t nt, bool want_grads) const;
     // The score parameters of head `index` (layer-major) read from `base` (params() or a gradient array).
     ScoreParams head_score_params(std::size_t index, const float* base) const;
-    Status forward(const std::int32_t* ids, std::size_t rows, std::size_t cols, const std::vector<Score>& scores,
-                   const std::vector<ScoreParams>& head_params, const std::vector<std::uint8_t>& ablate, Variant variant,
-                   Cache& cache) const;
+    // The scores and their parameters of every head for a call (surgery applied; seeded matrices kept in `store`).
+    Status call_heads(const TransformerSurgery& s, std::vector<Score>& scores, std::vector<ScoreParams>& hp,
+                      std::vector<std::vector<float>>& store) const;
+    Status run_stack(const StackSlots& st, const std::int32_t* ids, std::size_t rows, std::size_t n, const float* memory,
+                     std::size_t nm, const std::vector<Score>& scores, const std::vector<ScoreParams>& hp,
+                     const std::vector<std::uint8_t>& ablate, Variant variant, StackCache& sc) const;
+    Status back_stack(const StackSlots& st, const std::int32_t* ids, const StackCache& sc, const float* memory, std::size_t nm,
+                      const std::vector<ScoreParams>& hp, Variant variant, const float* dxf, float* dmemory, float* G) const;
+    // logits = xf wteᵀ, the loss, and (with grads) dlogits and the gradient through the tied head.
+    Status head_loss(const StackCache& sc, const std::int32_t* targets, bool want_grads, Variant variant, TransformerLoss& out,
+                     std::vector<float>& dxf) const;
 
     TransformerConfig c_;
     std::vector<TensorInfo> tensors_;
     std::vector<float> params_;
-    std::size_t wte_ = 0, wpe_ = 0, lnf_w_ = 0, lnf_b_ = 0;
-    std::vector<LayerSlots> layer_slots_;
+    std::size_t wte_ = 0;
+    StackSlots enc_, dec_;  // enc_: encoder_decoder only
     std::vector<ScoreSlots> score_slots_;
 };
 

@@ -626,3 +626,219 @@ TEST_CASE("transformer: safetensors round trip, and damaged files refused with t
     nan[at] = 0; nan[at + 1] = 0; nan[at + 2] = 0xc0; nan[at + 3] = 0x7f;
     refused(nan, "element 0 is not finite");
 }
+
+// ---- the encoder-decoder ------------------------------------------------------------------------------
+namespace {
+
+// One attention sublayer of the float64 model: q (nq x D), k, v (nk x D) → the heads' outputs (nq x D).
+std::vector<double> ref_heads(const Ref& ref, const std::vector<double>& q, std::size_t ldq, const std::vector<double>& kv, std::size_t ldk,
+                              std::size_t koff, std::size_t voff, std::size_t nq, std::size_t nk, bool causal, std::size_t score_base,
+                              const std::string& prefix, std::vector<double>* attentions) {
+    const TransformerConfig& c = ref.m.config();
+    const std::size_t D = c.d_model, H = c.heads, dh = D / H;
+    std::vector<double> ho(nq * D, 0.0), s(nk);
+    for (std::size_t hd = 0; hd < H; ++hd) {
+        const double tau = c.learned_temperature ? std::exp(ref.t(prefix + "log_tau")[hd]) : static_cast<double>(c.temperature);
+        const std::string sp = prefix + "score." + std::to_string(hd) + ".";
+        for (std::size_t i = 0; i < nq; ++i) {
+            const std::size_t last = causal ? i : nk - 1;
+            double mx = -std::numeric_limits<double>::infinity();
+            for (std::size_t j = 0; j <= last; ++j) {
+                s[j] = ref.score(c.scores[score_base + hd], &q[i * ldq + hd * dh], &kv[j * ldk + koff + hd * dh], j, dh, sp) / tau;
+                mx = std::max(mx, s[j]);
+            }
+            double sum = 0.0;
+            for (std::size_t j = 0; j <= last; ++j) sum += (s[j] = std::exp(s[j] - mx));
+            for (std::size_t j = 0; j <= last; ++j) {
+                const double w = s[j] / sum;
+                if (attentions) attentions->push_back(w);
+                for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += w * kv[j * ldk + voff + hd * dh + e];
+            }
+            if (attentions) for (std::size_t j = last + 1; j < nk; ++j) attentions->push_back(0.0);
+        }
+    }
+    return ho;
+}
+
+// The float64 encoder-decoder: the mean cross-entropy of one pair; the attentions when asked (each
+// [L, H, nq, nk] layer after layer).
+double ref_pair_loss(const Ref& ref, const std::vector<std::int32_t>& src, const std::vector<std::int32_t>& tgt, std::vector<double>* logits = nullptr,
+                     std::vector<double>* enc_att = nullptr, std::vector<double>* dec_att = nullptr, std::vector<double>* cross_att = nullptr) {
+    const TransformerConfig& c = ref.m.config();
+    const std::size_t D = c.d_model, F = c.d_ff, V = c.vocab, LH = c.layers * c.heads;
+    auto stack = [&](const std::string& name, const std::vector<std::int32_t>& ids, const std::vector<double>* memory, std::size_t nm,
+                     bool causal, std::size_t self_base, std::size_t cross_base, std::vector<double>* self_att, std::vector<double>* x_att) {
+        const std::size_t n = ids.size();
+        std::vector<double> x(n * D), h;
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t d = 0; d < D; ++d)
+                x[i * D + d] = ref.t("transformer.wte.weight")[static_cast<std::size_t>(ids[i]) * D + d] + ref.t(name + ".wpe.weight")[i * D + d];
+        for (std::size_t l = 0; l < c.layers; ++l) {
+            const std::string p = name + ".h." + std::to_string(l) + ".";
+            Ref::layer_norm(x, n, D, ref.t(p + "ln_1.weight"), ref.t(p + "ln_1.bias"), h);
+            const std::vector<double> qkv = Ref::linear(h, n, D, 3 * D, ref.t(p + "attn.c_attn.weight"), ref.t(p + "attn.c_attn.bias"));
+            std::vector<double> ho = ref_heads(ref, qkv, 3 * D, qkv, 3 * D, D, 2 * D, n, n, causal, self_base + l * c.heads, p + "attn.", self_att);
+            std::vector<double> o = Ref::linear(ho, n, D, D, ref.t(p + "attn.c_proj.weight"), ref.t(p + "attn.c_proj.bias"));
+            for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+            if (memory) {
+                Ref::layer_norm(x, n, D, ref.t(p + "ln_cross.weight"), ref.t(p + "ln_cross.bias"), h);
+                const std::vector<double> q = Ref::linear(h, n, D, D, ref.t(p + "cross.c_q.weight"), ref.t(p + "cross.c_q.bias"));
+                const std::vector<double> kv = Ref::linear(*memory, nm, D, 2 * D, ref.t(p + "cross.c_kv.weight"), ref.t(p + "cross.c_kv.bias"));
+                ho = ref_heads(ref, q, D, kv, 2 * D, 0, D, n, nm, false, cross_base + l * c.heads, p + "cross.", x_att);
+                o = Ref::linear(ho, n, D, D, ref.t(p + "cross.c_proj.weight"), ref.t(p + "cross.c_proj.bias"));
+                for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+            }
+            if (F) {
+                Ref::layer_norm(x, n, D, ref.t(p + "ln_2.weight"), ref.t(p + "ln_2.bias"), h);
+                std::vector<double> f = Ref::linear(h, n, D, F, ref.t(p + "mlp.c_fc.weight"), ref.t(p + "mlp.c_fc.bias"));
+                for (double& v : f) v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+                o = Ref::linear(f, n, F, D, ref.t(p + "mlp.c_proj.weight"), ref.t(p + "mlp.c_proj.bias"));
+                for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+            }
+        }
+        Ref::layer_norm(x, n, D, ref.t(name + ".ln_f.weight"), ref.t(name + ".ln_f.bias"), h);
+        return h;
+    };
+    const std::vector<double> mem = stack("encoder", src, nullptr, 0, false, 0, 0, enc_att, nullptr);
+    std::vector<std::int32_t> in(tgt.size(), 0);
+    for (std::size_t i = 1; i < tgt.size(); ++i) in[i] = std::max(tgt[i - 1], 0);
+    const std::vector<double> h = stack("decoder", in, &mem, src.size(), true, LH, 2 * LH, dec_att, cross_att);
+    const std::size_t n = tgt.size();
+    std::vector<double> z(n * V, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t v = 0; v < V; ++v)
+            for (std::size_t d = 0; d < D; ++d) z[i * V + v] += h[i * D + d] * ref.t("transformer.wte.weight")[v * D + d];
+    if (logits) *logits = z;
+    double L = 0.0;
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (tgt[i] < 0) continue;
+        double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
+        for (std::size_t v = 0; v < V; ++v) mx = std::max(mx, z[i * V + v]);
+        for (std::size_t v = 0; v < V; ++v) sum += std::exp(z[i * V + v] - mx);
+        L += mx + std::log(sum) - z[i * V + static_cast<std::size_t>(tgt[i])];
+        ++count;
+    }
+    return count ? L / static_cast<double>(count) : 0.0;
+}
+
+// Reorders attentions written query row by query row per head, layer after layer, into [L, H, nq, nk]:
+// ref_heads already writes them in that order (head-major within a layer).
+double worst_diff(const std::vector<float>& got, const std::vector<double>& want) {
+    REQUIRE(got.size() == want.size());
+    double w = 0.0;
+    for (std::size_t i = 0; i < want.size(); ++i) w = std::max(w, std::fabs(got[i] - want[i]));
+    return w;
+}
+
+const std::vector<std::int32_t> kSource{4, 2, 6, 1};
+const std::vector<std::int32_t> kTarget{5, 3, -1, 2, 6};
+
+void check_pair_model(Transformer& m, const std::string& label) {
+    INFO(label);
+    Ref ref{m, std::vector<double>(m.params().begin(), m.params().end())};
+    std::vector<double> logits, ea, da, xa;
+    const double L = ref_pair_loss(ref, kSource, kTarget, &logits, &ea, &da, &xa);
+    TransformerRun run;
+    REQUIRE(m.encode_pair(kSource.data(), kSource.size(), kTarget.data(), kTarget.size(), TransformerSurgery{}, run).ok());
+    CHECK(worst_diff(run.logits, logits) <= 1e-5);
+    CHECK(worst_diff(run.encoder_attentions, ea) <= 1e-5);
+    CHECK(worst_diff(run.attentions, da) <= 1e-5);
+    CHECK(worst_diff(run.cross, xa) <= 1e-5);
+    TransformerLoss out;
+    REQUIRE(m.loss_pairs(kSource.data(), kTarget.data(), 1, kSource.size(), kTarget.size(), true, Variant::automatic, out).ok());
+    CHECK(out.count == 4);
+    CHECK(std::fabs(out.loss - L) <= 1e-5 * std::max(1.0, L));
+    const double h = 1e-6;
+    std::vector<double> fd(ref.p.size());
+    double scale = 0.0;
+    for (std::size_t i = 0; i < ref.p.size(); ++i) {
+        const double old = ref.p[i];
+        ref.p[i] = old + h;
+        const double up = ref_pair_loss(ref, kSource, kTarget);
+        ref.p[i] = old - h;
+        const double down = ref_pair_loss(ref, kSource, kTarget);
+        ref.p[i] = old;
+        fd[i] = (up - down) / (2.0 * h);
+        scale = std::max(scale, std::fabs(fd[i]));
+    }
+    std::size_t bad = 0;
+    std::string where;
+    double worst = 0.0;
+    for (const TensorInfo& ti : m.tensors())
+        for (std::size_t e = 0; e < ti.size; ++e) {
+            const std::size_t i = ti.offset + e;
+            const double err = std::fabs(out.grads[i] - fd[i]);
+            if (err > 2e-3 * std::fabs(fd[i]) + 2e-4 * scale && bad++ < 5)
+                where += ti.name + "[" + std::to_string(e) + "]: " + std::to_string(out.grads[i]) + " vs " + std::to_string(fd[i]) + "; ";
+            worst = std::max(worst, err / (std::fabs(fd[i]) + scale));
+        }
+    INFO(where << " worst " << worst);
+    CHECK(bad == 0);
+    TransformerLoss scalar, simd;
+    REQUIRE(m.loss_pairs(kSource.data(), kTarget.data(), 1, kSource.size(), kTarget.size(), true, Variant::scalar, scalar).ok());
+    REQUIRE(m.loss_pairs(kSource.data(), kTarget.data(), 1, kSource.size(), kTarget.size(), true, Variant::simd, simd).ok());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < fd.size(); ++i) differ += std::fabs(scalar.grads[i] - simd.grads[i]) <= 4e-3 * std::fabs(fd[i]) + 4e-4 * scale ? 0 : 1;
+    CHECK(differ == 0);
+}
+
+TransformerConfig pair_config(bool learned, std::size_t d_ff) {
+    TransformerConfig c = small_config(Score::scaled_dot, learned, d_ff);
+    c.kind = ModelKind::encoder_decoder;
+    c.scores.assign(3 * c.layers * c.heads, Score::scaled_dot);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("encoder-decoder: forward and every gradient against the float64 model, every scoring function", "[transformer]") {
+    const auto& infos = score_infos();
+    SECTION("each scoring function on some encoder, decoder and cross-attention heads, learned τ, MLP") {
+        TransformerConfig c = pair_config(true, 8);
+        for (std::size_t i = 0; i < c.scores.size(); ++i) c.scores[i] = infos[i % infos.size()].id;
+        Transformer m;
+        REQUIRE(Transformer::create(c, m).ok());
+        randomise(m, 61);
+        check_pair_model(m, "rotated scores, learned τ");
+    }
+    SECTION("the rest of the rotation, τ = 0.7, attention-only") {
+        TransformerConfig c = pair_config(false, 0);
+        for (std::size_t i = 0; i < c.scores.size(); ++i) c.scores[i] = infos[(i + 12) % infos.size()].id;
+        Transformer m;
+        REQUIRE(Transformer::create(c, m).ok());
+        randomise(m, 62);
+        check_pair_model(m, "rotated scores, fixed τ, no MLP");
+    }
+    SECTION("names, shapes, the start token, a file round trip") {
+        TransformerConfig c = pair_config(false, 8);
+        c.scores[2 * c.layers * c.heads + 1] = Score::additive;  // cross-attention head 0.1
+        Transformer m;
+        REQUIRE(Transformer::create(c, m).ok());
+        CHECK(m.find("transformer.wte.weight") == 0);
+        CHECK(m.find("encoder.wpe.weight") >= 0);
+        CHECK(m.find("encoder.h.1.attn.c_attn.weight") >= 0);
+        CHECK(m.find("encoder.h.0.ln_cross.weight") < 0);
+        CHECK(m.find("decoder.h.1.cross.c_kv.weight") >= 0);
+        CHECK(m.tensors()[static_cast<std::size_t>(m.find("decoder.h.1.cross.c_kv.weight"))].shape == std::vector<std::size_t>{12, 6});
+        CHECK(m.find("decoder.h.0.cross.score.1.W1") >= 0);
+        CHECK(m.find("decoder.ln_f.bias") >= 0);
+        CHECK(m.find("transformer.h.0.ln_1.weight") < 0);
+        std::vector<std::uint8_t> file;
+        REQUIRE(m.save_safetensors(file).ok());
+        Transformer back;
+        REQUIRE(Transformer::from_safetensors(file.data(), file.size(), back).ok());
+        CHECK(back.params() == m.params());
+        CHECK(back.config().kind == ModelKind::encoder_decoder);
+        // logits[0] depends on the source alone (the decoder sees only the start id)
+        randomise(m, 63);
+        TransformerRun a, b;
+        const std::vector<std::int32_t> t1{1, 2, 3}, t2{4, 5, 6};
+        REQUIRE(m.encode_pair(kSource.data(), 4, t1.data(), 3, TransformerSurgery{}, a).ok());
+        REQUIRE(m.encode_pair(kSource.data(), 4, t2.data(), 3, TransformerSurgery{}, b).ok());
+        for (std::size_t v = 0; v < c.vocab; ++v) CHECK(a.logits[v] == b.logits[v]);
+        CHECK(a.logits[c.vocab] != b.logits[c.vocab]);
+        TransformerLoss out;
+        CHECK(m.loss(t1.data(), t1.data(), 1, 3, true, Variant::automatic, out).message().find("use loss_pairs") != std::string::npos);
+    }
+}
