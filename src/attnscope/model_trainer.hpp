@@ -17,13 +17,18 @@
 
 namespace attnscope {
 
-// rows sequences of cols token ids, row-major, and their targets (one per id; negative = not counted).
+// A decoder's data: rows sequences of cols token ids, row-major, and their targets (one per id;
+// negative = not counted). An encoder-decoder's: rows pairs of a source (source_cols ids) and a target
+// (target_cols ids, negative = padding, not counted), in `source` and `target`.
 struct TokenData {
     std::vector<std::int32_t> ids, targets;
     std::size_t rows = 0, cols = 0;
+    std::vector<std::int32_t> source, target;
+    std::size_t source_cols = 0, target_cols = 0;
 };
-// Checks the sizes (ids and targets rows x cols, cols 1 to the model's maxTokens) and the values (ids in
-// the vocabulary, targets below it); messages name `what` (e.g. "data") and the field.
+// Checks the sizes (rows x cols, cols 1 to the model's maxTokens) and the values (ids in the
+// vocabulary, targets below it) of the fields the model's kind uses; messages name `what` (e.g.
+// "data") and the field.
 Status check_token_data(const TokenData& data, const Transformer& model, const char* what);
 
 struct ModelTrainerOptions {
@@ -59,6 +64,9 @@ public:
     std::uint64_t step_work() const;
 
 private:
+    // The loss (and gradient) of `count` rows of d: rows r0 … r0 + count − 1, or the listed ones.
+    Status batch_loss(const TokenData& d, std::size_t r0, std::size_t count, const std::vector<std::size_t>* rows, bool want_grads,
+                      TransformerLoss& out) const;
     Transformer* model_ = nullptr;
     ModelTrainerOptions o_;
     TokenData data_;

@@ -141,6 +141,8 @@ public:
 
     // What loss() of rows × cols allocates and computes (for the callers' own checks, e.g. a trainer's step).
     Budget loss_budget(std::uint64_t rows, std::uint64_t cols, bool want_grads) const;
+    // The same for loss_pairs() of rows pairs of ns source and nt target tokens.
+    Budget pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint64_t nt, bool want_grads) const;
 
     // Where each layer's tensors start in params() (kAbsent: the config has no such tensor).
     static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
@@ -169,7 +171,6 @@ public:
 private:
     bool pairs() const { return c_.kind == ModelKind::encoder_decoder; }
     Budget encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s) const;
-    Budget pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint64_t nt, bool want_grads) const;
     // The score parameters of head `index` (layer-major) read from `base` (params() or a gradient array).
     ScoreParams head_score_params(std::size_t index, const float* base) const;
     // The scores and their parameters of every head for a call (surgery applied; seeded matrices kept in `store`).
