@@ -446,7 +446,11 @@ export interface Model {
  * `wte`, no dropout.
  */
 export interface ModelConfig {
-  /** `'decoder'` (default). `'encoder-decoder'` is part of the contract but not built yet: it throws a RangeError. */
+  /**
+   * `'decoder'` (default), or `'encoder-decoder'`: an encoder stack over the source and a decoder stack
+   * (causal self-attention, cross-attention over the encoder's output, MLP) over the target shifted
+   * right after the start id 0; one `wte` for both and the lm_head.
+   */
   kind?: 'decoder' | 'encoder-decoder';
   /** Blocks, 1 to 64 (default 2). */
   layers?: number;
@@ -465,11 +469,26 @@ export interface ModelConfig {
    * `'scaled-dot'` = q·k/√dh). `general`, `additive` and `location` train their own matrices
    * (`transformer.h.L.attn.score.H.W`, `.W1`/`.W2`/`.v`, `.Wa`), Xavier-initialised from the seed.
    */
-  score?: ScoreName | Partial<Record<HeadLabel, ScoreName>>;
+  score?: ScoreName | Partial<Record<HeadLabel | PairHeadLabel, ScoreName>>;
   /** A fixed τ (default 1), or `'learned'`: one `log_tau` per head (τ = exp(log_tau), initialised 0). */
   temperature?: number | 'learned';
   /** Seed of the initial parameters, 0 to 2^32 − 1 (default 1): the same seed, the same bytes. */
   seed?: number;
+}
+
+/** A head of an encoder-decoder: its encoder's, its decoder's self-attention or its cross-attention, layer L, head H (from 0). */
+export type PairHeadLabel = `${'encoder' | 'decoder' | 'cross'}.${number}.${number}`;
+
+/** Options of {@link TransformerModel.encodeIds}: {@link ModelEncodeOptions}, and an encoder-decoder's target. */
+export interface TransformerEncodeOptions {
+  /** Every head's scoring function (one name), or some heads' (`{ '1.2': 'cosine' }`, `{ 'cross.0.1': 'additive' }`). */
+  score?: ScoreName | Partial<Record<HeadLabel | PairHeadLabel, ScoreName>>;
+  /** Heads knocked out: their output is zeroed. */
+  ablate?: (HeadLabel | PairHeadLabel)[];
+  /** Kernel variant (default: the scope's). */
+  variant?: VariantName;
+  /** Encoder-decoder (required there): the target ids (−1 = padding); logits[i] predicts target[i] from the source and target[0 … i−1]. */
+  target?: Int32Array | readonly number[];
 }
 
 /** What {@link TransformerModel.encodeIds} returns. */
@@ -490,6 +509,14 @@ export interface TransformerEncoding {
   vocab: number;
   /** The kernel variant that ran. */
   variant: 'scalar' | 'simd';
+  /** Encoder-decoder: the source's length. */
+  nSource?: number;
+  /** Encoder-decoder: the target (a copy). */
+  target?: Int32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, nSource, nSource], the encoder's self-attention. */
+  encoderAttentions?: Float32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, n, nSource], the decoder's cross-attention over the source. */
+  cross?: Float32Array;
 }
 
 /** What {@link TransformerModel.lossAndGradients} returns. */
@@ -507,8 +534,8 @@ export interface TransformerLossAndGradients {
  * {@link AttnScope.createModel}. Parameters carry nanoGPT's state_dict names and PyTorch's shapes.
  */
 export interface TransformerModel {
-  /** `'decoder'`: nanoGPT's GPT. */
-  readonly kind: 'decoder';
+  /** `'decoder'` (nanoGPT's GPT) or `'encoder-decoder'`. */
+  readonly kind: 'decoder' | 'encoder-decoder';
   /** Blocks. */
   readonly layers: number;
   /** Heads per block. */
@@ -525,8 +552,8 @@ export interface TransformerModel {
   readonly temperature: number | 'learned';
   /** The seed the parameters were initialised from. */
   readonly seed: number;
-  /** Every head's scoring function, by label `'L.H'`. */
-  readonly scores: Readonly<Record<HeadLabel, ScoreName>>;
+  /** Every head's scoring function, by label: `'L.H'` (decoder), `'encoder.L.H'`, `'decoder.L.H'`, `'cross.L.H'` (encoder-decoder). */
+  readonly scores: Readonly<Record<string, ScoreName>>;
   /** Every parameter's PyTorch shape, by name, in state_dict order. */
   readonly shapes: Readonly<Record<string, readonly number[]>>;
   /** The config, as createModel takes it (score: one name per head). */
@@ -535,9 +562,15 @@ export interface TransformerModel {
   parameters(): Record<string, Float32Array>;
   /** Replaces the named parameters (any subset); names and lengths checked before any is replaced. */
   setParameters(parameters: Record<string, Float32Array>): void;
-  /** Runs the model on 1 to maxTokens ids (each 0 … vocab − 1); options re-score and knock out heads. */
-  encodeIds(ids: Int32Array | readonly number[], options?: ModelEncodeOptions): TransformerEncoding;
-  /** The loss and every parameter's gradient for one sequence; targets: one per id, −1 (any negative) = not counted. */
+  /**
+   * Runs the model on 1 to maxTokens ids (each 0 … vocab − 1; an encoder-decoder's source, with
+   * `options.target`); options re-score and knock out heads.
+   */
+  encodeIds(ids: Int32Array | readonly number[], options?: TransformerEncodeOptions): TransformerEncoding;
+  /**
+   * The loss and every parameter's gradient for one sequence (targets: one per id, −1 = not counted),
+   * or an encoder-decoder's one pair (source, target; −1 = padding).
+   */
   lossAndGradients(ids: Int32Array | readonly number[], targets: Int32Array | readonly number[], options?: { variant?: VariantName }): TransformerLossAndGradients;
   /**
    * The model as a safetensors file: every parameter as float32 under its nanoGPT name (state_dict
@@ -549,7 +582,24 @@ export interface TransformerModel {
   dispose(): void;
 }
 
-/** Token sequences for {@link AttnScope.createModelTrainer}: rows x cols ids and their targets, row-major. */
+/** Token sequences for {@link AttnScope.createModelTrainer}: a decoder's {@link TokenData}, an encoder-decoder's {@link PairData}. */
+export type ModelTrainerData = TokenData | PairData;
+
+/** An encoder-decoder's training pairs: rows sources and targets, row-major. */
+export interface PairData {
+  /** Int32Array [rows, sourceCols]: source ids. */
+  source: Int32Array | readonly number[];
+  /** Int32Array [rows, targetCols]: target ids (−1 = padding, not counted). */
+  target: Int32Array | readonly number[];
+  /** Pairs. */
+  rows: number;
+  /** Source length, 1 to maxTokens. */
+  sourceCols: number;
+  /** Target length, 1 to maxTokens. */
+  targetCols: number;
+}
+
+/** A decoder's token sequences: rows x cols ids and their targets, row-major. */
 export interface TokenData {
   /** Int32Array [rows, cols] (or an array): token ids, each 0 … vocab − 1. */
   ids: Int32Array | readonly number[];
@@ -564,7 +614,7 @@ export interface TokenData {
 /** Options of {@link AttnScope.createModelTrainer}. */
 export interface ModelTrainerOptions {
   /** The training data. */
-  data: TokenData;
+  data: ModelTrainerData;
   /** Sequences per step, drawn with replacement from the seed's stream (default 16). */
   batch?: number;
   /** AdamW's learning rate, > 0 and ≤ 1 (default 1e-3). */
@@ -605,7 +655,7 @@ export interface ModelTrainer {
   /** The gradient's global L2 norm at the last step, before clipping. */
   readonly lastGradNorm: number;
   /** Loss and accuracy of the current model on other data. */
-  evaluate(data: TokenData): ModelEvaluation;
+  evaluate(data: ModelTrainerData): ModelEvaluation;
   /** Frees the trainer's state; the model stays. */
   dispose(): void;
 }

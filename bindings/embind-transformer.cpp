@@ -54,14 +54,15 @@ val float_copy(const std::vector<float>& v) {
 
 class TransformerState {
 public:
-    // kind: 0 = decoder. scores: "" or one registry name per head (layer-major), comma separated.
+    // kind: 0 = decoder, 1 = encoder-decoder. scores: "" or one registry name per head (layer-major; an
+    // encoder-decoder's encoder heads, then its decoder's self-attention heads, then its cross-attention heads), comma separated.
     std::string create(int kind, int layers, int heads, int d_model, int d_ff, int vocab, int max_tokens,
                        const std::string& scores, bool learned, double temperature, double seed) {
-        if (kind != 0) return "kind: expected 'decoder'";
+        if (kind != 0 && kind != 1) return "kind: expected 'decoder' or 'encoder-decoder'";
         if (layers < 0 || heads < 0 || d_model < 0 || d_ff < 0 || vocab < 0 || max_tokens < 0 || !(seed >= 0 && seed <= 4294967295.0))
             return "model: a negative size or an out-of-range seed (an internal error)";
         TransformerConfig c;
-        c.kind = ModelKind::decoder;
+        c.kind = kind == 1 ? ModelKind::encoder_decoder : ModelKind::decoder;
         c.layers = static_cast<std::size_t>(layers);
         c.heads = static_cast<std::size_t>(heads);
         c.d_model = static_cast<std::size_t>(d_model);
@@ -117,6 +118,50 @@ public:
         out.set("logits", float_copy(r.logits));
         return out;
     }
+    // encoder-decoder: source (ns ids) and target (nt). {error} or {n, nSource, attentions, encoderAttentions, cross, logits}.
+    val encode_pair(std::uintptr_t source, int ns, std::uintptr_t target, int nt, const std::string& scores, const std::string& ablate,
+                    Variant variant) const {
+        val out = val::object();
+        TransformerSurgery s;
+        s.variant = variant;
+        std::string error;
+        if (!parse_scores(scores, s.scores, error)) {
+            out.set("error", error);
+            return out;
+        }
+        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        TransformerRun r;
+        if (Status st = model_.encode_pair(reinterpret_cast<const std::int32_t*>(source), ns < 0 ? 0 : static_cast<std::size_t>(ns),
+                                           reinterpret_cast<const std::int32_t*>(target), nt < 0 ? 0 : static_cast<std::size_t>(nt), s, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("n", static_cast<int>(r.n));
+        out.set("nSource", static_cast<int>(r.n_source));
+        out.set("attentions", float_copy(r.attentions));
+        out.set("encoderAttentions", float_copy(r.encoder_attentions));
+        out.set("cross", float_copy(r.cross));
+        out.set("logits", float_copy(r.logits));
+        return out;
+    }
+    // encoder-decoder: rows pairs of ns source and nt target ids. {error} or {loss, count, hits, gradients?}.
+    val loss_pairs(std::uintptr_t source, std::uintptr_t target, int rows, int ns, int nt, bool want_grads, Variant variant) const {
+        val out = val::object();
+        TransformerLoss r;
+        auto sz = [](int v) { return v < 0 ? std::size_t{0} : static_cast<std::size_t>(v); };
+        if (Status st = model_.loss_pairs(reinterpret_cast<const std::int32_t*>(source), reinterpret_cast<const std::int32_t*>(target), sz(rows),
+                                          sz(ns), sz(nt), want_grads, variant, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", r.loss);
+        out.set("count", static_cast<int>(r.count));
+        out.set("hits", static_cast<int>(r.hits));
+        if (want_grads) out.set("gradients", float_copy(r.grads));
+        return out;
+    }
     // rows x cols ids and targets at the addresses. {error} or {loss, count, hits, gradients?: Float32Array}.
     val loss(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, bool want_grads, Variant variant) const {
         val out = val::object();
@@ -157,14 +202,24 @@ private:
     Transformer model_;
 };
 
-TokenData token_data(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols) {
+// A decoder's ids and targets (rows x cols each), or (pairs) an encoder-decoder's source (rows x cols)
+// and target (rows x target_cols). The JS layer checked the sizes against the arrays it copied.
+TokenData token_data(const Transformer& m, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) {
     TokenData d;
     d.rows = rows < 0 ? 0 : static_cast<std::size_t>(rows);
-    d.cols = cols < 0 ? 0 : static_cast<std::size_t>(cols);
+    const std::size_t c = cols < 0 ? 0 : static_cast<std::size_t>(cols), tc = target_cols < 0 ? 0 : static_cast<std::size_t>(target_cols);
     const auto* i = reinterpret_cast<const std::int32_t*>(ids);
     const auto* t = reinterpret_cast<const std::int32_t*>(targets);
-    d.ids.assign(i, i + d.rows * d.cols);  // the JS layer checked rows x cols against the arrays it copied
-    d.targets.assign(t, t + d.rows * d.cols);
+    if (m.config().kind == ModelKind::encoder_decoder) {
+        d.source_cols = c;
+        d.target_cols = tc;
+        d.source.assign(i, i + d.rows * c);
+        d.target.assign(t, t + d.rows * tc);
+    } else {
+        d.cols = c;
+        d.ids.assign(i, i + d.rows * c);
+        d.targets.assign(t, t + d.rows * c);
+    }
     return d;
 }
 
@@ -172,8 +227,10 @@ TokenData token_data(std::uintptr_t ids, std::uintptr_t targets, int rows, int c
 // layer keeps alive (and refuses to step once that model is disposed).
 class ModelTrainerState {
 public:
-    std::string init(TransformerState& model, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int batch, double lr,
-                     double weight_decay, double clip, double seed, Variant variant) {
+    // ids, targets, rows, cols: a decoder's data; an encoder-decoder's source, target, rows, sourceCols
+    // (and target_cols). Keeps a pointer to the model (the JS layer keeps the model alive).
+    std::string init(TransformerState& model, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols, int batch,
+                     double lr, double weight_decay, double clip, double seed, Variant variant) {
         ModelTrainerOptions o;
         o.batch = batch < 0 ? 0 : static_cast<std::size_t>(batch);
         o.learning_rate = static_cast<float>(lr);
@@ -181,16 +238,21 @@ public:
         o.clip = static_cast<float>(clip);
         o.seed = static_cast<std::uint32_t>(seed);
         o.variant = variant;
-        return t_.init(model.model(), o, token_data(ids, targets, rows, cols)).message();
+        model_ = &model.model();
+        return t_.init(model.model(), o, token_data(model.model(), ids, targets, rows, cols, target_cols)).message();
     }
     std::string step(int count) { return t_.step(count < 0 ? 0 : static_cast<std::size_t>(count)).message(); }
     val losses() const { return float_copy(t_.losses()); }
     double last_grad_norm() const { return t_.last_grad_norm(); }
     // {error} or {loss, hits, count}
-    val evaluate(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols) const {
+    val evaluate(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) const {
         val out = val::object();
         ModelEval e;
-        if (Status st = t_.evaluate(token_data(ids, targets, rows, cols), e); !st) {
+        if (!model_) {
+            out.set("error", "trainer: not initialised");
+            return out;
+        }
+        if (Status st = t_.evaluate(token_data(*model_, ids, targets, rows, cols, target_cols), e); !st) {
             out.set("error", st.message());
             return out;
         }
@@ -202,6 +264,7 @@ public:
 
 private:
     ModelTrainer t_;
+    const Transformer* model_ = nullptr;
 };
 
 }  // namespace
@@ -216,6 +279,8 @@ EMSCRIPTEN_BINDINGS(attnscope_transformer) {
         .function("setTensor", &TransformerState::set_tensor)
         .function("encode", &TransformerState::encode)
         .function("loss", &TransformerState::loss)
+        .function("encodePair", &TransformerState::encode_pair)
+        .function("lossPairs", &TransformerState::loss_pairs)
         .function("save", &TransformerState::save)
         .function("load", &TransformerState::load)
         .function("configJson", &TransformerState::config_json);

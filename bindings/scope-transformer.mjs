@@ -39,6 +39,29 @@ export class TransformerCalls {
   }
 }
 
+/**
+ * Every head's label in the core's order: 'L.H' for a decoder; for an encoder-decoder 'encoder.L.H' (the
+ * encoder's self-attention), 'decoder.L.H' (the decoder's causal self-attention), then 'cross.L.H' (its
+ * cross-attention over the source).
+ */
+function headLabels(kind, layers, heads) {
+  const plain = [];
+  for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) plain.push(`${l}.${h}`);
+  if (kind === 'decoder') return plain;
+  return ['encoder', 'decoder', 'cross'].flatMap((stack) => plain.map((x) => `${stack}.${x}`));
+}
+const STACKS = Object.freeze(['encoder', 'decoder', 'cross']);
+/** The index (core's order) of a head label for this kind of model; errors name the argument and the labels. */
+function labelIndex(name, label, kind, layers, heads) {
+  if (kind === 'decoder') return headIndex(name, label, layers, heads);
+  const m = typeof label === 'string' ? /^(encoder|decoder|cross)\.(.*)$/.exec(label) : null;
+  if (!m) {
+    throw new (typeof label === 'string' ? RangeError : TypeError)(
+      `${name}: expected a head label 'encoder.L.H', 'decoder.L.H' or 'cross.L.H' (an encoder-decoder's heads; L from 0 to ${layers - 1}, H from 0 to ${heads - 1}), got ${describe(label)}`);
+  }
+  return STACKS.indexOf(m[1]) * layers * heads + headIndex(name, m[2], layers, heads);
+}
+
 function sizeOption(name, value, fallback, min, max) {
   return value === undefined ? fallback : checkInt(`config.${name}`, value, min, max);
 }
@@ -68,8 +91,7 @@ class TransformerModel {
     } else {
       checkKnownKeys('config', config, CONFIG_KEYS);
       kind = config.kind === undefined ? 'decoder' : config.kind;
-      if (!KINDS.includes(kind)) throw new TypeError(`config.kind: expected 'decoder' (or 'encoder-decoder'), got ${describe(kind)}`);
-      if (kind !== 'decoder') throw new RangeError(`config.kind: 'encoder-decoder' is not built yet in this version; use 'decoder'`);
+      if (!KINDS.includes(kind)) throw new TypeError(`config.kind: expected 'decoder' or 'encoder-decoder', got ${describe(kind)}`);
       layers = sizeOption('layers', config.layers, 2, 1, LIMITS.layers);
       heads = sizeOption('heads', config.heads, 4, 1, LIMITS.heads);
       dModel = sizeOption('dModel', config.dModel, 64, 1, LIMITS.width);
@@ -85,15 +107,16 @@ class TransformerModel {
         }
         return value;
       };
-      scores = Array(layers * heads).fill('scaled-dot');
+      const labels = headLabels(kind, layers, heads);
+      scores = Array(labels.length).fill('scaled-dot');
       const s = config.score;
       if (typeof s === 'string') {
         scores.fill(checkName('config.score', s));
       } else if (s !== undefined) {
         if (s === null || typeof s !== 'object' || Array.isArray(s)) {
-          throw new TypeError(`config.score: expected a scoring function's name or an object { 'L.H': name } (heads not named use 'scaled-dot'), got ${describe(s)}`);
+          throw new TypeError(`config.score: expected a scoring function's name or an object { '${labels[labels.length - 1]}': name } (heads not named use 'scaled-dot'), got ${describe(s)}`);
         }
-        for (const [label, value] of Object.entries(s)) scores[headIndex(`config.score['${label}']`, label, layers, heads)] = checkName(`config.score['${label}']`, value);
+        for (const [label, value] of Object.entries(s)) scores[labelIndex(`config.score['${label}']`, label, kind, layers, heads)] = checkName(`config.score['${label}']`, value);
       }
       t = config.temperature === undefined ? 1 : config.temperature;
       learned = t === 'learned';
@@ -102,7 +125,7 @@ class TransformerModel {
       }
       state = new scope._m.TransformerState();
       try {
-        const err = state.create(0, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed);
+        const err = state.create(kind === 'decoder' ? 0 : 1, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed);
         if (err) throw coreError(err.startsWith('model:') ? `config: ${err.slice(7)}` : `config.${err}`);
       } catch (e) {
         state.delete();
@@ -120,8 +143,9 @@ class TransformerModel {
     this.maxTokens = maxTokens;
     this.temperature = learned ? 'learned' : t;
     this.seed = seed;
-    /** Every head's scoring function, by label 'L.H' (frozen). */
-    this.scores = Object.freeze(Object.fromEntries(scores.map((name, i) => [`${Math.floor(i / heads)}.${i % heads}`, name])));
+    this._labels = headLabels(kind, layers, heads);
+    /** Every head's scoring function, by label: 'L.H' (decoder), 'encoder.L.H' | 'decoder.L.H' | 'cross.L.H' (encoder-decoder) (frozen). */
+    this.scores = Object.freeze(Object.fromEntries(scores.map((name, i) => [this._labels[i], name])));
     const tensors = JSON.parse(state.tensorsJson());
     this._tensors = tensors;
     this._byName = new Map(tensors.map((t, i) => [t.name, i]));
@@ -206,11 +230,19 @@ class TransformerModel {
    */
   encodeIds(ids, options = {}) {
     const state = this._live();
-    const arr = idArray('ids', ids, 0, this.vocab - 1);
-    if (arr.length === 0) throw new RangeError('ids: expected at least one token id');
-    if (arr.length > this.maxTokens) throw new RangeError(`ids: ${arr.length} ids are more than the model's maxTokens (${this.maxTokens}); pass at most maxTokens ids`);
-    checkKnownKeys('options', options, ['score', 'ablate', 'variant']);
-    const scope = this._scope, names = scope._lists.scores, count = this.layers * this.heads;
+    const pairs = this.kind === 'encoder-decoder';
+    const source = pairs ? 'sourceIds' : 'ids';
+    const arr = idArray(source, ids, 0, this.vocab - 1);
+    if (arr.length === 0) throw new RangeError(`${source}: expected at least one token id`);
+    if (arr.length > this.maxTokens) throw new RangeError(`${source}: ${arr.length} ids are more than the model's maxTokens (${this.maxTokens}); pass at most maxTokens ids`);
+    checkKnownKeys('options', options, pairs ? ['target', 'score', 'ablate', 'variant'] : ['score', 'ablate', 'variant']);
+    let target = null;
+    if (pairs) {
+      if (options.target === undefined) throw new TypeError('options.target: an encoder-decoder needs the target ids (logits[i] predicts target[i] from the source and target[0 … i−1])');
+      target = idArray('options.target', options.target, -(2 ** 31), this.vocab - 1);
+      if (target.length === 0 || target.length > this.maxTokens) throw new RangeError(`options.target: expected 1 to maxTokens (${this.maxTokens}) ids, got ${target.length}`);
+    }
+    const scope = this._scope, names = scope._lists.scores, count = this._labels.length;
     const checkName = (name, value) => {
       if (typeof value !== 'string' || !names.includes(value)) {
         throw new (typeof value === 'string' ? RangeError : TypeError)(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
@@ -222,26 +254,33 @@ class TransformerModel {
     if (typeof s === 'string') {
       scores = Array(count).fill(checkName('options.score', s)).join(',');
     } else if (s !== undefined) {
-      if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
+      if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new TypeError(`options.score: expected a scoring function's name or an object { '${this._labels[count - 1]}': name }, got ${describe(s)}`);
       const per = Object.values(this.scores);
-      for (const [label, value] of Object.entries(s)) per[headIndex(`options.score['${label}']`, label, this.layers, this.heads)] = checkName(`options.score['${label}']`, value);
+      for (const [label, value] of Object.entries(s)) per[this._index(`options.score['${label}']`, label)] = checkName(`options.score['${label}']`, value);
       scores = per.join(',');
     }
     let ablate = '';
     if (options.ablate !== undefined) {
-      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels 'L.H', got ${describe(options.ablate)}`);
+      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels ('${this._labels[count - 1]}'), got ${describe(options.ablate)}`);
       const flags = Array(count).fill('0');
-      options.ablate.forEach((label, i) => { flags[headIndex(`options.ablate[${i}]`, label, this.layers, this.heads)] = '1'; });
+      options.ablate.forEach((label, i) => { flags[this._index(`options.ablate[${i}]`, label)] = '1'; });
       ablate = flags.join('');
     }
     const variant = scope._variantOption(options.variant);
-    const r = this._withIds([arr], (p) => state.encode(p, arr.length, scores, ablate, scope._enum.variant[variant]));
+    const v = scope._enum.variant[variant];
+    const r = pairs
+      ? this._withIds([arr, target], (p, q) => state.encodePair(p, arr.length, q, target.length, scores, ablate, v))
+      : this._withIds([arr], (p) => state.encode(p, arr.length, scores, ablate, v));
     if (r.error) throw coreError(r.error);
-    return {
+    const out = {
       n: r.n, ids: arr, attentions: r.attentions, logits: r.logits, layers: this.layers, heads: this.heads, vocab: this.vocab,
       variant: scope._instance.resolvedVariants[variant],
     };
+    if (pairs) Object.assign(out, { nSource: r.nSource, target, encoderAttentions: r.encoderAttentions, cross: r.cross });
+    return out;
   }
+
+  _index(name, label) { return labelIndex(name, label, this.kind, this.layers, this.heads); }
 
   /**
    * The mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] >= 0, and
@@ -250,6 +289,15 @@ class TransformerModel {
   lossAndGradients(ids, targets, options = {}) {
     const state = this._live();
     checkKnownKeys('options', options, ['variant']);
+    if (this.kind === 'encoder-decoder') {
+      const src = idArray('source', ids, 0, this.vocab - 1), tgt = idArray('target', targets, -(2 ** 31), this.vocab - 1);
+      if (src.length === 0 || src.length > this.maxTokens) throw new RangeError(`source: expected 1 to maxTokens (${this.maxTokens}) ids, got ${src.length}`);
+      if (tgt.length === 0 || tgt.length > this.maxTokens) throw new RangeError(`target: expected 1 to maxTokens (${this.maxTokens}) ids, got ${tgt.length}`);
+      const variant = this._scope._variantOption(options.variant);
+      const r = this._withIds([src, tgt], (ps, pt) => state.lossPairs(ps, pt, 1, src.length, tgt.length, true, this._scope._enum.variant[variant]));
+      if (r.error) throw coreError(r.error);
+      return { loss: r.loss, count: r.count, gradients: Object.fromEntries(this._tensors.map((x) => [x.name, r.gradients.slice(x.offset, x.offset + x.size)])) };
+    }
     const a = idArray('ids', ids, 0, this.vocab - 1);
     if (a.length === 0) throw new RangeError('ids: expected at least one token id');
     if (a.length > this.maxTokens) throw new RangeError(`ids: ${a.length} ids are more than the model's maxTokens (${this.maxTokens}); pass at most maxTokens ids`);
@@ -311,8 +359,23 @@ export function loadTransformer(scope, bytes, label) {
   }
 }
 
-/** { ids, targets, rows, cols } checked against the model: Int32Arrays (or arrays) of rows x cols. */
+/**
+ * { ids, targets, rows, cols } (a decoder's) or { source, target, rows, sourceCols, targetCols } (an
+ * encoder-decoder's) checked against the model, as { ids, targets, rows, cols, targetCols } for the core
+ * (an encoder-decoder's source in ids, its target in targets).
+ */
 function tokenData(name, data, model) {
+  if (model.kind === 'encoder-decoder') {
+    checkKnownKeys(name, data, ['source', 'target', 'rows', 'sourceCols', 'targetCols']);
+    const rows = checkInt(`${name}.rows`, data.rows, 1, 2 ** 24);
+    const sourceCols = checkInt(`${name}.sourceCols`, data.sourceCols, 1, model.maxTokens);
+    const targetCols = checkInt(`${name}.targetCols`, data.targetCols, 1, model.maxTokens);
+    const source = idArray(`${name}.source`, data.source, 0, model.vocab - 1);
+    const target = idArray(`${name}.target`, data.target, -(2 ** 31), model.vocab - 1);
+    if (source.length !== rows * sourceCols) throw new RangeError(`${name}.source: expected rows x sourceCols = ${rows * sourceCols} ids (row-major), got ${source.length}`);
+    if (target.length !== rows * targetCols) throw new RangeError(`${name}.target: expected rows x targetCols = ${rows * targetCols} ids (row-major, -1 for padding), got ${target.length}`);
+    return { ids: source, targets: target, rows, cols: sourceCols, targetCols };
+  }
   checkKnownKeys(name, data, ['ids', 'targets', 'rows', 'cols']);
   const rows = checkInt(`${name}.rows`, data.rows, 1, 2 ** 24);
   const cols = checkInt(`${name}.cols`, data.cols, 1, model.maxTokens);
@@ -320,7 +383,7 @@ function tokenData(name, data, model) {
   const targets = idArray(`${name}.targets`, data.targets, -(2 ** 31), model.vocab - 1);
   if (ids.length !== rows * cols) throw new RangeError(`${name}.ids: expected rows x cols = ${rows * cols} ids (row-major), got ${ids.length}`);
   if (targets.length !== rows * cols) throw new RangeError(`${name}.targets: expected rows x cols = ${rows * cols} targets (one per id, -1 for none), got ${targets.length}`);
-  return { ids, targets, rows, cols };
+  return { ids, targets, rows, cols, targetCols: cols };
 }
 
 /**
@@ -331,7 +394,10 @@ function tokenData(name, data, model) {
 class ModelTrainer {
   constructor(model, options) {
     checkKnownKeys('options', options, TRAINER_KEYS);
-    if (options.data === undefined) throw new TypeError('options.data: expected { ids, targets, rows, cols } (Int32Arrays of rows x cols token ids and targets)');
+    if (options.data === undefined) {
+      throw new TypeError(model.kind === 'decoder' ? 'options.data: expected { ids, targets, rows, cols } (Int32Arrays of rows x cols token ids and targets)'
+        : 'options.data: expected { source, target, rows, sourceCols, targetCols } (Int32Arrays of rows x sourceCols and rows x targetCols ids)');
+    }
     const data = tokenData('options.data', options.data, model);
     const batch = options.batch === undefined ? 16 : checkInt('options.batch', options.batch, 1, 4096);
     const num = (key, fallback, min, max, hint) => {
@@ -352,7 +418,7 @@ class ModelTrainer {
     const state = new m.ModelTrainerState();
     try {
       const err = model._withIds([data.ids, data.targets], (pi, pt) =>
-        state.init(modelState, pi, pt, data.rows, data.cols, batch, learningRate, weightDecay, clip, seed, scope._enum.variant[variant]));
+        state.init(modelState, pi, pt, data.rows, data.cols, data.targetCols, batch, learningRate, weightDecay, clip, seed, scope._enum.variant[variant]));
       if (err) throw coreError(/^(memory|work):/.test(err) ? `options.batch: ${err}` : `options.${err.replace(/^weight_decay/, 'weightDecay')}`);
     } catch (e) {
       state.delete();
@@ -395,7 +461,7 @@ class ModelTrainer {
   evaluate(data) {
     const state = this._live();
     const d = tokenData('data', data, this._model);
-    const r = this._model._withIds([d.ids, d.targets], (pi, pt) => state.evaluate(pi, pt, d.rows, d.cols));
+    const r = this._model._withIds([d.ids, d.targets], (pi, pt) => state.evaluate(pi, pt, d.rows, d.cols, d.targetCols));
     if (r.error) throw coreError(r.error);
     return { loss: r.loss, accuracy: r.count ? r.hits / r.count : 0, count: r.count };
   }

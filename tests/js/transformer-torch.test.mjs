@@ -2,7 +2,8 @@
 // model.setParameters) run by tests/js/transformer_torch.py, its own float64 implementation of the
 // model, with Debian's python3-torch (scripts/bootstrap.sh installs it). Logits, attentions, the loss
 // and every parameter's gradient must agree within float32 error, for every scoring function (one per
-// head across the models below) with a fixed and with a learned temperature, with and without the MLP;
+// head across the models below) with a fixed and with a learned temperature, with and without the MLP,
+// for decoders and encoder-decoders (their encoder, decoder and cross-attention heads);
 // and a plain decoder saved by model.save(), read in PyTorch and loaded by load_state_dict(strict=True) into
 // a module named exactly as nanoGPT's GPT, must give the same logits; five steps of createModelTrainer must follow
 // torch.optim.AdamW with clip_grad_norm_. One python process runs every case.
@@ -40,22 +41,36 @@ function perHead(shift) {
   return out;
 }
 
+// An encoder-decoder's heads: 'encoder.L.H', 'decoder.L.H', 'cross.L.H', each scoring function on some of each kind.
+function perPairHead(layers, heads, shift) {
+  const out = {};
+  let i = 0;
+  for (const stack of ['encoder', 'decoder', 'cross']) {
+    for (let l = 0; l < layers; l++) for (let h = 0; h < heads; h++) out[`${stack}.${l}.${h}`] = SCORES[(i++ + shift) % SCORES.length];
+  }
+  return out;
+}
+
 const CASES = [
   { label: 'every score, learned τ, MLP', config: { layers: 2, heads: 5, dModel: 15, dFF: 20, vocab: 11, maxTokens: 9, score: perHead(0), temperature: 'learned', seed: 3 } },
   { label: 'every score, τ = 0.8, attention-only', config: { layers: 2, heads: 5, dModel: 15, dFF: 0, vocab: 11, maxTokens: 9, score: perHead(5), temperature: 0.8, seed: 4 } },
+  { label: 'encoder-decoder, every score, learned τ, MLP', pair: true, config: { kind: 'encoder-decoder', layers: 2, heads: 3, dModel: 12, dFF: 16, vocab: 11, maxTokens: 9, score: perPairHead(2, 3, 0), temperature: 'learned', seed: 6 } },
+  { label: 'encoder-decoder, every score, τ = 1.3, attention-only', pair: true, config: { kind: 'encoder-decoder', layers: 1, heads: 5, dModel: 10, dFF: 0, vocab: 11, maxTokens: 9, score: perPairHead(1, 5, 3), temperature: 1.3, seed: 7 } },
   { label: 'nanoGPT decoder', nanogpt: true, config: { layers: 2, heads: 2, dModel: 8, dFF: 32, vocab: 13, maxTokens: 9, seed: 5 } },
 ];
 
 const ids = [3, 1, 4, 1, 5, 9, 2, 6];
 const targets = [1, 4, -1, 5, 9, 2, 6, -1];
+// An encoder-decoder's source (ids, 6 of them) and target (targets: the decoder reads them shifted right).
+const source = [7, 2, 8, 1, 8, 2];
 
 const runs = CASES.map((c, k) => {
   const model = scope.createModel(c.config);
   const params = randomise(model, 71 + k);
-  const enc = model.encodeIds(ids);
-  const lg = model.lossAndGradients(ids, targets);
+  const enc = c.pair ? model.encodeIds(source, { target: targets }) : model.encodeIds(ids);
+  const lg = c.pair ? model.lossAndGradients(source, targets) : model.lossAndGradients(ids, targets);
   const config = { ...model.config, shapes: model.shapes };
-  const job = { config, params: Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v)])), ids, targets };
+  const job = { config, params: Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v)])), ids: c.pair ? source : ids, targets };
   if (c.nanogpt) job.safetensors = Buffer.from(model.save()).toString('base64');
   model.dispose();
   return { ...c, enc, lg, job };
@@ -111,13 +126,17 @@ for (const [k, r] of runs.entries()) {
       const tol = 2e-5 * (1 + maxLogit);
       if (!(Math.abs(r.enc.logits[i] - want.logits[i]) <= tol)) assert.fail(`logits[${i}]: ${r.enc.logits[i]}, PyTorch ${want.logits[i]} ± ${tol}`);
     }
-    for (let i = 0; i < want.attentions.length; i++) {
-      if (!(Math.abs(r.enc.attentions[i] - want.attentions[i]) <= 1e-5)) assert.fail(`attentions[${i}]: ${r.enc.attentions[i]}, PyTorch ${want.attentions[i]} ± 1e-5`);
+    for (const part of r.pair ? ['attentions', 'encoderAttentions', 'cross'] : ['attentions']) {
+      assert.equal(r.enc[part].length, want[part].length, `${part}: length`);
+      for (let i = 0; i < want[part].length; i++) {
+        if (!(Math.abs(r.enc[part][i] - want[part][i]) <= 1e-5)) assert.fail(`${part}[${i}]: ${r.enc[part][i]}, PyTorch ${want[part][i]} ± 1e-5`);
+      }
     }
     assert.ok(Math.abs(r.lg.loss - want.loss) <= 1e-5 * Math.max(1, want.loss), `loss ${r.lg.loss}, PyTorch ${want.loss}`);
     assert.equal(r.lg.count, targets.filter((t) => t >= 0).length);
     const l = worst(r.enc.logits, want.logits, 1), a = worst(r.enc.attentions, want.attentions, 1);
-    console.log(`# ${r.label}: logits max |Δ| ${l.abs.toExponential(2)}, attentions max |Δ| ${a.abs.toExponential(2)}, loss |Δ| ${Math.abs(r.lg.loss - want.loss).toExponential(2)}`);
+    const x = r.pair ? `, cross max |Δ| ${worst(r.enc.cross, want.cross, 1).abs.toExponential(2)}, encoder max |Δ| ${worst(r.enc.encoderAttentions, want.encoderAttentions, 1).abs.toExponential(2)}` : '';
+    console.log(`# ${r.label}: logits max |Δ| ${l.abs.toExponential(2)}, attentions max |Δ| ${a.abs.toExponential(2)}${x}, loss |Δ| ${Math.abs(r.lg.loss - want.loss).toExponential(2)}`);
   });
 
   test(`createModel (${r.label}): every parameter's gradient equals PyTorch float64 autograd`, () => {

@@ -110,7 +110,6 @@ test('bad input throws a TypeError / RangeError naming the argument and the fix;
   throwsNaming(() => scope.createModel({ temperature: 0 }), RangeError, 'config.temperature');
   throwsNaming(() => scope.createModel({ temperature: 'learnt' }), TypeError, 'config.temperature');
   throwsNaming(() => scope.createModel({ kind: 'encoder' }), TypeError, 'config.kind');
-  throwsNaming(() => scope.createModel({ kind: 'encoder-decoder' }), RangeError, 'config.kind');
   throwsNaming(() => scope.createModel({ dropout: 0.1 }), TypeError, 'config.dropout: unknown option');
   throwsNaming(() => scope.createModel({ vocab: 1 << 20, dModel: 4096, dFF: 16, heads: 4 }), RangeError, 'config: 4');
   const model = scope.createModel({ layers: 1, heads: 2, dModel: 4, dFF: 8, vocab: 5, maxTokens: 4 });
@@ -254,6 +253,56 @@ test('model.save() is safetensors; scope.loadModel({ model: bytes }) gives the s
     other.set(new TextEncoder().encode('encoder'), at);
     await assert.rejects(scope.loadModel({ model: other }), /options\.model: model: architecture 'encoder'/);
     assert.ok(Number.isFinite(model.lossAndGradients([1, 2], [2, 3]).loss), 'the scope keeps working');
+  } finally {
+    model.dispose();
+  }
+});
+
+test("kind 'encoder-decoder': labels, the contract's shapes, training on a reversal, a file round trip, errors", async () => {
+  const model = scope.createModel({ kind: 'encoder-decoder', layers: 1, heads: 2, dModel: 16, dFF: 32, vocab: 8, maxTokens: 6, score: { 'cross.0.1': 'additive', 'encoder.0.0': 'cosine' }, seed: 3 });
+  try {
+    assert.deepEqual(Object.keys(model.scores), ['encoder.0.0', 'encoder.0.1', 'decoder.0.0', 'decoder.0.1', 'cross.0.0', 'cross.0.1']);
+    assert.equal(model.scores['cross.0.1'], 'additive');
+    assert.deepEqual(model.shapes['decoder.h.0.cross.c_kv.weight'], [32, 16]);
+    assert.deepEqual(model.shapes['decoder.h.0.cross.score.1.W1'], [8, 8]);
+    const r = model.encodeIds([1, 2, 3, 4, 5], { target: [5, 4, 3] });
+    assert.equal(r.n, 3);
+    assert.equal(r.nSource, 5);
+    assert.equal(r.encoderAttentions.length, 1 * 2 * 5 * 5);
+    assert.equal(r.attentions.length, 1 * 2 * 3 * 3);
+    assert.equal(r.cross.length, 1 * 2 * 3 * 5);
+    assert.equal(r.logits.length, 3 * 8);
+    const knocked = model.encodeIds([1, 2, 3, 4, 5], { target: [5, 4, 3], ablate: ['cross.0.0', 'cross.0.1'] });
+    assert.deepEqual(knocked.cross, r.cross, 'knocking a head out leaves its weights');
+    assert.notDeepEqual(knocked.logits, r.logits);
+    throwsNaming(() => model.encodeIds([1, 2]), TypeError, 'options.target: an encoder-decoder needs the target ids');
+    throwsNaming(() => model.encodeIds([1, 2], { target: [1], ablate: ['0.1'] }), RangeError, "options.ablate[0]: expected a head label 'encoder.L.H', 'decoder.L.H' or 'cross.L.H'");
+    throwsNaming(() => model.encodeIds([1, 2], { target: [1], score: { 'cross.1.0': 'dot' } }), RangeError, "head '1.0' is out of range");
+    // a reversal, learnt by the trainer on { source, target, rows, sourceCols, targetCols }
+    const rows = 96, source = new Int32Array(rows * 5), target = new Int32Array(rows * 5);
+    let a = 11;
+    for (let i = 0; i < rows * 5; i++) { a = (a * 1103515245 + 12345) % 2147483648; source[i] = 1 + Math.floor((a / 2147483648) * 7); }
+    for (let r0 = 0; r0 < rows; r0++) for (let i = 0; i < 5; i++) target[r0 * 5 + i] = source[r0 * 5 + 4 - i];
+    const data = { source, target, rows, sourceCols: 5, targetCols: 5 };
+    const t = scope.createModelTrainer(model, { data, batch: 16, learningRate: 0.01, seed: 2 });
+    const before = t.evaluate(data);
+    t.step(200);
+    const after = t.evaluate(data);
+    assert.ok(after.loss < 0.5 * before.loss && after.accuracy > 0.8, `loss ${before.loss} -> ${after.loss}, accuracy ${after.accuracy}`);
+    throwsNaming(() => t.evaluate({ ...data, targetCols: 4 }), RangeError, 'data.target: expected rows x targetCols = 384');
+    throwsNaming(() => scope.createModelTrainer(model, { data: { ids: source, targets: target, rows, cols: 5 } }), TypeError, 'options.data.ids: unknown option');
+    t.dispose();
+    const back = await scope.loadModel({ model: model.save() });
+    try {
+      assert.equal(back.kind, 'encoder-decoder');
+      assert.deepEqual(back.scores, model.scores);
+      assert.deepEqual(back.encodeIds([3, 1, 2], { target: [2, 1, 3] }), model.encodeIds([3, 1, 2], { target: [2, 1, 3] }));
+    } finally {
+      back.dispose();
+    }
+    const g = model.lossAndGradients([1, 2, 3], [3, 2, -1]);
+    assert.equal(g.count, 2);
+    assert.deepEqual(Object.keys(g.gradients), Object.keys(model.shapes));
   } finally {
     model.dispose();
   }

@@ -34,7 +34,7 @@ def head_scores(name, q, k, P, prefix, dh):
         b = k @ P[prefix + 'W2'].T
         return torch.tanh(a[:, None, :] + b[None, :, :]) @ P[prefix + 'v']
     if name == 'location':
-        return q @ P[prefix + 'Wa'][:n].T
+        return q @ P[prefix + 'Wa'][:k.shape[0]].T  # row j scores key position j
     diff = q[:, None, :] - k[None, :, :]
     if name == 'neg-euclidean':
         return -torch.sqrt((diff ** 2).sum(-1))
@@ -47,32 +47,63 @@ def head_scores(name, q, k, P, prefix, dh):
     raise ValueError('unknown score ' + name)
 
 
-def forward(c, P, ids):
-    L, H, D, dff = c['layers'], c['heads'], c['dModel'], c['dFF']
-    dh = D // H
-    n = len(ids)
-    mask = torch.ones(n, n).triu(1).bool()
-    x = P['transformer.wte.weight'][ids] + P['transformer.wpe.weight'][:n]
-    attentions = []
-    for l in range(L):
-        p = 'transformer.h.%d.' % l
+def heads(c, P, q, k, v, causal, labels, prefix):
+    """Every head of one attention sublayer: the outputs concatenated, and the weights [H, nq, nk]."""
+    H = c['heads']
+    dh = c['dModel'] // H
+    mask = torch.ones(q.shape[0], k.shape[0]).triu(1).bool() if causal else None
+    outs, weights = [], []
+    for hd in range(H):
+        sl = slice(hd * dh, (hd + 1) * dh)
+        S = head_scores(c['score'][labels % hd], q[:, sl], k[:, sl], P, prefix + 'score.%d.' % hd, dh)
+        tau = torch.exp(P[prefix + 'log_tau'][hd]) if c['temperature'] == 'learned' else c['temperature']
+        Z = S / tau
+        if causal:
+            Z = Z.masked_fill(mask, float('-inf'))
+        A = torch.softmax(Z, dim=-1)
+        weights.append(A)
+        outs.append(A @ v[:, sl])
+    return torch.cat(outs, dim=1), torch.stack(weights)
+
+
+def stack(c, P, name, ids, causal, labels, memory=None, cross_labels=None):
+    """One stack of pre-LN blocks over ids: its final LayerNorm's output and every attention's weights."""
+    D, dff = c['dModel'], c['dFF']
+    x = P['transformer.wte.weight'][ids] + P[name + '.wpe.weight'][:len(ids)]
+    self_att, cross_att = [], []
+    for l in range(c['layers']):
+        p = '%s.h.%d.' % (name, l)
         h = F.layer_norm(x, (D,), P[p + 'ln_1.weight'], P[p + 'ln_1.bias'], 1e-5)
         q, k, v = (h @ P[p + 'attn.c_attn.weight'].T + P[p + 'attn.c_attn.bias']).split(D, dim=1)
-        outs = []
-        for hd in range(H):
-            sl = slice(hd * dh, (hd + 1) * dh)
-            S = head_scores(c['score']['%d.%d' % (l, hd)], q[:, sl], k[:, sl], P, p + 'attn.score.%d.' % hd, dh)
-            tau = torch.exp(P[p + 'attn.log_tau'][hd]) if c['temperature'] == 'learned' else c['temperature']
-            A = torch.softmax((S / tau).masked_fill(mask, float('-inf')), dim=-1)
-            attentions.append(A)
-            outs.append(A @ v[:, sl])
-        x = x + torch.cat(outs, dim=1) @ P[p + 'attn.c_proj.weight'].T + P[p + 'attn.c_proj.bias']
+        o, A = heads(c, P, q, k, v, causal, labels % l + '.%d', p + 'attn.')
+        self_att.append(A)
+        x = x + o @ P[p + 'attn.c_proj.weight'].T + P[p + 'attn.c_proj.bias']
+        if memory is not None:
+            h = F.layer_norm(x, (D,), P[p + 'ln_cross.weight'], P[p + 'ln_cross.bias'], 1e-5)
+            q = h @ P[p + 'cross.c_q.weight'].T + P[p + 'cross.c_q.bias']
+            k, v = (memory @ P[p + 'cross.c_kv.weight'].T + P[p + 'cross.c_kv.bias']).split(D, dim=1)
+            o, A = heads(c, P, q, k, v, False, cross_labels % l + '.%d', p + 'cross.')
+            cross_att.append(A)
+            x = x + o @ P[p + 'cross.c_proj.weight'].T + P[p + 'cross.c_proj.bias']
         if dff:
             h = F.layer_norm(x, (D,), P[p + 'ln_2.weight'], P[p + 'ln_2.bias'], 1e-5)
             f = F.gelu(h @ P[p + 'mlp.c_fc.weight'].T + P[p + 'mlp.c_fc.bias'])
             x = x + f @ P[p + 'mlp.c_proj.weight'].T + P[p + 'mlp.c_proj.bias']
-    xf = F.layer_norm(x, (D,), P['transformer.ln_f.weight'], P['transformer.ln_f.bias'], 1e-5)
-    return xf @ P['transformer.wte.weight'].T, torch.stack(attentions)
+    return F.layer_norm(x, (D,), P[name + '.ln_f.weight'], P[name + '.ln_f.bias'], 1e-5), self_att, cross_att
+
+
+def forward(c, P, ids):
+    """A decoder: logits [n, vocab] and the attentions [L, H, n, n]."""
+    xf, att, _ = stack(c, P, 'transformer', ids, True, '%d')
+    return xf @ P['transformer.wte.weight'].T, torch.stack(att)
+
+
+def forward_pair(c, P, source, target):
+    """An encoder-decoder: the decoder reads the target shifted right after the start id 0."""
+    memory, enc, _ = stack(c, P, 'encoder', source, False, 'encoder.%d')
+    dec_in = [0] + [max(t, 0) for t in target[:-1]]
+    xf, dec, cross = stack(c, P, 'decoder', dec_in, True, 'decoder.%d', memory, 'cross.%d')
+    return xf @ P['transformer.wte.weight'].T, torch.stack(enc), torch.stack(dec), torch.stack(cross)
 
 
 # ---- nanoGPT's GPT, its modules named as in nanoGPT's model.py (bias=True, dropout 0) ----------------
@@ -201,12 +232,18 @@ def run(case):
     P = {name: torch.tensor(v, requires_grad=True) for name, v in case['params'].items()}
     view = {name: P[name].reshape(c['shapes'][name]) for name in P}
     ids, targets = case['ids'], torch.tensor(case['targets'])
-    logits, att = forward(c, view, ids)
+    out = {}
+    if c['kind'] == 'encoder-decoder':
+        logits, enc, att, cross = forward_pair(c, view, ids, case['targets'])
+        out['encoderAttentions'] = enc.detach().flatten().tolist()
+        out['cross'] = cross.detach().flatten().tolist()
+    else:
+        logits, att = forward(c, view, ids)
     keep = targets >= 0
     loss = F.cross_entropy(logits[keep], targets[keep])
     loss.backward()
-    out = {'logits': logits.detach().flatten().tolist(), 'attentions': att.detach().flatten().tolist(), 'loss': loss.item(),
-           'gradients': {name: P[name].grad.flatten().tolist() for name in P}}
+    out.update({'logits': logits.detach().flatten().tolist(), 'attentions': att.detach().flatten().tolist(), 'loss': loss.item(),
+                'gradients': {name: P[name].grad.flatten().tolist() for name in P}})
     if case.get('safetensors'):
         out['nanogpt'] = nanogpt_logits(case['safetensors'], ids)
     return out

@@ -35,6 +35,9 @@ import createDefault, {
   type ModelTrainerOptions,
   type ModelEvaluation,
   type TokenData,
+  type PairData,
+  type PairHeadLabel,
+  type TransformerEncodeOptions,
   type HeadSummaries,
   type LoadAttentionsOptions,
   type LoadedAttentions,
@@ -253,6 +256,16 @@ async function main(): Promise<void> {
   const gptEval: ModelEvaluation = gptTrainer.evaluate(tokenData);
   void [taken, gptEval.loss, gptEval.accuracy, gptEval.count, gptTrainer.losses, gptTrainer.steps, gptTrainer.lastGradNorm, gptTrainer.model];
   gptTrainer.dispose();
+  const pairLabel: PairHeadLabel = 'cross.0.1';
+  const seq2seq: TransformerModel = scope.createModel({ kind: 'encoder-decoder', score: { [pairLabel]: 'additive' } });
+  const pairOptions: TransformerEncodeOptions = { target: [3, 2, 1], ablate: ['encoder.0.0'], score: { 'decoder.1.0': 'cosine' } };
+  const pairRun: TransformerEncoding = seq2seq.encodeIds([1, 2, 3], pairOptions);
+  const pairArrays: [Float32Array | undefined, Float32Array | undefined, number | undefined, Int32Array | undefined] = [pairRun.cross, pairRun.encoderAttentions, pairRun.nSource, pairRun.target];
+  const pairData: PairData = { source: Int32Array.of(1, 2), target: [2, 1], rows: 1, sourceCols: 2, targetCols: 2 };
+  const pairTrainer: ModelTrainer = scope.createModelTrainer(seq2seq, { data: pairData });
+  void [pairArrays, pairTrainer.evaluate(pairData), seq2seq.kind];
+  pairTrainer.dispose();
+  seq2seq.dispose();
   const savedGpt: Uint8Array = gpt.save();
   const loadedGpt: TransformerModel = await scope.loadModel<TransformerModel>({ model: savedGpt });
   loadedGpt.dispose();
