@@ -7,6 +7,9 @@
 // medians (process.cpuUsage) and after/before ratios. The two builds' outputs are compared too
 // (max |diff|). Prints JSON.
 //   node bench/kernel-ab.mjs --before DIR [--after DIR] [--batches N] [--only REGEX]
+// With --relaxed, one build's SIMD module (before) against its relaxed-SIMD module (after), which
+// node 20 runs only with the flag:
+//   node --experimental-wasm-relaxed-simd bench/kernel-ab.mjs --relaxed [--after DIR]
 import { cpus, loadavg } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,8 +21,11 @@ const arg = (name, fallback) => {
 };
 const BATCHES = Number(arg('--batches', 9));
 const only = arg('--only', null);
-const dirs = { before: arg('--before', null), after: arg('--after', join(root, 'dist')) };
-if (!dirs.before) throw new Error('--before DIR: the build to compare against (a copy of an earlier dist/)');
+const relaxed = process.argv.includes('--relaxed');
+const dirs = { before: relaxed ? arg('--after', join(root, 'dist')) : arg('--before', null), after: arg('--after', join(root, 'dist')) };
+if (!dirs.before) throw new Error('--before DIR: the build to compare against (a copy of an earlier dist/), or --relaxed');
+// What each side loads: a build's default module, or (--relaxed) its SIMD and relaxed-SIMD modules.
+const loadOptions = { before: relaxed ? { simd: true } : {}, after: relaxed ? { simd: 'relaxed' } : {} };
 
 let seed = 12345;
 const rand = (n) => Float32Array.from({ length: n }, () => { seed = (seed * 16807) % 2147483647; return (seed / 2147483647) * 2 - 1; });
@@ -44,7 +50,8 @@ for (const score of ['scaled-dot', 'idw', 'neg-manhattan', 'neg-euclidean']) {
 const builds = [];
 for (const [name, dir] of Object.entries(dirs)) {
   const { createAttnScope } = await import(pathToFileURL(join(resolve(dir), 'attnscope.mjs')).href);
-  builds.push({ name, dir: resolve(dir), scope: await createAttnScope({ preload: true }) });
+  const scope = await createAttnScope({ preload: true, ...loadOptions[name] });
+  builds.push({ name, dir: resolve(dir), scope, build: scope.variants.build });
 }
 
 const results = [];
@@ -78,5 +85,5 @@ for (const c of cases) {
 console.log(JSON.stringify({
   benchmark: 'two builds, one process, interleaved batches: CPU-time medians and after/before ratios',
   date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  loadavg: loadavg(), batches: BATCHES, builds: Object.fromEntries(builds.map((b) => [b.name, b.dir])), results,
+  loadavg: loadavg(), batches: BATCHES, builds: Object.fromEntries(builds.map((b) => [b.name, { dir: b.dir, wasm: b.build }])), results,
 }, null, 2));

@@ -6,7 +6,7 @@
 // require() and one made through import are the same class (options.sharing accepts either), and the
 // wasm and vocabulary are found next to the ES module as always. engineHasSimd() stays synchronous:
 // esbuild copies it (and only it) from scope-assets.mjs into the CommonJS file.
-export { engineHasSimd } from './scope-assets.mjs';
+export { engineHasRelaxedSimd, engineHasSimd } from './scope-assets.mjs';
 
 /** @type {typeof import('./attnscope.js').createAttnScope} */
 export function createAttnScope(options) {

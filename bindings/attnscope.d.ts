@@ -693,8 +693,14 @@ export interface CreateOptions {
    * vectors never downloads words).
    */
   preload?: boolean;
-  /** Force the SIMD (`true`) or scalar (`false`) build; default: SIMD when `WebAssembly.validate` says it can run. */
-  simd?: boolean;
+  /**
+   * Which wasm build: by default the relaxed-SIMD build where the engine has relaxed SIMD (Chromium,
+   * node 22; its products' multiply-adds are fused, so its numbers are within float32 rounding of the
+   * SIMD build's, not equal bit for bit), else the SIMD build where `WebAssembly.validate` says it can
+   * run, else the scalar one. `true` forces plain SIMD (the same numbers on every engine), `'relaxed'`
+   * relaxed SIMD, `false` scalar. The single-file build has the SIMD build only.
+   */
+  simd?: boolean | 'relaxed';
   /** Progress of the vocabulary download, for a loading indicator: loaded and total bytes (total 0 when unknown). */
   onProgress?: (loaded: number, total: number) => void;
   /**
@@ -1033,8 +1039,12 @@ export interface Embedding {
 export interface VariantInfo {
   /** The variants this instance accepts (`'simd'` only where the engine has wasm SIMD). */
   available: VariantName[];
-  /** True when the SIMD wasm is loaded. */
+  /** True when a SIMD wasm (plain or relaxed) is loaded. */
   simd: boolean;
+  /** True when the relaxed-SIMD wasm is loaded (fused multiply-adds in the products). */
+  relaxed: boolean;
+  /** Which wasm runs. */
+  build: 'relaxed-simd' | 'simd' | 'scalar';
   /** Which SIMD build, e.g. `'wasm simd128 (xsimd sse4.1)'`, or `'scalar'`. */
   isa: string;
 }
@@ -1171,6 +1181,8 @@ export default createAttnScope;
 
 /** True when this JS engine runs WebAssembly SIMD (then `createAttnScope` loads the SIMD build). */
 export function engineHasSimd(): boolean;
+/** Whether this engine runs WebAssembly relaxed SIMD (the relaxed-SIMD build's fused multiply-add). */
+export function engineHasRelaxedSimd(): boolean;
 
 /** Options of {@link createAttnPool}; all optional. */
 export interface PoolOptions {

@@ -24,7 +24,7 @@ const ROW_BLOCK = 64;
 const CHUNKS_PER_WORKER = 1;
 // What touching one head's pages of the joined buffer costs the host, in heads' computing (see attendShares).
 const TOUCH_PER_HEAD = 0.25;
-const FILES = ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
+const FILES = ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin'];
 const NO_POOL = 'pool: this AttnPool was disposed; create a new one with createAttnPool()';
 
 async function nodeModule(name) {
@@ -74,16 +74,29 @@ class Slot {
     this.error = null;
     this.death = new Promise((_, reject) => { this._die = reject; });
     this.death.catch(() => {});
+    // Who waits for this worker's death (its running task): a set that is emptied as tasks end. A
+    // task must not race the death promise itself: that promise lives as long as the worker, and
+    // each race would leave a reaction on it holding the task's result (1 MiB for scores() of
+    // 512 x 512) until the worker ended.
+    this._watchers = new Set();
     this.ready = (async () => {
       this.handle = await spawnWorker((e) => this.kill(e));
       if (this.state === 'dead') { this.handle.terminate(); throw this.error; }
       this.api = Comlink.wrap(this.handle.endpoint);
       const info = await Promise.race([this.api.init(init), this.death]);
       this.state = 'idle';
+      this.started = true;
       this.handle.unref();
       return info;
     })();
     this.ready.catch((e) => this.kill(e));
+  }
+
+  /** Calls fn(reason) if the worker dies before the returned function is called (at once if it is dead). */
+  onDeath(fn) {
+    if (this.state === 'dead') { fn(this.error); return () => {}; }
+    this._watchers.add(fn);
+    return () => this._watchers.delete(fn);
   }
 
   /** Ends the worker (once); its running task rejects with `reason`. */
@@ -92,7 +105,11 @@ class Slot {
     this.state = 'dead';
     this.error = reason;
     this._die(reason);
+    const watchers = [...this._watchers];
+    this._watchers.clear();
+    for (const fn of watchers) fn(reason);
     if (this.handle) this.handle.terminate();
+    if (this.onDied) this.onDied(reason);
   }
 }
 
@@ -102,6 +119,7 @@ class AttnPool {
     this._init = init;
     this._queue = [];
     this._disposed = false;
+    slots.forEach((slot) => this._watch(slot));
     this._validator = callValidator(info.registry, info.variants.available);
     /** The module's registry (scoring functions, masks, variants ...), as scope.registry. */
     this.registry = info.registry;
@@ -128,9 +146,10 @@ class AttnPool {
    */
   async attend(options) {
     this._live();
-    const { signal, rest } = this._signal(options);
+    let { signal, rest } = this._signal(options);
     if (signal && signal.aborted) throw abortError(signal);
     const t0 = typeof performance !== 'undefined' ? performance.now() : Date.now();
+    rest = copyOptions(rest);  // read now: changing the caller's object after the call changes nothing
     const H = rest && typeof rest === 'object' && Number.isInteger(rest.heads) && rest.heads > 1 ? rest.heads : 1;
     const count = Math.min(this._slots.length, H);
     if (count === 1) return this._submit(signal, [(api) => api.attend(rest)], (results) => results[0]);
@@ -204,19 +223,19 @@ class AttnPool {
     const { nq, d } = plan;
     const blocks = Math.ceil(nq / ROW_BLOCK);
     const count = plan.splittable ? Math.max(1, Math.min(this._slots.length, blocks)) : 1;
+    // Everything the call reads is copied now, as the scope reads it during the call: a caller may
+    // refill or detach its buffers, or change its options, as soon as the call returns its promise.
+    // K and V once (each share's worker gets a clone of the copy), Q share by share.
+    const copied = copyOptions(rest);
+    const keys = arrays.slice(1, 1 + keyArrays).map((a) => (ArrayBuffer.isView(a) ? a.slice() : a));
     const jobs = [];
     for (let s = 0; s < count; s++) {
       const r0 = count === 1 ? 0 : Math.floor((s * blocks) / count) * ROW_BLOCK;
       const r1 = count === 1 ? nq : Math.min(nq, Math.floor(((s + 1) * blocks) / count) * ROW_BLOCK);
-      // Built when a worker takes the share: the share's rows of Q (a copy, transferred), and K, V
-      // (cloned by postMessage, or copied and transferred when they are views of a larger buffer).
-      jobs.push((api) => {
-        const parts = [count === 1 ? portable(Q) : { value: Q.slice(r0 * d, r1 * d), transfer: true },
-          ...arrays.slice(1, 1 + keyArrays).map(portable)];
-        const transfers = parts.filter((p) => p.transfer).map((p) => p.value.buffer);
-        const args = [...parts.map((p) => p.value), count === 1 ? rest : { ...rest, nq: r1 - r0 }];
-        return api.run(method, Comlink.transfer(args, transfers), plan.cost, r0, r0 * d);
-      });
+      const rows = ArrayBuffer.isView(Q) ? Q.slice(r0 * d, count === 1 ? Q.length : r1 * d) : Q;
+      const args = [rows, ...keys, count === 1 ? copied : { ...copied, nq: r1 - r0 }];
+      // The share's rows are its own: transferred; K and V are cloned by postMessage.
+      jobs.push((api) => api.run(method, Comlink.transfer(args, ArrayBuffer.isView(rows) ? [rows.buffer] : []), plan.cost, r0, r0 * d));
     }
     return this._submit(signal, jobs, (results) => (results.length === 1 ? results[0] : joinRows(results)));
   }
@@ -298,7 +317,18 @@ class AttnPool {
     if (this._disposed) return;
     const slot = new Slot(this._init);
     this._slots[i] = slot;
+    this._watch(slot);
     slot.ready.then(() => this._pump(), () => this._pump());
+  }
+
+  // A worker that dies while idle (killed from outside, out of memory) is replaced at once, as one that
+  // dies under a task is (AttnPool._start). One that never started is not: a worker that cannot load
+  // would be restarted for ever (_pump then fails what waits).
+  _watch(slot) {
+    slot.onDied = (reason) => {
+      const i = this._slots.indexOf(slot);
+      if (i >= 0 && !this._disposed && !slot.task && slot.started) this._replace(i, reason);
+    };
   }
 
   _pump() {
@@ -338,7 +368,15 @@ class AttnPool {
       this._pump();
       fn(value);
     };
-    Promise.race([work, slot.death]).then((v) => settle(task.resolve, v), (e) => settle(task.reject, e));
+    let ended = false, unwatch = () => {};
+    const end = (fn, value) => {
+      if (ended) return;
+      ended = true;
+      unwatch();
+      settle(fn, value);
+    };
+    unwatch = slot.onDeath((e) => end(task.reject, e));
+    Promise.resolve(work).then((v) => end(task.resolve, v), (e) => end(task.reject, e));
   }
 }
 
@@ -424,11 +462,17 @@ class HeadJoin {
   }
 }
 
-/** An array to send to a worker: itself (cloned by postMessage) when it is its whole buffer, else a copy to transfer. */
-function portable(a) {
-  if (!ArrayBuffer.isView(a)) return { value: a, transfer: false };
-  const whole = a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && !(typeof SharedArrayBuffer !== 'undefined' && a.buffer instanceof SharedArrayBuffer);
-  return whole ? { value: a, transfer: false } : { value: a.slice(), transfer: true };
+/**
+ * A call's options as they are now (a deep copy: typed arrays copied, nested objects too), so that the
+ * workers see what the caller passed at the call, whatever it changes afterwards.
+ */
+function copyOptions(options) {
+  if (options === null || typeof options !== 'object') return options;
+  try {
+    return structuredClone(options);
+  } catch (e) {
+    throw new TypeError(`options: cannot be copied for the pool's workers (${e.message}); pass plain numbers, strings, arrays, objects and typed arrays`);
+  }
 }
 
 /** The shares' results, row blocks in order, as one result shaped like the scope's. */

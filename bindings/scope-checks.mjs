@@ -135,6 +135,40 @@ function checkKnownKeys(name, options, allowed) {
   }
 }
 
+// The longest text a call tokenizes, in UTF-8 bytes (limits::kMaxTextBytes in src/attnscope/limits.hpp).
+const MAX_TEXT_BYTES = 2 ** 20;
+/** `text` within MAX_TEXT_BYTES of UTF-8, checked before any work on it (normalising, tokenizing). */
+function checkTextBytes(name, text, fix) {
+  let bytes = text.length;  // every UTF-16 code unit is at least one byte
+  if (bytes <= MAX_TEXT_BYTES) {
+    bytes = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c <= 0xdbff ? (i++, 4) : 3;
+    }
+  }
+  if (bytes > MAX_TEXT_BYTES) throw new RangeError(`${name}: ${text.length <= MAX_TEXT_BYTES ? `${bytes} bytes` : `${text.length} characters`} is more than the limit of ${MAX_TEXT_BYTES} bytes (1 MiB) of UTF-8; ${fix}`);
+  return text;
+}
+
+/**
+ * An object used as a map from keys to values (e.g. { 'L.H': name }): a plain object whose own
+ * enumerable keys are the entries. A Map, a class instance, an inherited key, or no key at all would be
+ * read as nothing and silently ignored: each is refused, naming the fix. Returns its [key, value] pairs.
+ */
+function checkPlainEntries(name, value, what) {
+  const proto = value === null || typeof value !== 'object' ? undefined : Object.getPrototypeOf(value);
+  if (value instanceof Map) throw new TypeError(`${name}: expected a plain object ${what}, got a Map; pass Object.fromEntries(${name})`);
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key))
+      throw new TypeError(`${name}.${clip(key)}: inherited through the prototype chain, not an own property; pass a plain object (e.g. { ...${name} })`);
+  }
+  if (proto !== Object.prototype && proto !== null) throw new TypeError(`${name}: expected a plain object ${what}, got ${describe(value)}`);
+  const entries = Object.entries(value);
+  if (entries.length === 0) throw new TypeError(`${name}: an empty object changes nothing; expected ${what}`);
+  return entries;
+}
+
 /**
  * The one parser of head labels 'L.H' (layer and head counted from 0, any number of digits) for a model
  * of `layers` x `heads`: the layer-major index, or a TypeError / RangeError naming the argument and the
@@ -143,13 +177,13 @@ function checkKnownKeys(name, options, allowed) {
 function headIndex(name, label, layers, heads) {
   const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
   const valid = `'L.H' with layer L from 0 to ${layers - 1} and head H from 0 to ${heads - 1} (e.g. '${layers - 1}.${heads - 1}')`;
-  if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${describe(label)}`);
+  if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${typeof label === 'string' ? `'${clip(label)}'` : describe(label)}`);
   const l = Number(m[1]), h = Number(m[2]);
-  if (l >= layers || h >= heads) throw new RangeError(`${name}: head '${label}' is out of range; expected ${valid}`);
+  if (l >= layers || h >= heads) throw new RangeError(`${name}: head '${clip(label)}' is out of range; expected ${valid}`);
   return l * heads + h;
 }
 
 export {
-  MAX_CALL_BYTES, headIndex, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
+  MAX_CALL_BYTES, MAX_TEXT_BYTES, headIndex, checkPlainEntries, checkTextBytes, clip, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
   checkMatrix, checkText, checkWellFormed, describe, coreError, checkKnownKeys,
 };

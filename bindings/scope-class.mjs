@@ -58,7 +58,11 @@ class Scope {
     const simd = module._simdIsa() !== 'none';
     const compiled = this.registry.variants.filter((v) => v.compiled && v.name !== 'auto').map((v) => v.name);
     // 'auto' first, then the fastest variant first (the manifest lists the scalar reference first).
-    this.variants = Object.freeze({ available: ['auto', ...compiled.reverse()], simd, isa: simd ? `wasm simd128 (xsimd ${module._simdIsa()})` : 'scalar' });
+    const relaxed = instance.build === 'relaxed-simd';
+    this.variants = Object.freeze({
+      available: ['auto', ...compiled.reverse()], simd, relaxed, build: instance.build ?? (simd ? 'simd' : 'scalar'),
+      isa: simd ? `wasm ${relaxed ? 'relaxed simd' : 'simd128'} (xsimd ${module._simdIsa()})` : 'scalar',
+    });
     this._variant = 'auto';
     this._at = new Array(AT.count).fill(0);      // _attentionBlock's addresses, reused by every call
     this._bytes = new Array(AT.parts).fill(0);   // and its parts' sizes

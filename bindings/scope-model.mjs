@@ -3,7 +3,7 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkWellFormed, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
 import { deepFreeze } from './scope-options.mjs';
 import { isSafetensors, loadTransformer } from './scope-transformer.mjs';
 
@@ -128,8 +128,12 @@ class Model {
       if (s === null || typeof s !== 'object' || Array.isArray(s)) {
         throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
       }
+      const entries = checkPlainEntries('options.score', s, "{ 'L.H': name } naming at least one head");
       const per = Array(count).fill('scaled-dot');
-      for (const [label, value] of Object.entries(s)) per[this._headIndex(`options.score['${label}']`, label)] = checkName(`options.score['${label}']`, value);
+      for (const [label, value] of entries) {
+        const name = `options.score['${clip(label)}']`;
+        per[this._headIndex(name, label)] = checkName(name, value);
+      }
       scores = per.join(',');
     }
     let ablate = '';
@@ -185,6 +189,8 @@ class Model {
    */
   encode(text, options = {}) {
     if (typeof text !== 'string') throw new TypeError(`text: expected a string, got ${describe(text)}`);
+    // Before normalising or tokenizing anything (10 MB took seconds and hundreds of MiB to use 128 tokens).
+    checkTextBytes('text', text, `the model reads its first ${this.maxTokens} tokens: pass the start of the text`);
     checkWellFormed('text', text);
     this._live();
     this._surgery(options);  // option errors before any work

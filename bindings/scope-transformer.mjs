@@ -4,7 +4,7 @@
 // attention, heads re-scored or knocked out), lossAndGradients (the mean cross-entropy and the
 // gradient of every parameter). The C++ side is src/attnscope/transformer.hpp; its Embind glue
 // bindings/embind-transformer.cpp. docs/transformer.md describes the models and this contract.
-import { checkInt, checkKnownKeys, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkPlainEntries, clip, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
 
 const NO_MODEL = 'model: this model was disposed; create another with scope.createModel()';
 const KINDS = Object.freeze(['decoder', 'encoder-decoder']);
@@ -116,7 +116,10 @@ class TransformerModel {
         if (s === null || typeof s !== 'object' || Array.isArray(s)) {
           throw new TypeError(`config.score: expected a scoring function's name or an object { '${labels[labels.length - 1]}': name } (heads not named use 'scaled-dot'), got ${describe(s)}`);
         }
-        for (const [label, value] of Object.entries(s)) scores[labelIndex(`config.score['${label}']`, label, kind, layers, heads)] = checkName(`config.score['${label}']`, value);
+        for (const [label, value] of checkPlainEntries('config.score', s, `{ '${labels[labels.length - 1]}': name } naming at least one head`)) {
+          const name = `config.score['${clip(label)}']`;
+          scores[labelIndex(name, label, kind, layers, heads)] = checkName(name, value);
+        }
       }
       t = config.temperature === undefined ? 1 : config.temperature;
       learned = t === 'learned';
@@ -180,11 +183,11 @@ class TransformerModel {
   setParameters(map) {
     const state = this._live();
     if (map === null || typeof map !== 'object' || Array.isArray(map)) throw new TypeError(`parameters: expected an object { name: Float32Array }, got ${describe(map)}`);
-    const entries = Object.entries(map);
+    const entries = checkPlainEntries('parameters', map, '{ name: Float32Array } naming at least one parameter');
     for (const [name, value] of entries) {
       const i = this._byName.get(name);
       if (i === undefined) {
-        throw new RangeError(`parameters['${name}']: not a parameter of this model; expected one of its names (model.shapes), e.g. '${this._tensors[0].name}'`);
+        throw new RangeError(`parameters['${clip(name)}']: not a parameter of this model; expected one of its names (model.shapes), e.g. '${this._tensors[0].name}'`);
       }
       const t = this._tensors[i], shape = `[${t.shape.join(', ')}]`;
       if (typedKind(value) !== 'Float32Array') throw new TypeError(`parameters['${name}']: expected a Float32Array ${shape} (row-major), got ${describe(value)}`);
@@ -256,7 +259,10 @@ class TransformerModel {
     } else if (s !== undefined) {
       if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new TypeError(`options.score: expected a scoring function's name or an object { '${this._labels[count - 1]}': name }, got ${describe(s)}`);
       const per = Object.values(this.scores);
-      for (const [label, value] of Object.entries(s)) per[this._index(`options.score['${label}']`, label)] = checkName(`options.score['${label}']`, value);
+      for (const [label, value] of checkPlainEntries('options.score', s, `{ '${this._labels[count - 1]}': name } naming at least one head`)) {
+        const name = `options.score['${clip(label)}']`;
+        per[this._index(name, label)] = checkName(name, value);
+      }
       scores = per.join(',');
     }
     let ablate = '';

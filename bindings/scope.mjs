@@ -20,7 +20,7 @@
 //   scope-transformer.mjs  transformers from a config (createModel): parameters, encodeIds, lossAndGradients
 //   scope-pool.mjs      the pool's argument validator (callValidator)
 
-import { engineHasSimd, readUrl, startsWith, toUrl, WASM_MAGIC } from './scope-assets.mjs';
+import { engineHasRelaxedSimd, engineHasSimd, readUrl, startsWith, toUrl, WASM_MAGIC } from './scope-assets.mjs';
 import { checkInt, checkKnownKeys, describe } from './scope-checks.mjs';
 import { Scope, scopeOn } from './scope-class.mjs';
 import { enumsOf, listsOf, registryOf } from './scope-options.mjs';
@@ -32,8 +32,9 @@ import { enumsOf, listsOf, registryOf } from './scope-options.mjs';
  * that need it (attend, embed, nearest, tokenize) insist. The entry points say where everything comes from:
  *   build.file(name)      → the default URL of a package file (from the entry's literal new URL
  *                           expressions, which bundlers rewrite), or null when that entry has none
- *   build.loadFactory(simd) → Promise<the Emscripten module factory>
- *   build.wasmFile(simd)  → the wasm file's name, or null when the factory has it inlined
+ *   build.loadFactory(kind) → Promise<the Emscripten module factory>; kind 'relaxed' | 'simd' | 'scalar'
+ *   build.wasmFile(kind)  → the wasm file's name, or null when the factory has it inlined
+ *   build.relaxed         → true when the build ships a relaxed-SIMD module
  *   build.smallVocabulary → () => Uint8Array of the inlined 10,000-word vocabulary (single-file build)
  */
 export async function createScopeWith(build, options = {}) {
@@ -47,9 +48,18 @@ export async function createScopeWith(build, options = {}) {
   for (const key of ['locateFile', 'onProgress']) {
     if (options[key] !== undefined && typeof options[key] !== 'function') throw new TypeError(`options.${key}: expected a function, got ${describe(options[key])}`);
   }
-  const simd = options.simd === undefined ? engineHasSimd() : !!options.simd;
-  if (simd && !engineHasSimd()) throw new Error('options.simd: this engine has no WebAssembly SIMD; leave simd unset to fall back to scalar');
-  const wasmDefault = build.file(build.wasmFile(simd) || 'attnscope.wasm');
+  // Which wasm: the relaxed-SIMD build where the engine and the build have it, else SIMD, else scalar;
+  // options.simd: true (plain SIMD: bit for bit the numbers of every SIMD engine), 'relaxed' or false.
+  const s = options.simd;
+  if (!(s === undefined || s === true || s === false || s === 'relaxed'))
+    throw new TypeError(`options.simd: expected true, false or 'relaxed' (or leave it unset), got ${describe(s)}`);
+  if ((s === true || s === 'relaxed') && !engineHasSimd()) throw new Error('options.simd: this engine has no WebAssembly SIMD; leave simd unset to fall back to scalar');
+  if (s === 'relaxed' && !build.relaxed) throw new Error("options.simd: 'relaxed': this build has no relaxed-SIMD module (the single-file build carries only the SIMD one); import 'attnscope'");
+  if (s === 'relaxed' && !engineHasRelaxedSimd()) throw new Error("options.simd: 'relaxed': this engine has no WebAssembly relaxed SIMD (node 20 needs --experimental-wasm-relaxed-simd); leave simd unset to pick the fastest build it has");
+  const kind = s === 'relaxed' ? 'relaxed' : s === true ? 'simd' : s === false ? 'scalar'
+    : !engineHasSimd() ? 'scalar' : build.relaxed && engineHasRelaxedSimd() && !options.wasmBinary ? 'relaxed' : 'simd';
+  const simd = kind !== 'scalar';
+  const wasmDefault = build.file(build.wasmFile(kind) || 'attnscope.wasm');
   const folder = wasmDefault ? new URL('./', wasmDefault).href : '';
   const locate = async (file) => {
     if (options.locateFile) return toUrl(options.locateFile(file, folder), `locateFile('${file}')`);
@@ -57,8 +67,8 @@ export async function createScopeWith(build, options = {}) {
     if (!url) throw new TypeError(`options.locateFile: this build does not ship ${file}; pass locateFile to say where it is`);
     return url;
   };
-  const factory = await build.loadFactory(simd);
-  const wasmFile = build.wasmFile(simd);
+  const factory = await build.loadFactory(kind);
+  const wasmFile = build.wasmFile(kind);
   const moduleArgs = {};
   if (options.wasmBinary !== undefined) {
     const w = options.wasmBinary;
@@ -76,6 +86,8 @@ export async function createScopeWith(build, options = {}) {
     // What each variant name runs as in this build: fixed per instance, so asked once here rather
     // than on every call (each Embind call costs about a microsecond without dynamic code).
     resolvedVariants: Object.freeze(Object.fromEntries(Object.entries(enums.variant).map(([n, e]) => [n, module._resolvedVariant(e)]))),
+    // Which wasm runs: 'relaxed-simd', 'simd' or 'scalar' (options.wasmBinary: as options.simd says).
+    build: kind === 'relaxed' ? 'relaxed-simd' : kind,
     defaultVocabulary: build.smallVocabulary ? 'small' : 'default',
     smallVocabulary: build.smallVocabulary ?? null,
     canLocate: (file) => !!options.locateFile || !!build.file(file),
@@ -83,6 +95,6 @@ export async function createScopeWith(build, options = {}) {
   return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }
 
-export { engineHasSimd };
+export { engineHasRelaxedSimd, engineHasSimd };
 export { callValidator } from './scope-pool.mjs';
 export { checkKnownKeys as checkOptionKeys, checkInt as checkInteger, describe as describeValue, toUrl as toAbsoluteUrl };

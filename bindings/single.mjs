@@ -21,8 +21,8 @@ let smallVocabulary;
 const build = {
   // No file of its own to locate: other vocabularies come as bytes, a URL, or through locateFile.
   file: () => null,
-  loadFactory: async (simd) => {
-    if (!simd) throw new Error('attnscope.single.mjs needs WebAssembly SIMD; use the split build (attnscope.mjs) on this engine');
+  loadFactory: async (kind) => {
+    if (kind === 'scalar') throw new Error('attnscope.single.mjs needs WebAssembly SIMD; use the split build (attnscope.mjs) on this engine');
     return factory;
   },
   wasmFile: () => null,

@@ -3,7 +3,7 @@
 // bench/lab-compare.mjs) a few steps at a time so its caller can show progress and cancel between
 // two slices; the rest are pure functions of its results (the table's rows, their order, the text,
 // the CSV), shared by the page, the benchmark and the tests.
-import { csvCell, csvNumber } from '../web/compute/csv.js';
+import { csvCell, csvNumber } from './csv.js';
 
 export const THRESHOLD = 0.9;     // "steps to 90%": the first evaluation at or above this accuracy
 export const COMPARE_EVAL_EVERY = 10;

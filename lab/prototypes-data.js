@@ -1,4 +1,4 @@
-// Lab part 3's data (web/lab-prototypes.html): 2-D points in classes, generated in the page from a
+// Lab part 3's data (web/pages/lab-prototypes/lab-prototypes.html): 2-D points in classes, generated in the page from a
 // seed — blobs, two moons, two spirals, XOR — and split into a training and a test set with every
 // class split in the same proportion. Pure JS, no DOM: the page's worker, the tests and the
 // benchmark all use it. Same options → same points, bit for bit.

@@ -1,5 +1,5 @@
 // The lab's tasks: which key each word of a sentence should attend to, from a rule. Pure functions of
-// the tokenizer's tokens (scope.tokenize): shared by the page (web/lab.js), the benchmark
+// the tokenizer's tokens (scope.tokenize): shared by the page (web/pages/lab/lab.js), the benchmark
 // (bench/lab.mjs) and the tests. Only word and number tokens take part (punctuation is dropped).
 
 /** The rules, with what the page says about them. */

@@ -1,4 +1,4 @@
-// What the lab's worker (web/lab-worker.js) holds and does: the task built from the corpus, part 1's
+// What the lab's worker (web/pages/lab/lab-worker.js) holds and does: the task built from the corpus, part 1's
 // trainer with its saved weights (every SNAP_EVERY steps) and held-out evaluations, the heatmaps' weights
 // of any sentence at any saved step, and part 2's comparison. Plain JS over an AttnScope, so the page
 // keeps no wasm on its own thread and node can run the same code (tests, benchmarks).

@@ -7,6 +7,17 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * Chromium runs wasm relaxed SIMD by default, so the pages load attnscope-relaxed.wasm; node 20 has it
+ * behind a flag. A test that compares a page's numbers with the npm module's in node calls this before
+ * it loads the module (setup() does), so node loads the same build as the pages: the same V8 lowering
+ * on the same machine gives the same bits. (Tests of the package in node alone leave node as it is.)
+ */
+export function relaxedSimdLikeChromium() {
+  setFlagsFromString('--experimental-wasm-relaxed-simd');
+}
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const outDir = join(root, 'test-output');
@@ -59,8 +70,10 @@ export async function setup() {
   const index = join(root, 'dist/web/index.html');
   if (!existsSync(index)) throw new Error('dist/web/ is missing: run `npm run build` first');
   mkdirSync(outDir, { recursive: true });
+  relaxedSimdLikeChromium();
   const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
   const scope = await createAttnScope({ preload: true });
+  if (scope.variants.build !== 'relaxed-simd') throw new Error(`browser harness: node loaded the ${scope.variants.build} build, the pages load relaxed SIMD`);
   const server = await startServer();
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const origin = new URL(server.url).origin;
@@ -112,7 +125,7 @@ export async function setup() {
   };
 }
 
-/** The options the page passes to attend() for a state (see web/demo.js compute()). */
+/** The options the page passes to attend() for a state (see web/pages/demo/demo.js compute()). */
 export function attendOptions(s) {
   const o = {
     query: s.q, temperature: s.t ?? 0.1, heads: s.heads ?? 1, projection: s.proj ?? 'identity', seed: s.seed ?? 1,
@@ -146,7 +159,7 @@ export function parseCSV(text) {
 
 /**
  * Waits until the demo page has nothing being computed: its compute worker answered the last
- * change and the plots were redrawn (web/demo.js takes body.computing off then).
+ * change and the plots were redrawn (web/pages/demo/demo.js takes body.computing off then).
  */
 export async function settled(page, timeout = 30000) {
   // First let events the action queued run (a same-document navigation's hashchange fires after
@@ -184,7 +197,7 @@ export function autoSettle(target, page = target) {
 }
 
 /**
- * What a screen reader conveys of a focused ARIA grid's cursor (web/figures/aria-grid.js), as the
+ * What a screen reader conveys of a focused ARIA grid's cursor (web/shared/figures/aria-grid.js), as the
  * heatmap's readout says it: "Row 2, cat; column 3, sat: weight 0.1234 · score 1.2345": the active
  * descendant's row and column numbers, its row and column headers' texts (a word out of the
  * vocabulary keeps only its text) and the cell's name. locator: the grid (the heatmap's <svg>; CSS

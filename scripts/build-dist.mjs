@@ -55,8 +55,18 @@ function checkPortable(file, text, allowLiteralUrls = false) {
   return text;
 }
 
+// The relaxed-SIMD build shares the SIMD build's glue: the two differ only in the name of their wasm
+// file (which the JS layer never lets the glue fetch). Shipping one glue holds only while that is so.
+{
+  const simdGlue = readFileSync(join(wasmDir, 'attnscope-wasm.mjs'), 'utf8');
+  const relaxedGlue = readFileSync(join(wasmDir, 'attnscope-relaxed-wasm.mjs'), 'utf8');
+  if (relaxedGlue.replace('"attnscope-relaxed-wasm.wasm"', '"attnscope-wasm.wasm"') !== simdGlue)
+    throw new Error('build-dist: the relaxed-SIMD build\'s glue differs from the SIMD build\'s: ship its own glue (split-build.mjs, loadFactory)');
+}
+
 const copies = [
   [join(wasmDir, 'attnscope-wasm.wasm'), 'attnscope.wasm'],
+  [join(wasmDir, 'attnscope-relaxed-wasm.wasm'), 'attnscope-relaxed.wasm'],
   [join(wasmDir, 'attnscope-scalar-wasm.wasm'), 'attnscope-scalar.wasm'],
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   ...SCOPE_FILES.map((f) => [join(root, 'bindings', f), f]),
@@ -94,7 +104,18 @@ const besideInDist = {
     b.onResolve({ filter: /^\.\/(scope|split-build)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
-for (const [entry, out] of [['pool.mjs', 'pool.mjs'], ['pool-worker.mjs', 'pool-worker.mjs']]) {
+// The worker is one self-contained module (the scope and both wasm glues bundled in, their dynamic
+// imports inlined): an app's bundler builds a worker it finds through new Worker(new URL(...)) on its
+// own, and Vite 5 to 7 build it as a classic script (worker.format 'iife'), which cannot split code:
+// a worker that imported the scope's files beside it failed every such app's `vite build`, pool used
+// or not ("Invalid value "iife" for option "worker.format""). Only its assets stay beside it.
+const gluesFromDist = {
+  name: 'glues-from-dist',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/attnscope(-scalar)?-wasm\.mjs$/ }, (args) => ({ path: join(dist, args.path) }));
+  },
+};
+for (const [entry, out, plugins] of [['pool.mjs', 'pool.mjs', [besideInDist]], ['pool-worker.mjs', 'pool-worker.mjs', [gluesFromDist]]]) {
   await build({
     entryPoints: [join(root, 'bindings', entry)],
     outfile: join(dist, out),
@@ -106,9 +127,12 @@ for (const [entry, out] of [['pool.mjs', 'pool.mjs'], ['pool-worker.mjs', 'pool-
     legalComments: 'inline',
     logLevel: 'warning',
     mainFields: ['module', 'main'],
-    plugins: [besideInDist],
+    plugins,
   });
-  checkPortable(out, readFileSync(join(dist, out), 'utf8'), true);
+  const text = readFileSync(join(dist, out), 'utf8');
+  checkPortable(out, text, true);
+  if (out === 'pool-worker.mjs' && /\bimport\s*\(\s*['"`]|^\s*import\s.*\sfrom\s/m.test(text.replace(/^\s*\/\/.*$/gm, '')))
+    throw new Error('build-dist: pool-worker.mjs imports another file; it must be self-contained (Vite 5-7 build workers as classic scripts)');
 }
 
 // Single file: the SIMD glue with the wasm inlined, the small vocabulary as base64, one ES module.

@@ -1,9 +1,10 @@
-// Builds the web demo into dist/web/: esbuild bundles web/demo.js with the npm package's JS (from
-// dist/, which the wasm build writes) and the d3 modules it imports; the page, its CSS, the wasm files
-// and the vocabulary are copied next to it, and last the service worker (sw.js) that saves them for
+// Builds the web demo into dist/web/: esbuild bundles each page of scripts/pages.mjs (its folder
+// web/pages/<room>/, which imports web/shared/) with the npm package's JS (from dist/, which the wasm
+// build writes) and the d3 modules it imports, every file to the top of dist/web/ under its own name; the
+// pages, their CSS, the wasm files and the vocabulary are copied next to them, and last the service worker (sw.js) that saves them for
 // offline use: every page's code on the first visit of any page, the vocabulary only by the pages in
 // VOCABULARY_PAGES (scripts/offline-manifest.mjs). Every path is relative, so dist/web/ works on any static host.
-// Formulas are typeset here, once, by KaTeX as MathML (see web/formulas.js).
+// Formulas are typeset here, once, by KaTeX as MathML (see web/shared/formulas.js).
 //   node scripts/build-web.mjs [--dev]     (--dev: no minification)
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { writeServiceWorker } from './offline-manifest.mjs';
-import { PAGES, navHTML } from './pages.mjs';
+import { PAGES, SHARED_DIR, navHTML, roomFile } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
 
@@ -21,7 +22,7 @@ const out = join(dist, 'web');
 const dev = process.argv.includes('--dev');
 
 const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
-  'attnscope-scalar.wasm', 'glove-50k.bin'];
+  'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin'];
 const missing = need.filter((f) => !existsSync(join(dist, f)));
 if (missing.length) {
   console.error(`build-web: dist/ lacks ${missing.join(', ')}; run the wasm build first (bash scripts/build.sh wasm)`);
@@ -30,7 +31,7 @@ if (missing.length) {
 
 // --- formulas and names: typeset once by KaTeX as MathML, and the module's registry ----------------
 // scripts/formulas.mjs: the scoring functions' LaTeX comes from the module's registry (read from the
-// built dist/ module); the page also gets the registry itself as 'virtual:registry' (web/state.js): its
+// built dist/ module); the page also gets the registry itself as 'virtual:registry' (web/pages/demo/state.js): its
 // menus and URL checks use the names of the module it ships with.
 const { plugin: formulasPlugin, rendered, latexList } = await formulas(dist);
 const registry = await loadDistRegistry(dist);
@@ -38,12 +39,22 @@ const registry = await loadDistRegistry(dist);
 // --- bundle -----------------------------------------------------------------------------------------
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-// The pages (scripts/pages.mjs): each an HTML file, its entry script (bundled to the same name), its
-// module worker (its own bundle, no chunk shared with a page: the demo's compute worker, which holds
-// the wasm and web/compute-client.js talks to; the labs' trainers) and its CSS.
-const web = (f) => `web/${f}`;
-const ENTRIES = PAGES.flatMap((p) => [p.script, ...(p.worker ? [p.worker] : [])]).map(web);
-const STYLES = PAGES.filter((p) => p.style).map((p) => web(p.style));
+// The pages (scripts/pages.mjs), each in its folder web/pages/<room>/: an HTML file, its entry script
+// (bundled to the same name), its module worker (its own bundle, no chunk shared with a page: the demo's
+// compute worker, which holds the wasm and web/shared/compute-client.js talks to; the labs' trainers)
+// and its CSS. The site's own style sheets are the ones at the top of web/shared/ (style.css, which
+// web/shared/head.html links from every page; lab.css, both lab pages'). Every file lands at the top of
+// dist/web/ under its own name, so two pages may not share a file name.
+const ENTRIES = PAGES.flatMap((p) => [p.script, ...(p.worker ? [p.worker] : [])].map((f) => roomFile(p, f)));
+const STYLES = [
+  ...readdirSync(join(root, SHARED_DIR)).filter((f) => f.endsWith('.css')).sort().map((f) => `${SHARED_DIR}/${f}`),
+  ...PAGES.filter((p) => p.style).map((p) => roomFile(p, p.style)),
+];
+{
+  const names = [...PAGES.map((p) => p.html), ...ENTRIES, ...STYLES].map((f) => basename(f));
+  const twice = names.filter((f, i) => names.indexOf(f) !== i);
+  if (twice.length) throw new Error(`build-web: two files would be written to dist/web/ as ${twice.join(', ')} (scripts/pages.mjs)`);
+}
 // What every bundle of the site shares: browser ES modules, minified unless --dev, with linked source
 // maps and licence comments, and a metafile for the offline list.
 const SITE_BUNDLE = {
@@ -78,35 +89,36 @@ const poolWorker = await build({
 for (const [file, info] of Object.entries(poolWorker.metafile.outputs)) result.metafile.outputs[file] = info;
 
 // --- static files -----------------------------------------------------------------------------------
-copyFileSync(join(root, 'web/sw-kill.js'), join(out, 'sw-kill.js'));
+copyFileSync(join(root, 'web/shared/sw-kill.js'), join(out, 'sw-kill.js'));
 // The page's text says how many scoring functions there are: the registry's count, in words.
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
-// Every page's <head> starts with web/head.html (charset, viewport, the Content-Security-Policy, colour
+// Every page's <head> starts with web/shared/head.html (charset, viewport, the Content-Security-Policy, colour
 // scheme, the shared style sheet): one copy of the policy, not one per page. Its {{nav}} is the nav of
 // every page (scripts/pages.mjs), generated here, the page's own link marked as current.
-const sharedHead = readFileSync(join(root, 'web/head.html'), 'utf8').trimEnd();
+const sharedHead = readFileSync(join(root, 'web/shared/head.html'), 'utf8').trimEnd();
 for (const p of PAGES) {
-  const text = readFileSync(join(root, web(p.html)), 'utf8');
-  if (!text.includes('<head>\n{{head}}\n')) throw new Error(`web/${p.html}: its <head> must start with {{head}} (web/head.html)`);
-  if (!text.includes('{{nav}}')) throw new Error(`web/${p.html}: it has no {{nav}} (the pages' nav, scripts/pages.mjs)`);
+  const html = roomFile(p, p.html);
+  const text = readFileSync(join(root, html), 'utf8');
+  if (!text.includes('<head>\n{{head}}\n')) throw new Error(`${html}: its <head> must start with {{head}} (web/shared/head.html)`);
+  if (!text.includes('{{nav}}')) throw new Error(`${html}: it has no {{nav}} (the pages' nav, scripts/pages.mjs)`);
   const page = text.replace('{{head}}', sharedHead).replace('{{nav}}', navHTML(p.html)).replaceAll('{{scoreCount}}', scoreCount);
   const left = /\{\{\w*\}\}/.exec(page);
-  if (left) throw new Error(`web/${p.html}: unknown placeholder ${left[0]}`);
+  if (left) throw new Error(`${html}: unknown placeholder ${left[0]}`);
   writeFileSync(join(out, p.html), page);
 }
-// The page's CSS with the figures' (web/figures/theme.css, figures.css: shared with the element) inlined.
+// The pages' CSS with the figures' (web/shared/figures/theme.css, figures.css: shared with the element) inlined.
 for (const css of STYLES) {
   await build({
     entryPoints: [join(root, css)],
-    outfile: join(out, css.replace(/^web\//, '')),
+    outfile: join(out, basename(css)),
     bundle: true,
     minify: !dev,
     target: ['chrome100', 'firefox100', 'safari15'],
     logLevel: 'warning',
   });
 }
-for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
+for (const f of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
 // The trained model (the demo's "trained model" choice, the model page's example): fetched by the
 // pages only when asked for, with its licence and attribution beside it.
 for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
@@ -120,7 +132,7 @@ for (const entry of [...ENTRIES, 'pool-worker.mjs']) {
 mkdirSync(join(root, 'build'), { recursive: true });
 writeFileSync(join(root, 'build/web-meta.json'), JSON.stringify(result.metafile));   // what went into each page's script
 // Last, once every other file is in place: the worker lists them all with their hashes.
-const offline = writeServiceWorker(out, join(root, 'web/sw.js'));
+const offline = writeServiceWorker(out, join(root, 'web/shared/sw.js'));
 
 // --- sizes ------------------------------------------------------------------------------------------
 const rows = readdirSync(out).filter((f) => !f.endsWith('.map')).sort().map((f) => {

@@ -1,7 +1,7 @@
 // What the figures need from the build, for the demo (build-web.mjs) and the <attn-scope> element
 // (build-element.mjs): the formulas, typeset once by KaTeX as MathML (pages then ship MathML, not
 // KaTeX), and the module's registry of names; an esbuild plugin serves them as 'virtual:formulas'
-// (web/formulas.js) and 'virtual:registry' (web/state.js).
+// (web/shared/formulas.js) and 'virtual:registry' (web/pages/demo/state.js).
 import katex from 'katex';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,9 +13,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export async function formulas(dist = join(root, 'dist')) {
   // The scoring functions' LaTeX comes from the module's registry (src/attnscope/registry.hpp, read from
   // the built module, the same table scope.scoreFunctions comes from); the teaching panels' from
-  // web/formula-data.js.
+  // web/shared/formula-data.js.
   const registry = await loadDistRegistry(dist);
-  const { TEACHING } = await import(pathToFileURL(join(root, 'web/formula-data.js')).href);
+  const { TEACHING } = await import(pathToFileURL(join(root, 'web/shared/formula-data.js')).href);
   const latexList = [...registry.scores.map((s) => s.latex), ...Object.values(TEACHING).map(([latex]) => latex)];
   const rendered = {};
   for (const latex of latexList) {

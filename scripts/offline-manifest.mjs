@@ -1,4 +1,4 @@
-// Writes dist/web/sw.js: web/sw.js with the list of files to save for offline use and their
+// Writes dist/web/sw.js: web/shared/sw.js with the list of files to save for offline use and their
 // SHA-256 filled in, which of them each page needs, and a version (the cache's name) that is a hash
 // of all of them and of the worker's own code, so any change to the page gives a new cache and the
 // old one is deleted. Used by scripts/build-web.mjs (and by the offline e2e test, on a copy of dist/web).
@@ -63,10 +63,14 @@ export function siteFiles(pages) {
   return [...out].sort();
 }
 
-/** Every page of dir (its .html files) → the files it needs offline (pageFiles). */
+/** Every page of scripts/pages.mjs → the files it needs offline in dir (pageFiles). */
 export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
   const pages = {};
-  for (const f of offlineFiles(dir).filter((x) => x.endsWith('.html'))) pages[f] = pageFiles(dir, f, { vocabulary: vocabularyPages.includes(f) });
+  const all = offlineFiles(dir);
+  for (const { html } of PAGES) {
+    if (!all.includes(html)) throw new Error(`offline-manifest: ${dir} has no ${html} (scripts/pages.mjs)`);
+    pages[html] = pageFiles(dir, html, { vocabulary: vocabularyPages.includes(html) });
+  }
   return pages;
 }
 

@@ -1,15 +1,33 @@
-// The site's pages (dist/web/), one entry each: its HTML, its script (bundled to the same name), its
-// module worker and its style sheet when it has them (all in web/), its name in the nav, and whether it
-// loads the vocabulary. scripts/build-web.mjs bundles and writes the pages and generates each one's
-// nav ({{nav}}) from this list; scripts/offline-manifest.mjs saves every page's code on the first
-// visit of any of them, and the vocabulary when a page that loads it is visited. A new page is its HTML, its script and one entry here.
+// The site's pages (dist/web/), one entry each. A page is one folder, web/pages/<room>/, holding its
+// HTML, its script, its module worker and its style sheet when it has them, and the modules only it
+// uses; what several pages use is in web/shared/ (tests/js/layers.test.mjs keeps the imports pointing
+// one way). An entry names the page's folder (room), its files in that folder (html is also its
+// address: every file is built to the top of dist/web/ under its own name), its name in the nav, whether
+// it loads the vocabulary, and `ready`: a selector that shows the page has loaded and drawn (default
+// body.ready), for the tests that open every page.
+// scripts/build-web.mjs bundles and writes the pages and generates each one's nav ({{nav}}) from this
+// list; scripts/offline-manifest.mjs saves every page's code on the first visit of any of them, and the
+// vocabulary when a page that loads it is visited; the tests that visit or count every page read it
+// (tests/e2e/axe, offline, tests/js/builds). A new page is its folder and one entry here.
 export const PAGES = [
-  { html: 'index.html', script: 'demo.js', worker: 'demo-worker.js', style: 'style.css', nav: 'Demo', vocabulary: true },
-  { html: 'lab.html', script: 'lab.js', worker: 'lab-worker.js', style: 'lab.css', nav: 'Lab: train a head', vocabulary: true },
-  { html: 'lab-prototypes.html', script: 'lab-prototypes.js', worker: 'lab-prototypes-worker.js', style: 'lab-prototypes.css',
-    nav: 'Lab, part 3: keys as prototypes' },
-  { html: 'model.html', script: 'model.js', worker: 'model-worker.js', style: 'model.css', nav: 'Your model\'s attention' },
+  { room: 'demo', html: 'index.html', script: 'demo.js', worker: 'demo-worker.js', nav: 'Demo', vocabulary: true },
+  { room: 'lab', html: 'lab.html', script: 'lab.js', worker: 'lab-worker.js', nav: 'Lab: train a head', vocabulary: true,
+    ready: '#status[data-ready="true"]' },
+  { room: 'lab-prototypes', html: 'lab-prototypes.html', script: 'lab-prototypes.js', worker: 'lab-prototypes-worker.js',
+    style: 'lab-prototypes.css', nav: 'Lab, part 3: keys as prototypes' },
+  { room: 'imported-attention', html: 'model.html', script: 'model.js', worker: 'model-worker.js', style: 'model.css',
+    nav: 'Your model\'s attention', ready: 'body.model-ready' },
 ];
+
+/** The folder of the pages (web/pages/) and of what they share (web/shared/), from the repository's root. */
+export const PAGES_DIR = 'web/pages';
+export const SHARED_DIR = 'web/shared';
+
+/** A file of a page's folder, from the repository's root: roomFile(page, page.script) → 'web/pages/demo/demo.js'. */
+export const roomFile = (page, file) => `${PAGES_DIR}/${page.room}/${file}`;
+
+/** The files a page's entry names (html, script, worker, style), as they are built into dist/web/. */
+export const pageOutputs = (page) => [page.html, page.script, page.worker, page.style].filter(Boolean);
 
 const escapeHTML = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

@@ -46,7 +46,9 @@ public:
             res_[e + 1] = 0.0;
         }
         double total = 0;
-        while (levels(s, t)) {
+        // Each phase lengthens the shortest augmenting path, so there are at most `nodes` phases: a bound
+        // by the graph's size, whatever the capacities (the call never runs on for odd values).
+        for (std::size_t phase = 0; phase < nodes_ && levels(s, t); ++phase) {
             std::copy(start_.begin(), start_.end() - 1, it_.begin());
             total += blocking_flow(s, t);
         }
@@ -186,6 +188,7 @@ Status attention_flow(const float* A, std::size_t layers, std::size_t heads, std
     if (!st) return st;
     if (!out) return Status::error("out: missing");
     if (Status cost = flow_budget(layers, heads, n); !cost) return cost;
+    if (Status w = check_rollout_weights(A, layers, heads, n); !w) return w;
     const std::size_t nn = n * n;
     std::vector<std::vector<float>> bars(layers, std::vector<float>(nn));
     for (std::size_t l = 0; l < layers; ++l) {

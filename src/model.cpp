@@ -25,6 +25,8 @@ constexpr std::size_t kPreamble = 32;
 constexpr std::uint64_t kMaxDim = 1u << 16;
 constexpr std::uint64_t kMaxLayers = 16;
 constexpr std::uint64_t kMaxTensors = 4096;
+// SentencePiece's control pieces at the start of the vocabulary (<unk>, <s>, </s>, ...).
+constexpr std::uint64_t kReservedPieces = 6;
 
 enum class DType : std::uint8_t { f16 = 1, f32 = 2, u32 = 3, u8 = 4, f64 = 5 };
 
@@ -158,8 +160,18 @@ public:
                 const std::uint32_t bits = rd32(e->data + 4 * i);
                 std::memcpy(&out[i], &bits, 4);
             }
+            if (!std::isfinite(out[i]))
+                return Status::error("model file: tensor '" + name + "' holds " + (std::isnan(out[i]) ? "NaN" : "an infinity") +
+                                     " at element " + std::to_string(i) + "; a model's weights are finite numbers (the file is damaged or was exported wrongly)");
         }
         return {};
+    }
+    // Floats the model keeps of every float tensor in the directory (what loading allocates).
+    std::uint64_t float_elements() const {
+        std::uint64_t total = 0;
+        for (const auto& [name, e] : entries_)
+            if (e.dtype == DType::f16 || e.dtype == DType::f32) total = Budget::add(total, e.count);
+        return total;
     }
     // A float64 tensor of rank 1 and this length.
     Status doubles(const std::string& name, std::uint64_t length, std::vector<double>& out) const {
@@ -231,6 +243,15 @@ Status Model::from_bytes(const std::uint8_t* bytes, std::size_t size, Model& out
     if (crc32(body, size - kPreamble) != crc) return Status::error("model file: CRC-32 mismatch (the file is damaged)");
     Directory dir;
     if (Status st = dir.parse(body, body_size, dir_size); !st) return st;
+    // What the model will hold, before any of it is allocated: a heap that cannot grow that far is a
+    // clear error, not an abort of the instance (the 76th model loaded in one page aborted).
+    Budget load;
+    load.floats(dir.float_elements());
+    load.floats(body_size / 4 + 1);  // the vocabulary and the rest, generously
+    if (Status st = load.check("loading the model (" + std::to_string(size) + " bytes)",
+                               "free models you no longer use (model.dispose()) or load a smaller one");
+        !st)
+        return Status::error("model file: " + st.message());
 
     // Configuration: [layers, vocab rows, embedding, output width, ffn, heads, max tokens, pieces, d per layer...].
     std::vector<std::uint32_t> cfg;
@@ -247,10 +268,22 @@ Status Model::from_bytes(const std::uint8_t* bytes, std::size_t size, Model& out
     m.heads_ = cfg[5];
     m.max_tokens_ = cfg[6];
     const std::uint64_t pieces = cfg[7];
+    // Every id the tokenizer can give (0 to pieces - 1) indexes an embedding row, and the first six
+    // pieces are the control pieces the tokenizer never matches in text (bindings/sentencepiece.mjs).
+    if (pieces < kReservedPieces || pieces > m.vocab_rows_)
+        return Status::error("model file: the vocabulary has " + std::to_string(pieces) + " pieces and the embedding " +
+                             std::to_string(m.vocab_rows_) + " rows; expected " + std::to_string(kReservedPieces) +
+                             " (the control pieces) to " + std::to_string(m.vocab_rows_) + " pieces, one embedding row each");
     if (m.embed_ % 2) return Status::error("model file: the embedding width " + std::to_string(m.embed_) + " is odd (the timing signal needs sines and cosines)");
     const std::uint64_t E = m.embed_, O = m.out_, F = m.ffn_;
     if (Status st = dir.floats("embedding", {m.vocab_rows_, E}, m.embedding_); !st) return st;
     if (Status st = dir.floats("timing.inv", {E / 2}, m.inv_timescales_); !st) return st;
+    // The timing signal's inverse timescales are 1e4^(-i / (E/2 - 1)): in (0, 1]. Larger ones make
+    // position x timescale leave float's range (sin(inf) is NaN) somewhere below max tokens.
+    for (std::size_t i = 0; i < m.inv_timescales_.size(); ++i)
+        if (!(m.inv_timescales_[i] > 0.0f && m.inv_timescales_[i] <= 1.0f))
+            return Status::error("model file: 'timing.inv' element " + std::to_string(i) + " is " + std::to_string(m.inv_timescales_[i]) +
+                                 "; the timing signal's inverse timescales lie in (0, 1]");
     if (Status st = dir.floats("pool.w", {O, O}, m.pool_w_); !st) return st;
     if (Status st = dir.floats("pool.b", {O}, m.pool_b_); !st) return st;
     if (Status st = dir.scalar("ln.eps", m.ln_eps_); !st) return st;
@@ -466,6 +499,22 @@ Status Model::encode(const std::int32_t* ids, std::size_t count, const ModelSurg
     const float r = 1.0f / std::sqrt(std::max(sq, l2_eps_));
     out.embedding.resize(O);
     for (std::size_t c = 0; c < O; ++c) out.embedding[c] = z[c] * r;
+    // Finite weights can still overflow float on the way (a file's values are checked finite, not
+    // small): a result with a NaN or an infinity is an error, not numbers to plot.
+    const auto finite = [](const std::vector<float>& v) {
+        return std::all_of(v.begin(), v.end(), [](float a) { return std::isfinite(a); });
+    };
+    // (A row of scores that all overflowed to -inf softmaxes to zeros: finite, but no attention.)
+    bool rows_sum_to_one = true;
+    for (std::size_t row = 0; row < L * H * n && rows_sum_to_one; ++row) {
+        double sum = 0;
+        for (std::size_t j = 0; j < n; ++j) sum += out.attentions[row * n + j];
+        rows_sum_to_one = sum > 0.5;
+    }
+    if (!finite(out.attentions) || !finite(out.embedding) || !rows_sum_to_one) {
+        out = ModelResult{};
+        return Status::error("model: its weights overflow float32 on these ids (an attention or the embedding is not a finite number); the model file's values are too large for this model");
+    }
     return {};
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,20 @@ Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads
     return {};
 }
 
+Status check_rollout_weights(const float* A, std::size_t layers, std::size_t heads, std::size_t n) {
+    // Every weight, not only each row's sum: a row of negative and positive weights with a positive sum
+    // would give flows outside [0, 1] and "shares" below 0.
+    const std::size_t nn = n * n, total = layers * heads * nn;
+    for (std::size_t k = 0; k < total; ++k) {
+        if (A[k] >= 0.0f && A[k] <= std::numeric_limits<float>::max()) continue;
+        const std::size_t l = k / (heads * nn), h = k / nn % heads, i = k % nn / n, j = k % n;
+        return Status::error("attentions: the weight at layer " + std::to_string(l) + ", head " + std::to_string(h) + ", row " +
+                             std::to_string(i) + ", column " + std::to_string(j) + " is " + std::to_string(A[k]) +
+                             "; rollout and flow need finite, non-negative attention weights (a softmax's output)");
+    }
+    return {};
+}
+
 Status residual_attention(const float* A, std::size_t heads, std::size_t n, const RolloutOptions& o, std::size_t l, float* bar) {
     const std::size_t nn = n * n;
     const float r = static_cast<float>(o.residual), a = static_cast<float>(1.0 - o.residual);
@@ -72,9 +87,10 @@ Status residual_attention(const float* A, std::size_t heads, std::size_t n, cons
             sum += row[j];
         }
         if (!(sum > 0)) return Status::error("attentions: layer " + std::to_string(l) + ", row " + std::to_string(i) +
-                                             " sums to " + std::to_string(sum) + " after the residual; rollout needs non-negative weights");
-        const float inv = static_cast<float>(1.0 / sum);
-        for (std::size_t j = 0; j < n; ++j) row[j] *= inv;
+                                             " sums to 0 after the residual; rollout needs a positive weight in every row (or residual > 0)");
+        // Divided in double: 1/sum of a row of subnormal weights (1e-45) is past float's range, and the
+        // row would become infinities; each quotient is at most 1.
+        for (std::size_t j = 0; j < n; ++j) row[j] = static_cast<float>(static_cast<double>(row[j]) / sum);
     }
     return {};
 }
@@ -85,6 +101,7 @@ Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, 
     if (!st) return st;
     if (!out) return Status::error("out: missing");
     if (Status cost = rollout_budget(layers, heads, n); !cost) return cost;
+    if (Status w = check_rollout_weights(A, layers, heads, n); !w) return w;
     const std::size_t nn = n * n;
     std::vector<float> bar(nn), R(nn), next(nn);
     for (std::size_t l = 0; l < layers; ++l) {

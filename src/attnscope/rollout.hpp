@@ -39,6 +39,10 @@ Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, 
 // The checks attention_rollout makes of its input (shape within the limits, residual, head index).
 Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& options);
 
+// Every weight of a stack that passed check_rollout_input finite and >= 0, or an error naming the first
+// that is not (its layer, head, row and column). Run after the budget checks: a refused call reads nothing.
+Status check_rollout_weights(const float* A, std::size_t layers, std::size_t heads, std::size_t n);
+
 // Steps 1 and 2 for one layer l of a checked stack: Ā_l into bar [n, n] (float32, as rollout uses it).
 // Fails when a row sums to 0 or less after the residual (negative weights).
 Status residual_attention(const float* A, std::size_t heads, std::size_t n, const RolloutOptions& options, std::size_t l, float* bar);

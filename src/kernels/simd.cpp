@@ -25,12 +25,12 @@ inline float dot_row(const float* a, const float* b, std::size_t k) {
     batch acc0(0.0f), acc1(0.0f), acc2(0.0f), acc3(0.0f);
     std::size_t t = 0;
     for (; t + 4 * W <= k; t += 4 * W) {
-        acc0 = xsimd::fma(batch::load_unaligned(a + t), batch::load_unaligned(b + t), acc0);
-        acc1 = xsimd::fma(batch::load_unaligned(a + t + W), batch::load_unaligned(b + t + W), acc1);
-        acc2 = xsimd::fma(batch::load_unaligned(a + t + 2 * W), batch::load_unaligned(b + t + 2 * W), acc2);
-        acc3 = xsimd::fma(batch::load_unaligned(a + t + 3 * W), batch::load_unaligned(b + t + 3 * W), acc3);
+        acc0 = madd(batch::load_unaligned(a + t), batch::load_unaligned(b + t), acc0);
+        acc1 = madd(batch::load_unaligned(a + t + W), batch::load_unaligned(b + t + W), acc1);
+        acc2 = madd(batch::load_unaligned(a + t + 2 * W), batch::load_unaligned(b + t + 2 * W), acc2);
+        acc3 = madd(batch::load_unaligned(a + t + 3 * W), batch::load_unaligned(b + t + 3 * W), acc3);
     }
-    for (; t + W <= k; t += W) acc0 = xsimd::fma(batch::load_unaligned(a + t), batch::load_unaligned(b + t), acc0);
+    for (; t + W <= k; t += W) acc0 = madd(batch::load_unaligned(a + t), batch::load_unaligned(b + t), acc0);
     float acc = hsum((acc0 + acc1) + (acc2 + acc3));
     for (; t < k; ++t) acc += a[t] * b[t];
     return acc;
@@ -343,10 +343,10 @@ void f32_gemm_tn__simd(std::size_t m, std::size_t n, std::size_t k, const float*
             for (std::size_t t = 0; t < k; ++t) {
                 const batch at(a[t * lda]);
                 const float* b = B + t * ldb + j;
-                c0 = xsimd::fma(at, batch::load_unaligned(b), c0);
-                c1 = xsimd::fma(at, batch::load_unaligned(b + W), c1);
-                c2 = xsimd::fma(at, batch::load_unaligned(b + 2 * W), c2);
-                c3 = xsimd::fma(at, batch::load_unaligned(b + 3 * W), c3);
+                c0 = madd(at, batch::load_unaligned(b), c0);
+                c1 = madd(at, batch::load_unaligned(b + W), c1);
+                c2 = madd(at, batch::load_unaligned(b + 2 * W), c2);
+                c3 = madd(at, batch::load_unaligned(b + 3 * W), c3);
             }
             c0.store_unaligned(c + j);
             c1.store_unaligned(c + j + W);
@@ -355,7 +355,7 @@ void f32_gemm_tn__simd(std::size_t m, std::size_t n, std::size_t k, const float*
         }
         for (; j + W <= n; j += W) {
             batch c0(0.0f);
-            for (std::size_t t = 0; t < k; ++t) c0 = xsimd::fma(batch(a[t * lda]), batch::load_unaligned(B + t * ldb + j), c0);
+            for (std::size_t t = 0; t < k; ++t) c0 = madd(batch(a[t * lda]), batch::load_unaligned(B + t * ldb + j), c0);
             c0.store_unaligned(c + j);
         }
         for (; j < n; ++j) {
@@ -393,14 +393,14 @@ inline float sq_dist_row(const float* a, const float* b, std::size_t k) {
         const batch d1 = batch::load_unaligned(a + t + W) - batch::load_unaligned(b + t + W);
         const batch d2 = batch::load_unaligned(a + t + 2 * W) - batch::load_unaligned(b + t + 2 * W);
         const batch d3 = batch::load_unaligned(a + t + 3 * W) - batch::load_unaligned(b + t + 3 * W);
-        acc0 = xsimd::fma(d0, d0, acc0);
-        acc1 = xsimd::fma(d1, d1, acc1);
-        acc2 = xsimd::fma(d2, d2, acc2);
-        acc3 = xsimd::fma(d3, d3, acc3);
+        acc0 = madd(d0, d0, acc0);
+        acc1 = madd(d1, d1, acc1);
+        acc2 = madd(d2, d2, acc2);
+        acc3 = madd(d3, d3, acc3);
     }
     for (; t + W <= k; t += W) {
         const batch d0 = batch::load_unaligned(a + t) - batch::load_unaligned(b + t);
-        acc0 = xsimd::fma(d0, d0, acc0);
+        acc0 = madd(d0, d0, acc0);
     }
     float acc = hsum((acc0 + acc1) + (acc2 + acc3));
     for (; t < k; ++t) acc += (a[t] - b[t]) * (a[t] - b[t]);
@@ -532,12 +532,12 @@ void f32_layer_norm__simd(std::size_t rows, std::size_t cols, const float* X, st
         t = 0;
         for (; t + 2 * W <= cols; t += 2 * W) {
             const batch d0 = batch::load_unaligned(x + t) - mb, d1 = batch::load_unaligned(x + t + W) - mb;
-            q0 = xsimd::fma(d0, d0, q0);
-            q1 = xsimd::fma(d1, d1, q1);
+            q0 = madd(d0, d0, q0);
+            q1 = madd(d1, d1, q1);
         }
         for (; t + W <= cols; t += W) {
             const batch d0 = batch::load_unaligned(x + t) - mb;
-            q0 = xsimd::fma(d0, d0, q0);
+            q0 = madd(d0, d0, q0);
         }
         float sq = hsum(q0 + q1);
         for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);

@@ -44,6 +44,24 @@ constexpr std::size_t kNR = 2 * W;
 
 inline float hsum(const batch& b) { return xsimd::hadd(b); }
 
+// a·b + c for the products' accumulations (the GEMM tiles, P·V, dot products, squared norms). In the
+// relaxed-SIMD build (ATTNSCOPE_RELAXED_SIMD, wasm only) one f32x4.relaxed_madd: the engine fuses it
+// where the machine has a fused multiply-add (one rounding) and may not elsewhere, so that build's
+// numbers are within float32 rounding of this build's, not equal bit for bit. Emscripten 3.1.6 only
+// has the proposal's prototype builtin (whose meaning was a + b·c); scripts/wasm-relaxed.mjs rewrites
+// its opcode to the final one, whose meaning is a·b + c: hence the argument order. Elsewhere two
+// operations, as xsimd::fma is on SSE4.1 and on wasm SIMD without relaxed SIMD.
+ATTNSCOPE_TILE_INLINE batch madd(const batch& a, const batch& b, const batch& c) {
+#if defined(ATTNSCOPE_RELAXED_SIMD)
+    using f32x4 = float __attribute__((__vector_size__(16)));
+    return batch(static_cast<typename batch::register_type>(__builtin_wasm_fma_f32x4(
+        static_cast<f32x4>(static_cast<typename batch::register_type>(a)), static_cast<f32x4>(static_cast<typename batch::register_type>(b)),
+        static_cast<f32x4>(static_cast<typename batch::register_type>(c)))));
+#else
+    return xsimd::fma(a, b, c);
+#endif
+}
+
 inline float hmax(const batch& b) {
     alignas(16) float lanes[W];
     b.store_aligned(lanes);
@@ -226,8 +244,8 @@ ATTNSCOPE_TILE_INLINE void score_tile(const float* const* q, std::size_t d, cons
             const batch k1 = batch::load_aligned(p + t * kNR + W);
             for (std::size_t r = 0; r < MR; ++r) {
                 const batch qb(q[r][t]);
-                acc0[r] = xsimd::fma(qb, k0, acc0[r]);
-                acc1[r] = xsimd::fma(qb, k1, acc1[r]);
+                acc0[r] = madd(qb, k0, acc0[r]);
+                acc1[r] = madd(qb, k1, acc1[r]);
             }
         }
         const batch al(alpha);
@@ -306,8 +324,8 @@ ATTNSCOPE_TILE_INLINE void av_tile(const float* const* P, std::size_t nb, const 
             const batch v1 = batch::load_unaligned(v + W);
             for (std::size_t r = 0; r < MR; ++r) {
                 const batch pb(P[r][j]);
-                a0[r] = xsimd::fma(pb, v0, a0[r]);
-                a1[r] = xsimd::fma(pb, v1, a1[r]);
+                a0[r] = madd(pb, v0, a0[r]);
+                a1[r] = madd(pb, v1, a1[r]);
             }
         }
         for (std::size_t r = 0; r < MR; ++r) {
@@ -321,7 +339,7 @@ ATTNSCOPE_TILE_INLINE void av_tile(const float* const* P, std::size_t nb, const 
         const float* v = V + c;
         for (std::size_t j = 0; j < nb; ++j, v += ldv) {
             const batch v0 = batch::load_unaligned(v);
-            for (std::size_t r = 0; r < MR; ++r) a0[r] = xsimd::fma(batch(P[r][j]), v0, a0[r]);
+            for (std::size_t r = 0; r < MR; ++r) a0[r] = madd(batch(P[r][j]), v0, a0[r]);
         }
         for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
     }
@@ -377,8 +395,8 @@ ATTNSCOPE_TILE_INLINE void score_tile_packed(const float* qt, std::size_t d, con
             const batch k1 = batch::load_aligned(p + W);
             for (std::size_t r = 0; r < MR; ++r) {
                 const batch qb(qq[r]);
-                acc0[r] = xsimd::fma(qb, k0, acc0[r]);
-                acc1[r] = xsimd::fma(qb, k1, acc1[r]);
+                acc0[r] = madd(qb, k0, acc0[r]);
+                acc1[r] = madd(qb, k1, acc1[r]);
             }
         }
         const batch al(alpha);
@@ -418,8 +436,8 @@ ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const
             const batch v1 = batch::load_aligned(v + W);
             for (std::size_t r = 0; r < MR; ++r) {
                 const batch pb(p[r * LDP]);
-                a0[r] = xsimd::fma(pb, v0, a0[r]);
-                a1[r] = xsimd::fma(pb, v1, a1[r]);
+                a0[r] = madd(pb, v0, a0[r]);
+                a1[r] = madd(pb, v1, a1[r]);
             }
         }
         for (std::size_t r = 0; r < MR; ++r) {
@@ -433,7 +451,7 @@ ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const
         const float* v = V + c;
         for (std::size_t j = 0; j < nb; ++j, v += ldv) {
             const batch v0 = batch::load_unaligned(v);
-            for (std::size_t r = 0; r < MR; ++r) a0[r] = xsimd::fma(batch(P[r * LDP + j]), v0, a0[r]);
+            for (std::size_t r = 0; r < MR; ++r) a0[r] = madd(batch(P[r * LDP + j]), v0, a0[r]);
         }
         for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
     }

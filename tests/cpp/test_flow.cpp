@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "attnscope/flow.hpp"
@@ -202,4 +203,36 @@ TEST_CASE("flow: the work estimate, the limit and the errors", "[flow]") {
     const Status st = attention_flow(one.data(), 2, 1, big, o, out.data());
     CHECK_THAT(st.message(), Contains("over the limit of " + std::to_string(kMaxFlowWork)));
     CHECK_THAT(st.message(), Contains("2 layers x 813 tokens"));
+}
+
+TEST_CASE("flow and rollout of subnormal weights: finite, and the call ends (reliability round 4)", "[flow]") {
+    // Rows of 1e-45 (the smallest float) with residual 0: 1/sum is past float's range; rollout gave
+    // infinities and flow (Dinic on infinite capacities) never returned. Each row is uniform once
+    // normalised: rollout is 1/3 everywhere, and every flow is 1 (three edges of 1/3 into each sink).
+    for (const float tiny : {1e-45f, 5e-40f}) {
+        for (const std::size_t layers : {std::size_t{3}, std::size_t{4}}) {
+            std::vector<float> A(layers * 9, tiny), rolled(9), flow(9), dinic(9);
+            RolloutOptions o;
+            o.residual = 0.0;
+            REQUIRE(attention_rollout(A.data(), layers, 1, 3, o, rolled.data()).ok());
+            REQUIRE(attention_flow(A.data(), layers, 1, 3, o, flow.data()).ok());
+            for (std::size_t k = 0; k < 9; ++k) {
+                CHECK(rolled[k] == Approx(1.0 / 3).epsilon(1e-6));
+                CHECK(flow[k] == Approx(1.0).epsilon(1e-6));
+            }
+        }
+    }
+}
+
+TEST_CASE("flow and rollout refuse a negative weight even where its row sums to more than 0", "[flow]") {
+    // Row 0 is (-1, 2, 1): sum 2 > 0, so the old per-row check let it through (rollout -2.33, flow -1).
+    std::vector<float> A{-1, 2, 1, 0.2f, 0.3f, 0.5f, 0.1f, 0.1f, 0.8f};
+    std::vector<float> out(9);
+    RolloutOptions o;
+    o.residual = 0.0;
+    CHECK_THAT(attention_rollout(A.data(), 1, 1, 3, o, out.data()).message(),
+               Contains("the weight at layer 0, head 0, row 0, column 0 is -1") && Contains("non-negative"));
+    CHECK_THAT(attention_flow(A.data(), 1, 1, 3, o, out.data()).message(), Contains("non-negative"));
+    A[0] = std::numeric_limits<float>::infinity();
+    CHECK_THAT(attention_rollout(A.data(), 1, 1, 3, o, out.data()).message(), Contains("finite"));
 }

@@ -5,6 +5,7 @@
 // Its numbers against the original TF.js graph are tested in tests/js/model-oracle.test.mjs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 
 using namespace attnscope;
 using namespace attnscope::test;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -132,7 +134,7 @@ std::vector<TensorSpec> tiny_model(const TinyShape& shape = {}) {
     std::vector<float> inv(E / 2);
     TensorSpec timing{"timing.inv", 2, {E / 2}, std::vector<std::uint8_t>(4 * (E / 2))};
     for (std::uint32_t i = 0; i < E / 2; ++i) {
-        const float v = static_cast<float>(std::pow(1e4, -static_cast<double>(i) / (E / 2 - 1)));
+        const float v = static_cast<float>(std::pow(1e4, -static_cast<double>(i) / std::max(1u, E / 2 - 1)));
         std::memcpy(timing.bytes.data() + 4 * i, &v, 4);
     }
     ts.push_back(timing);
@@ -293,6 +295,61 @@ TEST_CASE("model file: a call whose buffers a small file declares huge is refuse
     REQUIRE(w.encode(many.data(), 3, {}, r).ok());
 }
 
+TEST_CASE("model file: non-finite values, a timing signal past float's range and inconsistent vocabularies are refused at load", "[model]") {
+    const auto patched = [](const std::string& name, std::size_t element, std::uint32_t bits_or_half, bool half) {
+        auto ts = tiny_model();
+        for (auto& t : ts) {
+            if (t.name != name) continue;
+            if (half) {
+                t.bytes[2 * element] = static_cast<std::uint8_t>(bits_or_half);
+                t.bytes[2 * element + 1] = static_cast<std::uint8_t>(bits_or_half >> 8);
+            } else {
+                put32(t.bytes, 4 * element, bits_or_half);
+            }
+        }
+        return serialize(ts);
+    };
+    const auto refused = [](const std::vector<std::uint8_t>& file) {
+        Model m;
+        const Status st = Model::from_bytes(file.data(), file.size(), m);
+        CHECK(m.empty());
+        return st.message();
+    };
+    // A NaN (0x7e00) in an f16 matrix, an infinity in an f32 vector.
+    CHECK_THAT(refused(patched("l0.qkv.w", 7, 0x7e00, true)), Contains("tensor 'l0.qkv.w' holds NaN at element 7"));
+    CHECK_THAT(refused(patched("l1.ffn1.b", 2, 0x7f800000u, false)), Contains("tensor 'l1.ffn1.b' holds an infinity at element 2"));
+    // A finite 3e38 in the timing vector: position x 3e38 is infinite, sin(inf) NaN.
+    float big = 3e38f;
+    std::uint32_t big_bits;
+    std::memcpy(&big_bits, &big, 4);
+    CHECK_THAT(refused(patched("timing.inv", 1, big_bits, false)), Contains("'timing.inv' element 1") && Contains("(0, 1]"));
+    // More pieces than embedding rows, and fewer than the 6 control pieces.
+    for (const std::uint32_t pieces : {13u, 5u}) {
+        auto ts = tiny_model();
+        auto& config = ts[0];
+        REQUIRE(config.name == "config");
+        put32(config.bytes, 4 * 7, pieces);
+        const std::string m = refused(serialize(ts));
+        CHECK_THAT(m, Contains("the vocabulary has " + std::to_string(pieces) + " pieces and the embedding 12 rows"));
+    }
+}
+
+TEST_CASE("model file: finite weights that overflow float on the way give an error, not non-finite numbers", "[model]") {
+    auto ts = tiny_model();
+    for (auto& t : ts) {
+        if (t.name != "l0.qkv.b") continue;  // q, k and v biases of 3e38: q·k overflows
+        const float v = 3e38f;
+        for (std::size_t i = 0; i + 4 <= t.bytes.size(); i += 4) std::memcpy(t.bytes.data() + i, &v, 4);
+    }
+    const auto file = serialize(ts);
+    Model m;
+    REQUIRE(Model::from_bytes(file.data(), file.size(), m).ok());
+    const std::vector<std::int32_t> ids{1, 5, 0, 11};
+    ModelResult r;
+    CHECK_THAT(m.encode(ids.data(), ids.size(), {}, r).message(), Contains("overflow float32"));
+    CHECK(r.attentions.empty());
+}
+
 TEST_CASE("model file: every truncation is refused; damage never reads outside the file", "[model]") {
     const auto file = serialize(tiny_model());
     Model m;
@@ -325,7 +382,12 @@ TEST_CASE("model file: every truncation is refused; damage never reads outside t
                 CHECK(m.empty());
                 CHECK(st.message().find("model file:") == 0);
             } else {
-                CHECK(m.encode(ids.data(), ids.size(), {}, r).ok());
+                // A flipped exponent can make a weight huge but finite: the model then either runs with
+                // finite results or says that its weights overflow on these ids.
+                const Status e = m.encode(ids.data(), ids.size(), {}, r);
+                INFO(e.message());
+                CHECK((e.ok() || e.message().find("overflow float32") != std::string::npos));
+                for (float a : r.attentions) CHECK(std::isfinite(a));
             }
         }
     }

@@ -20,15 +20,9 @@ import { PAGES } from '../../scripts/pages.mjs';
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 let h, context, fileContext, tmp;
 
-/** Waits for what each page shows once it is loaded (pages not named here: body.ready and no computation). */
-const READY = {
-  'lab.html': (p) => p.waitForSelector('#status[data-ready="true"]', { timeout: 60000 }),
-  'model.html': (p) => p.waitForSelector('body.model-ready', { timeout: 60000 }),
-};
-
 /**
  * Lets every figure draw: figures out of view are drawn when they scroll into view or when the page
- * is idle (web/figures/base.js), so the page is walked from top to bottom, then back.
+ * is idle (web/shared/figures/base.js), so the page is walked from top to bottom, then back.
  */
 async function drawEverything(p) {
   await p.evaluate(async () => {
@@ -77,8 +71,10 @@ async function onPhone(p) {
 async function openPage(html, hash = '') {
   const p = h.watch(await context.newPage());
   await p.goto(h.server.url + html + hash);
+  // Each page says what it shows once it has loaded (its entry's `ready`, scripts/pages.mjs).
+  const { ready } = PAGES.find((x) => x.html === html);
   await p.waitForSelector('body.ready', { timeout: 60000 });
-  if (READY[html]) await READY[html](p);
+  if (ready) await p.waitForSelector(ready, { timeout: 60000 });
   await settled(p, 60000);
   await drawEverything(p);
   await settled(p, 60000);

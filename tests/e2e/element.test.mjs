@@ -565,6 +565,53 @@ describe('failure is visible and local', () => {
     await p.context().close();
   });
 
+  test('a model is freed with the last element that shows it (30 elements of one URL kept 28 MiB for good)', async () => {
+    const p = await open(page('model-free', '<attn-scope id="first" query="The cat sat on the mat." controls="none"></attn-scope><div id="box"></div>'), {},
+      (context) => context.route('http://models.attnscope.test/**', (route) => route.fulfill({ status: 200, body: readFileSync(join(root, 'dist/use-lite.bin')),
+        headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } })));
+    await settled(p);
+    const got = await p.evaluate(async () => {
+      const Element = customElements.get('attn-scope');
+      const box = document.getElementById('box');
+      const before = await Element.memoryInUse();
+      const add = (n) => Array.from({ length: n }, (_, i) => {
+        const el = document.createElement('attn-scope');
+        el.setAttribute('model', 'use-lite');
+        el.setAttribute('model-src', 'http://models.attnscope.test/use-lite.bin');
+        el.setAttribute('query', `Sentence number ${i} is here.`);
+        box.append(el);
+        return el;
+      });
+      const ready = (els) => Promise.all(els.map((el) => new Promise((resolve) => {
+        const check = () => (el.result?.n ? resolve() : setTimeout(check, 20));
+        check();
+      })));
+      const first = add(3);
+      await ready(first);
+      const loaded = await Element.memoryInUse();
+      first[0].remove();   // others still show it: kept
+      await new Promise((r) => setTimeout(r, 50));
+      const kept = await Element.memoryInUse();
+      first[1].remove();
+      first[2].remove();
+      await new Promise((r) => setTimeout(r, 50));
+      const freed = await Element.memoryInUse();
+      const again = add(1);  // shown again: loaded anew, and works
+      await ready(again);
+      const reloaded = await Element.memoryInUse();
+      again[0].remove();
+      await new Promise((r) => setTimeout(r, 50));
+      return { before, loaded, kept, freed, reloaded, after: await Element.memoryInUse() };
+    });
+    const MiB = 2 ** 20;
+    assert.ok(got.loaded - got.before > 20 * MiB, `the model took ${(got.loaded - got.before) / MiB} MiB`);
+    assert.equal(got.kept, got.loaded);
+    assert.ok(got.freed - got.before < MiB, `${(got.freed - got.before) / MiB} MiB left after the last element went`);
+    assert.ok(got.reloaded - got.before > 20 * MiB);
+    assert.ok(got.after - got.before < MiB, `${(got.after - got.before) / MiB} MiB left the second time`);
+    await p.context().close();
+  });
+
   test('adding and removing 500 elements returns wasm memory to where it was', async () => {
     const p = await open(page('many', '<attn-scope id="first" query="The cat sat on the mat." controls="none"></attn-scope><div id="box"></div>'));
     await settled(p);

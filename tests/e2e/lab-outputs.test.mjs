@@ -1,4 +1,4 @@
-// The attention lab's output comparison (web/lab.html, part 2, "What each head outputs") in Chromium:
+// The attention lab's output comparison (web/pages/lab/lab.html, part 2, "What each head outputs") in Chromium:
 // a link with out=none,value,scaled ticks the three outputs; Compare trains one head per function and
 // output (the value and symmetric outputs only to copy the target word's vector) and the table gives
 // each its attention accuracy and output accuracy, equal to what node's build gives for the same seed;

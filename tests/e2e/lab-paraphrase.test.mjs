@@ -1,4 +1,4 @@
-// The attention lab's cross-attention rule (web/lab.html#rule=paraphrase) in Chromium: the queries come
+// The attention lab's cross-attention rule (web/pages/lab/lab.html#rule=paraphrase) in Chromium: the queries come
 // from a sentence and the keys from its paraphrase, so the heatmaps have the sentence's words as rows
 // and the paraphrase's as columns; the user's own sentence gets a second box for its paraphrase (shown
 // only for this rule). Training 300 steps (a count, never a time) raises held-out accuracy far above

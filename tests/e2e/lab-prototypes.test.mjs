@@ -1,4 +1,4 @@
-// Lab part 3 (web/lab-prototypes.html) in Chromium: trained on blobs, the attention classifier's
+// Lab part 3 (web/pages/lab-prototypes/lab-prototypes.html) in Chromium: trained on blobs, the attention classifier's
 // test accuracy passes 90% (a behaviour, never a time); pause stops the steps and "+25 steps" adds
 // exactly 25; switching the data set starts over on new points; the comparison of the five scoring
 // functions fills its table, small maps and reading, and its CSV matches the table; the map's PNG and

@@ -1,4 +1,4 @@
-// The attention lab (web/lab.html) in Chromium: training the previous-word rule raises held-out
+// The attention lab (web/pages/lab/lab.html) in Chromium: training the previous-word rule raises held-out
 // accuracy far above chance within 300 steps (a count, never a time); pause stops the steps, "+5
 // steps" adds exactly five, the slider redraws a saved step (step 0 = the untrained head); the page
 // works offline once its service worker has saved it; screenshots at 1440×900 and on a 390×844 phone.

@@ -14,7 +14,7 @@ const WORDS = 'the quick brown fox jumps over a lazy dog while seven small birds
 const doc = (n) => Array.from({ length: n - 1 }, (_, i) => WORDS[i % WORDS.length]).join(' ') + '.';
 const SHORT = 'A kitten rested on the rug.';
 const SHORT_TOKENS = ['A', 'kitten', 'rested', 'on', 'the', 'rug', '.'];
-const MARGIN = 84;          // web/figures/HeatmapCanvas.js: the label margins
+const MARGIN = 84;          // web/shared/figures/HeatmapCanvas.js: the label margins
 const LABEL_MIN = 11;       // px a row or column needs before its label is drawn
 const MIN_CELL = 4;         // px: the least a cell is drawn on either axis of the detail
 const OV_SHORT_CELL = 6;    // px: the least a cell of the overview's short axis is

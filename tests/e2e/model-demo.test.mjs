@@ -1,4 +1,4 @@
-// The demo's "trained model" choice (web/compute/model.js, the registry's model figures) in headless
+// The demo's "trained model" choice (web/shared/compute/use-lite.js, the registry's model figures) in headless
 // Chromium, one browser for the file. Expected numbers come from the same module in node
 // (dist/attnscope.mjs: scope.loadModel(), model.encode()). Screenshots go to test-output/.
 import { test, before, after, describe } from 'node:test';

@@ -1,4 +1,4 @@
-// The model page's heavy work off its main thread (web/model-worker.js): while a big file is analysed
+// The model page's heavy work off its main thread (web/pages/imported-attention/model-worker.js): while a big file is analysed
 // the page keeps drawing frames and answering the controls of the view it shows, a progress line
 // says how far the worker is, Cancel stops it at once and the previous view stays (and works: its
 // rollout comes from the fresh worker); a [1024, 1024, 8, 8] stack (1,048,576 heads) is drawn as a

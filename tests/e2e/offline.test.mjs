@@ -1,4 +1,4 @@
-// The site once loaded works offline: its service worker (web/sw.js, filled in by build-web) saves
+// The site once loaded works offline: its service worker (web/shared/sw.js, filled in by build-web) saves
 // every page's code on the first visit of any page, the vocabulary only where a visited page loads it
 // (lab part 3 without it), and answers from that cache: after the demo alone, every page opens offline. Each test has its own browser context (so its
 // own service workers and caches); the tests that take the network away or change the build serve
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setup, startServer, attendOptions, outDir, root, settled } from '../../scripts/browser-harness.mjs';
 import { offlineFiles, offlinePages, siteFiles, writeServiceWorker } from '../../scripts/offline-manifest.mjs';
+import { PAGES, pageOutputs } from '../../scripts/pages.mjs';
 
 const web = join(root, 'dist/web');
 const SENTENCE = 'Offline, the kernels still weigh every word of this sentence.';
@@ -49,7 +50,7 @@ const controlled = (p) => p.waitForFunction(() => !!navigator.serviceWorker.cont
 describe('offline', () => {
   test('the build lists every file of the page for the service worker, with a content-hash version', () => {
     const files = offlineFiles(web);
-    for (const f of ['index.html', 'demo.js', 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
+    for (const f of ['index.html', 'demo.js', 'style.css', 'attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) {
       assert.ok(files.includes(f), `${f} is saved for offline use (list: ${files.join(', ')})`);
     }
     assert.ok(!files.some((f) => f.endsWith('.map') || f === 'sw.js'));
@@ -59,20 +60,23 @@ describe('offline', () => {
     assert.doesNotMatch(sw, /https?:\/\//, 'the worker names no other origin');
     // What each page saves: its own files, and the vocabulary only where the page loads it.
     const pages = offlinePages(web);
-    assert.deepEqual(Object.keys(pages).sort(), ['index.html', 'lab-prototypes.html', 'lab.html', 'model.html']);
+    assert.deepEqual(Object.keys(pages).sort(), PAGES.map((p) => p.html).sort(), 'the pages of scripts/pages.mjs');
     for (const [page, needs] of Object.entries(pages)) {
-      for (const f of [page, 'style.css', 'attnscope.wasm', 'attnscope-scalar.wasm']) assert.ok(needs.includes(f), `${page} saves ${f}`);
-      assert.equal(needs.includes('glove-50k.bin'), page === 'index.html' || page === 'lab.html', `${page} and the vocabulary`);
+      // Every page links the shared style sheet; a page with a worker computes with the wasm.
+      const computes = !!PAGES.find((p) => p.html === page).worker;
+      for (const f of [page, 'style.css', ...(computes ? ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm'] : [])]) assert.ok(needs.includes(f), `${page} saves ${f}`);
+      assert.equal(needs.includes('glove-50k.bin'), !!PAGES.find((p) => p.html === page).vocabulary, `${page} and the vocabulary`);
       assert.ok(needs.every((f) => files.includes(f)));
       assert.ok(sw.includes(JSON.stringify(page)), `sw.js lists the files of ${page}`);
     }
-    for (const [page, f] of [['index.html', 'demo-worker.js'], ['index.html', 'demo.js'], ['index.html', 'pool-worker.mjs'], ['lab.html', 'lab-worker.js'], ['lab-prototypes.html', 'lab-prototypes-worker.js'],
-      ['lab-prototypes.html', 'lab-prototypes.css'], ['model.html', 'model-worker.js']]) assert.ok(pages[page].includes(f), `${page} saves ${f}`);
+    // Every file an entry of scripts/pages.mjs names (its HTML, script, worker, style sheet); the demo's pool's worker.
+    for (const p of PAGES) for (const f of pageOutputs(p)) assert.ok(pages[p.html].includes(f), `${p.html} saves ${f}`);
+    assert.ok(pages['index.html'].includes('pool-worker.mjs'), 'index.html saves pool-worker.mjs');
     assert.deepEqual(files.filter((f) => !Object.values(pages).some((x) => x.includes(f))), [], 'every file is saved by some page');
     // What the first visit of any page saves: every page's files but the vocabulary.
     const site = siteFiles(pages);
     assert.deepEqual(site, files.filter((f) => !/^glove-/.test(f)));
-    for (const f of ['index.html', 'lab.html', 'lab-prototypes.html', 'model.html', 'lab-worker.js', 'model.js', 'lab.css']) assert.ok(site.includes(f), `the site saves ${f}`);
+    for (const f of [...PAGES.flatMap(pageOutputs), 'lab.css']) assert.ok(site.includes(f), `the site saves ${f}`);
     assert.ok(sw.includes(`const SITE = ${JSON.stringify(site, null, 2)};`), 'sw.js lists the site\'s files');
   });
 
@@ -101,7 +105,7 @@ describe('offline', () => {
       assert.equal(await page.isVisible('#offline-status'), true);
       assert.deepEqual(failed, []);
       const served = responses.map((r) => [r.url().replace(server.url, ''), r.status(), r.fromServiceWorker()]);
-      for (const f of ['', 'demo.js', 'style.css', 'attnscope.wasm', 'glove-50k.bin']) {
+      for (const f of ['', 'demo.js', 'style.css', 'attnscope-relaxed.wasm', 'glove-50k.bin']) {  // Chromium runs the relaxed-SIMD build
         assert.deepEqual(served.find(([u]) => u === f), [f, 200, true], `${f || 'the page'} came from the service worker`);
       }
       assert.ok(served.every(([, status, sw]) => status === 200 && sw), JSON.stringify(served));
@@ -244,7 +248,7 @@ describe('offline', () => {
 
       // "Rebuild": one file changes, and with it sw.js and the cache version.
       appendFileSync(join(dir, 'style.css'), '\n/* rebuilt */\n');
-      const { version } = writeServiceWorker(dir, join(root, 'web/sw.js'));
+      const { version } = writeServiceWorker(dir, join(root, 'web/shared/sw.js'));
       assert.notEqual(version, old);
       await page.evaluate(async () => { await (await navigator.serviceWorker.getRegistration()).update(); });
       await until(page, async (name) => {

@@ -1,5 +1,5 @@
 // The demo computes a long document with many heads on its pool of workers (createAttnPool in its
-// compute worker, web/demo-worker.js): the page says how many workers ran, the numbers are one scope's
+// compute worker, web/pages/demo/demo-worker.js): the page says how many workers ran, the numbers are one scope's
 // bit for bit, Cancel aborts the pooled call and the page keeps working, and small inputs stay on the
 // single path. No duration is asserted (the machine is shared). Screenshots go to test-output/.
 import { test, before, after, describe } from 'node:test';
@@ -72,7 +72,7 @@ describe('the page on a pool of workers', () => {
   test('a long document with two heads is computed on the pool: "N workers" shown, one scope\'s numbers', async () => {
     await page.selectOption('#heads', '2');
     await settled(page);
-    // 2 heads × 730 × 730 cells: over the page's POOL_FROM (web/scale.js).
+    // 2 heads × 730 × 730 cells: over the page's POOL_FROM (web/shared/scale.js).
     const text = doc(730);
     await paste(text);
     assert.equal(await page.isVisible('#compute-pool'), true);

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, outDir, root, startServer } from '../../scripts/browser-harness.mjs';
+import { CHROMIUM_ARGS, outDir, relaxedSimdLikeChromium, root, startServer } from '../../scripts/browser-harness.mjs';
 
 const site = join(outDir, 'pool-site');
 let browser, server, scope;
@@ -59,6 +59,7 @@ before(async () => {
   for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm|bin)$/.test(f)) copyFileSync(join(root, 'dist', f), join(site, f));
   writeFileSync(join(site, 'index.html'), PAGE);
   writeFileSync(join(site, 'job.mjs'), JOB);
+  relaxedSimdLikeChromium();   // the page's numbers (relaxed SIMD in Chromium) against node's
   const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
   scope = await createAttnScope({ preload: true });
   server = await startServer(site);

@@ -725,7 +725,7 @@ describe('appearance and speed', () => {
 
   test('head colours: Okabe–Ito for each theme; heads 9 and 10 repeat 1 and 2, dashed, and every head is named', async () => {
     // Blue, orange, bluish green, reddish purple, sky blue, vermillion, then yellow and black, which
-    // each theme adjusts (web/figures/heads.js).
+    // each theme adjusts (web/shared/figures/heads.js).
     const OKABE_ITO = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00'];
     const expectedColours = {
       light: [...OKABE_ITO, '#605b15', '#000000'],

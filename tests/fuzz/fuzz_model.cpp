@@ -3,8 +3,8 @@
 // mutation (so the mutations reach the checks behind it: the directory, the shapes, the
 // configuration, the vocabulary) or left as it is; the rest is the file, copied to an exactly sized
 // buffer so AddressSanitizer sees a read one byte past its end. The seed (tests/fuzz/corpus/model) is
-// a tiny valid model of USE-Lite's shape. A model that loads must run: the result has the declared
-// shape and its attention rows sum to 1 (or are all 0, fully -inf scores) wherever they are finite.
+// a tiny valid model of USE-Lite's shape. A model that loads must run or refuse the call: the result
+// has the declared shape, finite values, and attention rows that sum to 1.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +15,8 @@
 #include "fuzz_input.hpp"   // FUZZ_ASSERT
 
 using namespace attnscope;
+
+#define ATTNSCOPE_COUNT_ROW(...) +1
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
@@ -34,18 +36,33 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (m.max_tokens() > 64) return 0;
     std::vector<std::int32_t> ids;
     for (std::size_t i = 0; i < 5; ++i) ids.push_back(static_cast<std::int32_t>(i * 7 % m.vocabulary_rows()));
+    // encode's options from the flag byte's other bits: bit 1 re-scores every head with the scoring
+    // function bits 2-5 name (every registry entry, the ones with seeded matrices included), bit 6
+    // knocks out every other head, bit 7 picks the scalar variant.
+    const std::uint8_t flags = data[0];
+    ModelSurgery surgery;
+    constexpr std::size_t kScores = 0 ATTNSCOPE_SCORES(ATTNSCOPE_COUNT_ROW);
+    if (flags & 2) surgery.scores.assign(m.layers() * m.heads(), static_cast<Score>((flags >> 2) % kScores));
+    if (flags & 64)
+        for (std::size_t h = 0; h < m.layers() * m.heads(); ++h) surgery.ablate.push_back(h % 2);
+    if (flags & 128) surgery.variant = Variant::scalar;
     ModelResult r;
-    const Status e = m.encode(ids.data(), ids.size(), {}, r);
+    const Status e = m.encode(ids.data(), ids.size(), surgery, r);
     if (!e) return 0;  // a budget or limit refusal is an answer too
     const std::size_t n = r.n;
     FUZZ_ASSERT(n == std::min<std::size_t>(ids.size(), m.max_tokens()));
     FUZZ_ASSERT(r.attentions.size() == m.layers() * m.heads() * n * n);
     FUZZ_ASSERT(r.embedding.size() == m.output_dim());
+    // Every value the model hands back is finite and every attention row sums to 1 (a file with a
+    // non-finite weight is refused at load; finite weights that overflow give an error instead).
     for (std::size_t row = 0; row < m.layers() * m.heads() * n; ++row) {
         double s = 0.0;
-        for (std::size_t j = 0; j < n; ++j) s += r.attentions[row * n + j];
-        // (A row whose scores are all -inf, e.g. from infinite weights, is all zeros: softmax_rows' convention.)
-        if (std::isfinite(s)) FUZZ_ASSERT(std::fabs(s - 1.0) < 1e-3 || s == 0.0);
+        for (std::size_t j = 0; j < n; ++j) {
+            FUZZ_ASSERT(std::isfinite(r.attentions[row * n + j]));
+            s += r.attentions[row * n + j];
+        }
+        FUZZ_ASSERT(std::fabs(s - 1.0) < 1e-3);
     }
+    for (float v : r.embedding) FUZZ_ASSERT(std::isfinite(v));
     return 0;
 }

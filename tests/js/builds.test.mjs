@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
 import { DIST, ROOT, assertClose, assertSameBytes, loadScope, loadSingleScope, rng } from './helpers.mjs';
+import { PAGES } from '../../scripts/pages.mjs';
 import { SCORE_NAMES, parseVocabulary, propagateScoreError, refMatmul, refScores, refSoftmax } from './reference.mjs';
 
 const S1 = "The animal didn't cross the street because it was too tired.";
@@ -193,11 +194,11 @@ describe('when the vocabulary downloads (createAttnScope() loads only the wasm)'
 });
 
 describe('the demo site\'s pages (dist/web)', () => {
-  test('every page\'s <head> starts with web/head.html: one Content-Security-Policy for all, every placeholder filled', () => {
-    const shared = readFileSync(join(ROOT, 'web/head.html'), 'utf8').trimEnd();
+  test('every page\'s <head> starts with web/shared/head.html: one Content-Security-Policy for all, every placeholder filled', () => {
+    const shared = readFileSync(join(ROOT, 'web/shared/head.html'), 'utf8').trimEnd();
     assert.match(shared, /http-equiv="Content-Security-Policy"/);
     const pages = readdirSync(join(DIST, 'web')).filter((f) => f.endsWith('.html'));
-    assert.deepEqual(pages.sort(), ['index.html', 'lab-prototypes.html', 'lab.html', 'model.html']);
+    assert.deepEqual(pages.sort(), PAGES.map((p) => p.html).sort(), 'the pages of scripts/pages.mjs, no other');
     for (const f of pages) {
       const html = readFileSync(join(DIST, 'web', f), 'utf8');
       assert.ok(html.startsWith(`<!doctype html>\n<html lang="en">\n<head>\n${shared}\n`), `${f} starts with the shared head`);

@@ -1,16 +1,16 @@
-// The figures' registry (web/figures/registry.js): the element's views and its .d.ts union are the
+// The figures' registry (web/shared/figures/registry.js): the element's views and its .d.ts union are the
 // same list; every name an entry uses exists (its figures, its computations, its slot on the demo
 // page); the demo's worker and the compute modules import no figure file; and a computation asked for
-// by name (web/compute/teaching.js) is the module's own call.
+// by name (web/shared/compute/teaching.js) is the module's own call.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { unionMembers } from '../../scripts/registry.mjs';
 import { ROOT, loadScope } from './helpers.mjs';
-import { FIGURES, VIEWS, stepsFor } from '../../web/figures/registry.js';
-import { STEPS } from '../../web/compute/teaching.js';
-import { compute, context } from '../../web/compute/attention.js';
+import { FIGURES, VIEWS, stepsFor } from '../../web/shared/figures/registry.js';
+import { STEPS } from '../../web/shared/compute/teaching.js';
+import { compute, context } from '../../web/shared/compute/attention.js';
 
 const WHEN = ['first', 'after-frame', 'extras', 'idle', 'model'];
 /** What an entry may name in `needs` besides the computations of STEPS. */
@@ -34,7 +34,7 @@ describe('the figures registry', () => {
   });
 
   test('every entry names a class, a feed and a time to draw; its views and needs name what exists', () => {
-    const html = readFileSync(join(ROOT, 'web/index.html'), 'utf8');
+    const html = readFileSync(join(ROOT, 'web/pages/demo/index.html'), 'utf8');
     for (const [name, e] of Object.entries(FIGURES)) {
       assert.equal(typeof e.figure, 'function', `${name}: figure`);
       assert.equal(typeof e.feed, 'function', `${name}: feed`);
@@ -51,11 +51,11 @@ describe('the figures registry', () => {
   test('the demo\'s computations are the ones its figures need', () => {
     const demo = Object.keys(FIGURES).filter((n) => FIGURES[n].slot);
     assert.deepEqual(new Set(stepsFor(demo)), new Set(Object.keys(STEPS)),
-      'every computation of web/compute/teaching.js is needed by a figure of the demo');
+      'every computation of web/shared/compute/teaching.js is needed by a figure of the demo');
   });
 
   test('the demo\'s worker and the compute modules import no figure module', () => {
-    for (const entry of ['web/demo-worker.js', 'web/compute/attention.js', 'web/compute/teaching.js', 'web/compute/images.js', 'web/compute/model.js']) {
+    for (const entry of ['web/pages/demo/demo-worker.js', 'web/shared/compute/attention.js', 'web/shared/compute/teaching.js', 'web/shared/compute/images.js', 'web/shared/compute/use-lite.js']) {
       const figures = [...importGraph(join(ROOT, entry))].filter((f) => f.includes(`${join('web', 'figures')}/`));
       assert.deepEqual(figures, [], `${entry} imports ${figures.join(', ')}`);
     }

@@ -119,3 +119,46 @@ test('attentionFlow refuses bad arguments and stacks over the work limit, naming
   const again = scope.attentionFlow(att, o);
   assert.equal(again.length, 16);
 });
+
+test('subnormal weights with residual 0: rollout finite, flow ends with the uniform answer (it ran until killed)', async () => {
+  // Run in a worker with a deadline, so a build that loops forever fails this test instead of hanging the run.
+  const { Worker } = await import('node:worker_threads');
+  const { pathToFileURL } = await import('node:url');
+  const { DIST } = await import('./helpers.mjs');
+  const code = `
+    const { parentPort } = require('node:worker_threads');
+    import(${JSON.stringify(pathToFileURL(`${DIST}/attnscope.mjs`).href)}).then(async ({ createAttnScope }) => {
+      const scope = await createAttnScope();
+      const out = [];
+      for (const [tiny, layers] of [[1e-45, 3], [5e-40, 3], [1e-45, 4]]) {
+        const o = { layers, heads: 1, n: 3, residual: 0 };
+        const att = new Float32Array(layers * 9).fill(tiny);
+        out.push({ tiny, layers, rollout: Array.from(scope.rollout(att, o)), flow: Array.from(scope.attentionFlow(att, o)) });
+      }
+      parentPort.postMessage(out);
+    });`;
+  const worker = new Worker(code, { eval: true });
+  let timer;
+  try {
+    const results = await Promise.race([
+      new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); }),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('attentionFlow of subnormal weights did not return within 60 s')), 60000); }),
+    ]);
+    for (const r of results) {
+      assertClose(Float32Array.from(r.rollout), new Float32Array(9).fill(1 / 3), 1e-6, `rollout ${r.tiny} x ${r.layers} layers`);
+      assertClose(Float32Array.from(r.flow), new Float32Array(9).fill(1), 1e-6, `flow ${r.tiny} x ${r.layers} layers`);
+    }
+  } finally {
+    clearTimeout(timer);
+    await worker.terminate();
+  }
+});
+
+test('a negative weight is refused even where its row sums to more than 0 (rollout gave -2.33, flow -1)', () => {
+  const att = Float32Array.of(-1, 2, 1, 0.2, 0.3, 0.5, 0.1, 0.1, 0.8);
+  const o = { layers: 1, heads: 1, n: 3, residual: 0 };
+  for (const call of ['rollout', 'attentionFlow']) {
+    assertThrowsNaming(() => scope[call](att, o), RangeError, [/layer 0, head 0, row 0, column 0 is -1/, /non-negative/], call);
+  }
+  assert.equal(scope.rollout(Float32Array.of(0.5, 0.5, 0, 1), { layers: 1, heads: 1, n: 2, residual: 0 })[0], 0.5);
+});

@@ -1,10 +1,10 @@
-// Teaching panel 4's geometry (web/compute/hull.js hullGeometry), which the demo's worker now
+// Teaching panel 4's geometry (web/shared/compute/hull.js hullGeometry), which the demo's worker now
 // computes off the page's thread: convex combinations of the values are inside their hull in all
 // dimensions, rescaled ones are not; the 2-D hull's vertices are projected values; the result is a
 // pure function of its data (the worker's and the page's computation agree).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hullGeometry, pca2, project } from '../../web/compute/hull.js';
+import { hullGeometry, pca2, project } from '../../web/shared/compute/hull.js';
 
 function rng(seed) {
   let s = seed >>> 0;

@@ -1,4 +1,4 @@
-// The lab's part 2 and its state (lab/compare.js, web/lab-state.js, lab/session.js): steps to
+// The lab's part 2 and its state (lab/compare.js, web/pages/lab/lab-state.js, lab/session.js): steps to
 // 90%, the table's order, the CSV of the curves, the text computed from a result (it names what the
 // rows show, and changes when they do), the URL round trip (any hash gives valid settings), and the
 // comparison itself on the corpus: the same seed gives the same table, however the work is sliced,
@@ -12,7 +12,7 @@ import { ROOT, loadScope } from './helpers.mjs';
 
 const { Comparison, stepsTo, summaryRows, sortRows, stepsText, readComparison, curvesCSV, versus, scoreFamilies, runLabel, OUTPUTS, COMPARE_EVAL_EVERY } =
   await import(join(ROOT, 'lab/compare.js'));
-const { labDefaults, labFromHash, labToHash, LEARNING_RATES, MAX_PROBLEMS } = await import(join(ROOT, 'web/lab-state.js'));
+const { labDefaults, labFromHash, labToHash, LEARNING_RATES, MAX_PROBLEMS } = await import(join(ROOT, 'web/pages/lab/lab-state.js'));
 const { LabSession, HEAD, SNAP_EVERY } = await import(join(ROOT, 'lab/session.js'));
 const { RULE_IDS } = await import(join(ROOT, 'lab/rules.js'));
 const { parseCSV } = await import(join(ROOT, 'scripts/browser-harness.mjs'));
@@ -24,7 +24,7 @@ const row = (score, accuracy, stepsTo90, extra = {}) => ({ score, accuracy, step
 
 test('scoreClass: every scoring function of the registry gets a style of its own (colour, or colour and dashes)', async () => {
   // CompareCurves imports d3 and the figures' base (DOM only when constructed): its pure helper is importable.
-  const { scoreClass } = await import(join(ROOT, 'web/figures/CompareCurves.js'));
+  const { scoreClass } = await import(join(ROOT, 'web/shared/figures/CompareCurves.js'));
   const classes = SCORES.map((s) => scoreClass(s, SCORES));
   assert.equal(new Set(classes).size, SCORES.length, classes.join(' | '));
   for (const s of ['dot', 'scaled-dot']) assert.doesNotMatch(scoreClass(s, SCORES), /repeat/, `${s} is solid`);
@@ -34,13 +34,13 @@ test('scoreClass: every scoring function of the registry gets a style of its own
 });
 
 test('seriesClass: every run of every function and output gets classes of its own; attention only keeps the function\'s', async () => {
-  const { scoreClass, seriesClass } = await import(join(ROOT, 'web/figures/CompareCurves.js'));
+  const { scoreClass, seriesClass } = await import(join(ROOT, 'web/shared/figures/CompareCurves.js'));
   const runs = SCORES.flatMap((score) => OUTPUTS.map((output) => ({ score: runLabel(score, output), baseScore: score, output })));
   const classes = runs.map((r) => seriesClass(r, SCORES));
   assert.equal(new Set(classes).size, runs.length, classes.join(' | '));
   for (const s of SCORES) assert.equal(seriesClass({ score: s }, SCORES), scoreClass(s, SCORES), 'a series without an output: its function\'s');
   // The page's style sheet gives the repeated colours' outputs patterns of their own.
-  const css = readFileSync(join(ROOT, 'web/lab.css'), 'utf8');
+  const css = readFileSync(join(ROOT, 'web/shared/lab.css'), 'utf8');
   for (const sel of ['.series.out-value', '.series.out-scaled', '.series.head-repeat.out-value', '.series.head-repeat.out-scaled']) assert.ok(css.includes(sel), sel);
 });
 

@@ -1,9 +1,9 @@
-// The model page's grid computations (web/compute/imported.js, run by its worker): which block of a
+// The model page's grid computations (web/shared/compute/imported.js, run by its worker): which block of a
 // big stack is shown, and the thumbnails' levels against a direct reference (every pixel the largest
 // weight of the cells it covers, scaled by its head's largest weight).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GRID_MAX, gridPage, gridThumbnails, thumbSize } from '../../web/compute/imported.js';
+import { GRID_MAX, gridPage, gridThumbnails, thumbSize } from '../../web/shared/compute/imported.js';
 import { rng } from './helpers.mjs';
 
 test('gridPage: the whole stack up to GRID_MAX layers and heads, else the block holding the head', () => {

@@ -1,10 +1,11 @@
-// The trained model's views as the demo's worker and the element compute them (web/compute/model.js):
+// The trained model's views as the demo's worker and the element compute them (web/shared/compute/use-lite.js):
 // the surgery's effect on every head and on the embedding, the second sentence's similarity, rollout,
 // and explanations whose numbers are the computed ones. Expected values from model.encode() itself.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadScope } from './helpers.mjs';
-import { modelViews, explain, rowTV, cosine, parseHead, surgeryOptions } from '../../web/compute/model.js';
+import { modelViews, explain, rowTV, cosine, surgeryOptions } from '../../web/shared/compute/use-lite.js';
+import { parseHead } from '../../web/shared/head-label.js';
 
 const TEXT = 'The animal didn\'t cross the street because it was too tired.';
 const fmt = (x) => x.toPrecision(3);

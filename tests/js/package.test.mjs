@@ -23,7 +23,7 @@ import { dirname, extname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DIST, ROOT, loadScope, loadSingleScope, tsc } from './helpers.mjs';
-import { CHROMIUM_ARGS } from '../../scripts/browser-harness.mjs';
+import { CHROMIUM_ARGS, relaxedSimdLikeChromium } from '../../scripts/browser-harness.mjs';
 
 const exec = promisify(execFile);
 const KEEP = !!process.env.ATTNSCOPE_KEEP_TMP;  // set to keep the temporary project for a look
@@ -60,8 +60,12 @@ before(async () => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'attnscope-consumer', private: true, type: 'module' }, null, 2));
   await exec('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: app, env });
 
-  const split = await loadScope(), scalar = await loadScope({ simd: false }), single = await loadSingleScope();
-  expected = { split: runAll(split), scalar: runAll(scalar), single: runAll(single) };
+  // Node's SIMD build for the installed package run by node; the relaxed-SIMD build, with the 50,000 and
+  // the 10,000 words, for the pages in Chromium, which loads that build by default.
+  relaxedSimdLikeChromium();
+  const split = await loadScope({ simd: true }), scalar = await loadScope({ simd: false }), single = await loadSingleScope();
+  const relaxed = await loadScope({ simd: 'relaxed' }), relaxedSmall = await loadScope({ simd: 'relaxed', vocabulary: 'small' });
+  expected = { split: runAll(split), scalar: runAll(scalar), single: runAll(single), relaxed: runAll(relaxed), relaxedSmall: runAll(relaxedSmall) };
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
@@ -115,7 +119,7 @@ describe('npm pack', () => {
   test('the tarball holds the package files and nothing else', () => {
     const files = packed.files.map((f) => f.path).sort();
     for (const f of ['package.json', 'README.md', 'dist/attnscope.mjs', 'dist/scope.mjs', 'dist/attnscope-wasm.mjs', 'dist/attnscope.wasm',
-      'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
+      'dist/attnscope-relaxed.wasm', 'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
       'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin', 'dist/attnscope.cjs', 'dist/attnscope.d.cts']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
@@ -134,7 +138,7 @@ describe('npm pack', () => {
 
   test('installed: exports resolve the module, the single file, the wasm, the vocabulary, the model and the tokenizer subpaths', async () => {
     const script = `
-      for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-scalar.wasm',
+      for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-relaxed.wasm', 'attnscope/attnscope-scalar.wasm',
                        'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
                        'attnscope/element', 'attnscope/attnscope-element.js', 'attnscope/use-lite.bin', 'attnscope/use-lite.LICENSE',
                        'attnscope/sentencepiece'])
@@ -320,7 +324,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     // import.meta.url) as it is, so the bundle looks for the files next to itself: copy them from
     // node_modules/attnscope/dist/ into the folder the bundle is served from (or pass locateFile).
     // The single-file build needs nothing besides its bundle.
-    for (const f of ['attnscope.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
+    for (const f of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove-10k.bin']) copyFileSync(join(app, 'node_modules/attnscope/dist', f), join(pub, f));
     // The same page on a host that lacks the files and answers every unknown path with the page.
     for (const f of ['page.js', 'page.html']) copyFileSync(join(pub, f), join(bare, f));
     site = await serve(pub);
@@ -347,7 +351,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
     assert.deepEqual(problems, []);
     assert.equal(got.simd, true, 'Chromium has wasm SIMD');
-    assert.deepEqual(got.main, expected.split, 'SIMD build in Chromium vs Node');
+    assert.deepEqual(got.main, expected.relaxed, 'relaxed-SIMD build (Chromium\'s default) in Chromium vs Node');
     assert.deepEqual(got.scalar, expected.scalar, 'scalar build in Chromium vs Node');
   });
 
@@ -358,13 +362,12 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     assert.deepEqual(got.main, expected.single, 'single-file build in Chromium vs Node');
   });
 
-  // The element's module runs the split SIMD build with the 10,000-word vocabulary file: the numbers of
-  // the single-file build, which inlines the same two.
-  test('import \'attnscope/element\': <attn-scope> draws the single-file build\'s numbers', async () => {
+  // The element's module runs the split build (relaxed SIMD in Chromium) with the 10,000-word vocabulary file.
+  test('import \'attnscope/element\': <attn-scope> draws the split build\'s numbers', async () => {
     const { got, problems } = await runPage(site.origin, 'page-element');
     assert.ok(!got.error, got.error);
     assert.deepEqual(problems, []);
-    assert.deepEqual(got.main.cross, expected.single.cross, 'the element\'s result vs the single-file build in Node');
+    assert.deepEqual(got.main.cross, expected.relaxedSmall.cross, 'the element\'s result vs the relaxed-SIMD build with 10,000 words in Node');
     assert.equal(got.cells, got.nq * got.nk);
   });
 
@@ -375,7 +378,7 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
     assert.deepEqual(problems, []);
     const requested = site.requests.slice(before);
     assert.deepEqual(requested.filter((p) => p.endsWith('.bin')), [], `no vocabulary request (requests: ${requested.join(', ')})`);
-    assert.ok(requested.includes('/attnscope.wasm'), `the wasm was loaded (requests: ${requested.join(', ')})`);
+    assert.ok(requested.includes('/attnscope-relaxed.wasm'), `the wasm Chromium runs was loaded (requests: ${requested.join(', ')})`);
     assert.deepEqual(got.S, [1, 0, 1, 0, 1, 1]);
     assert.equal(got.output.length, 2);
     assert.deepEqual(got.vocabulary, { size: 0, dim: 0, name: 'glove-50k.bin' });
@@ -385,9 +388,9 @@ describe('the installed package in a bundled page (esbuild) in Chromium', () => 
   test('an HTML page where the wasm should be: the error names the URL, what came back and locateFile', async () => {
     const { got } = await runPage(fallbackSite.origin, 'page');
     assert.ok(got.error, 'createAttnScope() must reject');
-    const url = `${fallbackSite.origin}/attnscope.wasm`;
+    const url = `${fallbackSite.origin}/attnscope-relaxed.wasm`;
     assert.ok(got.error.includes(url), `names the URL ${url}: ${got.error}`);
-    assert.match(got.error, /should be attnscope\.wasm, a WebAssembly module \(starting 00 61 73 6d\), but it is an HTML page \(text\/html, status 200, \d+ bytes\)/);
+    assert.match(got.error, /should be attnscope-relaxed\.wasm, a WebAssembly module \(starting 00 61 73 6d\), but it is an HTML page \(text\/html, status 200, \d+ bytes\)/);
     assert.match(got.error, /locateFile/);
     assert.doesNotMatch(got.error, /Aborted|CompileError|magic word/, 'not Emscripten\'s abort text');
   });
@@ -543,6 +546,19 @@ postMessage(lines.join('\\n') + '\\n');
     try { await assertAppRuns(`${site.origin}/`, 'vite build'); } finally { await site.close(); }
   });
 
+  for (const pkg of ['vite5', 'vite6', 'vite7']) {
+    test(`Vite ${pkg.slice(4)} production build (vite build, no config file): the app, its own worker and the pool`, async (t) => {
+      // Vite 5 to 7 build workers as classic scripts, which cannot split code: the package's worker
+      // and an app's worker that imports the package must each be one chunk (they failed the build).
+      const { out, warnings } = await buildVite(app, pkg);
+      t.diagnostic(`${pkg} build output: ${sizeReport(out)}`);
+      assert.deepEqual(warnings, [], `${pkg} build warnings`);
+      assertPortable(out, `${pkg} build`);
+      const site = await serve(out);
+      try { await assertAppRuns(`${site.origin}/`, `${pkg} build`); } finally { await site.close(); }
+    });
+  }
+
   test('Vite 8 dev server', async () => {
     const { createServer: createViteServer } = await import('vite');
     const server = await createViteServer({ root: app, configFile: false, logLevel: 'silent', clearScreen: false,
@@ -624,19 +640,19 @@ describe('a Vite app that imports \'attnscope/element\'', () => {
     assertPortable(out, 'vite build (element)');
   });
 
-  test('the built app: <attn-scope> draws the single-file build\'s numbers, no request fails', async () => {
+  test('the built app: <attn-scope> draws the split build\'s numbers (relaxed SIMD in Chromium), no request fails', async () => {
     const site = await serve(out);
     const { page, problems, console: log } = await openPage(`${site.origin}/`);
     try {
       await page.waitForFunction(() => window.results !== undefined, null, { timeout: 30_000 });
       const got = await page.evaluate(() => window.results);
       assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
-      assert.deepEqual(got.cross, expected.single.cross);
+      assert.deepEqual(got.cross, expected.relaxedSmall.cross);
       assert.equal(got.cells, got.nq * got.nk);
       assert.deepEqual(problems, []);
       const bins = site.requests.filter((p) => /\.(wasm|bin)$/.test(p));
       assert.equal(bins.length, 2, `one wasm and one vocabulary requested: ${bins.join(', ')}`);
-      assert.ok(bins.some((p) => /glove-10k/.test(p)) && !bins.some((p) => /glove-50k|scalar/.test(p)), bins.join(', '));
+      assert.ok(bins.some((p) => /glove-10k/.test(p)) && bins.some((p) => /attnscope-relaxed/.test(p)) && !bins.some((p) => /glove-50k|scalar/.test(p)), bins.join(', '));
     } finally {
       await page.close();
       await site.close();
@@ -644,13 +660,16 @@ describe('a Vite app that imports \'attnscope/element\'', () => {
   });
 });
 
-async function buildVite(root) {
-  const { build } = await import('vite');
+// Vite 8 is the devDependency 'vite'; Vite 5, 6 and 7 are installed beside it as 'vite5', 'vite6' and
+// 'vite7' (npm aliases): Vite 5 to 7 build a worker as a classic script, VitePress 1 uses Vite 5.
+async function buildVite(root, pkg = 'vite') {
+  const { build } = await import(pkg);
   const warnings = [];
   const logger = { info() {}, warn: (m) => warnings.push(m), warnOnce: (m) => warnings.push(m), error: (m) => warnings.push(m),
     clearScreen() {}, hasErrorLogged: () => false, hasWarned: false };
-  await build({ root, configFile: false, customLogger: logger, logLevel: 'warn', build: { outDir: 'dist-vite' }, cacheDir: join(root, '.vite-cache') });
-  return { out: join(root, 'dist-vite'), warnings };
+  const outDir = pkg === 'vite' ? 'dist-vite' : `dist-${pkg}`;
+  await build({ root, configFile: false, customLogger: logger, logLevel: 'warn', build: { outDir }, cacheDir: join(root, `.${pkg}-cache`) });
+  return { out: join(root, outDir), warnings };
 }
 
 async function buildWebpack(root) {

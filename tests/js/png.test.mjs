@@ -1,11 +1,11 @@
-// The figures' PNG encoder (web/compute/png.js): what it writes is a PNG any reader opens, holding
+// The figures' PNG encoder (web/shared/compute/png.js): what it writes is a PNG any reader opens, holding
 // exactly the pixels it was given (checked with node's own zlib, not with the encoder's code).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import * as zlib from 'node:zlib';
-import { pngBytes, pngDataURL, pngIndexedBytes, pngIndexedDataURL, crc32 } from '../../web/compute/png.js';
-import { panelImage } from '../../web/compute/images.js';
+import { pngBytes, pngDataURL, pngIndexedBytes, pngIndexedDataURL, crc32 } from '../../web/shared/compute/png.js';
+import { panelImage } from '../../web/shared/compute/images.js';
 
 /** Chunks of a PNG file: [{ type, data }], checking each CRC against node's zlib when it has one. */
 function chunks(file) {

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { dtsBlock, loadDistRegistry, unionMembers, withBlock } from '../../scripts/registry.mjs';
 import { DIST, ROOT, assertSameBytes, loadScope } from './helpers.mjs';
 import { SCORE_NAMES, parseVocabulary } from './reference.mjs';
-import { FIGURES } from '../../web/figures/registry.js';
+import { FIGURES } from '../../web/shared/figures/registry.js';
 
 const scope = await loadScope();
 const registry = scope.registry;
@@ -58,7 +58,7 @@ describe('the registry', () => {
   });
 
   test('the page\'s menus offer only registry names, and no JS file keeps its own list of scores', () => {
-    const html = readFileSync(join(ROOT, 'web/index.html'), 'utf8');
+    const html = readFileSync(join(ROOT, 'web/pages/demo/index.html'), 'utf8');
     const options = (id) => {
       const select = new RegExp(`<select id="${id}"[^>]*>([\\s\\S]*?)</select>`).exec(html);
       return select ? [...select[1].matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]) : [];
@@ -70,12 +70,11 @@ describe('the registry', () => {
     const built = readFileSync(join(DIST, 'web/index.html'), 'utf8');
     const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
     assert.match(built, new RegExp(`under ${words[registry.scores.length]} scoring functions`));
-    assert.doesNotMatch(built, /\{\{/, 'every placeholder of web/index.html is filled');
+    assert.doesNotMatch(built, /\{\{/, 'every placeholder of web/pages/demo/index.html is filled');
     // A file that quotes half of the score names or more keeps a list by hand (a few, each for a
     // panel about that score, are fine).
     const files = [...readdirSync(join(ROOT, 'bindings')).map((f) => join(ROOT, 'bindings', f)),
-      ...readdirSync(join(ROOT, 'web')).filter((f) => f.endsWith('.js')).map((f) => join(ROOT, 'web', f)),
-      ...readdirSync(join(ROOT, 'web/figures')).map((f) => join(ROOT, 'web/figures', f))].filter((f) => /\.(m?js|ts)$/.test(f) && !f.endsWith('.d.ts'));
+      ...readdirSync(join(ROOT, 'web'), { recursive: true }).map((f) => join(ROOT, 'web', f))].filter((f) => /\.(m?js|ts)$/.test(f) && !f.endsWith('.d.ts'));
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       const quoted = names(registry.scores).filter((n) => text.includes(`'${n}'`));
@@ -87,7 +86,7 @@ describe('the registry', () => {
 describe('the figures\' registry owns their wiring', () => {
   // A figure's class is named (imported, made, or mentioned) by its own file, the registry and at most
   // one more file: pages, the element and the worker take a registered figure from its entry
-  // (web/figures/registry.js, `new heatmap.figure(slot)`), so a new or renamed figure is its file and
+  // (web/shared/figures/registry.js, `new heatmap.figure(slot)`), so a new or renamed figure is its file and
   // its entry. Counted over the source folders (a word match, comments included); tests apart.
   const MAX_OTHER_FILES = 2;
   const FOLDERS = ['web', 'bindings', 'lab', 'scripts'];
@@ -100,14 +99,14 @@ describe('the figures\' registry owns their wiring', () => {
     assert.ok(classes.length >= 10, `${classes.length} figure classes in the registry`);
     const counts = {};
     for (const name of classes) {
-      const own = `web/figures/${name}.js`;
+      const own = `web/shared/figures/${name}.js`;
       assert.ok(existsSync(join(ROOT, own)), `${name}: its own file ${own}`);
       const word = new RegExp(`\\b${name}\\b`);
       const naming = files.filter((f) => f.file !== own && word.test(f.text)).map((f) => f.file);
-      assert.ok(naming.includes('web/figures/registry.js'), `${name}: the registry names it`);
+      assert.ok(naming.includes('web/shared/figures/registry.js'), `${name}: the registry names it`);
       counts[name] = naming.length;
       assert.ok(naming.length <= MAX_OTHER_FILES, `${name} is named by ${naming.length} files besides ${own}: ${naming.join(', ')}; ` +
-        'take the class from its registry entry (web/figures/registry.js) instead of importing it by name');
+        'take the class from its registry entry (web/shared/figures/registry.js) instead of importing it by name');
     }
     console.log(`files naming each figure class besides its own: ${JSON.stringify(counts)}`);
   });

@@ -1,8 +1,8 @@
-// The page's selection logic (web/selection.js): gestures → lists, and the sums a selection shows.
+// The page's selection logic (web/shared/selection.js): gestures → lists, and the sums a selection shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { applySelect, within, rowSummary, colSummary, overHeads } from '../../web/selection.js';
+import { applySelect, within, rowSummary, colSummary, overHeads } from '../../web/shared/selection.js';
 
 test('a plain click selects one token, shift extends from the anchor, ctrl toggles', () => {
   let s = applySelect(null, 3);

@@ -1,4 +1,4 @@
-// Property tests (fast-check) of the page's URL state (web/state.js): any hash, however hostile,
+// Property tests (fast-check) of the page's URL state (web/pages/demo/state.js): any hash, however hostile,
 // gives a valid state and a bounded list of problems (issue 15: a link could make the notice echo a
 // sentence of its author's choosing), and every state survives the round trip through the URL.
 import { test } from 'node:test';
@@ -12,12 +12,12 @@ import fc from 'fast-check';
 import { ROOT } from './helpers.mjs';
 import { loadDistRegistry } from '../../scripts/registry.mjs';
 
-// web/state.js imports the registry as 'virtual:registry', which the page's build provides: bundle
+// web/pages/demo/state.js imports the registry as 'virtual:registry', which the page's build provides: bundle
 // it here the same way, with the registry of the built module.
 const registry = await loadDistRegistry(join(ROOT, 'dist'));
 const tmp = mkdtempSync(join(tmpdir(), 'attnscope-state-'));
 await esbuild.build({
-  entryPoints: [join(ROOT, 'web/state.js')], bundle: true, format: 'esm', outfile: join(tmp, 'state.mjs'), logLevel: 'warning',
+  entryPoints: [join(ROOT, 'web/pages/demo/state.js')], bundle: true, format: 'esm', outfile: join(tmp, 'state.mjs'), logLevel: 'warning',
   plugins: [{ name: 'registry', setup(b) {
     b.onResolve({ filter: /^virtual:registry$/ }, () => ({ path: 'registry', namespace: 'virtual' }));
     b.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({ contents: JSON.stringify(registry), loader: 'json' }));

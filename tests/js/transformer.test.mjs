@@ -307,3 +307,16 @@ test("kind 'encoder-decoder': labels, the contract's shapes, training on a rever
     model.dispose();
   }
 });
+
+test('score and parameter maps that would be ignored are refused', () => {
+  throwsNaming(() => scope.createModel({ score: new Map([['0.0', 'dot']]) }), TypeError, 'config.score: expected a plain object');
+  throwsNaming(() => scope.createModel({ score: {} }), TypeError, 'config.score: an empty object changes nothing');
+  const model = scope.createModel({ layers: 1, heads: 1, dModel: 4, dFF: 0, vocab: 5, maxTokens: 4 });
+  try {
+    throwsNaming(() => model.setParameters({}), TypeError, 'parameters: an empty object changes nothing');
+    throwsNaming(() => model.setParameters(new Map()), TypeError, 'parameters: expected a plain object');
+    throwsNaming(() => model.encodeIds([1], { score: Object.create({ '0.0': 'dot' }) }), TypeError, "options.score.0.0: inherited through the prototype chain");
+  } finally {
+    model.dispose();
+  }
+});

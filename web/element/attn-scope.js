@@ -1,7 +1,7 @@
 // <attn-scope>: one attention figure for a lecture note, slides or a notebook. Attributes set the state
 // (query, keys, score, temperature, …, view); changing one redraws. It is built from the demo's figures
-// and their registry (web/figures/registry.js: its views, how each figure is made and fed) and the
-// demo's computation (web/compute/): one implementation of every plot.
+// and their registry (web/shared/figures/registry.js: its views, how each figure is made and fed) and the
+// demo's computation (web/shared/compute/): one implementation of every plot.
 //
 // Every element on a page shares one wasm instance and one load of the built-in 10,000-word vocabulary (a promise
 // held by this module); an element with its own `vocab` URL gets its own vocabulary: a second scope on
@@ -11,17 +11,18 @@
 // the token limit shows a message in that element (what was wrong, what is allowed) and fires
 // `attn-error`; nothing throws out of the element, and the other elements keep working.
 import { createAttnScope } from 'attnscope';
-import { fmt } from '../figures/base.js';
-import { FIGURES, VIEWS, makeFigure } from '../figures/registry.js';
-import { compute, context, nearestWords } from '../compute/attention.js';
-import { modelViews, MODEL_NAME, parseHead } from '../compute/model.js';
-import { renderTeaching } from '../formulas.js';
-import { download } from '../downloads.js';
-// The element's own limit (README: at most 64 tokens per text), not the demo page's (web/state.js,
+import { fmt } from '../shared/figures/base.js';
+import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
+import { compute, context, nearestWords } from '../shared/compute/attention.js';
+import { modelViews, MODEL_NAME } from '../shared/compute/use-lite.js';
+import { parseHead } from '../shared/head-label.js';
+import { renderTeaching } from '../shared/formulas.js';
+import { download } from '../shared/downloads.js';
+// The element's own limit (README: at most 64 tokens per text), not the demo page's (web/pages/demo/state.js,
 // 2,000 since issue 11): its figures are the SVG ones, readable up to about 64 tokens.
 const MAX_TOKENS = 64;
-import themeCss from '../figures/theme.css';
-import figuresCss from '../figures/figures.css';
+import themeCss from '../shared/figures/theme.css';
+import figuresCss from '../shared/figures/figures.css';
 import elementCss from './element.css';
 
 // ---------------------------------------------------------------------------- the vocabulary ----
@@ -67,18 +68,38 @@ function leaveScope(el, key) {
 }
 
 // ------------------------------------------------------------------------------ the model ----
-// model="use-lite": the trained model's views (web/compute/model.js) instead of the explorer's. Its
+// model="use-lite": the trained model's views (web/shared/compute/use-lite.js) instead of the explorer's. Its
 // weights file (dist/use-lite.bin, about 14 MB: the element's single-file module carries none) is
-// fetched from model-src (default: use-lite.bin beside the page) once per URL, shared by every element.
+// fetched from model-src (default: use-lite.bin beside the page) once per URL, shared by every element
+// that shows it, and freed (model.dispose(): about 28 MB of wasm memory) once the last of them is
+// removed or shows another model, as a vocabulary URL's scope is.
 const models = new Map();
+const modelUsers = new Map();
+const modelKey = (src) => new URL(src, document.baseURI).href;
 function modelFor(scope, src) {
-  const key = new URL(src, document.baseURI).href;
+  const key = modelKey(src);
   if (!models.has(key)) {
     const p = scope.loadModel({ model: key });
     p.catch(() => { if (models.get(key) === p) models.delete(key); });
     models.set(key, p);
   }
   return models.get(key);
+}
+function useModel(el, key) {
+  if (!modelUsers.has(key)) modelUsers.set(key, new Set());
+  modelUsers.get(key).add(el);
+}
+function leaveModel(el, key) {
+  const set = modelUsers.get(key);
+  if (!set || !set.delete(el) || set.size > 0) return;
+  setTimeout(() => {   // once the current task ends: an element moved in the page keeps the model
+    if ((modelUsers.get(key)?.size ?? 0) > 0) return;
+    modelUsers.delete(key);
+    const p = models.get(key);
+    if (!p) return;
+    models.delete(key);
+    p.then((model) => model.dispose(), () => {});
+  }, 0);
 }
 
 // ------------------------------------------------------------------------------- attributes ----
@@ -325,6 +346,15 @@ export class AttnScopeElement extends ElementBase {
     if (this._usesKey !== undefined) leaveScope(this, this._usesKey);
     this._usesKey = undefined;
     this._scope = null;
+    // So may its model.
+    this._leaveModel();
+  }
+
+  /** This element no longer shows its model (removed, or showing another): freed with its last element. */
+  _leaveModel() {
+    if (this._modelSrc !== undefined && this._modelSrc !== null) leaveModel(this, modelKey(this._modelSrc));
+    this._model = null;
+    this._modelSrc = null;
   }
 
   attributeChangedCallback(name, oldValue, newValue) {
@@ -393,19 +423,23 @@ export class AttnScopeElement extends ElementBase {
             throw new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${e.message})`);
           }
           if ((this._attr('model-src').trim() || DEFAULTS['model-src']) !== src) return;   // changed while loading: a newer update follows
+          if (!this.isConnected) return;   // removed while loading: connected again, it asks anew
+          this._leaveModel();
           this._model = m;
           this._modelSrc = src;
+          useModel(this, modelKey(src));
         }
         this._renderModel(changed);
         return;
       }
+      this._leaveModel();   // the model attribute was removed: the explorer again
       this._render(changed);
     } catch (e) {
       this._fail(e);
     }
   }
 
-  /** Reads and checks every attribute; returns the state web/compute/attention.js takes. */
+  /** Reads and checks every attribute; returns the state web/shared/compute/attention.js takes. */
   _state(scope) {
     const names = namesOf(scope.registry.scores);
     const d = scope.vocabulary.dim;

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// softmax(Q Kᵀ/√d) V in headless Chromium, where the users are: attnscope's fused attentionOutput() on
+// the module the page loads by default (relaxed SIMD in Chromium) and on its plain SIMD module, against
+// TensorFlow.js 4.22's wasm backend (XNNPACK, SIMD, one thread: the page is not cross-origin isolated,
+// as a user's page is not) in the same page, written as bench/attention-node.mjs writes it:
+// matMul(softmax(matMul(Q, transpose(K)) · 1/√d), V). Each implementation is warmed up for ≥ 1 s (V8
+// runs new wasm in a slower tier first), then they alternate batch by batch (the order flipped every
+// batch); a batch lasts ≥ 20 ms (the page's timer is coarsened to 100 µs). Medians of the per-call
+// times; ratios TF.js / attnscope. The outputs are compared (max |diff|) so nothing is measured that
+// computes something else.
+//   node bench/attention-chromium.mjs [--sizes 512x64,2048x64,512x128,2048x128] [--batches 9] [--out FILE]
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../scripts/browser-harness.mjs';
+import { header, launch, option } from './browser.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const sizes = (option('sizes') ?? '512x64,2048x64,512x128,2048x128').split(',').map((s) => s.split('x').map(Number));
+const batches = Number(option('batches') ?? 9);
+const out = option('out') ?? join(root, 'bench/results/attention-chromium.json');
+const load = loadavg();
+
+// The page's folder: the package's module and wasm files, TF.js's script bundles and wasm files.
+const site = join(root, 'build/bench-chromium');
+mkdirSync(site, { recursive: true });
+for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm)$/.test(f)) copyFileSync(join(root, 'dist', f), join(site, f));
+const tfCore = dirname(require.resolve('@tensorflow/tfjs-core/package.json'));
+const tfWasm = dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json'));
+copyFileSync(join(tfCore, 'dist/tf-core.es2017.min.js'), join(site, 'tf-core.js'));
+copyFileSync(join(tfWasm, 'dist/tf-backend-wasm.es2017.min.js'), join(site, 'tf-backend-wasm.js'));
+for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) copyFileSync(join(tfWasm, 'dist', f), join(site, f));
+writeFileSync(join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><title>attention in Chromium</title>
+<script src="tf-core.js"></script><script src="tf-backend-wasm.js"></script>
+<script type="module">
+import { createAttnScope } from './attnscope.mjs';
+tf.wasm.setWasmPaths(new URL('./', location.href).href);
+tf.wasm.setThreadsCount(1);
+await tf.setBackend('wasm');
+await tf.ready();
+window.bench = { tf, scopes: { default: await createAttnScope(), simd: await createAttnScope({ simd: true }) } };
+document.title = 'ready';
+</script>`);
+
+const server = await startServer(site);
+const browser = await launch();
+try {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.title === 'ready', null, { timeout: 60000 });
+  const info = await page.evaluate(async () => ({
+    attnscope: bench.scopes.default.variants.build, plain: bench.scopes.simd.variants.build,
+    tfjs: { version: bench.tf.version_core, backend: bench.tf.getBackend(), simd: await bench.tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
+      threads: await bench.tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') },
+    crossOriginIsolated: self.crossOriginIsolated,
+  }));
+  const results = [];
+  for (const [n, d] of sizes) {
+    const row = await page.evaluate(async ({ n, d, batches }) => {
+      const { tf, scopes } = bench;
+      let seed = 12345;
+      const rand = (k) => Float32Array.from({ length: k }, () => { seed = (seed * 16807) % 2147483647; return (seed / 2147483647) * 2 - 1; });
+      const Q = rand(n * d), K = rand(n * d), V = rand(n * d);
+      const opts = { nq: n, nk: n, d, dv: d, score: 'scaled-dot' };
+      const q = tf.tensor2d(Q, [n, d]), k = tf.tensor2d(K, [n, d]), v = tf.tensor2d(V, [n, d]), scale = tf.scalar(1 / Math.sqrt(d));
+      const impls = [
+        { name: `attnscope ${scopes.default.variants.build}`, run: () => scopes.default.attentionOutput(Q, K, V, opts) },
+        { name: 'attnscope simd', run: () => scopes.simd.attentionOutput(Q, K, V, opts) },
+        { name: 'tfjs-wasm', run: () => tf.tidy(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(q, tf.transpose(k)), scale)), v)).dataSync() },
+      ];
+      const outputs = impls.map((im) => im.run());
+      let diff = 0;
+      for (let i = 0; i < outputs[0].length; i++) diff = Math.max(diff, Math.abs(outputs[0][i] - outputs[2][i]), Math.abs(outputs[1][i] - outputs[2][i]));
+      for (const im of impls) {
+        const t0 = performance.now();
+        let calls = 0;
+        while (performance.now() - t0 < 1000 || calls < 3) { im.run(); calls++; }
+        im.per = (performance.now() - t0) / calls;
+        im.times = [];
+      }
+      for (let b = 0; b < batches; b++) {
+        for (const im of b % 2 ? [...impls].reverse() : impls) {
+          const calls = Math.max(1, Math.ceil(20 / im.per));
+          const t0 = performance.now();
+          for (let i = 0; i < calls; i++) im.run();
+          im.times.push((performance.now() - t0) / calls);
+        }
+      }
+      q.dispose(); k.dispose(); v.dispose(); scale.dispose();
+      const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
+      return { n, d, ms: Object.fromEntries(impls.map((im) => [im.name, Math.round(median(im.times) * 1000) / 1000])), max_abs_diff_vs_tfjs: diff };
+    }, { n, d, batches });
+    const [fast, plain, tfjs] = Object.values(row.ms);
+    row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;
+    row.tfjs_over_attnscope_simd = Math.round((tfjs / plain) * 100) / 100;
+    row.relaxed_speedup = Math.round((plain / fast) * 100) / 100;
+    console.error(`n=${n} d=${d}: ${Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}; TF.js/attnscope ${row.tfjs_over_attnscope}× (plain SIMD ${row.tfjs_over_attnscope_simd}×), diff ${row.max_abs_diff_vs_tfjs.toExponential(1)}`);
+    results.push(row);
+  }
+  const json = { benchmark: 'softmax(Q Kᵀ/√d) V in headless Chromium, one page: attnscope attentionOutput (default and plain SIMD module) vs TF.js wasm, interleaved batches, medians',
+    ...header({ load }), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), batches, ...info, results };
+  writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
+  console.error(`written ${out}`);
+} finally {
+  await browser.close();
+  await server.stop();
+}

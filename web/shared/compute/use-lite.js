@@ -1,0 +1,143 @@
+// The trained model's computations for the demo's "trained model" mode and the <attn-scope
+// model="use-lite"> element: the sentence through every layer and head (model.encode), the same with
+// the surgery the visitor chose (one head re-scored by another scoring function, heads knocked out),
+// how far that moves the sentence embedding and a second sentence's similarity, and the stack's
+// rollout and attention flow. DOM-free: the demo's worker runs it (web/pages/demo/demo-worker.js), the element
+// runs it on its own scope. Every number the figures show or explain comes from here.
+import { headLabel, parseHead } from '../head-label.js';
+
+/** The model's name in the page, the attribute and the URL. */
+export const MODEL_NAME = 'use-lite';
+
+
+/** Cosine of two vectors (the model's embeddings are unit length; this does not rely on it). */
+export function cosine(a, b) {
+  let d = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
+}
+
+/**
+ * Per head, the mean over rows of the total variation between two attention stacks [layers, heads, n, n]
+ * (½ Σ_j |a_ij − b_ij|, 0: the same row, 1: disjoint rows): Float64Array [layers × heads].
+ */
+export function rowTV(a, b, layers, heads, n) {
+  const out = new Float64Array(layers * heads);
+  for (let lh = 0; lh < layers * heads; lh++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) {
+      const o = (lh * n + i) * n;
+      let t = 0;
+      for (let j = 0; j < n; j++) t += Math.abs(a[o + j] - b[o + j]);
+      s += t / 2;
+    }
+    out[lh] = n ? s / n : 0;
+  }
+  return out;
+}
+
+/** One head's [n, n] block of a stack. */
+export const headBlock = (att, l, h, heads, n) => att.subarray(((l * heads + h) * n) * n, ((l * heads + h + 1) * n) * n);
+
+/**
+ * The options of model.encode for a surgery: swap (a scoring function's name, or '' for none) on
+ * head `head` ('L.H'), knocked-out heads (labels).
+ */
+export function surgeryOptions({ head, swap, knock }) {
+  const o = {};
+  if (swap && swap !== 'scaled-dot') o.score = { [head]: swap };
+  if (knock && knock.length) o.ablate = [...knock];
+  return o;
+}
+
+/**
+ * Everything the model's figures draw for one state. model: scope.loadModel()'s; scope: its scope
+ * (rollout, attentionFlow). st: { text, text2, head ('L.H'), swap ('' or a name), knock (labels),
+ * residual (rollout's, default 0.5) }. Returns
+ *   { name, layers, heads, headDims, n, tokens, truncated, total?, head, swap, knock,
+ *     original: Float32Array [L, H, n, n] (the trained model), surgery: the same with the surgery
+ *     (the trained model's own when there is none), embedding distance 1 − cos, tv (per head, mean
+ *     row total variation surgery vs original), second: { text tokens n truncated, before, after }
+ *     | null, rollout: { original, surgery } [n, n] (surgery null without one), flow: { original,
+ *     surgery } of the stack as it runs now only (the other null), or null without scope.attentionFlow,
+ *     flowMs, timings }.
+ */
+export function modelViews(scope, model, st) {
+  const t0 = performance.now();
+  const layers = model.layers, heads = model.heads;
+  const head = parseHead(st.head, layers, heads) ? st.head : '0.0';
+  const knock = (st.knock || []).filter((k) => parseHead(k, layers, heads));
+  const swap = st.swap || '';
+  const surgery = surgeryOptions({ head, swap, knock });
+  const changed = Object.keys(surgery).length > 0;
+  const base = model.encode(st.text);
+  const t1 = performance.now();
+  const cut = changed ? model.encode(st.text, surgery) : base;
+  const t2 = performance.now();
+  const n = base.n;
+  const tv = changed ? rowTV(base.attentions, cut.attentions, layers, heads, n) : new Float64Array(layers * heads);
+  let second = null;
+  if (st.text2 && st.text2.trim()) {
+    const b2 = model.encode(st.text2);
+    const c2 = changed ? model.encode(st.text2, surgery) : b2;
+    second = { tokens: b2.tokens, n: b2.n, truncated: b2.truncated,
+      before: cosine(base.embedding, b2.embedding), after: cosine(cut.embedding, c2.embedding) };
+  }
+  const residual = st.residual === undefined ? 0.5 : st.residual;
+  const ro = { layers, heads, n, residual };
+  const rollout = { original: scope.rollout(base.attentions, ro), surgery: changed ? scope.rollout(cut.attentions, ro) : null };
+  let flow = null, flowMs = 0;
+  if (typeof scope.attentionFlow === 'function') {
+    const f0 = performance.now();
+    // Only the stack drawn (the model as it runs now): a flow costs n² max-flows.
+    flow = changed ? { original: null, surgery: scope.attentionFlow(cut.attentions, ro) } : { original: scope.attentionFlow(base.attentions, ro), surgery: null };
+    flowMs = performance.now() - f0;
+  }
+  return {
+    name: model.name, layers, heads, headDims: [...(model.headDims || [])], n,
+    tokens: base.tokens, spans: base.spans || null, truncated: base.truncated,
+    head, swap, knock, changed,
+    original: base.attentions, surgery: cut.attentions,
+    embedding: { distance: changed ? 1 - cosine(base.embedding, cut.embedding) : 0 },
+    tv, second, residual, rollout, flow,
+    timings: { encodeMs: t1 - t0, surgeryMs: t2 - t1, flowMs, totalMs: performance.now() - t0 },
+  };
+}
+
+/** The explanation of a view, a list of sentences computed from its numbers. fmt: a number formatter. */
+export function explain(v, fmt) {
+  const out = [];
+  const [hl, hh] = parseHead(v.head) || [0, 0];
+  const name = (l, h) => `layer ${l + 1}, head ${h + 1}`;
+  const idx = (l, h) => l * v.heads + h;
+  if (!v.changed) {
+    out.push(`The model as trained: every head scores by a scaled dot product. Choose another scoring function for ${name(hl, hh)} or knock heads out to see what changes.`);
+  } else {
+    const knocked = v.knock.map((k) => { const [l, h] = parseHead(k); return name(l, h); }).join(', ');
+    const moved = `the sentence embedding moves by ${fmt(v.embedding.distance)} (1 − cosine)`;
+    if (v.swap && v.swap !== 'scaled-dot') {
+      const swap = `Scoring ${name(hl, hh)} by ${v.swap} moves each of that head's rows by a total variation of ${fmt(v.tv[idx(hl, hh)])} on average`;
+      out.push(v.knock.length ? `${swap}; with ${knocked} knocked out as well, ${moved}.` : `${swap}; ${moved}.`);
+    } else {
+      out.push(`Knocking out ${knocked} moves the sentence embedding by ${fmt(v.embedding.distance)} (1 − cosine).`);
+    }
+    // The heads downstream of the change: the largest mean row change outside the swapped head.
+    let best = -1, at = null;
+    for (let l = 0; l < v.layers; l++) {
+      for (let h = 0; h < v.heads; h++) {
+        const label = headLabel(l, h);
+        if ((label === v.head && v.swap) || v.knock.includes(label)) continue;
+        if (v.tv[idx(l, h)] > best) { best = v.tv[idx(l, h)]; at = [l, h]; }
+      }
+    }
+    if (at && best > 0) out.push(`Downstream, ${name(at[0], at[1])} changes most: its rows move by ${fmt(best)} on average.`);
+    else if (at) out.push('No other head\'s attention changes: every head it could reach is in an earlier layer or the same layer.');
+  }
+  if (v.second) {
+    const d = v.second.after - v.second.before;
+    out.push(v.changed
+      ? `The two sentences' similarity (cosine of their embeddings) goes from ${fmt(v.second.before)} to ${fmt(v.second.after)} (${d >= 0 ? '+' : '−'}${fmt(Math.abs(d))}).`
+      : `The two sentences' similarity (cosine of their embeddings) is ${fmt(v.second.before)}.`);
+  }
+  return out;
+}

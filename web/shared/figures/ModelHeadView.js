@@ -1,0 +1,66 @@
+// One head of the trained model, large: its attention as trained, with the surgery (the head scored by
+// the function chosen in "Score this head with …", heads knocked out) and their difference, side by
+// side, over the sentence's tokens. The select lists every scoring function of the module's registry
+// ('swap' event { name }); the model's own is scaled-dot, so choosing it changes nothing.
+import { MatrixPanels } from './MatrixPanels.js';
+import { fmt } from './base.js';
+import { headBlock } from '../compute/use-lite.js';
+import { parseHead } from '../head-label.js';
+
+export class ModelHeadView extends MatrixPanels {
+  constructor(slot) {
+    super(slot, {
+      id: 'model-head',
+      title: 'One head, re-scored',
+      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Right: middle − left, red where the surgery gives more weight, blue where less, on a scale of ± its largest change. Point at a cell for its value.',
+      dataFormats: ['json'],
+    });
+    const bar = this.body.insert('div', ':first-child').attr('class', 'model-swap');
+    const id = `model-swap-${Math.random().toString(36).slice(2, 8)}`;
+    bar.append('label').attr('for', id).text('Score this head with ');
+    this.select = bar.append('select').attr('id', id).attr('class', 'model-swap-select')
+      .on('change', () => this.emit('swap', { name: this.select.node().value }));
+    this.names = [];
+  }
+
+  /** names: every scoring function of the registry, [{ name, formula }]. */
+  setScoreNames(list) {
+    const key = list.map((s) => s.name).join();
+    if (key === this.names.join()) return;
+    this.names = list.map((s) => s.name);
+    const sel = this.select.node();
+    sel.textContent = '';
+    for (const s of list) {
+      const o = sel.ownerDocument.createElement('option');
+      o.value = s.name;
+      o.textContent = s.name === 'scaled-dot' ? `${s.name} (the model's own)` : `${s.name}${s.formula ? `   ${s.formula}` : ''}`;
+      sel.appendChild(o);
+    }
+  }
+
+  /** v: modelViews' result. */
+  setData(v) {
+    this.view = v;
+    const [l, h] = parseHead(v.head) || [0, 0];
+    const n = v.n;
+    const a = headBlock(v.original, l, h, v.heads, n), b = headBlock(v.surgery, l, h, v.heads, n);
+    const d = new Float32Array(n * n);
+    for (let i = 0; i < n * n; i++) d[i] = b[i] - a[i];
+    const name = `layer ${l + 1}, head ${h + 1}`;
+    this.setTitle(`${name}: as trained, with the surgery, and the difference`);
+    const swapped = v.swap && v.swap !== 'scaled-dot';
+    const knocked = v.knock.includes(v.head);
+    this.setPanels([
+      { key: 'original', title: 'as trained', subtitle: 'scaled-dot', values: a, kind: 'weights' },
+      { key: 'swapped', title: swapped ? `scored by ${v.swap}` : 'with the surgery', subtitle: knocked ? 'its output knocked out' : (v.changed ? `rows moved ${fmt(v.tv[l * v.heads + h], 2)} (TV)` : 'no surgery: the same'), values: b, kind: 'weights' },
+      { key: 'difference', title: 'difference', subtitle: 'surgery − trained', values: d, kind: 'difference' },
+    ], v.tokens, n);
+    this.select.node().value = v.swap || 'scaled-dot';
+  }
+
+  dataJSON() {
+    const v = this.view;
+    const out = JSON.parse(super.dataJSON());
+    return JSON.stringify({ model: v.name, head: v.head, score: v.swap || 'scaled-dot', knockedOut: v.knock, ...out });
+  }
+}

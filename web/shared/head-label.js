@@ -1,0 +1,31 @@
+// Head labels 'L.H': layer L, head H of a model, 0-based as the API names them (the trained model's
+// views, web/shared/compute/use-lite.js; its figures; the element's `mhead`); links and the screen write
+// them 1-based (the demo's URL state, web/pages/demo/state.js). The one reader of such a label.
+
+/** 'L.H' (0-based, as the API) of layer l, head h. */
+export const headLabel = (l, h) => `${l}.${h}`;
+
+/** [layer, head] of a label 'L.H', or null when it is not one of a model of `layers` × `heads`. */
+export function parseHead(label, layers = Infinity, heads = Infinity) {
+  const m = typeof label === 'string' ? /^(\d{1,2})\.(\d{1,2})$/.exec(label) : null;
+  if (!m) return null;
+  const l = Number(m[1]), h = Number(m[2]);
+  return l < layers && h < heads ? [l, h] : null;
+}
+
+/** A label (0-based) as a link and the screen write it (1-based): '0.2' → '1.3'. */
+export const headToURL = (label) => {
+  const [l, h] = parseHead(label);
+  return headLabel(l + 1, h + 1);
+};
+
+/**
+ * A head of a link (1-based, written as headToURL writes it) as a label (0-based), or null when it is
+ * not one of a model of `layers` × `heads`: '1.3' → '0.2'; '0.1', '01.3' → null.
+ */
+export function headFromURL(text, layers, heads) {
+  const at = parseHead(text, layers + 1, heads + 1);
+  if (!at || at[0] < 1 || at[1] < 1) return null;
+  const label = headLabel(at[0] - 1, at[1] - 1);
+  return headToURL(label) === text ? label : null;
+}
