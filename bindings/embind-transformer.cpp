@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/limits.hpp"
 #include "attnscope/model_trainer.hpp"
 #include "attnscope/registry.hpp"
 #include "attnscope/transformer.hpp"
@@ -204,6 +205,13 @@ private:
 
 // A decoder's ids and targets (rows x cols each), or (pairs) an encoder-decoder's source (rows x cols)
 // and target (rows x target_cols). The JS layer checked the sizes against the arrays it copied.
+// The copy token_data makes, checked against the per-call budget (and the heap) before it is made.
+std::string data_cost(int rows, int cols, int target_cols) {
+    Budget b;
+    b.floats(static_cast<std::uint64_t>(rows < 0 ? 0 : rows), static_cast<std::uint64_t>(cols < 0 ? 0 : cols) + static_cast<std::uint64_t>(target_cols < 0 ? 0 : target_cols));
+    return b.check("a copy of " + std::to_string(rows) + " rows of token data", "train on fewer rows, or in parts").message();
+}
+
 TokenData token_data(const Transformer& m, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) {
     TokenData d;
     d.rows = rows < 0 ? 0 : static_cast<std::size_t>(rows);
@@ -238,6 +246,7 @@ public:
         o.clip = static_cast<float>(clip);
         o.seed = static_cast<std::uint32_t>(seed);
         o.variant = variant;
+        if (std::string err = data_cost(rows, cols, target_cols); !err.empty()) return "data: " + err;
         model_ = &model.model();
         return t_.init(model.model(), o, token_data(model.model(), ids, targets, rows, cols, target_cols)).message();
     }
@@ -250,6 +259,10 @@ public:
         ModelEval e;
         if (!model_) {
             out.set("error", "trainer: not initialised");
+            return out;
+        }
+        if (std::string err = data_cost(rows, cols, target_cols); !err.empty()) {
+            out.set("error", "data: " + err);
             return out;
         }
         if (Status st = t_.evaluate(token_data(*model_, ids, targets, rows, cols, target_cols), e); !st) {

@@ -4,7 +4,7 @@
 // attention, heads re-scored or knocked out), lossAndGradients (the mean cross-entropy and the
 // gradient of every parameter). The C++ side is src/attnscope/transformer.hpp; its Embind glue
 // bindings/embind-transformer.cpp. docs/transformer.md describes the models and this contract.
-import { checkInt, checkKnownKeys, checkPlainEntries, clip, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
+import { checkBlock, checkInt, checkKnownKeys, checkPlainEntries, clip, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
 
 const NO_MODEL = 'model: this model was disposed; create another with scope.createModel()';
 const KINDS = Object.freeze(['decoder', 'encoder-decoder']);
@@ -214,6 +214,7 @@ class TransformerModel {
   _withIds(arrays, fn) {
     const m = this._scope._m;
     const total = arrays.reduce((s, a) => s + a.length, 0);
+    checkBlock(total * 4);  // within the per-call limit, so the 32-bit malloc size cannot wrap
     const ptr = m._malloc(Math.max(4, total * 4));
     if (!ptr) throw new RangeError(`ids: out of wasm memory for ${total} ids`);
     try {
