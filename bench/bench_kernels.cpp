@@ -267,6 +267,24 @@ OpCase op_bias_activation() {
             [](const Inputs& x) { return 2.0 * x.nq * x.d; }};
 }
 
+// The transformer's backward kernels on Q as nq rows of d: layer norm's (upstream gradient Q too; dX
+// into C, dg into dv, db into dK's first row; they accumulate) and GELU's (upstream gradient a copy of Q
+// in C).
+OpCase op_layer_norm_backward() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                t.layer_norm_backward(x.nq, x.d, x.Q.data(), x.d, x.W.data(), 1e-5f, x.Q.data(), x.d, x.C.data(), x.d,
+                                      x.dv.data(), x.dK.data());
+            },
+            [](const Inputs& x) { return 16.0 * x.nq * x.d; }};
+}
+OpCase op_gelu_backward() {
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                std::copy(x.Q.begin(), x.Q.begin() + static_cast<std::ptrdiff_t>(x.nq * x.d), x.C.begin());
+                t.gelu_backward(x.nq, x.d, x.Q.data(), x.d, x.C.data(), x.d);
+            },
+            [](const Inputs& x) { return 20.0 * x.nq * x.d; }};
+}
+
 // Backward passes. x.A holds a matrix of nq x nk values used as weights / upstream gradients.
 OpCase op_gemm_tn() {  // dK = dSᵀ Q: [nk, nq] · [nq, d]
     return {[](const kernels::KernelTable& t, Inputs& x) { t.gemm_tn(x.nk, x.d, x.nq, x.A.data(), x.nk, x.Q.data(), x.d, x.dK.data(), x.d); },

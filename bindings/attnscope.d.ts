@@ -439,6 +439,227 @@ export interface Model {
   dispose(): void;
 }
 
+/**
+ * Config of {@link AttnScope.createModel}: a transformer built from named keys (docs/transformer.md).
+ * `kind: 'decoder'` is nanoGPT's GPT: learned positions, pre-LN (LayerNorm with bias, ε 1e-5), causal
+ * self-attention with biases, MLP `c_fc` → GELU (exact) → `c_proj`, final `ln_f`, `lm_head` tied to
+ * `wte`, no dropout.
+ */
+export interface ModelConfig {
+  /**
+   * `'decoder'` (default), or `'encoder-decoder'`: an encoder stack over the source and a decoder stack
+   * (causal self-attention, cross-attention over the encoder's output, MLP) over the target shifted
+   * right after the start id 0; one `wte` for both and the lm_head.
+   */
+  kind?: 'decoder' | 'encoder-decoder';
+  /** Blocks, 1 to 64 (default 2). */
+  layers?: number;
+  /** Heads per block, 1 to 64 (default 4); head h takes rows h·dh … (h+1)·dh of q, k and v (dh = dModel / heads). */
+  heads?: number;
+  /** Width of the residual stream, a multiple of heads, up to 4096 (default 64). */
+  dModel?: number;
+  /** Width of the MLP, 0 to 4096 (default 4·dModel); 0 = attention-only: no MLP and no `ln_2`. */
+  dFF?: number;
+  /** Token ids 0 … vocab − 1 (default 64). */
+  vocab?: number;
+  /** Longest sequence: rows of `wpe` (and of `location`'s `Wa`), 1 to 4096 (default 64). */
+  maxTokens?: number;
+  /**
+   * Every head's scoring function (one name), or some heads' (`{ '0.1': 'general' }`, the others
+   * `'scaled-dot'` = q·k/√dh). `general`, `additive` and `location` train their own matrices
+   * (`transformer.h.L.attn.score.H.W`, `.W1`/`.W2`/`.v`, `.Wa`), Xavier-initialised from the seed.
+   */
+  score?: ScoreName | Partial<Record<HeadLabel | PairHeadLabel, ScoreName>>;
+  /** A fixed τ (default 1), or `'learned'`: one `log_tau` per head (τ = exp(log_tau), initialised 0). */
+  temperature?: number | 'learned';
+  /** Seed of the initial parameters, 0 to 2^32 − 1 (default 1): the same seed, the same bytes. */
+  seed?: number;
+}
+
+/** A head of an encoder-decoder: its encoder's, its decoder's self-attention or its cross-attention, layer L, head H (from 0). */
+export type PairHeadLabel = `${'encoder' | 'decoder' | 'cross'}.${number}.${number}`;
+
+/** Options of {@link TransformerModel.encodeIds}: {@link ModelEncodeOptions}, and an encoder-decoder's target. */
+export interface TransformerEncodeOptions {
+  /** Every head's scoring function (one name), or some heads' (`{ '1.2': 'cosine' }`, `{ 'cross.0.1': 'additive' }`). */
+  score?: ScoreName | Partial<Record<HeadLabel | PairHeadLabel, ScoreName>>;
+  /** Heads knocked out: their output is zeroed. */
+  ablate?: (HeadLabel | PairHeadLabel)[];
+  /** Kernel variant (default: the scope's). */
+  variant?: VariantName;
+  /** Encoder-decoder (required there): the target ids (−1 = padding); logits[i] predicts target[i] from the source and target[0 … i−1]. */
+  target?: Int32Array | readonly number[];
+}
+
+/** What {@link TransformerModel.encodeIds} returns. */
+export interface TransformerEncoding {
+  /** Tokens run: the ids' count. */
+  n: number;
+  /** The ids (a copy). */
+  ids: Int32Array;
+  /** Float32Array [layers, heads, n, n], row-major; causal (zero above the diagonal); rows sum to 1. */
+  attentions: Float32Array;
+  /** Float32Array [n, vocab], row-major: logits[i] predicts the token after ids[i]. */
+  logits: Float32Array;
+  /** The model's blocks: the first dimension of `attentions`. */
+  layers: number;
+  /** Heads per block: the second dimension of `attentions`. */
+  heads: number;
+  /** The vocabulary: the second dimension of `logits`. */
+  vocab: number;
+  /** The kernel variant that ran. */
+  variant: 'scalar' | 'simd';
+  /** Encoder-decoder: the source's length. */
+  nSource?: number;
+  /** Encoder-decoder: the target (a copy). */
+  target?: Int32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, nSource, nSource], the encoder's self-attention. */
+  encoderAttentions?: Float32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, n, nSource], the decoder's cross-attention over the source. */
+  cross?: Float32Array;
+}
+
+/** What {@link TransformerModel.lossAndGradients} returns. */
+export interface TransformerLossAndGradients {
+  /** Mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] ≥ 0 (0 when none). */
+  loss: number;
+  /** Positions counted. */
+  count: number;
+  /** d loss / d parameter, named and shaped as {@link TransformerModel.parameters}. */
+  gradients: Record<string, Float32Array>;
+}
+
+/**
+ * A transformer built from a config and run (forward and backward) by attnscope's kernels; made by
+ * {@link AttnScope.createModel}. Parameters carry nanoGPT's state_dict names and PyTorch's shapes.
+ */
+export interface TransformerModel {
+  /** `'decoder'` (nanoGPT's GPT) or `'encoder-decoder'`. */
+  readonly kind: 'decoder' | 'encoder-decoder';
+  /** Blocks. */
+  readonly layers: number;
+  /** Heads per block. */
+  readonly heads: number;
+  /** Width of the residual stream. */
+  readonly dModel: number;
+  /** Width of the MLP (0: attention-only). */
+  readonly dFF: number;
+  /** Token ids 0 … vocab − 1. */
+  readonly vocab: number;
+  /** Longest sequence (rows of `wpe`). */
+  readonly maxTokens: number;
+  /** The fixed τ, or `'learned'` (per-head `log_tau` parameters). */
+  readonly temperature: number | 'learned';
+  /** The seed the parameters were initialised from. */
+  readonly seed: number;
+  /** Every head's scoring function, by label: `'L.H'` (decoder), `'encoder.L.H'`, `'decoder.L.H'`, `'cross.L.H'` (encoder-decoder). */
+  readonly scores: Readonly<Record<string, ScoreName>>;
+  /** Every parameter's PyTorch shape, by name, in state_dict order. */
+  readonly shapes: Readonly<Record<string, readonly number[]>>;
+  /** The config, as createModel takes it (score: one name per head). */
+  readonly config: ModelConfig;
+  /** `{ name: Float32Array }` of every parameter (copies, row-major in `shapes`). */
+  parameters(): Record<string, Float32Array>;
+  /** Replaces the named parameters (any subset); names and lengths checked before any is replaced. */
+  setParameters(parameters: Record<string, Float32Array>): void;
+  /**
+   * Runs the model on 1 to maxTokens ids (each 0 … vocab − 1; an encoder-decoder's source, with
+   * `options.target`); options re-score and knock out heads.
+   */
+  encodeIds(ids: Int32Array | readonly number[], options?: TransformerEncodeOptions): TransformerEncoding;
+  /**
+   * The loss and every parameter's gradient for one sequence (targets: one per id, −1 = not counted),
+   * or an encoder-decoder's one pair (source, target; −1 = padding).
+   */
+  lossAndGradients(ids: Int32Array | readonly number[], targets: Int32Array | readonly number[], options?: { variant?: VariantName }): TransformerLossAndGradients;
+  /**
+   * The model as a safetensors file: every parameter as float32 under its nanoGPT name (state_dict
+   * order), and in `__metadata__` `'attnscope.architecture'` and `'attnscope.config'` (the config as
+   * JSON). `scope.loadModel({ model: bytes })` gives the same model back.
+   */
+  save(): Uint8Array;
+  /** Frees the model in the wasm heap; the scope keeps working. */
+  dispose(): void;
+}
+
+/** Token sequences for {@link AttnScope.createModelTrainer}: a decoder's {@link TokenData}, an encoder-decoder's {@link PairData}. */
+export type ModelTrainerData = TokenData | PairData;
+
+/** An encoder-decoder's training pairs: rows sources and targets, row-major. */
+export interface PairData {
+  /** Int32Array [rows, sourceCols]: source ids. */
+  source: Int32Array | readonly number[];
+  /** Int32Array [rows, targetCols]: target ids (−1 = padding, not counted). */
+  target: Int32Array | readonly number[];
+  /** Pairs. */
+  rows: number;
+  /** Source length, 1 to maxTokens. */
+  sourceCols: number;
+  /** Target length, 1 to maxTokens. */
+  targetCols: number;
+}
+
+/** A decoder's token sequences: rows x cols ids and their targets, row-major. */
+export interface TokenData {
+  /** Int32Array [rows, cols] (or an array): token ids, each 0 … vocab − 1. */
+  ids: Int32Array | readonly number[];
+  /** Int32Array [rows, cols]: the id each position should predict; −1 (any negative) = not counted. */
+  targets: Int32Array | readonly number[];
+  /** Sequences. */
+  rows: number;
+  /** Tokens per sequence, 1 to the model's maxTokens. */
+  cols: number;
+}
+
+/** Options of {@link AttnScope.createModelTrainer}. */
+export interface ModelTrainerOptions {
+  /** The training data. */
+  data: ModelTrainerData;
+  /** Sequences per step, drawn with replacement from the seed's stream (default 16). */
+  batch?: number;
+  /** AdamW's learning rate, > 0 and ≤ 1 (default 1e-3). */
+  learningRate?: number;
+  /** AdamW's decoupled weight decay of the matrices (parameters of 2 or more dimensions; default 0.1, as nanoGPT). */
+  weightDecay?: number;
+  /** The gradient's global L2 norm is scaled down to this before each step (default 1; 0 = no clipping). */
+  clip?: number;
+  /** Seed of the batches drawn (default 1): the same seed, the same losses and parameters. */
+  seed?: number;
+  /** Kernel variant (default: the scope's). */
+  variant?: VariantName;
+}
+
+/** What {@link ModelTrainer.evaluate} returns. */
+export interface ModelEvaluation {
+  /** Mean cross-entropy over the positions with a target. */
+  loss: number;
+  /** Fraction of those positions whose largest logit is the target. */
+  accuracy: number;
+  /** Positions counted. */
+  count: number;
+}
+
+/**
+ * Trains a {@link TransformerModel} in place with AdamW (β 0.9, 0.95; ε 1e-8) and gradient clipping;
+ * deterministic for a seed. Made by {@link AttnScope.createModelTrainer}.
+ */
+export interface ModelTrainer {
+  /** The model it updates. */
+  readonly model: TransformerModel;
+  /** Runs `count` steps (default 1); returns the steps taken so far. */
+  step(count?: number): number;
+  /** Every step's batch loss (before its update), a copy. */
+  readonly losses: Float32Array;
+  /** Steps taken. */
+  readonly steps: number;
+  /** The gradient's global L2 norm at the last step, before clipping. */
+  readonly lastGradNorm: number;
+  /** Loss and accuracy of the current model on other data. */
+  evaluate(data: ModelTrainerData): ModelEvaluation;
+  /** Frees the trainer's state; the model stays. */
+  dispose(): void;
+}
+
 /** Files of the npm package that `locateFile` may be asked for. */
 export type PackageFile = 'attnscope.wasm' | 'attnscope-scalar.wasm' | 'glove-50k.bin' | 'glove-10k.bin' | 'use-lite.bin';
 
@@ -856,10 +1077,12 @@ export interface AttnScope {
   loadVocabulary(): Promise<VocabularyInfo>;
   /**
    * Loads a trained model into this scope's wasm instance (default: the shipped USE-Lite, downloaded by
-   * this call). Errors: TypeError for an option of the wrong type, RangeError/Error naming what is
-   * wrong with a damaged or foreign file.
+   * this call). A safetensors file saved by {@link TransformerModel.save} resolves to that
+   * TransformerModel instead: say so with the type argument, `scope.loadModel<TransformerModel>({ model: bytes })`.
+   * Errors: TypeError for an option of the wrong type, RangeError/Error naming what is wrong with a
+   * damaged or foreign file.
    */
-  loadModel(options?: LoadModelOptions): Promise<Model>;
+  loadModel<M extends Model | TransformerModel = Model>(options?: LoadModelOptions): Promise<M>;
   /**
    * Attention between two sentences (or one, with itself): tokenize, embed, project, score, softmax,
    * A·V, in one call. Needs the vocabulary loaded (throws an Error saying so otherwise).
@@ -895,6 +1118,10 @@ export interface AttnScope {
   attentionBackward(Q: Float32Array, K: Float32Array, V: Float32Array, gradOutput: Float32Array, options: AttentionOptions): AttentionGradients;
   /** A trainer of one attention head on your sentences and targets (see {@link Trainer}). */
   createTrainer(options: TrainerOptions): Trainer;
+  /** A transformer built from a config (decoder: nanoGPT's GPT), with its backward pass; see {@link ModelConfig}. */
+  createModel(config: ModelConfig): TransformerModel;
+  /** A trainer (AdamW, gradient clipping) of a model made by this scope's createModel. */
+  createModelTrainer(model: TransformerModel, options: ModelTrainerOptions): ModelTrainer;
   /** The tokens of a text as attend() sees them, each marked in or out of the vocabulary (needs it loaded). */
   tokenize(text: string, options?: { /** Maximum tokens (default 512). */ maxTokens?: number }): Token[];
   /** The vector of one word, normalised as in attend(): embed('King') is the vector of 'king'. */

@@ -169,7 +169,21 @@ function checkPlainEntries(name, value, what) {
   return entries;
 }
 
+/**
+ * The one parser of head labels 'L.H' (layer and head counted from 0, any number of digits) for a model
+ * of `layers` x `heads`: the layer-major index, or a TypeError / RangeError naming the argument and the
+ * labels it takes.
+ */
+function headIndex(name, label, layers, heads) {
+  const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
+  const valid = `'L.H' with layer L from 0 to ${layers - 1} and head H from 0 to ${heads - 1} (e.g. '${layers - 1}.${heads - 1}')`;
+  if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${typeof label === 'string' ? `'${clip(label)}'` : describe(label)}`);
+  const l = Number(m[1]), h = Number(m[2]);
+  if (l >= layers || h >= heads) throw new RangeError(`${name}: head '${clip(label)}' is out of range; expected ${valid}`);
+  return l * heads + h;
+}
+
 export {
-  MAX_CALL_BYTES, MAX_TEXT_BYTES, checkPlainEntries, checkTextBytes, clip, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
+  MAX_CALL_BYTES, MAX_TEXT_BYTES, headIndex, checkPlainEntries, checkTextBytes, clip, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
   checkMatrix, checkText, checkWellFormed, describe, coreError, checkKnownKeys,
 };

@@ -4,7 +4,8 @@
 // (scores, softmax, attention, attentionOutput, attentionBackward).
 // The rest of its methods are written beside it, each group in its own file, and added to the class
 // below: the text and sentence calls (scope-text.mjs), trained models (scope-model.mjs) and attention
-// imported from a model (scope-imported.mjs); createTrainer makes a Trainer (scope-trainer.mjs).
+// imported from a model (scope-imported.mjs), transformers built from a config (scope-transformer.mjs);
+// createTrainer makes a Trainer (scope-trainer.mjs).
 import { vocabularySource, vocabularyLoader } from './scope-assets.mjs';
 import {
   MAX_CALL_BYTES, checkBlock, checkEnum, checkFloat32, checkInt, checkKnownKeys, checkShape, coreError, describe, nonFinite, typedKind, typedLength,
@@ -16,6 +17,7 @@ import {
   scoreWeights, temperatureOption,
 } from './scope-options.mjs';
 import { TextCalls } from './scope-text.mjs';
+import { TransformerCalls } from './scope-transformer.mjs';
 import { Trainer } from './scope-trainer.mjs';
 
 const NO_NAMES = Object.freeze([]);
@@ -439,7 +441,7 @@ class Scope {
 
 // The method groups of the other files become methods of the class, defined as the class's own are
 // (writable, configurable, not enumerable).
-for (const Calls of [TextCalls, ModelCalls, ImportedCalls]) {
+for (const Calls of [TextCalls, ModelCalls, ImportedCalls, TransformerCalls]) {
   for (const [name, property] of Object.entries(Object.getOwnPropertyDescriptors(Calls.prototype))) {
     if (name !== 'constructor') Object.defineProperty(Scope.prototype, name, property);
   }

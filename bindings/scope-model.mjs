@@ -3,8 +3,9 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, typedKind } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
 import { deepFreeze } from './scope-options.mjs';
+import { isSafetensors, loadTransformer } from './scope-transformer.mjs';
 
 const MODEL_FILE = 'use-lite.bin';
 const MODEL_MAGIC = { bytes: Array.from('ATSMODEL', (c) => c.charCodeAt(0)), kind: 'an attnscope model file (starting "ATSMODEL")' };
@@ -14,7 +15,7 @@ export class ModelCalls {
   /**
    * Loads a trained model (default: the shipped USE-Lite file, use-lite.bin, found next to the module
    * like the vocabulary). options.model: 'default', the file's bytes (Uint8Array | ArrayBuffer), or
-   * its URL; options.onProgress(loaded, total) follows the download. Resolves to a Model that lives on
+   * its URL; a safetensors file saved by model.save() resolves to that TransformerModel instead; options.onProgress(loaded, total) follows the download. Resolves to a Model that lives on
    * this scope's wasm instance until model.dispose().
    */
   async loadModel(options = {}) {
@@ -35,10 +36,16 @@ export class ModelCalls {
     } else if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
       bytes = new Uint8Array(source);
       label = 'options.model';
+      // A transformer saved by model.save() (safetensors): the model it describes (scope-transformer.mjs).
+      if (isSafetensors(bytes)) return loadTransformer(this, bytes, label);
     } else if ((typeof source === 'string' && source !== '') || source instanceof URL) {
       const url = await toUrl(source, 'options.model');
-      bytes = await readUrl(url, { what: 'the model file', expect: MODEL_MAGIC, onProgress, fix: 'check the URL given as options.model' });
+      bytes = await readUrl(url, { what: 'the model file', onProgress, fix: 'check the URL given as options.model' });
       label = `attnscope: ${url.href}`;
+      if (isSafetensors(bytes)) return loadTransformer(this, bytes, label);
+      if (!MODEL_MAGIC.bytes.every((b, i) => bytes[i] === b)) {
+        throw new Error(`${label} should be the model file, ${MODEL_MAGIC.kind} or a safetensors model saved by model.save(), but it is neither; check the URL given as options.model`);
+      }
     } else {
       throw new TypeError(`options.model: expected 'default', a Uint8Array or ArrayBuffer of a model file, or its URL, got ${describe(source)}`);
     }
@@ -100,12 +107,7 @@ class Model {
     return out;
   }
   _headIndex(name, label) {
-    const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
-    const valid = `'L.H' with layer L from 0 to ${this.layers - 1} and head H from 0 to ${this.heads - 1} (e.g. '1.2')`;
-    if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${typeof label === 'string' ? `'${clip(label)}'` : describe(label)}`);
-    const l = Number(m[1]), h = Number(m[2]);
-    if (l >= this.layers || h >= this.heads) throw new RangeError(`${name}: head '${clip(label)}' is out of range; expected ${valid}`);
-    return l * this.heads + h;
+    return headIndex(name, label, this.layers, this.heads);
   }
   /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
   _surgery(options) {

@@ -17,6 +17,7 @@
 //   scope-model.mjs     loadModel and the Model (encode, similarity)
 //   scope-imported.mjs  loadAttentions and rollout, attentionFlow, headSummaries
 //   scope-trainer.mjs   the head Trainer (createTrainer)
+//   scope-transformer.mjs  transformers from a config (createModel): parameters, encodeIds, lossAndGradients
 //   scope-pool.mjs      the pool's argument validator (callValidator)
 
 import { engineHasRelaxedSimd, engineHasSimd, readUrl, startsWith, toUrl, WASM_MAGIC } from './scope-assets.mjs';

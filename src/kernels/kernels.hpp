@@ -131,9 +131,27 @@ using manhattan_backward_fn = void (*)(std::size_t m, std::size_t n, std::size_t
 using layer_norm_fn = void (*)(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
                                const float* b, float eps, float* out, std::size_t ldo);
 // Y[i][j] = act(Y[i][j] + bias[j]): the epilogue of a dense layer.
-enum class Activation : std::uint8_t { none, relu, tanh };
+// gelu is the exact form x Φ(x) = x (1 + erf(x / √2)) / 2 (PyTorch's nn.GELU(), nanoGPT's MLP), computed
+// as x erfc(−x / √2) / 2, which keeps its accuracy for negative x (1 + erf cancels there).
+enum class Activation : std::uint8_t { none, relu, tanh, gelu };
+constexpr float kInvSqrt2 = 0.70710678118654752f;    // 1/√2 (GELU's erf argument)
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;  // 1/√(2π) (the normal density's factor)
 using bias_activation_fn = void (*)(std::size_t rows, std::size_t cols, float* Y, std::size_t ldy, const float* bias,
                                     Activation act);
+
+
+// --- the transformer's backward pass (attnscope/transformer.hpp) ---
+// The backward pass of layer_norm given dY = dL/d(out), with mean, r and x̂ = (x − mean) r recomputed
+// from X as the forward computes them. ADDS (so a residual stream's gradient and a batch's parameter
+// gradients accumulate in place):
+//   dX[i][t] += r (g[t] dy[t] − mean_t(g dy) − x̂[t] mean_t(g dy x̂)),  dg[t] += Σ_i dy x̂,  db[t] += Σ_i dy.
+using layer_norm_backward_fn = void (*)(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
+                                        float eps, const float* dY, std::size_t ldy, float* dX, std::size_t lddx, float* dg,
+                                        float* db);
+// The backward pass of the exact GELU, in place: dY[i][j] *= gelu'(X[i][j]) with X the activation's
+// input (after the bias) and gelu'(x) = Φ(x) + x φ(x) (Φ, φ: the standard normal's CDF and density).
+using gelu_backward_fn = void (*)(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, float* dY,
+                                  std::size_t ldy);
 
 #define ATTNSCOPE_KERNEL_FIELD(op) op##_fn op;
 struct KernelTable {

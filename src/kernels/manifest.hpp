@@ -43,6 +43,8 @@
     X(manhattan_backward, arg)            \
     X(attention_fused, arg)               \
     X(layer_norm, arg)                    \
-    X(bias_activation, arg)
+    X(bias_activation, arg)               \
+    X(layer_norm_backward, arg)           \
+    X(gelu_backward, arg)
 #define ATTNSCOPE_KERNEL_OP_ONLY(op, X) X(op)
 #define ATTNSCOPE_KERNEL_OPS(X) ATTNSCOPE_KERNEL_OPS_WITH(ATTNSCOPE_KERNEL_OP_ONLY, X)

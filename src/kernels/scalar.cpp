@@ -268,6 +268,55 @@ void f32_bias_activation__scalar(std::size_t rows, std::size_t cols, float* Y, s
             case Activation::tanh:
                 for (std::size_t j = 0; j < cols; ++j) y[j] = std::tanh(y[j] + bias[j]);
                 break;
+            case Activation::gelu:
+                for (std::size_t j = 0; j < cols; ++j) {
+                    const float x = y[j] + bias[j];
+                    y[j] = 0.5f * x * std::erfc(-x * kInvSqrt2);
+                }
+                break;
+        }
+    }
+}
+
+void f32_layer_norm_backward__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
+                                     float eps, const float* dY, std::size_t ldy, float* dX, std::size_t lddx, float* dg,
+                                     float* db) {
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* x = X + i * ldx;
+        const float* dy = dY + i * ldy;
+        float* dx = dX + i * lddx;
+        float sum = 0.0f;
+        for (std::size_t t = 0; t < cols; ++t) sum += x[t];
+        const float mean = sum * inv_cols;
+        float sq = 0.0f;
+        for (std::size_t t = 0; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
+        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
+        float s1 = 0.0f, s2 = 0.0f;
+        for (std::size_t t = 0; t < cols; ++t) {
+            const float gdy = g[t] * dy[t];
+            s1 += gdy;
+            s2 += gdy * ((x[t] - mean) * r);
+        }
+        const float m1 = s1 * inv_cols, m2 = s2 * inv_cols;
+        for (std::size_t t = 0; t < cols; ++t) {
+            const float xhat = (x[t] - mean) * r;
+            dx[t] += r * (g[t] * dy[t] - m1 - xhat * m2);
+            dg[t] += dy[t] * xhat;
+            db[t] += dy[t];
+        }
+    }
+}
+
+void f32_gelu_backward__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, float* dY,
+                               std::size_t ldy) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* x = X + i * ldx;
+        float* dy = dY + i * ldy;
+        for (std::size_t j = 0; j < cols; ++j) {
+            const float cdf = 0.5f * std::erfc(-x[j] * kInvSqrt2);
+            const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[j] * x[j]);
+            dy[j] *= cdf + x[j] * pdf;
         }
     }
 }

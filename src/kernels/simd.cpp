@@ -578,6 +578,105 @@ void f32_bias_activation__simd(std::size_t rows, std::size_t cols, float* Y, std
                     tanh_fast(batch::load_unaligned(y + j) + batch::load_unaligned(bias + j)).store_unaligned(y + j);
                 for (; j < cols; ++j) y[j] = std::tanh(y[j] + bias[j]);
                 break;
+            case Activation::gelu:
+                for (; j + W <= cols; j += W) {
+                    const batch x = batch::load_unaligned(y + j) + batch::load_unaligned(bias + j);
+                    (batch(0.5f) * x * xsimd::erfc(x * batch(-kInvSqrt2))).store_unaligned(y + j);
+                }
+                for (; j < cols; ++j) {
+                    const float x = y[j] + bias[j];
+                    y[j] = 0.5f * x * std::erfc(-x * kInvSqrt2);
+                }
+                break;
+        }
+    }
+}
+
+void f32_layer_norm_backward__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
+                                   float eps, const float* dY, std::size_t ldy, float* dX, std::size_t lddx, float* dg,
+                                   float* db) {
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* x = X + i * ldx;
+        const float* dy = dY + i * ldy;
+        float* dx = dX + i * lddx;
+        // mean and r as f32_layer_norm__simd computes them
+        batch s0(0.0f), s1(0.0f);
+        std::size_t t = 0;
+        for (; t + 2 * W <= cols; t += 2 * W) {
+            s0 += batch::load_unaligned(x + t);
+            s1 += batch::load_unaligned(x + t + W);
+        }
+        for (; t + W <= cols; t += W) s0 += batch::load_unaligned(x + t);
+        float sum = hsum(s0 + s1);
+        for (; t < cols; ++t) sum += x[t];
+        const float mean = sum * inv_cols;
+        const batch mb(mean);
+        batch q0(0.0f), q1(0.0f);
+        t = 0;
+        for (; t + 2 * W <= cols; t += 2 * W) {
+            const batch d0 = batch::load_unaligned(x + t) - mb, d1 = batch::load_unaligned(x + t + W) - mb;
+            q0 = xsimd::fma(d0, d0, q0);
+            q1 = xsimd::fma(d1, d1, q1);
+        }
+        for (; t + W <= cols; t += W) {
+            const batch d0 = batch::load_unaligned(x + t) - mb;
+            q0 = xsimd::fma(d0, d0, q0);
+        }
+        float sq = hsum(q0 + q1);
+        for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
+        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
+        const batch rb(r);
+        // Σ g dy and Σ g dy x̂
+        batch a0(0.0f), a1(0.0f);
+        t = 0;
+        for (; t + W <= cols; t += W) {
+            const batch gdy = batch::load_unaligned(g + t) * batch::load_unaligned(dy + t);
+            a0 += gdy;
+            a1 = xsimd::fma(gdy, (batch::load_unaligned(x + t) - mb) * rb, a1);
+        }
+        float m1 = hsum(a0), m2 = hsum(a1);
+        for (; t < cols; ++t) {
+            const float gdy = g[t] * dy[t];
+            m1 += gdy;
+            m2 += gdy * ((x[t] - mean) * r);
+        }
+        m1 *= inv_cols;
+        m2 *= inv_cols;
+        const batch m1b(m1), m2b(m2);
+        t = 0;
+        for (; t + W <= cols; t += W) {
+            const batch xhat = (batch::load_unaligned(x + t) - mb) * rb;
+            const batch d = batch::load_unaligned(dy + t);
+            const batch gdy = batch::load_unaligned(g + t) * d;
+            (batch::load_unaligned(dx + t) + rb * (gdy - m1b - xhat * m2b)).store_unaligned(dx + t);
+            xsimd::fma(d, xhat, batch::load_unaligned(dg + t)).store_unaligned(dg + t);
+            (batch::load_unaligned(db + t) + d).store_unaligned(db + t);
+        }
+        for (; t < cols; ++t) {
+            const float xhat = (x[t] - mean) * r;
+            dx[t] += r * (g[t] * dy[t] - m1 - xhat * m2);
+            dg[t] += dy[t] * xhat;
+            db[t] += dy[t];
+        }
+    }
+}
+
+void f32_gelu_backward__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, float* dY, std::size_t ldy) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        const float* x = X + i * ldx;
+        float* dy = dY + i * ldy;
+        std::size_t j = 0;
+        for (; j + W <= cols; j += W) {
+            const batch v = batch::load_unaligned(x + j);
+            const batch cdf = batch(0.5f) * xsimd::erfc(v * batch(-kInvSqrt2));
+            const batch pdf = batch(kInvSqrt2Pi) * xsimd::exp(batch(-0.5f) * v * v);
+            (batch::load_unaligned(dy + j) * xsimd::fma(v, pdf, cdf)).store_unaligned(dy + j);
+        }
+        for (; j < cols; ++j) {
+            const float cdf = 0.5f * std::erfc(-x[j] * kInvSqrt2);
+            const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[j] * x[j]);
+            dy[j] *= cdf + x[j] * pdf;
         }
     }
 }

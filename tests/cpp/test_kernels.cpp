@@ -646,7 +646,7 @@ void check_f32_bias_activation(const KernelTable& kt) {
         const std::size_t cols = kTailSizes[a], rows = a % 4 + 1, pad = a % 3;
         const Mat Y0 = uniform_matrix(rows, cols, rng, -6, 6, pad);
         const Mat bias = uniform_matrix(1, cols, rng, -1, 1);
-        for (auto act : {kernels::Activation::none, kernels::Activation::relu, kernels::Activation::tanh}) {
+        for (auto act : {kernels::Activation::none, kernels::Activation::relu, kernels::Activation::tanh, kernels::Activation::gelu}) {
             Mat Y = Y0, Ys = Y0;
             kt.bias_activation(rows, cols, Y.data(), Y.stride, bias.data(), act);
             scalar_table().bias_activation(rows, cols, Ys.data(), Ys.stride, bias.data(), act);
@@ -654,10 +654,21 @@ void check_f32_bias_activation(const KernelTable& kt) {
             for (std::size_t i = 0; i < rows; ++i)
                 for (std::size_t t = 0; t < cols; ++t) {
                     const double v = static_cast<double>(Y0(i, t)) + bias(0, t);
-                    const double o = act == kernels::Activation::none ? v : act == kernels::Activation::relu ? std::max(v, 0.0) : std::tanh(v);
+                    const double o = act == kernels::Activation::none   ? v
+                                     : act == kernels::Activation::relu ? std::max(v, 0.0)
+                                     : act == kernels::Activation::tanh ? std::tanh(v)
+                                                                        : 0.5 * v * std::erfc(-v / std::sqrt(2.0));
                     ref.at(i, t) = o;
-                    ref.tol_at(i, t) = act == kernels::Activation::tanh ? kEps * std::fabs(v) * (1.0 - o * o) + 4e-7 * std::fabs(o) + 1e-38
-                                                                        : kEps * std::fabs(v);
+                    if (act == kernels::Activation::tanh) {
+                        ref.tol_at(i, t) = kEps * std::fabs(v) * (1.0 - o * o) + 4e-7 * std::fabs(o) + 1e-38;
+                    } else if (act == kernels::Activation::gelu) {
+                        // the rounded input (ε|v|, times |gelu'| <= 1.13), the argument's product and erfc (a
+                        // few ulps: 1e-6 relatively, as the tanh above is held to 4e-7), the two products
+                        ref.tol_at(i, t) = 2.0 * kEps * std::fabs(v) * 1.13 + 1e-6 * std::fabs(o) +
+                                           std::fabs(v) * kEps * std::fabs(v) * std::exp(-0.5 * v * v) + 4.0 * kEps * std::fabs(o) + 1e-38;
+                    } else {
+                        ref.tol_at(i, t) = kEps * std::fabs(v);
+                    }
                 }
             check_both(Y, Ys, ref, shape_label(rows, cols, 0, pad) + " act=" + std::to_string(static_cast<int>(act)));
         }
@@ -665,6 +676,98 @@ void check_f32_bias_activation(const KernelTable& kt) {
         nan(0, 0) = kNaN;
         kt.bias_activation(rows, cols, nan.data(), nan.stride, bias.data(), kernels::Activation::relu);
         CHECK(std::isnan(nan(0, 0)));
+    }
+}
+
+// Layer norm's backward pass: rows with offsets (so the mean matters), gains of both signs, dX starting
+// from nonzero values (the kernel adds). Each output is a few sums of cols (or rows) terms, each term
+// carrying the forward's error in x̂ ((cols+8)ε relatively, plus the mean's (cols+1)ε·mean|x|·r):
+// bound 2(cols+rows+8)ε times the sum of the terms' magnitudes, plus ε|out| for the final addition.
+void check_f32_layer_norm_backward(const KernelTable& kt) {
+    Rng rng(227);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t cols = kTailSizes[a], rows = a % 5 + 1, pad = a % 3;
+        Mat X = uniform_matrix(rows, cols, rng, -2, 2, pad);
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t t = 0; t < cols; ++t) X(i, t) += static_cast<float>(i) * 3.0f;
+        const Mat g = uniform_matrix(1, cols, rng, -2, 2), dY = uniform_matrix(rows, cols, rng, -1, 1, pad + 1);
+        const Mat dX0 = uniform_matrix(rows, cols, rng, -1, 1, pad), dg0 = uniform_matrix(1, cols, rng, -1, 1),
+                  db0 = uniform_matrix(1, cols, rng, -1, 1);
+        const float eps = a % 2 ? 1e-5f : 1e-3f;
+        Mat dX = dX0, dXs = dX0, dg = dg0, dgs = dg0, db = db0, dbs = db0;
+        kt.layer_norm_backward(rows, cols, X.data(), X.stride, g.data(), eps, dY.data(), dY.stride, dX.data(), dX.stride,
+                               dg.data(), db.data());
+        scalar_table().layer_norm_backward(rows, cols, X.data(), X.stride, g.data(), eps, dY.data(), dY.stride, dXs.data(),
+                                           dXs.stride, dgs.data(), dbs.data());
+        RefMatrix rX(rows, cols), rg(1, cols), rb(1, cols);
+        const double K = 2.0 * (static_cast<double>(cols + rows) + 8.0) * kEps;
+        for (std::size_t t = 0; t < cols; ++t) {
+            rg.at(0, t) = dg0(0, t);
+            rb.at(0, t) = db0(0, t);
+        }
+        for (std::size_t i = 0; i < rows; ++i) {
+            double mean = 0.0, mabs = 0.0, var = 0.0;
+            for (std::size_t t = 0; t < cols; ++t) { mean += X(i, t); mabs += std::fabs(X(i, t)); }
+            mean /= static_cast<double>(cols);
+            mabs /= static_cast<double>(cols);
+            for (std::size_t t = 0; t < cols; ++t) var += (X(i, t) - mean) * (X(i, t) - mean);
+            const double r = 1.0 / std::sqrt(var / static_cast<double>(cols) + static_cast<double>(eps));
+            double m1 = 0.0, m2 = 0.0, a1 = 0.0, a2 = 0.0;
+            for (std::size_t t = 0; t < cols; ++t) {
+                const double gdy = static_cast<double>(g(0, t)) * dY(i, t), xh = (X(i, t) - mean) * r;
+                m1 += gdy;
+                m2 += gdy * xh;
+                a1 += std::fabs(gdy);
+                a2 += std::fabs(gdy) * (std::fabs(xh) + mabs * r);
+            }
+            m1 /= static_cast<double>(cols);
+            m2 /= static_cast<double>(cols);
+            a1 /= static_cast<double>(cols);
+            a2 /= static_cast<double>(cols);
+            for (std::size_t t = 0; t < cols; ++t) {
+                const double xh = (X(i, t) - mean) * r, gdy = static_cast<double>(g(0, t)) * dY(i, t);
+                const double o = dX0(i, t) + r * (gdy - m1 - xh * m2);
+                rX.at(i, t) = o;
+                rX.tol_at(i, t) = K * r * (std::fabs(gdy) + a1 + (std::fabs(xh) + mabs * r) * a2 + std::fabs(m2) * mabs * r) +
+                                  2.0 * kEps * std::fabs(o);
+                rg.at(0, t) += static_cast<double>(dY(i, t)) * xh;
+                rg.tol_at(0, t) += K * std::fabs(dY(i, t)) * (std::fabs(xh) + mabs * r);
+                rb.at(0, t) += dY(i, t);
+                rb.tol_at(0, t) += K * std::fabs(dY(i, t));
+            }
+        }
+        for (std::size_t t = 0; t < cols; ++t) {
+            rg.tol_at(0, t) += 2.0 * kEps * std::fabs(rg.at(0, t)) + K * std::fabs(dg0(0, t));
+            rb.tol_at(0, t) += 2.0 * kEps * std::fabs(rb.at(0, t)) + K * std::fabs(db0(0, t));
+        }
+        const std::string where = shape_label(rows, cols, 0, pad);
+        check_both(dX, dXs, rX, where + " dX");
+        check_both(dg, dgs, rg, where + " dg");
+        check_both(db, dbs, rb, where + " db");
+    }
+}
+
+// GELU's backward pass: dY ⊙ (Φ(x) + x φ(x)) over inputs in [−6, 6] (both tails) with upstream
+// gradients of both signs. erfc and exp err by a few ulps (1e-6 relatively, as bias_activation's
+// gelu is held to), the products and the sum by 4ε: bound 2e-6 |dy| (Φ + |x| φ) + 4ε |out|.
+void check_f32_gelu_backward(const KernelTable& kt) {
+    Rng rng(229);
+    for (std::size_t a = 0; a < kTailSizes.size(); ++a) {
+        const std::size_t cols = kTailSizes[a], rows = a % 4 + 1, pad = a % 3;
+        const Mat X = uniform_matrix(rows, cols, rng, -6, 6, pad), dY0 = uniform_matrix(rows, cols, rng, -1, 1, pad + 1);
+        Mat dY = dY0, dYs = dY0;
+        kt.gelu_backward(rows, cols, X.data(), X.stride, dY.data(), dY.stride);
+        scalar_table().gelu_backward(rows, cols, X.data(), X.stride, dYs.data(), dYs.stride);
+        RefMatrix ref(rows, cols);
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t t = 0; t < cols; ++t) {
+                const double x = X(i, t), cdf = 0.5 * std::erfc(-x / std::sqrt(2.0)),
+                             pdf = std::exp(-0.5 * x * x) / std::sqrt(2.0 * 3.14159265358979323846);
+                const double o = dY0(i, t) * (cdf + x * pdf);
+                ref.at(i, t) = o;
+                ref.tol_at(i, t) = 2e-6 * std::fabs(dY0(i, t)) * (cdf + std::fabs(x) * pdf) + 4.0 * kEps * std::fabs(o) + 1e-38;
+            }
+        check_both(dY, dYs, ref, shape_label(rows, cols, 0, pad));
     }
 }
 
@@ -698,6 +801,8 @@ TEST_CASE("f32_softmax_backward_rows", "[kernels][backward]") { ATTNSCOPE_VARIAN
 TEST_CASE("f32_sq_distances", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(sq_distances) }
 TEST_CASE("f32_additive_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(additive_backward) }
 TEST_CASE("f32_manhattan_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(manhattan_backward) }
+TEST_CASE("f32_layer_norm_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(layer_norm_backward) }
+TEST_CASE("f32_gelu_backward", "[kernels][backward]") { ATTNSCOPE_VARIANT_SECTIONS(gelu_backward) }
 TEST_CASE("f32_attention_fused", "[kernels][fused]") { ATTNSCOPE_VARIANT_SECTIONS(attention_fused) }
 TEST_CASE("f32_layer_norm", "[kernels][model]") { ATTNSCOPE_VARIANT_SECTIONS(layer_norm) }
 TEST_CASE("f32_bias_activation", "[kernels][model]") { ATTNSCOPE_VARIANT_SECTIONS(bias_activation) }

@@ -27,6 +27,17 @@ import createDefault, {
   type Model,
   type ModelEncodeOptions,
   type ModelEncoding,
+  type ModelConfig,
+  type TransformerModel,
+  type TransformerEncoding,
+  type TransformerLossAndGradients,
+  type ModelTrainer,
+  type ModelTrainerOptions,
+  type ModelEvaluation,
+  type TokenData,
+  type PairData,
+  type PairHeadLabel,
+  type TransformerEncodeOptions,
   type HeadSummaries,
   type LoadAttentionsOptions,
   type LoadedAttentions,
@@ -226,6 +237,40 @@ async function main(): Promise<void> {
   outTrainer.dispose();
   void [resolvedOutput, outMatrices, outAccuracy, outHits, outGrads, wvAt];
   void [gradArrays, stepsSoFar, curve, trainedArrays, evalNumbers, heat, tg.loss, tgArrays, resolvedScore, isCross, crossHeat, keyFeatures, keyRows];
+  // A transformer from a config: parameters in nanoGPT's names, encodeIds with surgery, the loss and gradients.
+  const modelConfig: ModelConfig = { kind: 'decoder', layers: 2, heads: 4, dModel: 64, dFF: 256, vocab: 64, maxTokens: 64,
+    score: { '0.1': 'general', '1.3': 'additive' }, temperature: 'learned', seed: 1 };
+  const gpt: TransformerModel = scope.createModel(modelConfig);
+  const fixedTau: TransformerModel = scope.createModel({ score: 'cosine', temperature: 0.1 });
+  const gptWeights: Record<string, Float32Array> = gpt.parameters();
+  gpt.setParameters({ 'transformer.wte.weight': gptWeights['transformer.wte.weight'] });
+  const gptRun: TransformerEncoding = gpt.encodeIds([1, 2, 3], { score: { '0.0': 'idw' }, ablate: ['1.1'], variant: 'simd' });
+  const gptLoss: TransformerLossAndGradients = gpt.lossAndGradients(Int32Array.of(1, 2, 3), [2, 3, -1]);
+  const gptFacts: [number, Float32Array, Float32Array, number, Float32Array | undefined, readonly number[] | undefined, number | 'learned', ModelConfig] =
+    [gptRun.n, gptRun.attentions, gptRun.logits, gptLoss.loss, gptLoss.gradients['transformer.wpe.weight'], gpt.shapes['transformer.wte.weight'], fixedTau.temperature, gpt.config];
+  void [gptFacts, gpt.scores['0.1'], gpt.layers, gpt.heads, gpt.dModel, gpt.dFF, gpt.vocab, gpt.maxTokens, gpt.kind, gpt.seed];
+  const tokenData: TokenData = { ids: Int32Array.of(1, 2, 3, 4), targets: [2, 3, 4, -1], rows: 1, cols: 4 };
+  const trainerOptions2: ModelTrainerOptions = { data: tokenData, batch: 8, learningRate: 1e-3, weightDecay: 0.1, clip: 1, seed: 1, variant: 'auto' };
+  const gptTrainer: ModelTrainer = scope.createModelTrainer(gpt, trainerOptions2);
+  const taken: number = gptTrainer.step(10);
+  const gptEval: ModelEvaluation = gptTrainer.evaluate(tokenData);
+  void [taken, gptEval.loss, gptEval.accuracy, gptEval.count, gptTrainer.losses, gptTrainer.steps, gptTrainer.lastGradNorm, gptTrainer.model];
+  gptTrainer.dispose();
+  const pairLabel: PairHeadLabel = 'cross.0.1';
+  const seq2seq: TransformerModel = scope.createModel({ kind: 'encoder-decoder', score: { [pairLabel]: 'additive' } });
+  const pairOptions: TransformerEncodeOptions = { target: [3, 2, 1], ablate: ['encoder.0.0'], score: { 'decoder.1.0': 'cosine' } };
+  const pairRun: TransformerEncoding = seq2seq.encodeIds([1, 2, 3], pairOptions);
+  const pairArrays: [Float32Array | undefined, Float32Array | undefined, number | undefined, Int32Array | undefined] = [pairRun.cross, pairRun.encoderAttentions, pairRun.nSource, pairRun.target];
+  const pairData: PairData = { source: Int32Array.of(1, 2), target: [2, 1], rows: 1, sourceCols: 2, targetCols: 2 };
+  const pairTrainer: ModelTrainer = scope.createModelTrainer(seq2seq, { data: pairData });
+  void [pairArrays, pairTrainer.evaluate(pairData), seq2seq.kind];
+  pairTrainer.dispose();
+  seq2seq.dispose();
+  const savedGpt: Uint8Array = gpt.save();
+  const loadedGpt: TransformerModel = await scope.loadModel<TransformerModel>({ model: savedGpt });
+  loadedGpt.dispose();
+  gpt.dispose();
+  fixedTau.dispose();
   // The trained model: load, encode with surgery, ids, similarity, dispose.
   const modelOptions: LoadModelOptions = { model: 'default', onProgress: (loaded: number, total: number) => void [loaded, total] };
   const model: Model = await scope.loadModel(modelOptions);

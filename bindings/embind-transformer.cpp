@@ -1,0 +1,307 @@
+// Embind glue of the transformer (src/attnscope/transformer.hpp): one TransformerState per JS model
+// (bindings/scope-transformer.mjs), which validates arguments, owns the memory of the inputs
+// (_malloc/_free) and hands copies to its callers. Arrays cross as addresses into the wasm heap;
+// results come back as copies (new Float32Array of a memory view). Failure is an error message (empty
+// string, or an object with `error`), never a throw: the core never throws, so the instance survives.
+// Kept apart from embind.cpp, which binds the scope's other state (issue #37: split it by what it binds).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnscope/limits.hpp"
+#include "attnscope/model_trainer.hpp"
+#include "attnscope/registry.hpp"
+#include "attnscope/transformer.hpp"
+#include "attnscope/variant.hpp"
+
+using namespace attnscope;
+using emscripten::val;
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// "" (none given) or registry names, comma separated, one per head; false and the message if not.
+bool parse_scores(const std::string& csv, std::vector<Score>& out, std::string& error) {
+    out.clear();
+    for (std::size_t start = 0; !csv.empty() && start <= csv.size();) {
+        const std::size_t end = std::min(csv.find(',', start), csv.size());
+        Score s;
+        if (!parse_score(csv.substr(start, end - start), s)) {
+            error = "score: unknown name '" + csv.substr(start, end - start) + "'";
+            return false;
+        }
+        out.push_back(s);
+        start = end + 1;
+    }
+    return true;
+}
+
+val float_copy(const std::vector<float>& v) {
+    return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+class TransformerState {
+public:
+    // kind: 0 = decoder, 1 = encoder-decoder. scores: "" or one registry name per head (layer-major; an
+    // encoder-decoder's encoder heads, then its decoder's self-attention heads, then its cross-attention heads), comma separated.
+    std::string create(int kind, int layers, int heads, int d_model, int d_ff, int vocab, int max_tokens,
+                       const std::string& scores, bool learned, double temperature, double seed) {
+        if (kind != 0 && kind != 1) return "kind: expected 'decoder' or 'encoder-decoder'";
+        if (layers < 0 || heads < 0 || d_model < 0 || d_ff < 0 || vocab < 0 || max_tokens < 0 || !(seed >= 0 && seed <= 4294967295.0))
+            return "model: a negative size or an out-of-range seed (an internal error)";
+        TransformerConfig c;
+        c.kind = kind == 1 ? ModelKind::encoder_decoder : ModelKind::decoder;
+        c.layers = static_cast<std::size_t>(layers);
+        c.heads = static_cast<std::size_t>(heads);
+        c.d_model = static_cast<std::size_t>(d_model);
+        c.d_ff = static_cast<std::size_t>(d_ff);
+        c.vocab = static_cast<std::size_t>(vocab);
+        c.max_tokens = static_cast<std::size_t>(max_tokens);
+        std::string error;
+        if (!parse_scores(scores, c.scores, error)) return error;
+        c.learned_temperature = learned;
+        c.temperature = static_cast<float>(temperature);
+        c.seed = static_cast<std::uint32_t>(seed);
+        return Transformer::create(c, model_).message();
+    }
+    // [{"name", "shape": [..], "offset", "size"}, ...] in the order of the flat parameter array.
+    std::string tensors_json() const {
+        std::string out = "[";
+        for (std::size_t i = 0; i < model_.tensors().size(); ++i) {
+            const TensorInfo& t = model_.tensors()[i];
+            if (i) out += ',';
+            out += "{\"name\":\"" + json_escape(t.name) + "\",\"shape\":[";
+            for (std::size_t k = 0; k < t.shape.size(); ++k) out += (k ? "," : "") + std::to_string(t.shape[k]);
+            out += "],\"offset\":" + std::to_string(t.offset) + ",\"size\":" + std::to_string(t.size) + "}";
+        }
+        return out + "]";
+    }
+    // Every parameter, a copy: Float32Array laid out as tensors_json says.
+    val params() const { return float_copy(model_.params()); }
+    std::string set_tensor(int index, std::uintptr_t values, int count) {
+        if (index < 0 || count < 0) return "parameters: a negative index or count (an internal error)";
+        return model_.set_tensor(static_cast<std::size_t>(index), reinterpret_cast<const float*>(values), static_cast<std::size_t>(count))
+            .message();
+    }
+    // ids: `count` int32 at `ids`; scores: "" or one name per head; ablate: "" or one '0'/'1' per head.
+    // {error} or {n, attentions: Float32Array [L, H, n, n], logits: Float32Array [n, vocab]}.
+    val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
+        val out = val::object();
+        TransformerSurgery s;
+        s.variant = variant;
+        std::string error;
+        if (!parse_scores(scores, s.scores, error)) {
+            out.set("error", error);
+            return out;
+        }
+        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        TransformerRun r;
+        if (Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), count < 0 ? 0 : static_cast<std::size_t>(count), s, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("n", static_cast<int>(r.n));
+        out.set("attentions", float_copy(r.attentions));
+        out.set("logits", float_copy(r.logits));
+        return out;
+    }
+    // encoder-decoder: source (ns ids) and target (nt). {error} or {n, nSource, attentions, encoderAttentions, cross, logits}.
+    val encode_pair(std::uintptr_t source, int ns, std::uintptr_t target, int nt, const std::string& scores, const std::string& ablate,
+                    Variant variant) const {
+        val out = val::object();
+        TransformerSurgery s;
+        s.variant = variant;
+        std::string error;
+        if (!parse_scores(scores, s.scores, error)) {
+            out.set("error", error);
+            return out;
+        }
+        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        TransformerRun r;
+        if (Status st = model_.encode_pair(reinterpret_cast<const std::int32_t*>(source), ns < 0 ? 0 : static_cast<std::size_t>(ns),
+                                           reinterpret_cast<const std::int32_t*>(target), nt < 0 ? 0 : static_cast<std::size_t>(nt), s, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("n", static_cast<int>(r.n));
+        out.set("nSource", static_cast<int>(r.n_source));
+        out.set("attentions", float_copy(r.attentions));
+        out.set("encoderAttentions", float_copy(r.encoder_attentions));
+        out.set("cross", float_copy(r.cross));
+        out.set("logits", float_copy(r.logits));
+        return out;
+    }
+    // encoder-decoder: rows pairs of ns source and nt target ids. {error} or {loss, count, hits, gradients?}.
+    val loss_pairs(std::uintptr_t source, std::uintptr_t target, int rows, int ns, int nt, bool want_grads, Variant variant) const {
+        val out = val::object();
+        TransformerLoss r;
+        auto sz = [](int v) { return v < 0 ? std::size_t{0} : static_cast<std::size_t>(v); };
+        if (Status st = model_.loss_pairs(reinterpret_cast<const std::int32_t*>(source), reinterpret_cast<const std::int32_t*>(target), sz(rows),
+                                          sz(ns), sz(nt), want_grads, variant, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", r.loss);
+        out.set("count", static_cast<int>(r.count));
+        out.set("hits", static_cast<int>(r.hits));
+        if (want_grads) out.set("gradients", float_copy(r.grads));
+        return out;
+    }
+    // rows x cols ids and targets at the addresses. {error} or {loss, count, hits, gradients?: Float32Array}.
+    val loss(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, bool want_grads, Variant variant) const {
+        val out = val::object();
+        TransformerLoss r;
+        if (Status st = model_.loss(reinterpret_cast<const std::int32_t*>(ids), reinterpret_cast<const std::int32_t*>(targets),
+                                    rows < 0 ? 0 : static_cast<std::size_t>(rows), cols < 0 ? 0 : static_cast<std::size_t>(cols),
+                                    want_grads, variant, r);
+            !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", r.loss);
+        out.set("count", static_cast<int>(r.count));
+        out.set("hits", static_cast<int>(r.hits));
+        if (want_grads) out.set("gradients", float_copy(r.grads));
+        return out;
+    }
+
+    // The model as safetensors bytes (a Uint8Array copy), or {error}.
+    val save() const {
+        std::vector<std::uint8_t> bytes;
+        if (Status st = model_.save_safetensors(bytes); !st) {
+            val out = val::object();
+            out.set("error", st.message());
+            return out;
+        }
+        return val::global("Uint8Array").new_(emscripten::typed_memory_view(bytes.size(), bytes.data()));
+    }
+    // Replaces the model with the one in a safetensors file (`size` bytes at `bytes`); "" or the message.
+    std::string load(std::uintptr_t bytes, int size) {
+        return Transformer::from_safetensors(reinterpret_cast<const std::uint8_t*>(bytes), size < 0 ? 0 : static_cast<std::size_t>(size), model_)
+            .message();
+    }
+    std::string config_json() const { return model_.config_json(); }
+    Transformer& model() { return model_; }
+
+private:
+    Transformer model_;
+};
+
+// A decoder's ids and targets (rows x cols each), or (pairs) an encoder-decoder's source (rows x cols)
+// and target (rows x target_cols). The JS layer checked the sizes against the arrays it copied.
+// The copy token_data makes, checked against the per-call budget (and the heap) before it is made.
+std::string data_cost(int rows, int cols, int target_cols) {
+    Budget b;
+    b.floats(static_cast<std::uint64_t>(rows < 0 ? 0 : rows), static_cast<std::uint64_t>(cols < 0 ? 0 : cols) + static_cast<std::uint64_t>(target_cols < 0 ? 0 : target_cols));
+    return b.check("a copy of " + std::to_string(rows) + " rows of token data", "train on fewer rows, or in parts").message();
+}
+
+TokenData token_data(const Transformer& m, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) {
+    TokenData d;
+    d.rows = rows < 0 ? 0 : static_cast<std::size_t>(rows);
+    const std::size_t c = cols < 0 ? 0 : static_cast<std::size_t>(cols), tc = target_cols < 0 ? 0 : static_cast<std::size_t>(target_cols);
+    const auto* i = reinterpret_cast<const std::int32_t*>(ids);
+    const auto* t = reinterpret_cast<const std::int32_t*>(targets);
+    if (m.config().kind == ModelKind::encoder_decoder) {
+        d.source_cols = c;
+        d.target_cols = tc;
+        d.source.assign(i, i + d.rows * c);
+        d.target.assign(t, t + d.rows * tc);
+    } else {
+        d.cols = c;
+        d.ids.assign(i, i + d.rows * c);
+        d.targets.assign(t, t + d.rows * c);
+    }
+    return d;
+}
+
+// One ModelTrainer owned by one JS ModelTrainer; it updates the TransformerState's model, which the JS
+// layer keeps alive (and refuses to step once that model is disposed).
+class ModelTrainerState {
+public:
+    // ids, targets, rows, cols: a decoder's data; an encoder-decoder's source, target, rows, sourceCols
+    // (and target_cols). Keeps a pointer to the model (the JS layer keeps the model alive).
+    std::string init(TransformerState& model, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols, int batch,
+                     double lr, double weight_decay, double clip, double seed, Variant variant) {
+        ModelTrainerOptions o;
+        o.batch = batch < 0 ? 0 : static_cast<std::size_t>(batch);
+        o.learning_rate = static_cast<float>(lr);
+        o.weight_decay = static_cast<float>(weight_decay);
+        o.clip = static_cast<float>(clip);
+        o.seed = static_cast<std::uint32_t>(seed);
+        o.variant = variant;
+        if (std::string err = data_cost(rows, cols, target_cols); !err.empty()) return "data: " + err;
+        model_ = &model.model();
+        return t_.init(model.model(), o, token_data(model.model(), ids, targets, rows, cols, target_cols)).message();
+    }
+    std::string step(int count) { return t_.step(count < 0 ? 0 : static_cast<std::size_t>(count)).message(); }
+    val losses() const { return float_copy(t_.losses()); }
+    double last_grad_norm() const { return t_.last_grad_norm(); }
+    // {error} or {loss, hits, count}
+    val evaluate(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) const {
+        val out = val::object();
+        ModelEval e;
+        if (!model_) {
+            out.set("error", "trainer: not initialised");
+            return out;
+        }
+        if (std::string err = data_cost(rows, cols, target_cols); !err.empty()) {
+            out.set("error", "data: " + err);
+            return out;
+        }
+        if (Status st = t_.evaluate(token_data(*model_, ids, targets, rows, cols, target_cols), e); !st) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("loss", e.loss);
+        out.set("hits", static_cast<double>(e.hits));
+        out.set("count", static_cast<double>(e.count));
+        return out;
+    }
+
+private:
+    ModelTrainer t_;
+    const Transformer* model_ = nullptr;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnscope_transformer) {
+    using namespace emscripten;
+    class_<TransformerState>("TransformerState")
+        .constructor<>()
+        .function("create", &TransformerState::create)
+        .function("tensorsJson", &TransformerState::tensors_json)
+        .function("params", &TransformerState::params)
+        .function("setTensor", &TransformerState::set_tensor)
+        .function("encode", &TransformerState::encode)
+        .function("loss", &TransformerState::loss)
+        .function("encodePair", &TransformerState::encode_pair)
+        .function("lossPairs", &TransformerState::loss_pairs)
+        .function("save", &TransformerState::save)
+        .function("load", &TransformerState::load)
+        .function("configJson", &TransformerState::config_json);
+    class_<ModelTrainerState>("ModelTrainerState")
+        .constructor<>()
+        .function("init", &ModelTrainerState::init)
+        .function("step", &ModelTrainerState::step)
+        .function("losses", &ModelTrainerState::losses)
+        .function("lastGradNorm", &ModelTrainerState::last_grad_norm)
+        .function("evaluate", &ModelTrainerState::evaluate);
+}
