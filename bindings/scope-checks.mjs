@@ -1,6 +1,7 @@
 // Argument validation shared by every call of the JS layer: numbers, enums, typed arrays (measured by
 // the engine's own getters), text, option objects; and the core's refusals turned into RangeErrors.
 // Every message names the argument and what was expected.
+import { parseHeadLabel } from './scope-labels.mjs';
 
 // The core's per-call memory limit (src/attnscope/limits.hpp, limits::kMaxFloats = 2^27 floats).
 const MAX_CALL_BYTES = 4 * 2 ** 27;
@@ -175,10 +176,10 @@ function checkPlainEntries(name, value, what) {
  * labels it takes.
  */
 function headIndex(name, label, layers, heads) {
-  const m = typeof label === 'string' ? /^(\d+)\.(\d+)$/.exec(label) : null;
+  const at = parseHeadLabel(label);
   const valid = `'L.H' with layer L from 0 to ${layers - 1} and head H from 0 to ${heads - 1} (e.g. '${layers - 1}.${heads - 1}')`;
-  if (!m) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${typeof label === 'string' ? `'${clip(label)}'` : describe(label)}`);
-  const l = Number(m[1]), h = Number(m[2]);
+  if (!at) throw new (typeof label === 'string' ? RangeError : TypeError)(`${name}: expected a head label ${valid}, got ${typeof label === 'string' ? `'${clip(label)}'` : describe(label)}`);
+  const [l, h] = at;
   if (l >= layers || h >= heads) throw new RangeError(`${name}: head '${clip(label)}' is out of range; expected ${valid}`);
   return l * heads + h;
 }

@@ -1,16 +1,16 @@
 // Head labels 'L.H': layer L, head H of a model, 0-based as the API names them (the trained model's
 // views, web/shared/compute/use-lite.js; its figures; the element's `mhead`); links and the screen write
-// them 1-based (the demo's URL state, web/pages/demo/state.js). The one reader of such a label.
+// them 1-based (the demo's URL state, web/pages/demo/state.js). Labels are read by the API's reader
+// (bindings/scope-labels.mjs), so a label the page writes is one the API takes and the other way round.
+import { parseHeadLabel } from '../../bindings/scope-labels.mjs';
 
 /** 'L.H' (0-based, as the API) of layer l, head h. */
 export const headLabel = (l, h) => `${l}.${h}`;
 
 /** [layer, head] of a label 'L.H', or null when it is not one of a model of `layers` × `heads`. */
 export function parseHead(label, layers = Infinity, heads = Infinity) {
-  const m = typeof label === 'string' ? /^(\d{1,2})\.(\d{1,2})$/.exec(label) : null;
-  if (!m) return null;
-  const l = Number(m[1]), h = Number(m[2]);
-  return l < layers && h < heads ? [l, h] : null;
+  const at = parseHeadLabel(label);   // the API's reader: any number of digits
+  return at && at[0] < layers && at[1] < heads ? at : null;
 }
 
 /** A label (0-based) as a link and the screen write it (1-based): '0.2' → '1.3'. */
