@@ -238,18 +238,24 @@ std::size_t f32_cancelled_keys__scalar(std::size_t n, const float* s, float qa, 
 }
 
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
+// A layer norm row's mean and r = 1/√(var + eps), for the forward and the backward kernel alike.
+static void layer_norm_row_stats(const float* x, std::size_t cols, float eps, float& mean, float& r) {
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+    float sum = 0.0f;
+    for (std::size_t t = 0; t < cols; ++t) sum += x[t];
+    mean = sum * inv_cols;
+    float sq = 0.0f;
+    for (std::size_t t = 0; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
+    r = 1.0f / std::sqrt(sq * inv_cols + eps);
+}
+
 void f32_layer_norm__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
                             const float* b, float eps, float* out, std::size_t ldo) {
-    const float inv_cols = 1.0f / static_cast<float>(cols);
     for (std::size_t i = 0; i < rows; ++i) {
         const float* x = X + i * ldx;
         float* o = out + i * ldo;
-        float sum = 0.0f;
-        for (std::size_t t = 0; t < cols; ++t) sum += x[t];
-        const float mean = sum * inv_cols;
-        float sq = 0.0f;
-        for (std::size_t t = 0; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
-        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
+        float mean, r;
+        layer_norm_row_stats(x, cols, eps, mean, r);
         for (std::size_t t = 0; t < cols; ++t) o[t] = g[t] * r * (x[t] - mean) + b[t];
     }
 }
@@ -286,12 +292,8 @@ void f32_layer_norm_backward__scalar(std::size_t rows, std::size_t cols, const f
         const float* x = X + i * ldx;
         const float* dy = dY + i * ldy;
         float* dx = dX + i * lddx;
-        float sum = 0.0f;
-        for (std::size_t t = 0; t < cols; ++t) sum += x[t];
-        const float mean = sum * inv_cols;
-        float sq = 0.0f;
-        for (std::size_t t = 0; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
-        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
+        float mean, r;
+        layer_norm_row_stats(x, cols, eps, mean, r);
         float s1 = 0.0f, s2 = 0.0f;
         for (std::size_t t = 0; t < cols; ++t) {
             const float gdy = g[t] * dy[t];

@@ -509,41 +509,48 @@ std::size_t f32_cancelled_keys__simd(std::size_t n, const float* s, float qa, co
 }
 
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,
-// Layer norm: the row's sum and its squared deviations each with two accumulators over vectors, a
-// scalar tail; then one pass writing (g·r)(x − mean) + b.
+// A layer norm row's mean and r = 1/√(var + eps): the row's sum and its squared deviations each with two
+// accumulators over vectors and a scalar tail. The forward and the backward kernel both take them from
+// here, so the backward uses the very mean and r the forward normalised with (in every build).
+static ATTNSCOPE_TILE_INLINE void layer_norm_row_stats(const float* x, std::size_t cols, float eps, float& mean, float& r) {
+    const float inv_cols = 1.0f / static_cast<float>(cols);
+    batch s0(0.0f), s1(0.0f);
+    std::size_t t = 0;
+    for (; t + 2 * W <= cols; t += 2 * W) {
+        s0 += batch::load_unaligned(x + t);
+        s1 += batch::load_unaligned(x + t + W);
+    }
+    for (; t + W <= cols; t += W) s0 += batch::load_unaligned(x + t);
+    float sum = hsum(s0 + s1);
+    for (; t < cols; ++t) sum += x[t];
+    mean = sum * inv_cols;
+    const batch mb(mean);
+    batch q0(0.0f), q1(0.0f);
+    t = 0;
+    for (; t + 2 * W <= cols; t += 2 * W) {
+        const batch d0 = batch::load_unaligned(x + t) - mb, d1 = batch::load_unaligned(x + t + W) - mb;
+        q0 = madd(d0, d0, q0);
+        q1 = madd(d1, d1, q1);
+    }
+    for (; t + W <= cols; t += W) {
+        const batch d0 = batch::load_unaligned(x + t) - mb;
+        q0 = madd(d0, d0, q0);
+    }
+    float sq = hsum(q0 + q1);
+    for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
+    r = 1.0f / std::sqrt(sq * inv_cols + eps);
+}
+
+// Layer norm: the row's statistics (layer_norm_row_stats), then one pass writing (g·r)(x − mean) + b.
 void f32_layer_norm__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
                           const float* b, float eps, float* out, std::size_t ldo) {
-    const float inv_cols = 1.0f / static_cast<float>(cols);
     for (std::size_t i = 0; i < rows; ++i) {
         const float* x = X + i * ldx;
         float* o = out + i * ldo;
-        batch s0(0.0f), s1(0.0f);
+        float mean, r;
+        layer_norm_row_stats(x, cols, eps, mean, r);
+        const batch mb(mean), rb(r);
         std::size_t t = 0;
-        for (; t + 2 * W <= cols; t += 2 * W) {
-            s0 += batch::load_unaligned(x + t);
-            s1 += batch::load_unaligned(x + t + W);
-        }
-        for (; t + W <= cols; t += W) s0 += batch::load_unaligned(x + t);
-        float sum = hsum(s0 + s1);
-        for (; t < cols; ++t) sum += x[t];
-        const float mean = sum * inv_cols;
-        const batch mb(mean);
-        batch q0(0.0f), q1(0.0f);
-        t = 0;
-        for (; t + 2 * W <= cols; t += 2 * W) {
-            const batch d0 = batch::load_unaligned(x + t) - mb, d1 = batch::load_unaligned(x + t + W) - mb;
-            q0 = madd(d0, d0, q0);
-            q1 = madd(d1, d1, q1);
-        }
-        for (; t + W <= cols; t += W) {
-            const batch d0 = batch::load_unaligned(x + t) - mb;
-            q0 = madd(d0, d0, q0);
-        }
-        float sq = hsum(q0 + q1);
-        for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
-        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
-        const batch rb(r);
-        t = 0;
         for (; t + W <= cols; t += W) {
             const batch gr = batch::load_unaligned(g + t) * rb;
             xsimd::fma(gr, batch::load_unaligned(x + t) - mb, batch::load_unaligned(b + t)).store_unaligned(o + t);
@@ -600,36 +607,12 @@ void f32_layer_norm_backward__simd(std::size_t rows, std::size_t cols, const flo
         const float* x = X + i * ldx;
         const float* dy = dY + i * ldy;
         float* dx = dX + i * lddx;
-        // mean and r as f32_layer_norm__simd computes them
-        batch s0(0.0f), s1(0.0f);
-        std::size_t t = 0;
-        for (; t + 2 * W <= cols; t += 2 * W) {
-            s0 += batch::load_unaligned(x + t);
-            s1 += batch::load_unaligned(x + t + W);
-        }
-        for (; t + W <= cols; t += W) s0 += batch::load_unaligned(x + t);
-        float sum = hsum(s0 + s1);
-        for (; t < cols; ++t) sum += x[t];
-        const float mean = sum * inv_cols;
-        const batch mb(mean);
-        batch q0(0.0f), q1(0.0f);
-        t = 0;
-        for (; t + 2 * W <= cols; t += 2 * W) {
-            const batch d0 = batch::load_unaligned(x + t) - mb, d1 = batch::load_unaligned(x + t + W) - mb;
-            q0 = xsimd::fma(d0, d0, q0);
-            q1 = xsimd::fma(d1, d1, q1);
-        }
-        for (; t + W <= cols; t += W) {
-            const batch d0 = batch::load_unaligned(x + t) - mb;
-            q0 = xsimd::fma(d0, d0, q0);
-        }
-        float sq = hsum(q0 + q1);
-        for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
-        const float r = 1.0f / std::sqrt(sq * inv_cols + eps);
-        const batch rb(r);
+        float mean, r;
+        layer_norm_row_stats(x, cols, eps, mean, r);   // as f32_layer_norm__simd computed them
+        const batch mb(mean), rb(r);
         // Σ g dy and Σ g dy x̂
         batch a0(0.0f), a1(0.0f);
-        t = 0;
+        std::size_t t = 0;
         for (; t + W <= cols; t += W) {
             const batch gdy = batch::load_unaligned(g + t) * batch::load_unaligned(dy + t);
             a0 += gdy;
