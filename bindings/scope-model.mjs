@@ -3,8 +3,9 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkTextBytes, checkWellFormed, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
 import { deepFreeze } from './scope-options.mjs';
+import { surgeryOptions } from './scope-surgery.mjs';
 import { isSafetensors, loadTransformer } from './scope-transformer.mjs';
 
 const MODEL_FILE = 'use-lite.bin';
@@ -112,39 +113,12 @@ class Model {
   /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
   _surgery(options) {
     checkKnownKeys('options', options, ['score', 'ablate', 'variant']);
-    const scope = this._scope, names = scope._lists.scores, count = this.layers * this.heads;
-    const checkName = (name, value) => {
-      if (typeof value !== 'string' || !names.includes(value)) {
-        const E = typeof value === 'string' ? RangeError : TypeError;
-        throw new E(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
-      }
-      return value;
-    };
-    let scores = '';
-    const s = options.score;
-    if (typeof s === 'string') {
-      scores = Array(count).fill(checkName('options.score', s)).join(',');
-    } else if (s !== undefined) {
-      if (s === null || typeof s !== 'object' || Array.isArray(s)) {
-        throw new TypeError(`options.score: expected a scoring function's name or an object { 'L.H': name }, got ${describe(s)}`);
-      }
-      const entries = checkPlainEntries('options.score', s, "{ 'L.H': name } naming at least one head");
-      const per = Array(count).fill('scaled-dot');
-      for (const [label, value] of entries) {
-        const name = `options.score['${clip(label)}']`;
-        per[this._headIndex(name, label)] = checkName(name, value);
-      }
-      scores = per.join(',');
-    }
-    let ablate = '';
-    if (options.ablate !== undefined) {
-      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels 'L.H', got ${describe(options.ablate)}`);
-      const flags = Array(count).fill('0');
-      options.ablate.forEach((label, i) => { flags[this._headIndex(`options.ablate[${i}]`, label)] = '1'; });
-      ablate = flags.join('');
-    }
-    const variant = scope._variantOption(options.variant);
-    return { scores, ablate, variant };
+    const count = this.layers * this.heads;
+    const { scores, ablate } = surgeryOptions(options, {
+      names: this._scope._lists.scores, count, own: Array(count).fill('scaled-dot'), example: 'L.H',
+      index: (name, label) => this._headIndex(name, label),
+    });
+    return { scores, ablate, variant: this._scope._variantOption(options.variant) };
   }
 
   /**

@@ -5,6 +5,7 @@
 // gradient of every parameter). The C++ side is src/attnscope/transformer.hpp; its Embind glue
 // bindings/embind-transformer.cpp. docs/transformer.md describes the models and this contract.
 import { checkBlock, checkInt, checkKnownKeys, checkPlainEntries, clip, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
+import { surgeryOptions } from './scope-surgery.mjs';
 
 const NO_MODEL = 'model: this model was disposed; create another with scope.createModel()';
 const KINDS = Object.freeze(['decoder', 'encoder-decoder']);
@@ -246,33 +247,11 @@ class TransformerModel {
       target = idArray('options.target', options.target, -(2 ** 31), this.vocab - 1);
       if (target.length === 0 || target.length > this.maxTokens) throw new RangeError(`options.target: expected 1 to maxTokens (${this.maxTokens}) ids, got ${target.length}`);
     }
-    const scope = this._scope, names = scope._lists.scores, count = this._labels.length;
-    const checkName = (name, value) => {
-      if (typeof value !== 'string' || !names.includes(value)) {
-        throw new (typeof value === 'string' ? RangeError : TypeError)(`${name}: expected one of ${names.map((n) => `'${n}'`).join(', ')}, got ${describe(value)}`);
-      }
-      return value;
-    };
-    let scores = '';
-    const s = options.score;
-    if (typeof s === 'string') {
-      scores = Array(count).fill(checkName('options.score', s)).join(',');
-    } else if (s !== undefined) {
-      if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new TypeError(`options.score: expected a scoring function's name or an object { '${this._labels[count - 1]}': name }, got ${describe(s)}`);
-      const per = Object.values(this.scores);
-      for (const [label, value] of checkPlainEntries('options.score', s, `{ '${this._labels[count - 1]}': name } naming at least one head`)) {
-        const name = `options.score['${clip(label)}']`;
-        per[this._index(name, label)] = checkName(name, value);
-      }
-      scores = per.join(',');
-    }
-    let ablate = '';
-    if (options.ablate !== undefined) {
-      if (!Array.isArray(options.ablate)) throw new TypeError(`options.ablate: expected an array of head labels ('${this._labels[count - 1]}'), got ${describe(options.ablate)}`);
-      const flags = Array(count).fill('0');
-      options.ablate.forEach((label, i) => { flags[this._index(`options.ablate[${i}]`, label)] = '1'; });
-      ablate = flags.join('');
-    }
+    const scope = this._scope, count = this._labels.length;
+    const { scores, ablate } = surgeryOptions(options, {
+      names: scope._lists.scores, count, own: Object.values(this.scores), example: this._labels[count - 1],
+      index: (name, label) => this._index(name, label),
+    });
     const variant = scope._variantOption(options.variant);
     const v = scope._enum.variant[variant];
     const r = pairs
