@@ -62,35 +62,36 @@ Status check_rollout_weights(const float* A, std::size_t layers, std::size_t hea
 
 Status residual_attention(const float* A, std::size_t heads, std::size_t n, const RolloutOptions& o, std::size_t l, float* bar) {
     const std::size_t nn = n * n;
-    const float r = static_cast<float>(o.residual), a = static_cast<float>(1.0 - o.residual);
+    const double r = o.residual, a = 1.0 - o.residual, inv_heads = 1.0 / static_cast<double>(heads);
     const float* layer = A + l * heads * nn;
-    // 1. combine the heads
-    if (o.head == RolloutHead::index) {
-        std::copy(layer + o.head_index * nn, layer + (o.head_index + 1) * nn, bar);
-    } else if (o.head == RolloutHead::max) {
-        std::copy(layer, layer + nn, bar);
-        for (std::size_t h = 1; h < heads; ++h)
-            for (std::size_t k = 0; k < nn; ++k) bar[k] = std::max(bar[k], layer[h * nn + k]);
-    } else {
-        std::fill(bar, bar + nn, 0.0f);
-        for (std::size_t h = 0; h < heads; ++h)
-            for (std::size_t k = 0; k < nn; ++k) bar[k] += layer[h * nn + k];
-        const float inv = 1.0f / static_cast<float>(heads);
-        for (std::size_t k = 0; k < nn; ++k) bar[k] *= inv;
-    }
-    // 2. residual and row normalisation
+    std::vector<double> row(n);
     for (std::size_t i = 0; i < n; ++i) {
-        float* row = bar + i * n;
+        // 1. combine the heads, in double: the mean of two weights of 3e38 is 3e38, their float sum infinite
+        for (std::size_t j = 0; j < n; ++j) {
+            const std::size_t k = i * n + j;
+            double v;
+            if (o.head == RolloutHead::index) {
+                v = layer[o.head_index * nn + k];
+            } else if (o.head == RolloutHead::max) {
+                v = layer[k];
+                for (std::size_t h = 1; h < heads; ++h) v = std::max(v, static_cast<double>(layer[h * nn + k]));
+            } else {
+                v = 0.0;
+                for (std::size_t h = 0; h < heads; ++h) v += layer[h * nn + k];
+                v *= inv_heads;
+            }
+            row[j] = v;
+        }
+        // 2. residual and row normalisation, in double: 1/sum of a row of subnormal weights (1e-45) is past
+        // float's range; each quotient is at most 1.
         double sum = 0;
         for (std::size_t j = 0; j < n; ++j) {
-            row[j] = a * row[j] + (i == j ? r : 0.0f);
+            row[j] = a * row[j] + (i == j ? r : 0.0);
             sum += row[j];
         }
         if (!(sum > 0)) return Status::error("attentions: layer " + std::to_string(l) + ", row " + std::to_string(i) +
                                              " sums to 0 after the residual; rollout needs a positive weight in every row (or residual > 0)");
-        // Divided in double: 1/sum of a row of subnormal weights (1e-45) is past float's range, and the
-        // row would become infinities; each quotient is at most 1.
-        for (std::size_t j = 0; j < n; ++j) row[j] = static_cast<float>(static_cast<double>(row[j]) / sum);
+        for (std::size_t j = 0; j < n; ++j) bar[i * n + j] = static_cast<float>(row[j] / sum);
     }
     return {};
 }

@@ -236,3 +236,22 @@ TEST_CASE("flow and rollout refuse a negative weight even where its row sums to 
     A[0] = std::numeric_limits<float>::infinity();
     CHECK_THAT(attention_rollout(A.data(), 1, 1, 3, o, out.data()).message(), Contains("finite"));
 }
+
+TEST_CASE("flow and rollout of weights near float's largest: the heads' mean does not overflow", "[flow]") {
+    // Two heads of 3.39e38 everywhere (finite, non-negative): their float sum is infinite, so the mean
+    // of the heads was infinite and the shares NaN. Found by fuzz_flow (corpus/flow/large-weights-2-layers).
+    for (const RolloutHead head : {RolloutHead::mean, RolloutHead::max}) {
+        std::vector<float> A(2 * 2 * 16, 3.39e38f), rolled(16), flow(16);
+        RolloutOptions o;
+        o.residual = 0.15;
+        o.head = head;
+        REQUIRE(attention_rollout(A.data(), 2, 2, 4, o, rolled.data()).ok());
+        REQUIRE(attention_flow(A.data(), 2, 2, 4, o, flow.data()).ok());
+        for (std::size_t k = 0; k < 16; ++k) {
+            CHECK(rolled[k] == Approx(0.25).epsilon(1e-6));
+            CHECK(std::isfinite(flow[k]));
+            CHECK(flow[k] >= 0.0f);
+            CHECK(flow[k] <= 1.0f + 1e-6f);
+        }
+    }
+}
