@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with Debian's clang under AddressSanitizer + UBSan and
 # runs each for a bounded time, starting from the committed seed corpora (tests/fuzz/corpus/NAME).
-#   scripts/fuzz.sh                      every target, ATTNSCOPE_FUZZ_SECONDS (default 20) each
+#   scripts/fuzz.sh                      every target, ATTNSCOPE_FUZZ_SECONDS (default 15) each
 #   ATTNSCOPE_FUZZ_SECONDS=3600 scripts/fuzz.sh scores     one target for an hour
 # New interesting inputs go to build/fuzz/corpus/NAME (not committed); a crash is saved under
 # build/fuzz/artifacts/ and fails the run. Prints, per target, the inputs executed.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
-seconds="${ATTNSCOPE_FUZZ_SECONDS:-20}"
+seconds="${ATTNSCOPE_FUZZ_SECONDS:-15}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(tokenizer vocab scores imported trainer model flow)
 

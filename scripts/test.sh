@@ -41,12 +41,13 @@ asan_build && asan_built=1
 echo "=== C++ suite under AddressSanitizer + UBSan: build: $((SECONDS - asan_t0)) s"
 
 # libFuzzer (clang, ASan + UBSan): tokenizer, vocabulary loader, scores + softmax, from the committed
-# seed corpora, ATTNSCOPE_FUZZ_SECONDS (default 20) per target. Longer runs: docs/limits.md, "Fuzzing".
+# seed corpora, ATTNSCOPE_FUZZ_SECONDS (default 15) per target. Longer runs: docs/limits.md, "Fuzzing".
+# (15 s: seven targets now, and the fuzz stage must end before the JS tests do, or they share a core.)
 # Fuzzing runs for a fixed time on one core, so it runs in the background while the suites that
 # mostly keep one core busy (the ASan run, CTest native and wasm, the JS API tests) run in the
 # foreground. Its output is printed, and its result counted, when it ends: before the browser tests,
 # which get both cores to themselves.
-fuzz_name="fuzz (libFuzzer + ASan + UBSan, ${ATTNSCOPE_FUZZ_SECONDS:-20} s per target)"
+fuzz_name="fuzz (libFuzzer + ASan + UBSan, ${ATTNSCOPE_FUZZ_SECONDS:-15} s per target)"
 fuzz_log="$(mktemp)"
 fuzz_t0=$SECONDS
 bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
