@@ -6,9 +6,11 @@
 // The width of the vocabulary's vectors (GloVe 100d); a head has EMBED_DIM / heads of them.
 export const EMBED_DIM = 100;
 
-// Scores bounded to a range: softmax(score / τ) can then give no weight more than e^((max − min)/τ)
-// times another in its row, so such a function needs a small τ to single one key out.
-export const BOUNDED = Object.freeze({ cosine: [-1, 1] });
+// Scores bounded to a range (lab/score-range.js): softmax(score / τ) can then give no weight more than
+// e^((max − min)/τ) times another in its row, so such a function needs a small τ to single one key out.
+import { BOUNDED, maxRatio } from '../../lab/score-range.js';
+
+export { BOUNDED, maxRatio };
 
 /** The τ a scoring function is used with where the visitor has not chosen one: 0.1 for a bounded score, else 1. */
 export function naturalT(score) {
@@ -28,11 +30,6 @@ export function expText(x) {
 /** Below this largest ratio of two weights in a row, a weighting is not sharp (one key cannot take ~all). */
 export const SHARP = 100;
 
-/** The largest ratio of two weights in a row of a bounded score at τ, or null for an unbounded one. */
-export function maxRatio(score, t) {
-  const r = BOUNDED[score];
-  return r ? Math.exp((r[1] - r[0]) / t) : null;
-}
 
 /**
  * A sentence saying what τ = t does to `score` when it differs from the function's own τ in a way
