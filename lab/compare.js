@@ -4,6 +4,10 @@
 // two slices; the rest are pure functions of its results (the table's rows, their order, the text,
 // the CSV), shared by the page, the benchmark and the tests.
 import { csvCell, csvNumber } from './csv.js';
+import { BOUNDED, maxRatio } from './score-range.js';
+
+// The temperature every head of the lab trains with (lab/session.js HEAD): the comparison's text names it.
+export const LAB_TEMPERATURE = 1;
 
 export const THRESHOLD = 0.9;     // "steps to 90%": the first evaluation at or above this accuracy
 export const COMPARE_EVAL_EVERY = 10;
@@ -187,20 +191,57 @@ function median(xs) {
 /**
  * How row a compares with row b, in words: by steps to 90% when either reached it (a difference of
  * one evaluation interval or less is "about as fast"), else by final accuracy (a difference of two
- * held-out rows or less is "about the same").
+ * held-out rows or less is "about the same"); then by held-out loss, which the text always names, and
+ * says so when the loss points the other way (a head can put the most weight on the right word while
+ * its weights stay flat: right by accuracy, poor by loss).
  */
 export function versus(a, b, { evalEvery = COMPARE_EVAL_EVERY } = {}) {
+  const by = byAccuracy(a, b, evalEvery);
+  const la = a.heldOutLoss, lb = b.heldOutLoss;
+  if (!(Number.isFinite(la) && Number.isFinite(lb))) return by;
+  const loss = `held-out loss ${lossText(la)} against ${lossText(lb)}`;
+  // Loss against the accuracy: a gap of at least 0.1 and a factor of 2 is named as a contradiction.
+  const apart = Math.abs(la - lb) >= 0.1 && Math.max(la, lb) >= 2 * Math.min(la, lb);
+  if (by.sign > 0 && apart && la > lb) return { ...by, lossAgainst: true, text: `${by.text}, but its ${loss} stayed higher: by loss it did worse` };
+  if (by.sign < 0 && apart && la < lb) return { ...by, lossAgainst: true, text: `${by.text}, but its ${loss} ended lower: by loss it did better` };
+  return { ...by, text: `${by.text}; ${loss}` };
+}
+const lossText = (x) => (x < 0.01 ? x.toPrecision(2) : x.toFixed(2));
+
+function byAccuracy(a, b, evalEvery) {
   if (a.stepsTo90 !== null && b.stepsTo90 !== null) {
     const d = a.stepsTo90 - b.stepsTo90;
-    if (Math.abs(d) <= evalEvery) return { sign: 0, text: `about as fast as ${b.score} (90% at step ${a.stepsTo90} against ${b.stepsTo90})` };
-    return { sign: d < 0 ? 1 : -1, text: `${d < 0 ? 'faster' : 'slower'} than ${b.score} (90% at step ${a.stepsTo90} against ${b.stepsTo90})` };
+    if (Math.abs(d) <= evalEvery) return { sign: 0, text: `about as fast as ${b.score} (90% accuracy at step ${a.stepsTo90} against ${b.stepsTo90})` };
+    return { sign: d < 0 ? 1 : -1, text: `${d < 0 ? 'faster' : 'slower'} than ${b.score} (90% accuracy at step ${a.stepsTo90} against ${b.stepsTo90})` };
   }
-  if (a.stepsTo90 !== null) return { sign: 1, text: `reached 90% (step ${a.stepsTo90}) where ${b.score} did not in ${b.steps} steps` };
-  if (b.stepsTo90 !== null) return { sign: -1, text: `did not reach 90% in ${a.steps} steps where ${b.score} did (step ${b.stepsTo90})` };
+  if (a.stepsTo90 !== null) return { sign: 1, text: `reached 90% accuracy (step ${a.stepsTo90}) where ${b.score} did not in ${b.steps} steps` };
+  if (b.stepsTo90 !== null) return { sign: -1, text: `did not reach 90% accuracy in ${a.steps} steps where ${b.score} did (step ${b.stepsTo90})` };
   const d = a.accuracy - b.accuracy;
   const row = a.rows > 0 ? 1 / a.rows : 0;
-  if (Math.abs(d) <= 2 * row + 1e-9) return { sign: 0, text: `ended about level with ${b.score} (${pct(a.accuracy)} against ${pct(b.accuracy)}; neither reached 90%)` };
-  return { sign: d > 0 ? 1 : -1, text: `ended ${d > 0 ? 'above' : 'below'} ${b.score} (${pct(a.accuracy)} against ${pct(b.accuracy)}; neither reached 90%)` };
+  if (Math.abs(d) <= 2 * row + 1e-9) return { sign: 0, text: `ended about level with ${b.score} (accuracy ${pct(a.accuracy)} against ${pct(b.accuracy)}; neither reached 90%)` };
+  return { sign: d > 0 ? 1 : -1, text: `ended ${d > 0 ? 'above' : 'below'} ${b.score} (accuracy ${pct(a.accuracy)} against ${pct(b.accuracy)}; neither reached 90%)` };
+}
+
+/**
+ * For each bounded scoring function of the rows (cosine) whose held-out loss ended well above the best
+ * run's, why: at the lab's τ its weights cannot get sharp. temperature: the τ the runs trained with.
+ */
+function readBounded(rows, temperature) {
+  const out = [];
+  const best = sortRows(rows, 'heldOutLoss')[0];
+  for (const r of rows) {
+    const range = BOUNDED[r.baseScore ?? r.score];
+    if (!range || !Number.isFinite(r.heldOutLoss)) continue;
+    const ratio = maxRatio(r.baseScore ?? r.score, temperature);
+    if (r === best || r.heldOutLoss < 0.1 + 2 * best.heldOutLoss) continue;
+    const lo = String(range[0]).replace('-', '−');
+    out.push(`Why ${r.score}'s loss stays high (${lossText(r.heldOutLoss)} against ${lossText(best.heldOutLoss)} for ${best.score}, ` +
+      `at accuracy ${pct(r.accuracy)} against ${pct(best.accuracy)}): its scores lie in [${lo}, ${range[1]}], so at the lab's τ = ${temperature} ` +
+      `no weight can be more than e^(${range[1] - range[0]}/τ) ≈ ${ratio.toFixed(2)} times another in its row; with n keys the target's weight is at most ` +
+      `${ratio.toFixed(2)}/(${ratio.toFixed(2)} + n − 1). It can point at the right word (accuracy) but cannot get sharp (loss) ` +
+      'without a temperature: τ = 0.1 would allow a ratio of e^20.');
+  }
+  return out;
 }
 
 /**
@@ -208,7 +249,7 @@ export function versus(a, b, { evalEvery = COMPARE_EVAL_EVERY } = {}) {
  * distance or dot?), computed from the rows: only what they show, with the caveat that one seed of a
  * toy task is an anecdote. ctx: { steps, evalEvery, seed, rule (its label), dHead, families (scoreFamilies()) }.
  */
-export function readComparison(allRows, { steps, evalEvery = COMPARE_EVAL_EVERY, seed, rule, dHead = 16, families = { dot: [], distance: [] } }) {
+export function readComparison(allRows, { steps, evalEvery = COMPARE_EVAL_EVERY, seed, rule, dHead = 16, families = { dot: [], distance: [] }, temperature = LAB_TEMPERATURE }) {
   const out = [];
   if (!allRows.length) return out;
   // The scoring functions are compared on the attention-only runs (when there are any); the outputs
@@ -216,7 +257,7 @@ export function readComparison(allRows, { steps, evalEvery = COMPARE_EVAL_EVERY,
   const plain = allRows.filter((r) => (r.output ?? 'none') === 'none');
   const withOutputs = plain.length < allRows.length;
   const rows = plain.length ? plain : [];
-  if (rows.length) out.push(...readScores(rows, { steps, evalEvery, dHead, families }));
+  if (rows.length) out.push(...readScores(rows, { steps, evalEvery, dHead, families }), ...readBounded(rows, temperature));
   if (withOutputs) out.push(...readOutputs(allRows, { evalEvery }));
   out.push(`One seed (${seed}) of one small task (${rule}): a difference of a step interval or a few held-out words can change with the seed, ` +
     'so try other seeds before reading a ranking into it; and a toy head with 16 dimensions says little about a large model. ' +
@@ -253,9 +294,9 @@ function readScores(rows, { steps, evalEvery, dHead, families }) {
   }
   // 1/√d or cosine?
   const sq = [];
-  if (by.has('scaled-dot') && by.has('dot')) sq.push(`dividing the dot product by √d (√${dHead} = ${Math.sqrt(dHead).toFixed(0)} here), scaled-dot ${versus(by.get('scaled-dot'), by.get('dot'), { evalEvery }).text}`);
-  if (by.has('cosine') && by.has('scaled-dot')) sq.push(`normalising both vectors instead, cosine ${versus(by.get('cosine'), by.get('scaled-dot'), { evalEvery }).text}`);
-  if (sq.length) out.push(`√d or cosine? On this run: ${sq.join('; ')}.`);
+  if (by.has('scaled-dot') && by.has('dot')) sq.push(`Dividing the dot product by √d (√${dHead} = ${Math.sqrt(dHead).toFixed(0)} here), scaled-dot ${versus(by.get('scaled-dot'), by.get('dot'), { evalEvery }).text}`);
+  if (by.has('cosine') && by.has('scaled-dot')) sq.push(`Normalising both vectors instead, cosine ${versus(by.get('cosine'), by.get('scaled-dot'), { evalEvery }).text}`);
+  if (sq.length) out.push(`√d or cosine? On this run: ${sq.join('. ')}.`);
   // Distance or dot?
   const dots = rows.filter((r) => families.dot.includes(r.score));
   const dists = rows.filter((r) => families.distance.includes(r.score));

@@ -4,12 +4,12 @@
 // keeps no wasm on its own thread and node can run the same code (tests, benchmarks).
 import { buildTask, chanceAccuracy, wordTokens, paraphraseTargets, isCross, RULES } from './rules.js';
 import { headWeights } from './head-model.js';
-import { Comparison } from './compare.js';
+import { Comparison, LAB_TEMPERATURE } from './compare.js';
 
 export const SNAP_EVERY = 5;      // steps between saved weights (the slider's unit)
 export const EVAL_EVERY = 25;     // steps between held-out evaluations
 export const MAX_STEPS = 500;     // a run stops here (Start over for another)
-export const HEAD = { dHead: 16, positions: 'concat', dPos: 16, maxLen: 24, batch: 32, temperature: 1, mask: 'none' };
+export const HEAD = { dHead: 16, positions: 'concat', dPos: 16, maxLen: 24, batch: 32, temperature: LAB_TEMPERATURE, mask: 'none' };
 
 export class LabSession {
   constructor(scope, corpus) {

@@ -167,7 +167,7 @@ describe('lab', () => {
       assert.ok(reading.length >= 3, reading.join('\n'));
       const best = [...first].sort((a, b) => b.accuracy - a.accuracy)[0];
       assert.ok(reading[1].includes(`${(100 * best.accuracy).toFixed(1)}% (${best.score})`), reading[1]);
-      assert.match(reading.join(' '), /√d or cosine\? On this run: dividing the dot product by √d \(√16 = 4 here\), scaled-dot (faster|slower|about as fast|reached|did not|ended)[^.]* dot/);
+      assert.match(reading.join(' '), /√d or cosine\? On this run: Dividing the dot product by √d \(√16 = 4 here\), scaled-dot (faster|slower|about as fast|reached|did not|ended)[^.]* dot/);
       assert.match(reading.at(-1), /One seed \(3\)/);
       // The node build gives the same numbers for the same seed.
       const { Comparison, summaryRows } = await import(pathToFileURL(join(root, 'lab/compare.js')).href);

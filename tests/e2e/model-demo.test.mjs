@@ -92,6 +92,8 @@ describe('the demo with the trained model', () => {
     const text = await page.textContent('#figure-model-effect .model-explain');
     const dist = 1 - cosine(base.embedding, cut.embedding);
     assert.match(text, /Scoring layer 1, head 2 by cosine moves each of that head's rows by a total variation of [0-9.]+ on average/);
+    // And says why cosine flattens it: its scores lie in [−1, 1] and the model's heads use τ = 1 (#34 item 1).
+    assert.match(text, /Why cosine flattens the head: its scores lie in \[−1, 1\], and the model's heads use τ = 1, so no weight can be more than e\^2 ≈ 7\.39 times another in its row/);
     assert.ok(Math.abs((await measure('embedding-distance')) - dist) < 1e-5, 'the embedding distance is the node one');
     await page.selectOption('#figure-model-head select', 'scaled-dot');
     assert.equal(await hashParam('mswap', null), null);

@@ -92,20 +92,43 @@ test('readComparison: computed from the rows (the fastest, the spread, √d, cos
   const text = readComparison(rows, ctx);
   assert.match(text[0], /^4 of the 5 scoring functions reached 90% .* within 300 steps .*first idw at step 30, last dot at step 120; not reached by neg-euclidean\.$/);
   assert.match(text[1], /from 80\.0% \(neg-euclidean\) to 99\.0% \(idw\), a spread of 19\.0 points over 200 held-out target words \(one word is 0\.5 points\)/);
-  assert.match(text[2], /scaled-dot faster than dot \(90% at step 60 against 120\)/);
-  assert.match(text[2], /cosine faster than scaled-dot \(90% at step 40 against 60\)/);
+  assert.match(text[2], /scaled-dot faster than dot \(90% accuracy at step 60 against 120\); held-out loss 0\.05 against 0\.08/);
+  assert.match(text[2], /cosine faster than scaled-dot \(90% accuracy at step 40 against 60\); held-out loss 0\.03 against 0\.05/);
   assert.match(text[3], /Of the dot-product family 3 of 3 \(dot, scaled-dot, cosine\) reached 90%, at a median step of 60, median final accuracy 95\.0%; of the distance family 1 of 2 \(neg-euclidean, idw\) reached 90%, at a median step of 30/);
-  assert.match(text[3], /idw \(−log distance\) reached 90% \(step 30\) where neg-euclidean did not in 300 steps/);
+  assert.match(text[3], /idw \(−log distance\) reached 90% accuracy \(step 30\) where neg-euclidean did not in 300 steps/);
   assert.match(text.at(-1), /One seed \(3\)/);
   // Other numbers, other words: nothing is fixed text but the caveat.
   const other = readComparison([row('dot', 0.5, null), row('scaled-dot', 0.51, null), row('cosine', 0.3, null)], ctx);
   assert.match(other[0], /^None of the 3 scoring functions reached 90%/);
   assert.match(other[2], /scaled-dot ended about level with dot/);
-  assert.match(other[2], /cosine ended below scaled-dot \(30\.0% against 51\.0%/);
+  assert.match(other[2], /cosine ended below scaled-dot \(accuracy 30\.0% against 51\.0%/);
   assert.equal(other.length, 4, 'no distance paragraph without a distance function');
   assert.equal(versus(row('a', 0.9, 50), row('b', 0.9, 50 + COMPARE_EVAL_EVERY)).sign, 0, 'one evaluation apart: about as fast');
   assert.equal(versus(row('a', 0.9, 50), row('b', 0.9, 50 + 2 * COMPARE_EVAL_EVERY)).sign, 1);
   assert.deepEqual(readComparison([], ctx), []);
+});
+
+test('readComparison: a bounded score that points right but stays flat is read by loss and accuracy, with the reason', () => {
+  const families = scoreFamilies(scope.scoreFunctions);
+  const ctx = { steps: 300, seed: 3, rule: 'each word → the previous word', dHead: 16, families, temperature: 1 };
+  // The run of issue #34: cosine reaches 90% accuracy, scaled-dot does not, but cosine's loss stays ~1.1.
+  const rows = [row('dot', 0.85, null, { heldOutLoss: 0.34 }), row('scaled-dot', 0.88, null, { heldOutLoss: 0.3 }),
+    row('cosine', 0.92, 200, { heldOutLoss: 1.1 }), row('idw', 0.99, 30, { heldOutLoss: 0.004 })];
+  const text = readComparison(rows, ctx);
+  const sq = text.find((t) => t.startsWith('√d or cosine?'));
+  assert.match(sq, /cosine reached 90% accuracy \(step 200\) where scaled-dot did not in 300 steps, but its held-out loss 1\.10 against 0\.30 stayed higher: by loss it did worse/);
+  const why = text.find((t) => t.startsWith('Why cosine'));
+  assert.ok(why, text.join('\n'));
+  assert.match(why, /\(1\.10 against 0\.0040 for idw, at accuracy 92\.0% against 99\.0%\)/);
+  assert.match(why, /\[−1, 1\], so at the lab's τ = 1 no weight can be more than e\^\(2\/τ\) ≈ 7\.39 times another/);
+  // Every conclusion that compares two runs names both loss and accuracy.
+  for (const t of text.filter((x) => / against /.test(x) && !x.startsWith('One seed') && !x.startsWith('Final held-out'))) {
+    assert.match(t, /loss/, t);
+    assert.match(t, /accuracy|90%/, t);
+  }
+  // A cosine whose loss is as low as the others' gets no such paragraph.
+  const fine = readComparison([row('scaled-dot', 0.95, 60, { heldOutLoss: 0.1 }), row('cosine', 0.97, 40, { heldOutLoss: 0.12 })], ctx);
+  assert.ok(!fine.some((t) => t.startsWith('Why cosine')));
 });
 
 test('lab URL state: defaults give an empty hash; any state round trips; any hash gives valid settings and a bounded list of problems', () => {

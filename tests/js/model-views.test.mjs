@@ -49,6 +49,8 @@ test('a swap changes that head and the next layer, not the heads beside it; the 
   let best = 4;
   for (let k = 5; k < 8; k++) if (tv[k] > tv[best]) best = k;
   assert.equal(s[1], `Downstream, layer 2, head ${best - 3} changes most: its rows move by ${fmt(tv[best])} on average.`);
+  // And why cosine flattens it (#34 item 1): its bounded range at τ = 1.
+  assert.match(s.at(-1), /^Why cosine flattens the head: its scores lie in \[−1, 1\], .* e\^2 ≈ 7\.39 times another in its row/);
 });
 
 test('knocking out a last-layer head changes no attention but moves the embedding; the second sentence', () => {

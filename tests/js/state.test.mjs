@@ -11,6 +11,7 @@ import * as esbuild from 'esbuild';
 import fc from 'fast-check';
 import { ROOT } from './helpers.mjs';
 import { loadDistRegistry } from '../../scripts/registry.mjs';
+import { naturalT, temperatureNote, maxRatio } from '../../web/shared/temperature.js';
 
 // web/pages/demo/state.js imports the registry as 'virtual:registry', which the page's build provides: bundle
 // it here the same way, with the registry of the built module.
@@ -42,6 +43,7 @@ function assertValid(state) {
   assert.ok(PROJECTIONS.includes(state.proj) && MASKS.includes(state.mask) && VARIANTS.includes(state.variant));
   assert.ok(VALUE_KINDS.includes(state.values));
   assert.ok(Number.isFinite(state.t) && state.t >= T_MIN && state.t <= T_MAX);
+  assert.ok(state.tset || state.t === naturalT(state.score), 'an unchosen τ is the scoring function\'s own');
   assert.ok(HEAD_CHOICES.includes(state.heads));
   assert.ok(Number.isInteger(state.head) && state.head >= 0 && state.head < state.heads);
   assert.ok(Number.isInteger(state.seed) && state.seed >= 0 && state.seed <= 0xffffffff);
@@ -107,13 +109,15 @@ const validState = fc.record({
   seed: fc.integer({ min: 0, max: 0xffffffff }), pos: fc.boolean(), mask: fc.constantFrom(...MASKS),
   variant: fc.constantFrom(...VARIANTS), values: fc.constantFrom(...VALUE_KINDS),
   p: fc.constantFrom(0.5, 1, 1.5, 2, 3, 4, 8), cell: fc.option(fc.tuple(fc.nat(9999), fc.nat(9999)), { nil: null }),
-  row: fc.option(fc.nat(9999), { nil: null }), exp: fc.boolean(), headPick: fc.nat(9),
+  row: fc.option(fc.nat(9999), { nil: null }), exp: fc.boolean(), headPick: fc.nat(9), tset: fc.boolean(),
   engine: fc.constantFrom(...ENGINES), mswap: fc.constantFrom(...SCORE_NAMES),
   mhead: fc.tuple(fc.nat(MODEL_LAYERS - 1), fc.nat(MODEL_HEADS - 1)).map(([l, h]) => `${l}.${h}`),
   mknock: fc.uniqueArray(fc.tuple(fc.nat(MODEL_LAYERS - 1), fc.nat(MODEL_HEADS - 1)).map(([l, h]) => `${l}.${h}`)).map((a) => a.sort()),
   rows: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
   cols: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
-}).map(({ headPick, ...s }) => ({ ...s, t: Math.min(T_MAX, Math.max(T_MIN, s.t)), head: headPick % s.heads }));
+}).map(({ headPick, ...s }) => ({
+  ...s, t: s.tset ? Math.min(T_MAX, Math.max(T_MIN, s.t)) : naturalT(s.score), head: headPick % s.heads,
+}));
 
 test('toHash/fromHash: every valid state survives the round trip, with no problem reported', () => {
   fc.assert(fc.property(validState, (s) => {
@@ -189,4 +193,38 @@ test('the trained model\'s fields: 1-based heads in the link, 0-based labels in 
     assert.match(r.problems[0], new RegExp(`^${field} `));
     assert.deepEqual({ ...r.state, cell: defaultState().cell }, defaultState(), `${h}: the defaults kept`);
   }
+});
+
+test('τ follows the scoring function until chosen; a link carries t only when it was chosen', () => {
+  for (const score of SCORE_NAMES) {
+    const t = naturalT(score);
+    assert.ok(t >= T_MIN && t <= T_MAX, score);
+    // A link naming only the function opens it at its own τ, and writes no t back.
+    const { state } = fromHash(`#q=a&score=${score}`);
+    assert.equal(state.t, t, score);
+    assert.equal(state.tset, false);
+    assert.doesNotMatch(toHash(state), /(^#|&)t=/);
+  }
+  assert.equal(naturalT('cosine'), 0.1);
+  assert.equal(naturalT('scaled-dot'), 1);
+  // A chosen τ is kept, written, and read back as chosen.
+  const chosen = fromHash('#q=a&score=scaled-dot&t=0.1').state;
+  assert.deepEqual([chosen.t, chosen.tset], [0.1, true]);
+  assert.match(toHash(chosen), /(^#|&)t=0\.1(&|$)/);
+});
+
+test('a kept τ that changes a function\'s meaning is named, with the numbers that show it', () => {
+  // Scaled-dot at τ = 1/√d is plain dot (d = 100 with one head).
+  assert.match(temperatureNote('scaled-dot', 0.1, { heads: 1 }), /0\.1 × √100 = 1: it behaves as plain dot/);
+  assert.match(temperatureNote('scaled-dot', 0.5, { heads: 4 }), /0\.5 × √25 = 2\.5\./);
+  assert.equal(temperatureNote('scaled-dot', 1), '');
+  // Dot at τ = √d is scaled-dot.
+  assert.match(temperatureNote('dot', 10, { heads: 1 }), /it is scaled-dot/);
+  // Cosine at τ = 1: scores in [−1, 1], the largest weight ratio e² ≈ 7.39.
+  assert.ok(Math.abs(maxRatio('cosine', 1) - Math.exp(2)) < 1e-12);
+  assert.match(temperatureNote('cosine', 1), /\[−1, 1\].*e\^\(2\/τ\) ≈ 7\.39 .*cannot get sharp/);
+  // Where the bound does not bite (τ = 0.2: ratio e^10), nothing is said; nor for a function's own τ.
+  assert.equal(temperatureNote('cosine', 0.2), '');
+  assert.equal(temperatureNote('cosine', 0.1), '');
+  assert.equal(temperatureNote('idw', 0.1), '');
 });

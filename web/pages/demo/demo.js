@@ -20,11 +20,13 @@ import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { tokenChips, clearChips, wireChipStrip } from './token-strip.js';
 import { renderLatex, renderTeaching } from '../../shared/formulas.js';
 import { keepForOffline } from '../../shared/offline.js';
+import { naturalT, temperatureNote } from '../../shared/temperature.js';
 
 const ui = {
   query: $('query'), keys: $('keys'), queryTokens: $('query-tokens'), keyTokens: $('key-tokens'),
   presets: $('preset-buttons'), score: $('score'), formula: $('score-formula'), explain: $('score-explain'),
-  temperature: $('temperature'), temperatureOut: $('temperature-out'), heads: $('heads'),
+  temperature: $('temperature'), temperatureOut: $('temperature-out'), temperatureNote: $('temperature-note'),
+  temperatureOwn: $('temperature-own'), heads: $('heads'),
   projection: $('projection'), seed: $('seed'), mask: $('mask'), positional: $('positional'),
   variant: $('variant'), ranVariant: $('ran-variant'), timeWasm: $('time-wasm'), timeUpdate: $('time-update'),
   timePaint: $('time-paint'), computePool: $('compute-pool'),
@@ -125,6 +127,12 @@ function syncControls() {
   ui.temperature.value = String(Math.log10(state.t));
   const tOut = `= ${fmt(state.t)}`;
   if (ui.temperatureOut.textContent !== tOut) ui.temperatureOut.textContent = tOut;
+  // A τ the visitor kept from another scoring function: say what it does to this one (web/shared/temperature.js).
+  const note = state.tset ? temperatureNote(state.score, state.t, { heads: state.heads }) : '';
+  if (ui.temperatureNote.textContent !== note) ui.temperatureNote.textContent = note;
+  ui.temperatureOwn.hidden = !note;
+  const own = `Use ${state.score}’s own τ = ${naturalT(state.score)}`;
+  if (ui.temperatureOwn.textContent !== own) ui.temperatureOwn.textContent = own;
   ui.heads.value = String(state.heads);
   ui.projection.value = state.proj;
   if (Number(ui.seed.value) !== state.seed || ui.seed.value === '') ui.seed.value = String(state.seed);
@@ -152,11 +160,13 @@ for (const radio of [ui.engineScores, ui.engineModel]) {
 }
 ui.query.addEventListener('input', (ev) => setState({ q: ui.query.value, cell: null, row: null, rows: [], cols: state.k.trim() ? state.cols : [] }, ev));
 ui.keys.addEventListener('input', (ev) => setState({ k: ui.keys.value, cell: null, cols: [] }, ev));
-ui.score.addEventListener('change', (ev) => setState({ score: ui.score.value }, ev));
+// τ follows the scoring function until the visitor moves it; a τ they chose is kept.
+ui.score.addEventListener('change', (ev) => setState({ score: ui.score.value, ...(state.tset ? {} : { t: naturalT(ui.score.value) }) }, ev));
 ui.temperature.addEventListener('input', (ev) => {
   const t = roundT(Math.min(T_MAX, Math.max(T_MIN, 10 ** Number(ui.temperature.value))));
-  setState({ t }, ev);
+  setState({ t, tset: true }, ev);
 });
+ui.temperatureOwn.addEventListener('click', (ev) => setState({ t: naturalT(state.score), tset: false }, ev));
 ui.heads.addEventListener('change', (ev) => {
   const heads = Number(ui.heads.value);
   setState({ heads, head: Math.min(state.head, heads - 1) }, ev);

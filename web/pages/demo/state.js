@@ -6,6 +6,7 @@
 // page as 'virtual:registry' (scripts/build-web.mjs): no list of names is kept here.
 import registry from 'virtual:registry';
 import { headFromURL, headToURL } from '../../shared/head-label.js';
+import { naturalT } from '../../shared/temperature.js';
 
 const names = (list) => list.map((x) => x.name);
 export const SCORE_NAMES = names(registry.scores);
@@ -48,7 +49,8 @@ export function defaultState() {
     q: PRESETS[2].q,
     k: PRESETS[2].k,
     score: 'cosine',
-    t: 0.1,
+    t: naturalT('cosine'), // τ: follows the scoring function (web/shared/temperature.js) until the visitor moves it
+    tset: false,      // whether the visitor chose τ (then it is kept across scoring functions, and written in the URL)
     heads: 1,
     proj: 'identity',
     seed: 1,
@@ -146,6 +148,11 @@ export function toHash(state) {
       if (v && v.length) p.set(key, v.map(headToURL).join(','));
       continue;
     }
+    // τ is written when the visitor chose it; a link without t has the scoring function's own τ.
+    if (key === 't') {
+      if (state.tset) p.set('t', String(v));
+      continue;
+    }
     // q and k are always written: a link should carry its sentences even when they are the defaults.
     if (key !== 'q' && key !== 'k' && v === d[key]) continue;
     if (key === 'k' && v === '' && state.q !== d.q) continue;
@@ -224,9 +231,10 @@ export function fromHash(hash) {
   choice('values', VALUE_KINDS);
   if (p.has('t')) {
     const t = parseNumber(p.get('t'));
-    if (Number.isFinite(t) && t >= T_MIN && t <= T_MAX) state.t = roundT(t);
+    if (Number.isFinite(t) && t >= T_MIN && t <= T_MAX) { state.t = roundT(t); state.tset = true; }
     else bad('t', p.get('t'), `is not a temperature between ${T_MIN} and ${T_MAX}`);
   }
+  if (!state.tset) state.t = naturalT(state.score);
   if (p.has('heads')) {
     const h = parseNumber(p.get('heads'));
     if (HEAD_CHOICES.includes(h)) state.heads = h;

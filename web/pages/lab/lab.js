@@ -11,7 +11,7 @@ import { CompareCurves, scoreClass, seriesClass } from '../../shared/figures/Com
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { keepForOffline } from '../../shared/offline.js';
 import { RULES, RULE_IDS } from '../../../lab/rules.js';
-import { COMPARE_EVAL_EVERY, COMPARE_STEPS, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../../../lab/compare.js';
+import { COMPARE_EVAL_EVERY, COMPARE_STEPS, LAB_TEMPERATURE, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../../../lab/compare.js';
 import { labDefaults, labFromHash, labToHash } from './lab-state.js';
 
 const SNAP_EVERY = 5;   // lab/session.js: the worker saves the weights every 5 steps
@@ -381,7 +381,7 @@ function finishCompare() {
   drawCompareTable();
   const i = compare.info;
   const paragraphs = i && compare.rows.length
-    ? readComparison(compare.rows, { steps: i.steps, seed: i.seed, rule: i.ruleLabel, dHead: DHEAD, families }) : [];
+    ? readComparison(compare.rows, { steps: i.steps, seed: i.seed, rule: i.ruleLabel, dHead: DHEAD, families, temperature: LAB_TEMPERATURE }) : [];
   ui.cmpReading.replaceChildren(...paragraphs.map((t) => { const p = document.createElement('p'); p.textContent = t; return p; }));
 }
 function drawCompareCurves() {

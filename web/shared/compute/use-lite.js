@@ -5,6 +5,7 @@
 // rollout and attention flow. DOM-free: the demo's worker runs it (web/pages/demo/demo-worker.js), the element
 // runs it on its own scope. Every number the figures show or explain comes from here.
 import { headLabel, parseHead } from '../head-label.js';
+import { BOUNDED, maxRatio } from '../../../lab/score-range.js';
 
 /** The model's name in the page, the attribute and the URL. */
 export const MODEL_NAME = 'use-lite';
@@ -138,6 +139,13 @@ export function explain(v, fmt) {
     out.push(v.changed
       ? `The two sentences' similarity (cosine of their embeddings) goes from ${fmt(v.second.before)} to ${fmt(v.second.after)} (${d >= 0 ? '+' : '−'}${fmt(Math.abs(d))}).`
       : `The two sentences' similarity (cosine of their embeddings) is ${fmt(v.second.before)}.`);
+  }
+  // Why a bounded score (cosine) flattens the head it re-scores: the model's heads use τ = 1.
+  const range = v.swap && BOUNDED[v.swap];
+  if (range) {
+    out.push(`Why ${v.swap} flattens the head: its scores lie in [${String(range[0]).replace('-', '−')}, ${range[1]}], and the model's heads `
+      + `use τ = 1, so no weight can be more than e^${range[1] - range[0]} ≈ ${maxRatio(v.swap, 1).toFixed(2)} times another in its row; `
+      + 'the trained scaled dot product is not bounded so. (Re-scoring a head takes no temperature yet.)');
   }
   return out;
 }
