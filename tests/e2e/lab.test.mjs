@@ -50,14 +50,24 @@ describe('lab', () => {
       assert.ok(start.accuracy < 2 * start.chance, `untrained: ${start.accuracy} (chance ${start.chance})`);
       await page.screenshot({ path: join(outDir, 'lab-1440-before.png') });
 
-      await page.click('#play');
       // Pause from inside the page as soon as 300 steps are done (training is fast: a click from here
-      // could arrive after the run's last step).
-      await page.waitForFunction(() => {
-        if (Number(document.getElementById('step-count').dataset.steps) < 300) return false;
-        document.getElementById('play').click();
-        return true;
-      }, null, { timeout: 120000, polling: 'raf' });
+      // could arrive after the run's last step). A MutationObserver on the step count reacts to the
+      // very update that reaches 300; polling once an animation frame could miss 200 steps on a busy
+      // machine ("paused at 500").
+      const pausing = page.evaluate(() => new Promise((resolve, reject) => {
+        const count = document.getElementById('step-count');
+        const timer = setTimeout(() => { observer.disconnect(); reject(new Error(`never reached 300 steps (at ${count.dataset.steps})`)); }, 120000);
+        const observer = new MutationObserver(() => {
+          if (Number(count.dataset.steps) < 300) return;
+          observer.disconnect();
+          clearTimeout(timer);
+          document.getElementById('play').click();
+          resolve();
+        });
+        observer.observe(count, { attributes: true, attributeFilter: ['data-steps'] });
+      }));
+      await page.click('#play');
+      await pausing;
       assert.equal(await page.textContent('#play'), 'Train');
       await settled(page);   // the slice the worker was training when Pause was pressed lands
       const paused = await steps(page);
