@@ -9,48 +9,24 @@
 // times; ratios TF.js / attnscope. The outputs are compared (max |diff|) so nothing is measured that
 // computes something else.
 //   node bench/attention-chromium.mjs [--sizes 512x64,2048x64,512x128,2048x128] [--batches 9] [--out FILE]
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, option, tfjsPage } from './browser.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 const sizes = (option('sizes') ?? '512x64,2048x64,512x128,2048x128').split(',').map((s) => s.split('x').map(Number));
 const batches = Number(option('batches') ?? 9);
 const out = option('out') ?? join(root, 'bench/results/attention-chromium.json');
 const load = loadavg();
 
-// The page's folder: the package's module and wasm files, TF.js's script bundles and wasm files.
-const site = join(root, 'build/bench-chromium');
-mkdirSync(site, { recursive: true });
-for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm)$/.test(f)) copyFileSync(join(root, 'dist', f), join(site, f));
-const tfCore = dirname(require.resolve('@tensorflow/tfjs-core/package.json'));
-const tfWasm = dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json'));
-copyFileSync(join(tfCore, 'dist/tf-core.es2017.min.js'), join(site, 'tf-core.js'));
-copyFileSync(join(tfWasm, 'dist/tf-backend-wasm.es2017.min.js'), join(site, 'tf-backend-wasm.js'));
-for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) copyFileSync(join(tfWasm, 'dist', f), join(site, f));
-writeFileSync(join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><title>attention in Chromium</title>
-<script src="tf-core.js"></script><script src="tf-backend-wasm.js"></script>
-<script type="module">
-import { createAttnScope } from './attnscope.mjs';
-tf.wasm.setWasmPaths(new URL('./', location.href).href);
-tf.wasm.setThreadsCount(1);
-await tf.setBackend('wasm');
-await tf.ready();
-window.bench = { tf, scopes: { default: await createAttnScope(), simd: await createAttnScope({ simd: true }) } };
-document.title = 'ready';
-</script>`);
-
-const server = await startServer(site);
-const browser = await launch();
+const { page, close } = await tfjsPage({
+  site: join(root, 'build/bench-chromium'),
+  setup: `const { createAttnScope } = await import('./attnscope.mjs');
+window.bench = { tf, scopes: { default: await createAttnScope(), simd: await createAttnScope({ simd: true }) } };`,
+});
 try {
-  const page = await browser.newPage();
-  await page.goto(server.url);
-  await page.waitForFunction(() => document.title === 'ready', null, { timeout: 60000 });
   const info = await page.evaluate(async () => ({
     attnscope: bench.scopes.default.variants.build, plain: bench.scopes.simd.variants.build,
     tfjs: { version: bench.tf.version_core, backend: bench.tf.getBackend(), simd: await bench.tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
@@ -105,6 +81,5 @@ try {
   writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
   console.error(`written ${out}`);
 } finally {
-  await browser.close();
-  await server.stop();
+  await close();
 }

@@ -103,3 +103,51 @@ export function mainThreadTasks(traceBuffer, markName) {
     return { longest: longest / 1000, busy: busy / 1000 };
   });
 }
+
+/**
+ * A page for benchmarks against TF.js in the same page: `site` (a folder, made anew) holds dist/'s modules
+ * and wasm files (and `extra` file names of dist/), TF.js's script bundles (core, `converter` when asked,
+ * the wasm backend), its wasm files and `copies` ([from, relative to] pairs); index.html sets TF.js's wasm backend up (SIMD, one thread: the
+ * page is not cross-origin isolated) and then runs `setup`, module code that sets window.bench. Resolves
+ * { page, close } once the page says it is ready.
+ */
+export async function tfjsPage({ site, setup, converter = false, extra = [], copies = [], timeout = 60000 }) {
+  const { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } = await import('node:fs');
+  const { createRequire } = await import('node:module');
+  const { dirname, join } = await import('node:path');
+  const { root, startServer } = await import('../scripts/browser-harness.mjs');
+  const require = createRequire(import.meta.url);
+  rmSync(site, { recursive: true, force: true });
+  mkdirSync(site, { recursive: true });
+  for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm)$/.test(f) || extra.includes(f)) copyFileSync(join(root, 'dist', f), join(site, f));
+  const pkg = (name) => dirname(require.resolve(`${name}/package.json`));
+  const scripts = [['@tensorflow/tfjs-core', 'tf-core'], ...(converter ? [['@tensorflow/tfjs-converter', 'tf-converter']] : []), ['@tensorflow/tfjs-backend-wasm', 'tf-backend-wasm']];
+  for (const [name, file] of scripts) copyFileSync(join(pkg(name), `dist/${file}.es2017.min.js`), join(site, `${file}.js`));
+  for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) copyFileSync(join(pkg('@tensorflow/tfjs-backend-wasm'), 'dist', f), join(site, f));
+  for (const [from, to] of copies) {
+    mkdirSync(dirname(join(site, to)), { recursive: true });
+    copyFileSync(from, join(site, to));
+  }
+  writeFileSync(join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><title>benchmark</title>
+${scripts.map(([, file]) => `<script src="${file}.js"></script>`).join('')}
+<script type="module">
+tf.wasm.setWasmPaths(new URL('./', location.href).href);
+tf.wasm.setThreadsCount(1);
+await tf.setBackend('wasm');
+await tf.ready();
+${setup}
+document.title = 'ready';
+</script>`);
+  const server = await startServer(site);
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.waitForFunction(() => document.title === 'ready', null, { timeout });
+    return { page, close: async () => { await browser.close(); await server.stop(); } };
+  } catch (e) {
+    await browser.close();
+    await server.stop();
+    throw e;
+  }
+}

