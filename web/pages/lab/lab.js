@@ -152,6 +152,9 @@ async function pump() {
       const r = await api.train({ budgetMs: 16 });
       if (id !== runId) continue;
       run = r;
+      // The step count's data attribute follows every slice at once (its text waits for a frame): what
+      // watches it (a test pausing at a given step) need not wait for frames a busy machine delays.
+      ui.stepCount.dataset.steps = String(run.steps);
       if (run.steps >= run.maxSteps) stop();
       scheduleRender();
       // The heatmaps follow at most every VIEW_EVERY_MS while training (the curve every slice):
