@@ -519,6 +519,33 @@ export interface TransformerEncoding {
   cross?: Float32Array;
 }
 
+/** Options of {@link TransformerModel.attentionGradients}: {@link TransformerEncodeOptions}, and the prediction. */
+export interface AttentionGradientsOptions extends TransformerEncodeOptions {
+  /** The logit's position, 0 … n − 1 (of the ids; of an encoder-decoder's target); default the last. */
+  position?: number;
+  /** The logit's token id, 0 … vocab − 1; default the argmax at that position (the model's prediction). */
+  token?: number;
+}
+
+/**
+ * What {@link TransformerModel.attentionGradients} returns: the encoding, and ∂ logits[position, token]
+ * / ∂ A for every attention weight A (after softmax) in the same layout. gradient × attention is their
+ * product, element by element. A causally masked weight (A = 0) gets the derivative the logit would
+ * have if that weight were free (as autograd gives it); an ablated head's gradients are 0.
+ */
+export interface TransformerAttentionGradients extends TransformerEncoding {
+  /** The prediction explained: logits[position, token]. */
+  position: number;
+  token: number;
+  logit: number;
+  /** Float32Array [layers, heads, n, n]: ∂ logit / ∂ attentions (rows after `position` are 0). */
+  gradients: Float32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, nSource, nSource], ∂ logit / ∂ encoderAttentions. */
+  encoderGradients?: Float32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, n, nSource], ∂ logit / ∂ cross. */
+  crossGradients?: Float32Array;
+}
+
 /** What {@link TransformerModel.lossAndGradients} returns. */
 export interface TransformerLossAndGradients {
   /** Mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] ≥ 0 (0 when none). */
@@ -567,6 +594,11 @@ export interface TransformerModel {
    * `options.target`); options re-score and knock out heads.
    */
   encodeIds(ids: Int32Array | readonly number[], options?: TransformerEncodeOptions): TransformerEncoding;
+  /**
+   * Gradient × attention for one prediction: ∂ logits[position, token] / ∂ A of every head of every
+   * stack (one forward pass and the backward pass from that logit), with encodeIds' arguments and options.
+   */
+  attentionGradients(ids: Int32Array | readonly number[], options?: AttentionGradientsOptions): TransformerAttentionGradients;
   /**
    * The loss and every parameter's gradient for one sequence (targets: one per id, −1 = not counted),
    * or an encoder-decoder's one pair (source, target; −1 = padding).
