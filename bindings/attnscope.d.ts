@@ -1241,6 +1241,9 @@ export interface AttnPool {
  * Starts `workers` workers (worker_threads in Node, module workers in browsers; no
  * SharedArrayBuffer, no cross-origin isolation needed), each with one wasm instance, and resolves
  * to an {@link AttnPool} once all are ready.
+ * @deprecated The pool is the entry `attnscope/pool` (`import { createAttnPool } from 'attnscope/pool'`),
+ * so that an app that does not use it ships no worker: imported from `'attnscope'` (the ES module) it
+ * rejects with that advice; `require('attnscope').createAttnPool` still loads it.
  * @example
  * const pool = await createAttnPool();
  * const O = await pool.attentionOutput(Q, K, V, { nq: 4096, nk: 4096, d: 64, dv: 64, signal });

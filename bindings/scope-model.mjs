@@ -32,7 +32,7 @@ export class ModelCalls {
           `pass its URL or bytes as options.model, or use locateFile, or import 'attnscope' (the split build)`);
       }
       const url = await this._instance.locate(MODEL_FILE);
-      bytes = await readUrl(url, { what: MODEL_FILE, expect: MODEL_MAGIC, onProgress });
+      bytes = await readUrl(url, { what: MODEL_FILE, expect: MODEL_MAGIC, onProgress, fix: this._instance.fixFor?.(MODEL_FILE) });
       label = `attnscope: ${url.href}`;
     } else if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
       bytes = new Uint8Array(source);

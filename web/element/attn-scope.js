@@ -11,6 +11,9 @@
 // the token limit shows a message in that element (what was wrong, what is allowed) and fires
 // `attn-error`; nothing throws out of the element, and the other elements keep working.
 import { createAttnScope } from 'attnscope';
+// The built-in 10,000 words: for the module build, the package's asset entry (so a site's bundler copies
+// glove-10k.bin); the classic script carries them inlined and maps this import to nothing.
+import 'attnscope/vocab-10k';
 import { fmt } from '../shared/figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
