@@ -655,7 +655,11 @@ describe('assets an app opts into: the core alone, and the core with the model (
         const model = await scope.loadModel();
         const r = model.encode('The cat sat on the mat.');
         const license = await (await fetch(useLite.license)).text();
-        return { layers: model.layers, heads: model.heads, tokens: r.tokens, n: r.n, attentions: r.attentions.length, embedding: r.embedding.length,
+        // Kept in the Cache API store after the first download: the second load makes no request.
+        model.dispose();
+        const again = await scope.loadModel();
+        const same = Array.from(again.encode('The cat sat on the mat.').attentions).every((x, i) => x === r.attentions[i]);
+        return { from: [model.loadedFrom, again.loadedFrom], same, layers: model.layers, heads: model.heads, tokens: r.tokens, n: r.n, attentions: r.attentions.length, embedding: r.embedding.length,
           license: license.slice(0, 200), licenseName: useLite.licenseName };
       })().catch((e) => ({ error: String(e && e.message || e) }));`);
     // Both inside the temporary project: 'attnscope' resolves to its node_modules/attnscope.
@@ -719,6 +723,9 @@ describe('assets an app opts into: the core alone, and the core with the model (
       assert.deepEqual([got.layers, got.heads, got.embedding], [2, 4, 512]);
       assert.ok(got.tokens.length > 3, got.tokens.join(' '));
       assert.equal(got.attentions, 2 * 4 * got.n * got.n);
+      assert.deepEqual(got.from, ['network', 'cache']);
+      assert.equal(got.same, true, 'the cached model gives the downloaded one\'s numbers');
+      assert.equal(site.requests.filter((p) => /use-lite.*\.bin$/.test(p)).length, 1, `one download of the model: ${site.requests.join(', ')}`);
       assert.equal(got.licenseName, 'Apache-2.0');
       assert.match(got.license, /^The weights and vocabulary in use-lite\.bin are Google's Universal Sentence Encoder Lite/);
       assert.deepEqual(problems, []);
