@@ -42,7 +42,7 @@ const common = {
 };
 // The classic script uses the single-file module: nothing to fetch next to the script.
 const single = {
-  alias: { attnscope: join(stage, 'single.mjs') },
+  alias: { attnscope: join(stage, 'single.mjs'), 'attnscope/files': join(stage, 'scope-files.mjs') },
   plugins: [...common.plugins, {
     name: 'inlined-vocabulary',
     setup(b) { b.onResolve({ filter: /^attnscope\/vocab-10k$/ }, () => ({ path: 'vocab-10k', namespace: 'inlined' }));
@@ -56,6 +56,7 @@ const splitBuild = {
   setup(b) {
     b.onResolve({ filter: /^attnscope$/ }, () => ({ path: './attnscope.mjs', external: true }));
     b.onResolve({ filter: /^attnscope\/vocab-10k$/ }, () => ({ path: './vocab-10k.mjs', external: true }));
+    b.onResolve({ filter: /^attnscope\/files$/ }, () => ({ path: './scope-files.mjs', external: true }));
   },
 };
 

@@ -16,7 +16,7 @@
 // One tarball, one install and one Chromium serve every test here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
@@ -728,6 +728,86 @@ describe('assets an app opts into: the core alone, and the core with the model (
       assert.equal(site.requests.filter((p) => /use-lite.*\.bin$/.test(p)).length, 1, `one download of the model: ${site.requests.join(', ')}`);
       assert.equal(got.licenseName, 'Apache-2.0');
       assert.match(got.license, /^The weights and vocabulary in use-lite\.bin are Google's Universal Sentence Encoder Lite/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await site.close();
+    }
+  });
+});
+
+// ---- VitePress: a documentation site with the element and the model, no configuration -------------------
+
+describe('a VitePress 1 site (Vite 5) with no configuration: the element, the model view and the core', () => {
+  // VitePress 1.6.4 builds with Vite 5; a page's <script setup> imports the package as a site author
+  // would, and the markdown holds two <attn-scope> elements, the second showing the model with no
+  // model-src: it finds use-lite.bin where the bundler put it (before, it asked for /use-lite.bin: 404).
+  const SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
+  let out;
+
+  before(async () => {
+    const dir = join(app, 'vitepress-site');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'index.md'), `# attnscope in VitePress
+
+<script setup>
+import { createAttnScope } from 'attnscope'
+import 'attnscope/element'
+import 'attnscope/model'
+if (!import.meta.env.SSR) {
+  window.results = (async () => {
+    const scope = await createAttnScope()
+    const r = scope.attention(new Float32Array([1, 0, 0, 1]), new Float32Array([1, 0, 0, 1]), new Float32Array([1, 2]), { nq: 2, nk: 2, d: 2, dv: 1 })
+    return { output: Array.from(r.output) }
+  })().catch((e) => ({ error: String(e && e.message || e) }))
+}
+</script>
+
+<attn-scope id="explorer" query="The king spoke to the people." keys="The queen addressed the crowd." score="cosine" temperature="0.1"></attn-scope>
+
+<attn-scope id="model" model="use-lite" query="${SENTENCE.replace(/'/g, '&#39;')}"></attn-scope>
+`);
+    // A VitePress site has vue installed beside vitepress (the compiled pages import it): the temporary
+    // project gets this checkout's copy, the one VitePress itself runs with (one Vue on the page).
+    if (!existsSync(join(app, 'node_modules/vue'))) symlinkSync(join(ROOT, 'node_modules/vue'), join(app, 'node_modules/vue'), 'dir');
+    const { build } = await import('vitepress');
+    out = join(app, 'vitepress-out');
+    await build(dir, { outDir: out, logLevel: 'warn' });
+  });
+
+  test('vitepress build: the wasm, the 10,000 words and the model with its licence, each once; no 50,000 words', async (t) => {
+    const files = listFiles(out);
+    t.diagnostic(`vitepress build: ${files.reduce((n, f) => n + f.bytes, 0)} bytes in all; ${sizeReport(out)}`);
+    const sizeIn = (f) => files.filter((x) => x.bytes === statSync(join(DIST, f)).size).length;
+    for (const f of ['use-lite.bin', 'use-lite.LICENSE', 'glove-10k.bin', 'attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm']) {
+      assert.equal(sizeIn(f), 1, `${f} once in the site: ${files.map((x) => x.file).join(', ')}`);
+    }
+    assert.equal(sizeIn('glove-50k.bin'), 0, 'no page imports attnscope/vocab-50k');
+    assertPortable(out, 'vitepress build');
+  });
+
+  test('the site in Chromium: the explorer draws, the model view shows every head from the bundled model file, the core computes', async () => {
+    const site = await serve(out);
+    const { page, problems, console: log } = await openPage(`${site.origin}/`);
+    try {
+      try {
+        await page.waitForFunction(() => window.results !== undefined && document.getElementById('explorer')?.result
+          && document.getElementById('model')?.result, null, { timeout: 60_000 });
+      } catch (e) {
+        const state = await page.evaluate(() => ({ results: window.results !== undefined, defined: !!customElements.get('attn-scope'),
+          texts: [...document.querySelectorAll('attn-scope')].map((el) => `${el.id}: ${el.shadowRoot?.textContent.slice(0, 300)}`) }));
+        throw new Error(`${e.message}\n${JSON.stringify(state)}\n${problems.join('\n')}\n${log.join('\n')}`);
+      }
+      const got = await page.evaluate(() => window.results);
+      assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
+      assert.equal(got.output.length, 2);
+      const explorer = await page.$eval('#explorer', (el) => ({ cells: el.shadowRoot.querySelectorAll('svg.heatmap g.cells rect').length, nq: el.result.nq, nk: el.result.nk }));
+      assert.equal(explorer.cells, explorer.nq * explorer.nk);
+      const heads = await page.$eval('#model', (el) => [...el.shadowRoot.querySelectorAll('#figure-model-heads g.panel .panel-title')].map((x) => x.textContent));
+      assert.equal(heads.length, 8, heads.join(', '));
+      const models = site.requests.filter((p) => /use-lite/.test(p));
+      assert.equal(models.length, 1, `the model was fetched where the bundler put it: ${models.join(', ')}`);
+      assert.match(models[0], /^\/assets\/use-lite\.[\w-]+\.bin$/);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();

@@ -14,6 +14,9 @@ import { createAttnScope } from 'attnscope';
 // The built-in 10,000 words: for the module build, the package's asset entry (so a site's bundler copies
 // glove-10k.bin); the classic script carries them inlined and maps this import to nothing.
 import 'attnscope/vocab-10k';
+// Where the app's bundler put the model, when the app opted into it (import 'attnscope/model'): the
+// default of model-src then. (The classic script has no bundler: the default stays beside the page.)
+import { optedInUrl } from 'attnscope/files';
 import { fmt } from '../shared/figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
@@ -353,6 +356,11 @@ export class AttnScopeElement extends ElementBase {
     this._leaveModel();
   }
 
+  /** The model file's URL: model-src, else where the app's bundler put use-lite.bin, else use-lite.bin beside the page. */
+  _modelSrcNow() {
+    return (this.getAttribute('model-src') ?? '').trim() || optedInUrl('use-lite.bin')?.href || DEFAULTS['model-src'];
+  }
+
   /** This element no longer shows its model (removed, or showing another): freed with its last element. */
   _leaveModel() {
     if (this._modelSrc !== undefined && this._modelSrc !== null) leaveModel(this, modelKey(this._modelSrc));
@@ -414,7 +422,7 @@ export class AttnScopeElement extends ElementBase {
       const modelName = this._attr('model').trim();
       if (modelName) {
         choice('model', modelName, [MODEL_NAME]);
-        const src = this._attr('model-src').trim() || DEFAULTS['model-src'];
+        const src = this._modelSrcNow();
         if (!this._model || this._modelSrc !== src) {
           this._status.textContent = `Loading the trained model ${src}…`;
           let m;
@@ -425,7 +433,7 @@ export class AttnScopeElement extends ElementBase {
           } catch (e) {
             throw new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${e.message})`);
           }
-          if ((this._attr('model-src').trim() || DEFAULTS['model-src']) !== src) return;   // changed while loading: a newer update follows
+          if (this._modelSrcNow() !== src) return;   // changed while loading: a newer update follows
           if (!this.isConnected) return;   // removed while loading: connected again, it asks anew
           this._leaveModel();
           this._model = m;
