@@ -24,6 +24,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DIST, ROOT, loadScope, loadSingleScope, tsc } from './helpers.mjs';
 import { CHROMIUM_ARGS, relaxedSimdLikeChromium } from '../../scripts/browser-harness.mjs';
+import { tarballTable } from '../../scripts/dist-sizes.mjs';
 
 const exec = promisify(execFile);
 const KEEP = !!process.env.ATTNSCOPE_KEEP_TMP;  // set to keep the temporary project for a look
@@ -131,6 +132,14 @@ describe('npm pack', () => {
     assert.match(readFileSync(join(DIST, 'glove.LICENSE'), 'utf8'), /Public Domain\s+Dedication and License/);
     for (const f of files) assert.match(f, /^(package\.json|README\.md|LICENSE|dist\/[^/]+|docs\/[^/]+\.(md|png))$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+  });
+
+  test('the docs list the tarball\'s size and contents as packed (scripts/dist-sizes.mjs writes the table)', () => {
+    const text = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const block = text.match(/<!-- tarball -->\n([\s\S]*?)\n<!-- \/tarball -->/);
+    assert.ok(block, 'docs/api.md has a tarball block');
+    const info = { size: packed.size, unpackedSize: packed.unpackedSize, files: packed.files.map((f) => ({ path: f.path, size: f.size })) };
+    assert.equal(block[1], tarballTable(info), 'the table differs from this tarball: run node scripts/dist-sizes.mjs');
   });
 
   test('every relative link and image of the shipped docs is a file the tarball holds', () => {
