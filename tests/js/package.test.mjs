@@ -12,7 +12,11 @@
 //   - serve an HTML page where the wasm should be and read the error; call scores() and check that the
 //     vocabulary is never requested;
 //   - build an app that imports 'attnscope/element' with Vite: the wasm and the vocabulary are assets,
-//     every JavaScript chunk is under Vite's 500 kB warning, and the element draws in Chromium.
+//     every JavaScript chunk is under Vite's 500 kB warning, and the element draws in Chromium;
+//   - assets an app opts into: an app of the core alone (Vite 8, webpack 5) ships under 2 MB, no file over
+//     1 MB, and no data file; one importing 'attnscope/model' ships the model and its licence, and reads
+//     the model from the Cache API the second time; a VitePress site with the element's model view;
+//   - the docs' table of the tarball is this tarball's.
 // One tarball, one install and one Chromium serve every test here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
