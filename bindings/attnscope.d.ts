@@ -367,7 +367,16 @@ export interface LoadModelOptions {
   model?: 'default' | Uint8Array | ArrayBuffer | string | URL;
   /** Called as the file downloads: bytes so far, and the total (0 when the server does not say). */
   onProgress?: (loaded: number, total: number) => void;
+  /**
+   * Keep a model downloaded over http(s) in the Cache API store `'attnscope-models'` and, next time,
+   * read it from there with no request (default `true`; browsers and workers, where the store exists).
+   * `false` downloads it and keeps nothing; `caches.delete('attnscope-models')` empties the store.
+   */
+  cache?: boolean;
 }
+
+/** Where a loaded model's bytes came from: a download, the Cache API store, a file read from disk (Node), or bytes given. */
+export type ModelSource = 'network' | 'cache' | 'file' | 'bytes';
 
 /** Options of {@link Model.encode}: what to change in the model for this call (the model itself by default). */
 export interface ModelEncodeOptions {
@@ -415,6 +424,8 @@ export interface ModelEncoding {
 export interface Model {
   /** Which model: `'use-lite'`. */
   readonly name: 'use-lite';
+  /** Where its bytes came from (`'cache'`: the Cache API store, no download). */
+  readonly loadedFrom: ModelSource;
   /** 2 transformer layers. */
   readonly layers: number;
   /** 4 heads per layer. */
@@ -563,6 +574,8 @@ export interface TransformerLossAndGradients {
 export interface TransformerModel {
   /** `'decoder'` (nanoGPT's GPT) or `'encoder-decoder'`. */
   readonly kind: 'decoder' | 'encoder-decoder';
+  /** Where its bytes came from, when {@link AttnScope.loadModel} loaded it (unset for `createModel()`'s). */
+  readonly loadedFrom?: ModelSource;
   /** Blocks. */
   readonly layers: number;
   /** Heads per block. */
@@ -1273,6 +1286,9 @@ export interface AttnPool {
  * Starts `workers` workers (worker_threads in Node, module workers in browsers; no
  * SharedArrayBuffer, no cross-origin isolation needed), each with one wasm instance, and resolves
  * to an {@link AttnPool} once all are ready.
+ * @deprecated The pool is the entry `attnscope/pool` (`import { createAttnPool } from 'attnscope/pool'`),
+ * so that an app that does not use it ships no worker: imported from `'attnscope'` (the ES module) it
+ * rejects with that advice; `require('attnscope').createAttnPool` still loads it.
  * @example
  * const pool = await createAttnPool();
  * const O = await pool.attentionOutput(Q, K, V, { nq: 4096, nk: 4096, d: 64, dv: 64, signal });

@@ -22,7 +22,7 @@ const dist = join(root, 'dist');
 const out = join(dist, 'web');
 const dev = process.argv.includes('--dev');
 
-const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
+const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope.wasm',
   'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin'];
 const missing = need.filter((f) => !existsSync(join(dist, f)));
 if (missing.length) {
@@ -69,13 +69,25 @@ const SITE_BUNDLE = {
   metafile: true,
   logLevel: 'warning',
 };
+// The package's entries, from dist/: 'attnscope', 'attnscope/pool' and the asset entries. The pages'
+// workers say where the wasm and the data files are (locateFile: beside themselves, where this build
+// copies them), so no asset entry is needed by a page.
+const ENTRY_FILES = { attnscope: 'attnscope.mjs', 'attnscope/pool': 'pool.mjs' };
+const packageEntries = {
+  name: 'package-entries',
+  setup(b) {
+    b.onResolve({ filter: /^attnscope(\/[\w-]+)?$/ }, (args) => {
+      if (!ENTRY_FILES[args.path]) return { errors: [{ text: `build-web: ${args.path} is not an entry the pages may import (${Object.keys(ENTRY_FILES).join(', ')})` }] };
+      return { path: join(dist, ENTRY_FILES[args.path]) };
+    });
+  },
+};
 const result = await build({
   ...SITE_BUNDLE,
   entryPoints: ENTRIES.map((e) => join(root, e)),
   outdir: out,
   entryNames: '[name]',
-  alias: { attnscope: join(dist, 'attnscope.mjs') },
-  plugins: [formulasPlugin],
+  plugins: [formulasPlugin, packageEntries],
 });
 
 // The pool's worker (createAttnPool, which the demo's worker uses for long documents): the bundled
