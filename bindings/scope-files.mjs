@@ -12,6 +12,7 @@ export const ASSET_MODULES = Object.freeze({
   'use-lite.bin': 'attnscope/model',
   'glove-50k.bin': 'attnscope/vocab-50k',
   'glove-10k.bin': 'attnscope/vocab-10k',
+  'attnscope-scalar.wasm': 'attnscope/scalar',
 });
 
 const optedIn = new Map();
@@ -40,6 +41,10 @@ export function optedInFiles() {
 export function optInHint(file) {
   const from = ASSET_MODULES[file];
   if (!from) return null;
+  if (file === 'attnscope-scalar.wasm') {
+    return `this engine has no WebAssembly SIMD, and ${file} (the build for such engines) is an asset your app opts into: ` +
+      `add import '${from}'; once (your bundler then copies it)`;
+  }
   return `${file} is an asset your app opts into: add import '${from}'; once (your bundler then copies ${file} and its licence), ` +
     'or pass the file\'s URL or bytes yourself';
 }

@@ -62,9 +62,14 @@ export async function createScopeWith(build, options = {}) {
   const kind = s === 'relaxed' ? 'relaxed' : s === true ? 'simd' : s === false ? 'scalar'
     : !engineHasSimd() ? 'scalar' : build.relaxed && engineHasRelaxedSimd() && !options.wasmBinary ? 'relaxed' : 'simd';
   const simd = kind !== 'scalar';
-  const wasmDefault = build.file(build.wasmFile(kind) || 'attnscope.wasm');
-  const folder = wasmDefault ? new URL('./', wasmDefault).href : '';
   const wasmName = build.wasmFile(kind);
+  // Where the package's files are: the chosen wasm's URL, or (the scalar build, which an app opts into)
+  // the SIMD build's, beside which the others sit where nothing renamed them.
+  const reference = build.file('attnscope.wasm');
+  const ownUrl = build.file(wasmName || 'attnscope.wasm');
+  const wasmDefault = ownUrl || reference;
+  const referenceName = ownUrl ? wasmName : 'attnscope.wasm';
+  const folder = wasmDefault ? new URL('./', wasmDefault).href : '';
   // A data file the app did not opt into (scope-files.mjs): looked for beside the wasm, where the
   // package's files are in Node, on a CDN or copied next to a bundle. A bundler that renamed the wasm
   // copied only what the app imports: there is nothing beside it, and the error says what to import.
@@ -74,8 +79,8 @@ export async function createScopeWith(build, options = {}) {
     const url = build.file(file);
     if (url) return url;
     if (notOptedIn(file) && wasmDefault) {
-      if (wasmName && wasmDefault.pathname.endsWith(`/${wasmName}`)) return new URL(file, wasmDefault);
-      throw new Error(`attnscope: ${optInHint(file)} (this app was bundled: its bundler copied ${wasmName} as ` +
+      if (referenceName && wasmDefault.pathname.endsWith(`/${referenceName}`)) return new URL(file, wasmDefault);
+      throw new Error(`attnscope: ${optInHint(file)} (this app was bundled: its bundler copied ${referenceName} as ` +
         `${wasmDefault.pathname.split('/').pop()} and no file the app did not import)`);
     }
     throw new TypeError(`options.locateFile: this build does not ship ${file}; pass locateFile to say where it is`);

@@ -1,6 +1,6 @@
 // The split build's files, for the entry (attnscope.mjs) and the pool's workers (pool-worker.mjs):
 // attnscope-relaxed.wasm (engines with relaxed SIMD), attnscope.wasm (SIMD) or attnscope-scalar.wasm
-// (engines without wasm SIMD). The trained model and the vocabularies are assets an app opts into
+// (engines without wasm SIMD: attnscope/scalar, opted into). The trained model and the vocabularies are assets an app opts into
 // (scope-files.mjs): this module names none of them.
 // The workers import this rather than the entry: a worker module that imported the pool would make
 // bundlers that follow new Worker(new URL(...)) bundle it in itself.
@@ -14,8 +14,9 @@ import { ASSET_MODULES, optedInUrl } from './scope-files.mjs';
 const WASM = {
   'attnscope.wasm': () => new URL('./attnscope.wasm', import.meta.url),
   'attnscope-relaxed.wasm': () => new URL('./attnscope-relaxed.wasm', import.meta.url),
-  'attnscope-scalar.wasm': () => new URL('./attnscope-scalar.wasm', import.meta.url),
 };
+// attnscope-scalar.wasm (engines without wasm SIMD, rare since 2023) is opted into like the data
+// (import 'attnscope/scalar': scalar.mjs), so an app's output carries it only when the app asks for it.
 
 /** What createScopeWith (scope.mjs) needs to know of the split build. */
 // kind: 'relaxed' (relaxed SIMD: the SIMD build with its products' multiply-adds fused), 'simd' or 'scalar'.

@@ -18,7 +18,7 @@ mkdirSync(stage, { recursive: true });
 
 // The JS layer under the entries: scope.mjs and the files it is split into by concern (scope-*.mjs),
 // shipped side by side in dist/ as they are (and staged beside the single-file entry for its bundle).
-const ASSET_ENTRIES = ['model.mjs', 'vocab-50k.mjs', 'vocab-10k.mjs'];
+const ASSET_ENTRIES = ['model.mjs', 'vocab-50k.mjs', 'vocab-10k.mjs', 'scalar.mjs'];
 const SCOPE_FILES = readdirSync(join(root, 'bindings')).filter((f) => /^scope(-[a-z]+)?\.mjs$/.test(f)).sort();
 if (!SCOPE_FILES.includes('scope.mjs')) throw new Error('build-dist: bindings/scope.mjs is missing');
 
@@ -88,6 +88,8 @@ const copies = [
   // The trained model (scripts/build-model.mjs) and its licence, fetched only by scope.loadModel().
   [join(root, 'build/model/use-lite.bin'), 'use-lite.bin'],
   [join(root, 'build/model/use-lite.LICENSE'), 'use-lite.LICENSE'],
+  // The package's own licence beside its code, for the asset entry of the scalar build (scalar.mjs).
+  [join(root, 'LICENSE'), 'attnscope.LICENSE'],
 ];
 for (const [from, to] of copies) {
   if (!existsSync(from)) throw new Error(`build-dist: missing ${from}; run scripts/build.sh`);

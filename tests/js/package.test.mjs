@@ -657,13 +657,16 @@ describe('assets an app opts into: the core alone, and the core with the model (
         const out = { weights: Array.from(r.weights), output: Array.from(r.output), build: scope.variants.build };
         try { await scope.loadModel(); out.model = 'loaded'; } catch (e) { out.model = e.message; }
         try { await scope.loadVocabulary(); out.vocabulary = 'loaded'; } catch (e) { out.vocabulary = e.message; }
+        try { await createAttnScope({ simd: false }); out.scalar = 'loaded'; } catch (e) { out.scalar = e.message; }
         return out;
       })().catch((e) => ({ error: String(e && e.message || e) }));`);
     // The core and the model: import 'attnscope/model' and scope.loadModel() with no argument.
     const modelDir = writeSmallApp(join(app, 'model-app'), `
       import { createAttnScope } from 'attnscope';
       import useLite from 'attnscope/model';
+      import 'attnscope/scalar';
       window.results = (async () => {
+        const scalarBuild = (await createAttnScope({ simd: false })).variants.build;
         const scope = await createAttnScope();
         const model = await scope.loadModel();
         const r = model.encode('The cat sat on the mat.');
@@ -672,7 +675,7 @@ describe('assets an app opts into: the core alone, and the core with the model (
         model.dispose();
         const again = await scope.loadModel();
         const same = Array.from(again.encode('The cat sat on the mat.').attentions).every((x, i) => x === r.attentions[i]);
-        return { from: [model.loadedFrom, again.loadedFrom], same, layers: model.layers, heads: model.heads, tokens: r.tokens, n: r.n, attentions: r.attentions.length, embedding: r.embedding.length,
+        return { scalarBuild, from: [model.loadedFrom, again.loadedFrom], same, layers: model.layers, heads: model.heads, tokens: r.tokens, n: r.n, attentions: r.attentions.length, embedding: r.embedding.length,
           license: license.slice(0, 200), licenseName: useLite.licenseName };
       })().catch((e) => ({ error: String(e && e.message || e) }));`);
     // Both inside the temporary project: 'attnscope' resolves to its node_modules/attnscope.
@@ -692,7 +695,7 @@ describe('assets an app opts into: the core alone, and the core with the model (
       assert.ok(total < APP_LIMIT, `the app's output is ${total} bytes, over ${APP_LIMIT}: ${sizeReport(out)}`);
       for (const f of files) assert.ok(f.bytes < FILE_LIMIT, `${f.file} is ${f.bytes} bytes, over ${FILE_LIMIT}`);
       assert.deepEqual(files.filter((f) => /\.(bin|LICENSE)$/.test(f.file) || /pool-worker/.test(f.file)), [], 'no data file, licence or pool worker');
-      assert.equal(files.filter((f) => f.file.endsWith('.wasm')).length, 3, 'the three wasm builds (relaxed SIMD, SIMD, scalar), chosen at run time');
+      assert.equal(files.filter((f) => f.file.endsWith('.wasm')).length, 2, 'the two wasm builds (relaxed SIMD, SIMD), chosen at run time; the scalar one is opted into (attnscope/scalar)');
       assertPortable(out, `${bundler} (core app)`);
       const site = await serve(out);
       const { page, problems } = await openPage(`${site.origin}/`);
@@ -707,6 +710,7 @@ describe('assets an app opts into: the core alone, and the core with the model (
         // Not opted in: each message names the import to add, and nothing was fetched for it.
         assert.match(got.model, /use-lite\.bin is an asset your app opts into: add import 'attnscope\/model'; once/);
         assert.match(got.vocabulary, /glove-50k\.bin is an asset your app opts into: add import 'attnscope\/vocab-50k'; once/);
+        assert.match(got.scalar, /this engine has no WebAssembly SIMD, and attnscope-scalar\.wasm \(the build for such engines\) is an asset your app opts into: add import 'attnscope\/scalar'; once/);
         assert.deepEqual(site.requests.filter((p) => /\.(bin|LICENSE)$/.test(p)), []);
         assert.deepEqual(problems, []);
       } finally {
@@ -737,6 +741,7 @@ describe('assets an app opts into: the core alone, and the core with the model (
       assert.ok(got.tokens.length > 3, got.tokens.join(' '));
       assert.equal(got.attentions, 2 * 4 * got.n * got.n);
       assert.deepEqual(got.from, ['network', 'cache']);
+      assert.equal(got.scalarBuild, 'scalar', 'import \'attnscope/scalar\' opts into the scalar build');
       assert.equal(got.same, true, 'the cached model gives the downloaded one\'s numbers');
       assert.equal(site.requests.filter((p) => /use-lite.*\.bin$/.test(p)).length, 1, `one download of the model: ${site.requests.join(', ')}`);
       assert.equal(got.licenseName, 'Apache-2.0');
@@ -792,10 +797,11 @@ if (!import.meta.env.SSR) {
     const files = listFiles(out);
     t.diagnostic(`vitepress build: ${files.reduce((n, f) => n + f.bytes, 0)} bytes in all; ${sizeReport(out)}`);
     const sizeIn = (f) => files.filter((x) => x.bytes === statSync(join(DIST, f)).size).length;
-    for (const f of ['use-lite.bin', 'use-lite.LICENSE', 'glove-10k.bin', 'attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm']) {
+    for (const f of ['use-lite.bin', 'use-lite.LICENSE', 'glove-10k.bin', 'attnscope.wasm', 'attnscope-relaxed.wasm']) {
       assert.equal(sizeIn(f), 1, `${f} once in the site: ${files.map((x) => x.file).join(', ')}`);
     }
     assert.equal(sizeIn('glove-50k.bin'), 0, 'no page imports attnscope/vocab-50k');
+    assert.equal(sizeIn('attnscope-scalar.wasm'), 0, 'no page imports attnscope/scalar');
     assertPortable(out, 'vitepress build');
   });
 
