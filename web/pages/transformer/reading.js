@@ -11,7 +11,7 @@ export const TASK_VIEWS = {
     headsCaption: 'The share of a head\'s attention that goes, from each token of a repeated held-out sequence, to the token after that token\'s earlier occurrence: the lower of two probes, the repeat in order and backwards, so that a head looking a fixed distance back does not score. Dashed: the target. Only a head of layer 1 can do it by content: layer 0 sees only tokens and positions.',
   },
   reversal: {
-    metricName: 'accuracy on 32 held-out words', short: 'held-out accuracy ≥ 95%',
+    metricName: null, short: 'held-out accuracy ≥ 95%',
     headsTitle: 'Alignment of each cross-attention head', headsAxis: 'weight on the aligned letter', headsTarget: null, targetText: '',
     headsCaption: 'For each letter the decoder writes, the weight its cross-attention head puts on the input letter it mirrors (output i ↔ input m − 1 − i), averaged over 32 held-out words. A head that lines up output and input gets near 1.',
   },

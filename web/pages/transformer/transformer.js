@@ -467,9 +467,11 @@ function drawCompare(series) {
   const r = readComparison(series, compareInfo.target, { learned: compareInfo.learned });
   const t = ui.cmpTable;
   t.caption.textContent = `${compareInfo.title}: every head scored by one function, ${compareInfo.steps} steps each, seed ${settings().seed}. Target: ${compareInfo.target.text}.`;
-  const head = ['scoring function', 'held-out loss', 'held-out accuracy', compareInfo.target.metricName, 'target met at step'];
+  const m = compareInfo.target.metricName;   // the task's own number, when it is not the accuracy
+  const head = ['scoring function', 'held-out loss', 'held-out accuracy', ...(m ? [m] : []), 'target met at step'];
   t.tHead.replaceChildren(row(head, 'th', 'col'));
-  t.tBodies[0].replaceChildren(...r.rows.map((x) => row([x.score, x.final.loss.toFixed(3), `${(100 * x.final.accuracy).toFixed(1)}%`, x.final.metric.toFixed(3), x.reached === null ? 'not met' : String(x.reached)], 'td')));
+  t.tBodies[0].replaceChildren(...r.rows.map((x) => row([x.score, x.final.loss.toFixed(3), `${(100 * x.final.accuracy).toFixed(1)}%`,
+    ...(m ? [x.final.metric.toFixed(3)] : []), x.reached === null ? 'not met' : String(x.reached)], 'td')));
   ui.cmpReading.textContent = r.text;
 }
 function row(cells, tag, scope) {
