@@ -73,9 +73,12 @@ class TransformerState {
 public:
     // kind: 0 = decoder, 1 = encoder-decoder. scores: "" or one registry name per head (layer-major; an
     // encoder-decoder's encoder heads, then its decoder's self-attention heads, then its cross-attention heads), comma separated.
+    // positions: 0 learned, 1 sinusoidal; norm: 0 pre, 1 post; activation: 0 gelu, 1 relu, 2 tanh.
     std::string create(int kind, int layers, int heads, int d_model, int d_ff, int vocab, int max_tokens,
-                       const std::string& scores, bool learned, double temperature, double seed) {
+                       const std::string& scores, bool learned, double temperature, double seed, int positions, int norm, int activation) {
         if (kind != 0 && kind != 1) return "kind: expected 'decoder' or 'encoder-decoder'";
+        if (positions < 0 || positions > 1 || norm < 0 || norm > 1 || activation < 0 || activation > 2)
+            return "model: positions, norm or activation out of range (an internal error)";
         if (layers < 0 || heads < 0 || d_model < 0 || d_ff < 0 || vocab < 0 || max_tokens < 0 || !(seed >= 0 && seed <= 4294967295.0))
             return "model: a negative size or an out-of-range seed (an internal error)";
         TransformerConfig c;
@@ -91,6 +94,9 @@ public:
         c.learned_temperature = learned;
         c.temperature = static_cast<float>(temperature);
         c.seed = static_cast<std::uint32_t>(seed);
+        c.positions = static_cast<Positions>(positions);
+        c.norm = static_cast<Norm>(norm);
+        c.activation = static_cast<MlpActivation>(activation);
         return Transformer::create(c, model_).message();
     }
     // [{"name", "shape": [..], "offset", "size"}, ...] in the order of the flat parameter array.
