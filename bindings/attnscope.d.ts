@@ -546,9 +546,11 @@ export interface AttentionGradientsOptions extends TransformerEncodeOptions {
  * have if that weight were free (as autograd gives it); an ablated head's gradients are 0.
  */
 export interface TransformerAttentionGradients extends TransformerEncoding {
-  /** The prediction explained: logits[position, token]. */
+  /** The prediction explained: the position of logits[position, token] (0 … n − 1). */
   position: number;
+  /** The prediction explained: the token id of logits[position, token] (the argmax there unless given). */
   token: number;
+  /** The prediction explained: the value of logits[position, token]. */
   logit: number;
   /** Float32Array [layers, heads, n, n]: ∂ logit / ∂ attentions (rows after `position` are 0). */
   gradients: Float32Array;
