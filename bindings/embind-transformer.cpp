@@ -18,9 +18,12 @@
 #include "attnscope/registry.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/variant.hpp"
+#include "embind-surgery.hpp"
 
 using namespace attnscope;
 using emscripten::val;
+using attnscope::glue::parse_scores;
+using attnscope::glue::parse_surgery;
 
 namespace {
 
@@ -31,32 +34,6 @@ std::string json_escape(const std::string& s) {
         out += c;
     }
     return out;
-}
-
-// "" (none given) or registry names, comma separated, one per head; false and the message if not.
-bool parse_scores(const std::string& csv, std::vector<Score>& out, std::string& error) {
-    out.clear();
-    for (std::size_t start = 0; !csv.empty() && start <= csv.size();) {
-        const std::size_t end = std::min(csv.find(',', start), csv.size());
-        Score s;
-        if (!parse_score(csv.substr(start, end - start), s)) {
-            error = "score: unknown name '" + csv.substr(start, end - start) + "'";
-            return false;
-        }
-        out.push_back(s);
-        start = end + 1;
-    }
-    return true;
-}
-
-// A call's surgery from the JS layer's strings: scores "" or one name per head, ablate "" or one
-// '0'/'1' per head; false and the message if a name is unknown.
-bool parse_surgery(const std::string& scores, const std::string& ablate, Variant variant, TransformerSurgery& s, std::string& error) {
-    s = TransformerSurgery{};
-    s.variant = variant;
-    if (!parse_scores(scores, s.scores, error)) return false;
-    for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
-    return true;
 }
 
 val error_object(const std::string& message) {
