@@ -452,7 +452,7 @@ export interface Model {
 
 /**
  * Config of {@link AttnScope.createModel}: a transformer built from named keys (docs/transformer.md).
- * `kind: 'decoder'` is nanoGPT's GPT: learned positions, pre-LN (LayerNorm with bias, ε 1e-5), causal
+ * `kind: 'decoder'` is, by default, nanoGPT's GPT: learned positions, pre-LN (LayerNorm with bias, ε 1e-5), causal
  * self-attention with biases, MLP `c_fc` → GELU (exact) → `c_proj`, final `ln_f`, `lm_head` tied to
  * `wte`, no dropout.
  */
@@ -485,6 +485,18 @@ export interface ModelConfig {
   temperature?: number | 'learned';
   /** Seed of the initial parameters, 0 to 2^32 − 1 (default 1): the same seed, the same bytes. */
   seed?: number;
+  /**
+   * `'learned'` (default): a trained `wpe` table per stack, as nanoGPT. `'sinusoidal'`: Vaswani et al.'s
+   * fixed table, PE[pos, 2i] = sin(pos / 10000^(2i/dModel)), PE[pos, 2i+1] = cos(the same); no `wpe`.
+   */
+  positions?: 'learned' | 'sinusoidal';
+  /**
+   * `'pre'` (default): x ← x + f(LN(x)) and a final `ln_f`, as nanoGPT. `'post'`: x ← LN(x + f(x)), as
+   * the original Transformer, and no `ln_f`; the LayerNorms keep their names (`ln_1`, `ln_cross`, `ln_2`).
+   */
+  norm?: 'pre' | 'post';
+  /** The MLP's activation: `'gelu'` (default, exact), `'relu'` or `'tanh'`. */
+  activation?: 'gelu' | 'relu' | 'tanh';
 }
 
 /** A head of an encoder-decoder: its encoder's, its decoder's self-attention or its cross-attention, layer L, head H (from 0). */
@@ -545,9 +557,11 @@ export interface AttentionGradientsOptions extends TransformerEncodeOptions {
  * have if that weight were free (as autograd gives it); an ablated head's gradients are 0.
  */
 export interface TransformerAttentionGradients extends TransformerEncoding {
-  /** The prediction explained: logits[position, token]. */
+  /** The prediction explained: the position of logits[position, token] (0 … n − 1). */
   position: number;
+  /** The prediction explained: the token id of logits[position, token] (the argmax there unless given). */
   token: number;
+  /** The prediction explained: the value of logits[position, token]. */
   logit: number;
   /** Float32Array [layers, heads, n, n]: ∂ logit / ∂ attentions (rows after `position` are 0). */
   gradients: Float32Array;
@@ -592,6 +606,12 @@ export interface TransformerModel {
   readonly temperature: number | 'learned';
   /** The seed the parameters were initialised from. */
   readonly seed: number;
+  /** Learned (`wpe`) or sinusoidal positions. */
+  readonly positions: 'learned' | 'sinusoidal';
+  /** Pre-LN (with `ln_f`) or post-LN. */
+  readonly norm: 'pre' | 'post';
+  /** The MLP's activation. */
+  readonly activation: 'gelu' | 'relu' | 'tanh';
   /** Every head's scoring function, by label: `'L.H'` (decoder), `'encoder.L.H'`, `'decoder.L.H'`, `'cross.L.H'` (encoder-decoder). */
   readonly scores: Readonly<Record<string, ScoreName>>;
   /** Every parameter's PyTorch shape, by name, in state_dict order. */

@@ -18,9 +18,12 @@
 #include "attnscope/registry.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/variant.hpp"
+#include "embind-surgery.hpp"
 
 using namespace attnscope;
 using emscripten::val;
+using attnscope::glue::parse_scores;
+using attnscope::glue::parse_surgery;
 
 namespace {
 
@@ -31,32 +34,6 @@ std::string json_escape(const std::string& s) {
         out += c;
     }
     return out;
-}
-
-// "" (none given) or registry names, comma separated, one per head; false and the message if not.
-bool parse_scores(const std::string& csv, std::vector<Score>& out, std::string& error) {
-    out.clear();
-    for (std::size_t start = 0; !csv.empty() && start <= csv.size();) {
-        const std::size_t end = std::min(csv.find(',', start), csv.size());
-        Score s;
-        if (!parse_score(csv.substr(start, end - start), s)) {
-            error = "score: unknown name '" + csv.substr(start, end - start) + "'";
-            return false;
-        }
-        out.push_back(s);
-        start = end + 1;
-    }
-    return true;
-}
-
-// A call's surgery from the JS layer's strings: scores "" or one name per head, ablate "" or one
-// '0'/'1' per head; false and the message if a name is unknown.
-bool parse_surgery(const std::string& scores, const std::string& ablate, Variant variant, TransformerSurgery& s, std::string& error) {
-    s = TransformerSurgery{};
-    s.variant = variant;
-    if (!parse_scores(scores, s.scores, error)) return false;
-    for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
-    return true;
 }
 
 val error_object(const std::string& message) {
@@ -73,9 +50,12 @@ class TransformerState {
 public:
     // kind: 0 = decoder, 1 = encoder-decoder. scores: "" or one registry name per head (layer-major; an
     // encoder-decoder's encoder heads, then its decoder's self-attention heads, then its cross-attention heads), comma separated.
+    // positions: 0 learned, 1 sinusoidal; norm: 0 pre, 1 post; activation: 0 gelu, 1 relu, 2 tanh.
     std::string create(int kind, int layers, int heads, int d_model, int d_ff, int vocab, int max_tokens,
-                       const std::string& scores, bool learned, double temperature, double seed) {
+                       const std::string& scores, bool learned, double temperature, double seed, int positions, int norm, int activation) {
         if (kind != 0 && kind != 1) return "kind: expected 'decoder' or 'encoder-decoder'";
+        if (positions < 0 || positions > 1 || norm < 0 || norm > 1 || activation < 0 || activation > 2)
+            return "model: positions, norm or activation out of range (an internal error)";
         if (layers < 0 || heads < 0 || d_model < 0 || d_ff < 0 || vocab < 0 || max_tokens < 0 || !(seed >= 0 && seed <= 4294967295.0))
             return "model: a negative size or an out-of-range seed (an internal error)";
         TransformerConfig c;
@@ -91,6 +71,9 @@ public:
         c.learned_temperature = learned;
         c.temperature = static_cast<float>(temperature);
         c.seed = static_cast<std::uint32_t>(seed);
+        c.positions = static_cast<Positions>(positions);
+        c.norm = static_cast<Norm>(norm);
+        c.activation = static_cast<MlpActivation>(activation);
         return Transformer::create(c, model_).message();
     }
     // [{"name", "shape": [..], "offset", "size"}, ...] in the order of the flat parameter array.

@@ -44,6 +44,7 @@
 #include "attnscope/tokenizer.hpp"
 #include "attnscope/trainer.hpp"
 #include "attnscope/variant.hpp"
+#include "embind-surgery.hpp"
 
 using namespace attnscope;
 using emscripten::val;
@@ -801,18 +802,11 @@ public:
     val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
         val out = val::object();
         ModelSurgery s;
-        s.variant = variant;
-        for (std::size_t start = 0; !scores.empty() && start <= scores.size();) {
-            const std::size_t end = std::min(scores.find(',', start), scores.size());
-            Score sc;
-            if (!parse_score(scores.substr(start, end - start), sc)) {
-                out.set("error", "score: unknown name '" + scores.substr(start, end - start) + "'");
-                return out;
-            }
-            s.scores.push_back(sc);
-            start = end + 1;
+        std::string error;
+        if (!glue::parse_surgery(scores, ablate, variant, s, error)) {
+            out.set("error", error);
+            return out;
         }
-        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
         ModelResult r;
         const Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), static_cast<std::size_t>(count), s, r);
         if (!st) {

@@ -11,7 +11,19 @@ const NO_MODEL = 'model: this model was disposed; create another with scope.crea
 const KINDS = Object.freeze(['decoder', 'encoder-decoder']);
 const TRAINER_KEYS = Object.freeze(['data', 'batch', 'learningRate', 'weightDecay', 'clip', 'seed', 'variant']);
 const NO_TRAINER = 'trainer: this trainer was disposed; create another with scope.createModelTrainer()';
-const CONFIG_KEYS = Object.freeze(['kind', 'layers', 'heads', 'dModel', 'dFF', 'vocab', 'maxTokens', 'score', 'temperature', 'seed']);
+const CONFIG_KEYS = Object.freeze(['kind', 'layers', 'heads', 'dModel', 'dFF', 'vocab', 'maxTokens', 'score', 'temperature', 'seed', 'positions', 'norm', 'activation']);
+// The config's named choices, each list's first the default, in the core's enum order.
+const CHOICES = Object.freeze({
+  positions: Object.freeze(['learned', 'sinusoidal']), norm: Object.freeze(['pre', 'post']), activation: Object.freeze(['gelu', 'relu', 'tanh']),
+});
+function choiceOption(key, value) {
+  const names = CHOICES[key];
+  if (value === undefined) return names[0];
+  if (typeof value !== 'string' || !names.includes(value)) {
+    throw new (typeof value === 'string' ? RangeError : TypeError)(`config.${key}: expected ${names.map((n) => `'${n}'`).join(' or ')} (default '${names[0]}'), got ${describe(value)}`);
+  }
+  return value;
+}
 // The core's limits (transformer_limits in transformer.hpp), checked here first so the messages use JS names.
 const LIMITS = Object.freeze({ layers: 64, heads: 64, width: 4096, vocab: 1 << 20, tokens: 4096 });
 
@@ -81,11 +93,12 @@ function idArray(name, value, min, max) {
 class TransformerModel {
   /** A new model from `config`, or (loaded: a TransformerState holding a model read from a file) that model. */
   constructor(scope, config, loaded = null) {
-    let state, kind, layers, heads, dModel, dFF, vocab, maxTokens, seed, scores, t, learned;
+    let state, kind, layers, heads, dModel, dFF, vocab, maxTokens, seed, scores, t, learned, positions, norm, activation;
     if (loaded) {
       state = loaded;
       const c = JSON.parse(state.configJson());
       ({ kind, layers, heads, dModel, dFF, vocab, maxTokens, seed } = c);
+      ({ positions = 'learned', norm = 'pre', activation = 'gelu' } = c);  // absent in a default model's file
       scores = c.score;
       learned = c.temperature === 'learned';
       t = learned ? 'learned' : c.temperature;
@@ -101,6 +114,9 @@ class TransformerModel {
       vocab = sizeOption('vocab', config.vocab, 64, 1, LIMITS.vocab);
       maxTokens = sizeOption('maxTokens', config.maxTokens, 64, 1, LIMITS.tokens);
       seed = config.seed === undefined ? 1 : checkInt('config.seed', config.seed, 0, 2 ** 32 - 1);
+      positions = choiceOption('positions', config.positions);
+      norm = choiceOption('norm', config.norm);
+      activation = choiceOption('activation', config.activation);
       const names = scope._lists.scores;
       const checkName = (name, value) => {
         if (typeof value !== 'string' || !names.includes(value)) {
@@ -129,7 +145,8 @@ class TransformerModel {
       }
       state = new scope._m.TransformerState();
       try {
-        const err = state.create(kind === 'decoder' ? 0 : 1, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed);
+        const err = state.create(kind === 'decoder' ? 0 : 1, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed,
+          CHOICES.positions.indexOf(positions), CHOICES.norm.indexOf(norm), CHOICES.activation.indexOf(activation));
         if (err) throw coreError(err.startsWith('model:') ? `config: ${err.slice(7)}` : `config.${err}`);
       } catch (e) {
         state.delete();
@@ -147,6 +164,9 @@ class TransformerModel {
     this.maxTokens = maxTokens;
     this.temperature = learned ? 'learned' : t;
     this.seed = seed;
+    this.positions = positions;
+    this.norm = norm;
+    this.activation = activation;
     this._labels = headLabels(kind, layers, heads);
     /** Every head's scoring function, by label: 'L.H' (decoder), 'encoder.L.H' | 'decoder.L.H' | 'cross.L.H' (encoder-decoder) (frozen). */
     this.scores = Object.freeze(Object.fromEntries(scores.map((name, i) => [this._labels[i], name])));
@@ -162,6 +182,7 @@ class TransformerModel {
     return {
       kind: this.kind, layers: this.layers, heads: this.heads, dModel: this.dModel, dFF: this.dFF, vocab: this.vocab,
       maxTokens: this.maxTokens, score: { ...this.scores }, temperature: this.temperature, seed: this.seed,
+      positions: this.positions, norm: this.norm, activation: this.activation,
     };
   }
 

@@ -8,6 +8,7 @@
 
 #include "attnscope/backward.hpp"
 #include "attnscope/limits.hpp"
+#include "attnscope/positional.hpp"
 #include "attnscope/projection.hpp"
 #include "attnscope/random.hpp"
 #include "kernels/kernels.hpp"
@@ -78,6 +79,31 @@ void linear(const kernels::KernelTable& kt, std::size_t rows, std::size_t in, st
             const float* W, const float* b, float* Y, kernels::Activation act) {
     kt.gemm_nt(rows, out, in, X, in, W, in, Y, out, 1.0f);
     kt.bias_activation(rows, out, Y, out, b, act);
+}
+
+kernels::Activation kernel_activation(MlpActivation a) {
+    switch (a) {
+        case MlpActivation::relu: return kernels::Activation::relu;
+        case MlpActivation::tanh: return kernels::Activation::tanh;
+        case MlpActivation::gelu: break;
+    }
+    return kernels::Activation::gelu;
+}
+
+// The activation's backward pass, in place on dG: f its input, g its output. ReLU's derivative at 0 is
+// 0 (PyTorch's); tanh's 1 − g². Loops of rows·cols beside GEMMs of rows·cols·d_model, as add_col_sums.
+void activation_backward(const kernels::KernelTable& kt, MlpActivation a, std::size_t rows, std::size_t cols, const float* f, const float* g,
+                         float* dG) {
+    const std::size_t count = rows * cols;
+    switch (a) {
+        case MlpActivation::gelu: kt.gelu_backward(rows, cols, f, cols, dG, cols); return;
+        case MlpActivation::relu:
+            for (std::size_t i = 0; i < count; ++i) dG[i] = f[i] > 0.0f ? dG[i] : 0.0f;
+            return;
+        case MlpActivation::tanh:
+            for (std::size_t i = 0; i < count; ++i) dG[i] *= 1.0f - g[i] * g[i];
+            return;
+    }
 }
 
 }  // namespace
@@ -169,7 +195,7 @@ Status Transformer::create(const TransformerConfig& c, Transformer& out) {
         st.cross = cross;
         st.self_base = self_base;
         st.cross_base = cross_base;
-        st.wpe = tensor(name + ".wpe.weight", {T, D});
+        st.wpe = c.positions == Positions::learned ? tensor(name + ".wpe.weight", {T, D}) : kAbsent;
         st.layers.resize(c.layers);
         for (std::size_t l = 0; l < c.layers; ++l) {
             const std::string p = name + ".h." + num(l) + ".";
@@ -203,8 +229,11 @@ Status Transformer::create(const TransformerConfig& c, Transformer& out) {
                 s.mproj_b = tensor(p + "mlp.c_proj.bias", {D});
             }
         }
-        st.lnf_w = tensor(name + ".ln_f.weight", {D});
-        st.lnf_b = tensor(name + ".ln_f.bias", {D});
+        st.lnf_w = st.lnf_b = kAbsent;
+        if (c.norm == Norm::pre) {
+            st.lnf_w = tensor(name + ".ln_f.weight", {D});
+            st.lnf_b = tensor(name + ".ln_f.bias", {D});
+        }
     };
     const std::size_t LH = c.layers * H;
     if (pairs) {
@@ -283,11 +312,13 @@ ScoreParams Transformer::head_score_params(std::size_t index, const float* base)
 struct Transformer::StackCache {
     std::size_t rows = 0, n = 0, N = 0;
     struct Attn {
-        std::vector<float> xin, h, q, kv, S, A, ho;  // self-attention: q holds q | k | v (3·D wide), kv is empty
+        // xin: the sublayer's input (the residual); h: what its linear layers read (LN(xin), or xin when
+        // post-LN); sum: xin + its output, the post-LN LayerNorm's input (empty when pre-LN).
+        std::vector<float> xin, h, q, kv, S, A, ho, sum;  // self-attention: q holds q | k | v (3·D wide), kv is empty
     };
     struct Layer {
         Attn self, cross;
-        std::vector<float> xm, h2, f, g;  // the MLP's input (the residual), its LayerNorm, c_fc's output, GELU's
+        std::vector<float> xm, h2, f, g, sum2;  // the MLP's input (the residual), its LayerNorm (post-LN: xm), c_fc's output, the activation's, xm + the MLP (post-LN)
     };
     std::vector<Layer> layers;
     std::vector<float> x, xf;  // the stack's output residual and its final LayerNorm
@@ -434,6 +465,8 @@ Budget Transformer::pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint6
             b.work(L, H, pairs_cross, dh * 2 * passes + limits::kWeightCost);
         }
         b.floats(N, 2 * D);  // x, xf
+        if (c_.positions == Positions::sinusoidal) b.floats(n, D);          // the positions' table
+        if (c_.norm == Norm::post) b.floats(L, N, cross ? 3 * D : 2 * D);   // the LayerNorms' inputs (sum, sum2)
         for (std::size_t l = 0; l < c_.layers; ++l)
             for (std::size_t h = 0; h < c_.heads; ++h) {
                 Budget one;  // one sequence's score of one head (its backward about twice that)
@@ -444,6 +477,7 @@ Budget Transformer::pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint6
             }
         if (want_grads) {
             b.floats(N, 8 * D + F);  // dx, dxf, dho, dq|k|v, dh and a scratch, dg
+            if (c_.norm == Norm::post) b.floats(N, D);  // dsum
             if (cross) b.floats(Budget::mul(rows, ns), 4 * D);
             b.work(N, D, 32);  // the layer norms' and GELU's backward passes, the bias sums
         }
@@ -489,9 +523,16 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
     k.N = N;
     k.layers.assign(L, {});
     k.x.assign(N * D, 0.0f);
+    std::vector<float> table;  // sinusoidal positions: the n rows this call reads
+    if (st.wpe == kAbsent) {
+        table.resize(n * D);
+        for (std::size_t i = 0; i < n; ++i) sinusoidal_position(i, D, table.data() + i * D);
+    }
+    const float* positions = st.wpe == kAbsent ? table.data() : P + st.wpe;
+    const bool post = c_.norm == Norm::post;
     for (std::size_t r = 0; r < N; ++r) {
         const float* e = P + wte_ + static_cast<std::size_t>(ids[r]) * D;
-        const float* pe = P + st.wpe + (r % n) * D;
+        const float* pe = positions + (r % n) * D;
         float* x = k.x.data() + r * D;
         for (std::size_t c = 0; c < D; ++c) x[c] = e[c] + pe[c];
     }
@@ -510,8 +551,12 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
         // self-attention: x += c_proj(heads(c_attn(ln_1(x))))
         StackCache::Attn& at = y.self;
         at.xin = k.x;
-        at.h.resize(N * D);
-        kt.layer_norm(N, D, k.x.data(), D, P + s.ln1_w, P + s.ln1_b, kLnEps, at.h.data(), D);
+        if (post) {
+            at.h = k.x;
+        } else {
+            at.h.resize(N * D);
+            kt.layer_norm(N, D, k.x.data(), D, P + s.ln1_w, P + s.ln1_b, kLnEps, at.h.data(), D);
+        }
         at.q.resize(N * 3 * D);
         linear(kt, N, D, 3 * D, at.h.data(), P + s.attn_w, P + s.attn_b, at.q.data(), kernels::Activation::none);
         at.S.assign(rows * H * n * n, 0.0f);
@@ -532,12 +577,20 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
         tmp.resize(N * D);
         linear(kt, N, D, D, at.ho.data(), P + s.proj_w, P + s.proj_b, tmp.data(), kernels::Activation::none);
         for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
+        if (post) {
+            at.sum = k.x;
+            kt.layer_norm(N, D, at.sum.data(), D, P + s.ln1_w, P + s.ln1_b, kLnEps, k.x.data(), D);
+        }
         if (st.cross) {
             // cross-attention: x += c_proj(heads(c_q(ln_cross(x)), c_kv(memory)))
             StackCache::Attn& ct = y.cross;
             ct.xin = k.x;
-            ct.h.resize(N * D);
-            kt.layer_norm(N, D, k.x.data(), D, P + s.lnc_w, P + s.lnc_b, kLnEps, ct.h.data(), D);
+            if (post) {
+                ct.h = k.x;
+            } else {
+                ct.h.resize(N * D);
+                kt.layer_norm(N, D, k.x.data(), D, P + s.lnc_w, P + s.lnc_b, kLnEps, ct.h.data(), D);
+            }
             ct.q.resize(N * D);
             linear(kt, N, D, D, ct.h.data(), P + s.cq_w, P + s.cq_b, ct.q.data(), kernels::Activation::none);
             ct.kv.resize(rows * nm * 2 * D);
@@ -561,22 +614,38 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
             if (Status st2 = heads_forward(a, ct.S.data(), ct.A.data(), ct.ho.data()); !st2) return st2;
             linear(kt, N, D, D, ct.ho.data(), P + s.cproj_w, P + s.cproj_b, tmp.data(), kernels::Activation::none);
             for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
+            if (post) {
+                ct.sum = k.x;
+                kt.layer_norm(N, D, ct.sum.data(), D, P + s.lnc_w, P + s.lnc_b, kLnEps, k.x.data(), D);
+            }
         }
         if (F) {
             y.xm = k.x;
-            y.h2.resize(N * D);
-            kt.layer_norm(N, D, k.x.data(), D, P + s.ln2_w, P + s.ln2_b, kLnEps, y.h2.data(), D);
+            if (post) {
+                y.h2 = k.x;
+            } else {
+                y.h2.resize(N * D);
+                kt.layer_norm(N, D, k.x.data(), D, P + s.ln2_w, P + s.ln2_b, kLnEps, y.h2.data(), D);
+            }
             y.f.resize(N * F);
             linear(kt, N, D, F, y.h2.data(), P + s.fc_w, P + s.fc_b, y.f.data(), kernels::Activation::none);
             y.g = y.f;
             const std::vector<float> zero_bias(F, 0.0f);
-            kt.bias_activation(N, F, y.g.data(), F, zero_bias.data(), kernels::Activation::gelu);
+            kt.bias_activation(N, F, y.g.data(), F, zero_bias.data(), kernel_activation(c_.activation));
             linear(kt, N, F, D, y.g.data(), P + s.mproj_w, P + s.mproj_b, tmp.data(), kernels::Activation::none);
             for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
+            if (post) {
+                y.sum2 = k.x;
+                kt.layer_norm(N, D, y.sum2.data(), D, P + s.ln2_w, P + s.ln2_b, kLnEps, k.x.data(), D);
+            }
         }
     }
-    k.xf.resize(N * D);
-    kt.layer_norm(N, D, k.x.data(), D, P + st.lnf_w, P + st.lnf_b, kLnEps, k.xf.data(), D);
+    if (st.lnf_w == kAbsent) {
+        k.xf = k.x;  // post-LN: the last sublayer's LayerNorm is the output
+    } else {
+        k.xf.resize(N * D);
+        kt.layer_norm(N, D, k.x.data(), D, P + st.lnf_w, P + st.lnf_b, kLnEps, k.xf.data(), D);
+    }
     return {};
 }
 
@@ -589,7 +658,26 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
     const std::size_t L = c_.layers, H = c_.heads, D = c_.d_model, F = c_.d_ff, dh = D / H, n = k.n, N = k.N, rows = k.rows;
     const float* P = params_.data();
     std::vector<float> dx(N * D, 0.0f), dh_(N * D), dho(N * D), dq(N * 3 * D), dg(N * F), dkv(st.cross ? rows * nm * 2 * D : 0), scratch;
-    kt.layer_norm_backward(N, D, k.x.data(), D, P + st.lnf_w, kLnEps, dxf, D, dx.data(), D, G + st.lnf_w, G + st.lnf_b);
+    if (st.lnf_w == kAbsent)
+        std::copy(dxf, dxf + N * D, dx.begin());
+    else
+        kt.layer_norm_backward(N, D, k.x.data(), D, P + st.lnf_w, kLnEps, dxf, D, dx.data(), D, G + st.lnf_w, G + st.lnf_b);
+    const bool post = c_.norm == Norm::post;
+    std::vector<float> dsum(post ? N * D : 0);
+    // Post-LN: x = LN(sum) with sum = xin + f(xin): dx becomes d sum (the residual's share and f's).
+    auto through_norm = [&](const std::vector<float>& sum, std::size_t w, std::size_t b) {
+        std::fill(dsum.begin(), dsum.end(), 0.0f);
+        kt.layer_norm_backward(N, D, sum.data(), D, P + w, kLnEps, dx.data(), D, dsum.data(), D, G + w, G + b);
+        dx.swap(dsum);
+    };
+    // f read h = LN(xin) (pre-LN) or xin itself (post-LN): its gradient dh joins the residual's.
+    auto into_residual = [&](const std::vector<float>& xin, std::size_t w, std::size_t b) {
+        if (post) {
+            for (std::size_t i = 0; i < N * D; ++i) dx[i] += dh_[i];
+        } else {
+            kt.layer_norm_backward(N, D, xin.data(), D, P + w, kLnEps, dh_.data(), D, dx.data(), D, G + w, G + b);
+        }
+    };
     HeadsArgs a;
     a.kt = &kt;
     a.variant = variant;
@@ -602,15 +690,17 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
         const LayerSlots& s = st.layers[l];
         const StackCache::Layer& y = k.layers[l];
         if (F) {
-            // x = xm + mlp.c_proj(GELU(c_fc(ln_2(xm))))
+            // x = xm + mlp.c_proj(act(c_fc(ln_2(xm))))  (post-LN: x = ln_2(xm + mlp.c_proj(act(c_fc(xm)))))
+            if (post) through_norm(y.sum2, s.ln2_w, s.ln2_b);
             linear_backward_into(kt, N, F, D, y.g.data(), P + s.mproj_w, dx.data(), G + s.mproj_w, G + s.mproj_b, dg.data(), false, scratch);
-            kt.gelu_backward(N, F, y.f.data(), F, dg.data(), F);
+            activation_backward(kt, c_.activation, N, F, y.f.data(), y.g.data(), dg.data());
             linear_backward_into(kt, N, D, F, y.h2.data(), P + s.fc_w, dg.data(), G + s.fc_w, G + s.fc_b, dh_.data(), false, scratch);
-            kt.layer_norm_backward(N, D, y.xm.data(), D, P + s.ln2_w, kLnEps, dh_.data(), D, dx.data(), D, G + s.ln2_w, G + s.ln2_b);
+            into_residual(y.xm, s.ln2_w, s.ln2_b);
         }
         if (st.cross) {
             // x = xin + c_proj(heads(c_q(ln_cross(xin)), c_kv(memory)))
             const StackCache::Attn& ct = y.cross;
+            if (post) through_norm(ct.sum, s.lnc_w, s.lnc_b);
             linear_backward_into(kt, N, D, D, ct.ho.data(), P + s.cproj_w, dx.data(), G + s.cproj_w, G + s.cproj_b, dho.data(), false, scratch);
             const std::size_t cb = st.cross_base + l * H;
             a.nq = n;
@@ -632,10 +722,11 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
                 return st2;
             linear_backward_into(kt, rows * nm, D, 2 * D, memory, P + s.ckv_w, dkv.data(), G + s.ckv_w, G + s.ckv_b, dmemory, true, scratch);
             linear_backward_into(kt, N, D, D, ct.h.data(), P + s.cq_w, dq.data(), G + s.cq_w, G + s.cq_b, dh_.data(), false, scratch);
-            kt.layer_norm_backward(N, D, ct.xin.data(), D, P + s.lnc_w, kLnEps, dh_.data(), D, dx.data(), D, G + s.lnc_w, G + s.lnc_b);
+            into_residual(ct.xin, s.lnc_w, s.lnc_b);
         }
         // x = xin + c_proj(heads(c_attn(ln_1(xin))))
         const StackCache::Attn& at = y.self;
+        if (post) through_norm(at.sum, s.ln1_w, s.ln1_b);
         linear_backward_into(kt, N, D, D, at.ho.data(), P + s.proj_w, dx.data(), G + s.proj_w, G + s.proj_b, dho.data(), false, scratch);
         const std::size_t sb = st.self_base + l * H;
         a.nq = a.nk = n;
@@ -654,16 +745,15 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
             !st2)
             return st2;
         linear_backward_into(kt, N, D, 3 * D, at.h.data(), P + s.attn_w, dq.data(), G + s.attn_w, G + s.attn_b, dh_.data(), false, scratch);
-        kt.layer_norm_backward(N, D, at.xin.data(), D, P + s.ln1_w, kLnEps, dh_.data(), D, dx.data(), D, G + s.ln1_w, G + s.ln1_b);
+        into_residual(at.xin, s.ln1_w, s.ln1_b);
     }
     for (std::size_t r = 0; r < N; ++r) {
         float* ge = G + wte_ + static_cast<std::size_t>(ids[r]) * D;
-        float* gp = G + st.wpe + (r % n) * D;
         const float* d = dx.data() + r * D;
-        for (std::size_t c = 0; c < D; ++c) {
-            ge[c] += d[c];
-            gp[c] += d[c];
-        }
+        for (std::size_t c = 0; c < D; ++c) ge[c] += d[c];
+        if (st.wpe == kAbsent) continue;  // fixed sinusoidal positions: nothing to learn
+        float* gp = G + st.wpe + (r % n) * D;
+        for (std::size_t c = 0; c < D; ++c) gp[c] += d[c];
     }
     return {};
 }

@@ -52,7 +52,12 @@ std::string Transformer::config_json() const {
                     std::to_string(c_.vocab) + ",\"maxTokens\":" + std::to_string(c_.max_tokens) + ",\"score\":[";
     for (std::size_t i = 0; i < c_.scores.size(); ++i) s += (i ? "," : "") + json_string(score_info(c_.scores[i]).name);
     s += "],\"temperature\":" + (c_.learned_temperature ? std::string("\"learned\"") : float_text(c_.temperature));
-    return s + ",\"seed\":" + std::to_string(c_.seed) + "}";
+    s += ",\"seed\":" + std::to_string(c_.seed);
+    // Written only when not the default, so a default model's file is what it was before these options.
+    if (c_.positions != Positions::learned) s += ",\"positions\":\"sinusoidal\"";
+    if (c_.norm != Norm::pre) s += ",\"norm\":\"post\"";
+    if (c_.activation != MlpActivation::gelu) s += ",\"activation\":" + json_string(c_.activation == MlpActivation::relu ? "relu" : "tanh");
+    return s + "}";
 }
 
 Status Transformer::save_safetensors(std::vector<std::uint8_t>& out) const {
@@ -133,6 +138,30 @@ Status Transformer::from_safetensors(const std::uint8_t* bytes, std::size_t size
     } else {
         return Status::error("model: attnscope.config.temperature is neither a number nor \"learned\"");
     }
+    // The options added later: absent = the default (files written before them).
+    auto option = [&](const char* key, std::initializer_list<const char*> choices, int& index) -> Status {
+        index = 0;
+        const Json* v = c.find(key);
+        if (!v) return {};
+        int i = 0;
+        for (const char* name : choices) {
+            if (v->kind == Json::string && v->str == name) {
+                index = i;
+                return {};
+            }
+            ++i;
+        }
+        std::string expected;
+        for (const char* name : choices) expected += (expected.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+        return Status::error(std::string("model: attnscope.config.") + key + " is not one of " + expected);
+    };
+    int positions = 0, norm = 0, activation = 0;
+    if (Status st = option("positions", {"learned", "sinusoidal"}, positions); !st) return st;
+    if (Status st = option("norm", {"pre", "post"}, norm); !st) return st;
+    if (Status st = option("activation", {"gelu", "relu", "tanh"}, activation); !st) return st;
+    cfg.positions = static_cast<Positions>(positions);
+    cfg.norm = static_cast<Norm>(norm);
+    cfg.activation = static_cast<MlpActivation>(activation);
     Transformer t;
     if (Status st = create(cfg, t); !st) return Status::error("model: attnscope.config: " + st.message());
     const std::uint64_t data_size = size - 8 - n;

@@ -37,6 +37,15 @@ class Budget;  // attnscope/limits.hpp
 // both and for the lm_head.
 enum class ModelKind { decoder, encoder_decoder };
 
+// learned: a trained wpe table per stack (nanoGPT). sinusoidal: Vaswani et al.'s fixed table,
+// PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(the same); no wpe parameter.
+enum class Positions { learned, sinusoidal };
+// pre: x += f(LN(x)), and a final ln_f (nanoGPT). post: x = LN(x + f(x)), no ln_f (the original
+// Transformer); the LayerNorms keep their names (ln_1 after self-attention, ln_cross, ln_2).
+enum class Norm { pre, post };
+// The MLP's activation: GELU (exact, erf), ReLU, tanh.
+enum class MlpActivation { gelu, relu, tanh };
+
 struct TransformerConfig {
     ModelKind kind = ModelKind::decoder;
     std::size_t layers = 2, heads = 4, d_model = 64;
@@ -50,6 +59,9 @@ struct TransformerConfig {
     bool learned_temperature = false;  // true: per-head log_tau parameters (τ = exp(log_tau), init 0)
     float temperature = 1.0f;          // the fixed τ when not learned (> 0)
     std::uint32_t seed = 1;
+    Positions positions = Positions::learned;
+    Norm norm = Norm::pre;
+    MlpActivation activation = MlpActivation::gelu;
 };
 
 // Limits of a config (checked by Transformer::create): enough for the page's models and the
@@ -177,7 +189,7 @@ public:
     // One stack of blocks: its position table, blocks and final LayerNorm, whether its self-attention is
     // causal and has cross-attention, and where its heads' scores start in config().scores.
     struct StackSlots {
-        std::size_t wpe = 0, lnf_w = 0, lnf_b = 0;
+        std::size_t wpe = 0, lnf_w = 0, lnf_b = 0;  // kAbsent: sinusoidal positions; post-LN (no ln_f)
         std::vector<LayerSlots> layers;
         bool causal = true, cross = false;
         std::size_t self_base = 0, cross_base = 0;

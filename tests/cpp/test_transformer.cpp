@@ -58,6 +58,44 @@ struct Ref {
             for (std::size_t c = 0; c < D; ++c) out[r * D + c] = (x[r * D + c] - mean) / std::sqrt(var + 1e-5) * g[c] + b[c];
         }
     }
+    // The position row added to token i's embedding: wpe's, or Vaswani et al.'s sinusoid in float64.
+    double position(const std::string& stack, std::size_t i, std::size_t d) const {
+        const TransformerConfig& c = m.config();
+        if (c.positions == Positions::learned) return t(stack + ".wpe.weight")[i * c.d_model + d];
+        const double angle = static_cast<double>(i) / std::pow(10000.0, static_cast<double>(d - d % 2) / static_cast<double>(c.d_model));
+        return d % 2 == 0 ? std::sin(angle) : std::cos(angle);
+    }
+    double activate(double v) const {
+        switch (m.config().activation) {
+            case MlpActivation::relu: return v > 0.0 ? v : 0.0;
+            case MlpActivation::tanh: return std::tanh(v);
+            case MlpActivation::gelu: break;
+        }
+        return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    }
+    // One residual sublayer around f: pre-LN x += f(LN(x)), post-LN x = LN(x + f(x)).
+    template <class Fn>
+    void sublayer(std::vector<double>& x, std::size_t n, const std::string& ln, Fn f) const {
+        const std::size_t D = m.config().d_model;
+        std::vector<double> h;
+        if (m.config().norm == Norm::post) {
+            const std::vector<double> o = f(x);
+            for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+            layer_norm(std::vector<double>(x), n, D, t(ln + ".weight"), t(ln + ".bias"), x);
+            return;
+        }
+        layer_norm(x, n, D, t(ln + ".weight"), t(ln + ".bias"), h);
+        const std::vector<double> o = f(h);
+        for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+    }
+    // The stack's output: ln_f(x) (pre-LN), x itself (post-LN).
+    std::vector<double> final_norm(const std::vector<double>& x, std::size_t n, const std::string& stack) const {
+        if (m.config().norm == Norm::post) return x;
+        std::vector<double> h;
+        layer_norm(x, n, m.config().d_model, t(stack + ".ln_f.weight"), t(stack + ".ln_f.bias"), h);
+        return h;
+    }
+
     // Y = X Wᵀ + b (W [out, in]).
     static std::vector<double> linear(const std::vector<double>& X, std::size_t N, std::size_t in, std::size_t out, const double* W,
                                       const double* b) {
@@ -130,51 +168,51 @@ struct Ref {
                 std::vector<double>* attentions = nullptr, const std::vector<std::uint8_t>& ablate = {}, const Bump* bump = nullptr) const {
         const TransformerConfig& c = m.config();
         const std::size_t n = ids.size(), D = c.d_model, H = c.heads, dh = D / H, F = c.d_ff, V = c.vocab;
-        std::vector<double> x(n * D), h, a;
+        std::vector<double> x(n * D);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t d = 0; d < D; ++d)
-                x[i * D + d] = t("transformer.wte.weight")[static_cast<std::size_t>(ids[i]) * D + d] + t("transformer.wpe.weight")[i * D + d];
+                x[i * D + d] = t("transformer.wte.weight")[static_cast<std::size_t>(ids[i]) * D + d] + position("transformer", i, d);
         if (attentions) attentions->assign(c.layers * H * n * n, 0.0);
         for (std::size_t l = 0; l < c.layers; ++l) {
             const std::string pre = "transformer.h." + std::to_string(l) + ".";
-            layer_norm(x, n, D, t(pre + "ln_1.weight"), t(pre + "ln_1.bias"), h);
-            const std::vector<double> qkv = linear(h, n, D, 3 * D, t(pre + "attn.c_attn.weight"), t(pre + "attn.c_attn.bias"));
-            std::vector<double> ho(n * D, 0.0), s(n);
-            for (std::size_t hd = 0; hd < H; ++hd) {
-                const std::size_t index = l * H + hd;
-                const double tau = c.learned_temperature ? std::exp(t(pre + "attn.log_tau")[hd]) : static_cast<double>(c.temperature);
-                const std::string sp = pre + "attn.score." + std::to_string(hd) + ".";
-                for (std::size_t i = 0; i < n; ++i) {
-                    double mx = -std::numeric_limits<double>::infinity();
-                    for (std::size_t j = 0; j <= i; ++j) {
-                        s[j] = score(c.scores[index], &qkv[i * 3 * D + hd * dh], &qkv[j * 3 * D + D + hd * dh], j, dh, sp) / tau;
-                        mx = std::max(mx, s[j]);
-                    }
-                    double sum = 0.0;
-                    for (std::size_t j = 0; j <= i; ++j) sum += (s[j] = std::exp(s[j] - mx));
-                    for (std::size_t j = 0; j <= i; ++j) {
-                        const double w = s[j] / sum;
-                        if (attentions) (*attentions)[(index * n + i) * n + j] = w;
-                        if (!ablate.empty() && ablate[index]) continue;
-                        for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += w * qkv[j * 3 * D + 2 * D + hd * dh + e];
-                    }
-                    if (bump && bump->index / n == index * n + i && (ablate.empty() || !ablate[index])) {
-                        const std::size_t j = bump->index % n;
-                        for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += bump->delta * qkv[j * 3 * D + 2 * D + hd * dh + e];
+            sublayer(x, n, pre + "ln_1", [&](const std::vector<double>& h) {
+                const std::vector<double> qkv = linear(h, n, D, 3 * D, t(pre + "attn.c_attn.weight"), t(pre + "attn.c_attn.bias"));
+                std::vector<double> ho(n * D, 0.0), s(n);
+                for (std::size_t hd = 0; hd < H; ++hd) {
+                    const std::size_t index = l * H + hd;
+                    const double tau = c.learned_temperature ? std::exp(t(pre + "attn.log_tau")[hd]) : static_cast<double>(c.temperature);
+                    const std::string sp = pre + "attn.score." + std::to_string(hd) + ".";
+                    for (std::size_t i = 0; i < n; ++i) {
+                        double mx = -std::numeric_limits<double>::infinity();
+                        for (std::size_t j = 0; j <= i; ++j) {
+                            s[j] = score(c.scores[index], &qkv[i * 3 * D + hd * dh], &qkv[j * 3 * D + D + hd * dh], j, dh, sp) / tau;
+                            mx = std::max(mx, s[j]);
+                        }
+                        double sum = 0.0;
+                        for (std::size_t j = 0; j <= i; ++j) sum += (s[j] = std::exp(s[j] - mx));
+                        for (std::size_t j = 0; j <= i; ++j) {
+                            const double w = s[j] / sum;
+                            if (attentions) (*attentions)[(index * n + i) * n + j] = w;
+                            if (!ablate.empty() && ablate[index]) continue;
+                            for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += w * qkv[j * 3 * D + 2 * D + hd * dh + e];
+                        }
+                        if (bump && bump->index / n == index * n + i && (ablate.empty() || !ablate[index])) {
+                            const std::size_t j = bump->index % n;
+                            for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += bump->delta * qkv[j * 3 * D + 2 * D + hd * dh + e];
+                        }
                     }
                 }
-            }
-            const std::vector<double> att = linear(ho, n, D, D, t(pre + "attn.c_proj.weight"), t(pre + "attn.c_proj.bias"));
-            for (std::size_t i = 0; i < n * D; ++i) x[i] += att[i];
+                return linear(ho, n, D, D, t(pre + "attn.c_proj.weight"), t(pre + "attn.c_proj.bias"));
+            });
             if (F) {
-                layer_norm(x, n, D, t(pre + "ln_2.weight"), t(pre + "ln_2.bias"), h);
-                std::vector<double> f = linear(h, n, D, F, t(pre + "mlp.c_fc.weight"), t(pre + "mlp.c_fc.bias"));
-                for (double& v : f) v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-                const std::vector<double> mo = linear(f, n, F, D, t(pre + "mlp.c_proj.weight"), t(pre + "mlp.c_proj.bias"));
-                for (std::size_t i = 0; i < n * D; ++i) x[i] += mo[i];
+                sublayer(x, n, pre + "ln_2", [&](const std::vector<double>& h) {
+                    std::vector<double> f = linear(h, n, D, F, t(pre + "mlp.c_fc.weight"), t(pre + "mlp.c_fc.bias"));
+                    for (double& v : f) v = activate(v);
+                    return linear(f, n, F, D, t(pre + "mlp.c_proj.weight"), t(pre + "mlp.c_proj.bias"));
+                });
             }
         }
-        layer_norm(x, n, D, t("transformer.ln_f.weight"), t("transformer.ln_f.bias"), h);
+        const std::vector<double> h = final_norm(x, n, "transformer");
         std::vector<double> z(n * V, 0.0);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t v = 0; v < V; ++v)
@@ -462,6 +500,49 @@ TEST_CASE("transformer: bad configs and inputs are refused, sizes before any all
     // A refused call leaves the model working.
     REQUIRE(m.loss(ok.data(), ok.data(), 1, 2, true, Variant::automatic, out).ok());
     CHECK(std::isfinite(out.loss));
+}
+
+// ---- the registry's options: positions, norm, activation --------------------------------------------
+TEST_CASE("transformer: sinusoidal positions, post-LN, ReLU and tanh: forward and every gradient against float64", "[transformer]") {
+    struct Case {
+        Positions positions;
+        Norm norm;
+        MlpActivation activation;
+        const char* label;
+    };
+    for (const Case& k : {Case{Positions::sinusoidal, Norm::post, MlpActivation::relu, "sinusoidal, post-LN, ReLU"},
+                          Case{Positions::learned, Norm::post, MlpActivation::tanh, "learned, post-LN, tanh"},
+                          Case{Positions::sinusoidal, Norm::pre, MlpActivation::tanh, "sinusoidal, pre-LN, tanh"},
+                          Case{Positions::learned, Norm::pre, MlpActivation::relu, "learned, pre-LN, ReLU"}}) {
+        TransformerConfig c = small_config(Score::scaled_dot, true, 8);
+        c.scores = {Score::general, Score::additive, Score::cosine, Score::location};
+        c.positions = k.positions;
+        c.norm = k.norm;
+        c.activation = k.activation;
+        Transformer m;
+        REQUIRE(Transformer::create(c, m).ok());
+        CHECK((m.find("transformer.wpe.weight") >= 0) == (k.positions == Positions::learned));
+        CHECK((m.find("transformer.ln_f.weight") >= 0) == (k.norm == Norm::pre));
+        CHECK(m.find("transformer.h.1.ln_2.weight") >= 0);
+        randomise(m, 81);
+        check_model(m, k.label);
+        // The options travel in the file and come back.
+        std::vector<std::uint8_t> bytes;
+        REQUIRE(m.save_safetensors(bytes).ok());
+        Transformer back;
+        REQUIRE(Transformer::from_safetensors(bytes.data(), bytes.size(), back).ok());
+        CHECK(back.config().positions == k.positions);
+        CHECK(back.config().norm == k.norm);
+        CHECK(back.config().activation == k.activation);
+        CHECK(back.params() == m.params());
+    }
+    SECTION("a default model's config says nothing of the options, as before them") {
+        Transformer m;
+        REQUIRE(Transformer::create(small_config(Score::scaled_dot, false, 8), m).ok());
+        CHECK(m.config_json().find("positions") == std::string::npos);
+        CHECK(m.config_json().find("norm") == std::string::npos);
+        CHECK(m.config_json().find("activation") == std::string::npos);
+    }
 }
 
 // ---- gradient × attention ----------------------------------------------------------------------------
@@ -803,36 +884,35 @@ double ref_pair_loss(const Ref& ref, const std::vector<std::int32_t>& src, const
     auto stack = [&](const std::string& name, const std::vector<std::int32_t>& ids, const std::vector<double>* memory, std::size_t nm,
                      bool causal, std::size_t self_base, std::size_t cross_base, std::vector<double>* self_att, std::vector<double>* x_att) {
         const std::size_t n = ids.size();
-        std::vector<double> x(n * D), h;
+        std::vector<double> x(n * D);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t d = 0; d < D; ++d)
-                x[i * D + d] = ref.t("transformer.wte.weight")[static_cast<std::size_t>(ids[i]) * D + d] + ref.t(name + ".wpe.weight")[i * D + d];
+                x[i * D + d] = ref.t("transformer.wte.weight")[static_cast<std::size_t>(ids[i]) * D + d] + ref.position(name, i, d);
         for (std::size_t l = 0; l < c.layers; ++l) {
             const std::string p = name + ".h." + std::to_string(l) + ".";
-            Ref::layer_norm(x, n, D, ref.t(p + "ln_1.weight"), ref.t(p + "ln_1.bias"), h);
-            const std::vector<double> qkv = Ref::linear(h, n, D, 3 * D, ref.t(p + "attn.c_attn.weight"), ref.t(p + "attn.c_attn.bias"));
-            std::vector<double> ho = ref_heads(ref, qkv, 3 * D, qkv, 3 * D, D, 2 * D, n, n, causal, self_base + l * c.heads, p + "attn.", self_att,
-                                               bump, memory ? 1 : 0, l);
-            std::vector<double> o = Ref::linear(ho, n, D, D, ref.t(p + "attn.c_proj.weight"), ref.t(p + "attn.c_proj.bias"));
-            for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+            ref.sublayer(x, n, p + "ln_1", [&](const std::vector<double>& h) {
+                const std::vector<double> qkv = Ref::linear(h, n, D, 3 * D, ref.t(p + "attn.c_attn.weight"), ref.t(p + "attn.c_attn.bias"));
+                const std::vector<double> ho = ref_heads(ref, qkv, 3 * D, qkv, 3 * D, D, 2 * D, n, n, causal, self_base + l * c.heads, p + "attn.",
+                                                         self_att, bump, memory ? 1 : 0, l);
+                return Ref::linear(ho, n, D, D, ref.t(p + "attn.c_proj.weight"), ref.t(p + "attn.c_proj.bias"));
+            });
             if (memory) {
-                Ref::layer_norm(x, n, D, ref.t(p + "ln_cross.weight"), ref.t(p + "ln_cross.bias"), h);
-                const std::vector<double> q = Ref::linear(h, n, D, D, ref.t(p + "cross.c_q.weight"), ref.t(p + "cross.c_q.bias"));
-                const std::vector<double> kv = Ref::linear(*memory, nm, D, 2 * D, ref.t(p + "cross.c_kv.weight"), ref.t(p + "cross.c_kv.bias"));
-                ho = ref_heads(ref, q, D, kv, 2 * D, 0, D, n, nm, false, cross_base + l * c.heads, p + "cross.", x_att, bump, 2, l);
-                o = Ref::linear(ho, n, D, D, ref.t(p + "cross.c_proj.weight"), ref.t(p + "cross.c_proj.bias"));
-                for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+                ref.sublayer(x, n, p + "ln_cross", [&](const std::vector<double>& h) {
+                    const std::vector<double> q = Ref::linear(h, n, D, D, ref.t(p + "cross.c_q.weight"), ref.t(p + "cross.c_q.bias"));
+                    const std::vector<double> kv = Ref::linear(*memory, nm, D, 2 * D, ref.t(p + "cross.c_kv.weight"), ref.t(p + "cross.c_kv.bias"));
+                    const std::vector<double> ho = ref_heads(ref, q, D, kv, 2 * D, 0, D, n, nm, false, cross_base + l * c.heads, p + "cross.", x_att, bump, 2, l);
+                    return Ref::linear(ho, n, D, D, ref.t(p + "cross.c_proj.weight"), ref.t(p + "cross.c_proj.bias"));
+                });
             }
             if (F) {
-                Ref::layer_norm(x, n, D, ref.t(p + "ln_2.weight"), ref.t(p + "ln_2.bias"), h);
-                std::vector<double> f = Ref::linear(h, n, D, F, ref.t(p + "mlp.c_fc.weight"), ref.t(p + "mlp.c_fc.bias"));
-                for (double& v : f) v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-                o = Ref::linear(f, n, F, D, ref.t(p + "mlp.c_proj.weight"), ref.t(p + "mlp.c_proj.bias"));
-                for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
+                ref.sublayer(x, n, p + "ln_2", [&](const std::vector<double>& h) {
+                    std::vector<double> f = Ref::linear(h, n, D, F, ref.t(p + "mlp.c_fc.weight"), ref.t(p + "mlp.c_fc.bias"));
+                    for (double& v : f) v = ref.activate(v);
+                    return Ref::linear(f, n, F, D, ref.t(p + "mlp.c_proj.weight"), ref.t(p + "mlp.c_proj.bias"));
+                });
             }
         }
-        Ref::layer_norm(x, n, D, ref.t(name + ".ln_f.weight"), ref.t(name + ".ln_f.bias"), h);
-        return h;
+        return ref.final_norm(x, n, name);
     };
     const std::vector<double> mem = stack("encoder", src, nullptr, 0, false, 0, 0, enc_att, nullptr);
     std::vector<std::int32_t> in(tgt.size(), 0);
@@ -998,6 +1078,21 @@ TEST_CASE("encoder-decoder: attention gradients of a logit, encoder, decoder and
         return logits[position * V + a.token];
     });
     CHECK(m.attention_gradients(kSource.data(), kSource.size(), 0, -1, TransformerSurgery{}, a).message().find("model: an encoder-decoder") == 0);
+}
+
+TEST_CASE("encoder-decoder: sinusoidal positions, post-LN, ReLU: forward and every gradient against float64", "[transformer]") {
+    TransformerConfig c = pair_config(false, 8);
+    const auto& infos = score_infos();
+    for (std::size_t i = 0; i < c.scores.size(); ++i) c.scores[i] = infos[(i + 5) % infos.size()].id;
+    c.positions = Positions::sinusoidal;
+    c.norm = Norm::post;
+    c.activation = MlpActivation::relu;
+    Transformer m;
+    REQUIRE(Transformer::create(c, m).ok());
+    CHECK(m.find("encoder.wpe.weight") < 0);
+    CHECK(m.find("decoder.ln_f.weight") < 0);
+    randomise(m, 82);
+    check_pair_model(m, "encoder-decoder, sinusoidal, post-LN, ReLU");
 }
 
 TEST_CASE("encoder-decoder trainer: reversing a sequence is learnt; the same seed gives the same losses", "[transformer]") {

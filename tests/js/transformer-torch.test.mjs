@@ -3,7 +3,8 @@
 // model, with Debian's python3-torch (scripts/bootstrap.sh installs it). Logits, attentions, the loss
 // and every parameter's gradient must agree within float32 error, for every scoring function (one per
 // head across the models below) with a fixed and with a learned temperature, with and without the MLP,
-// for decoders and encoder-decoders (their encoder, decoder and cross-attention heads);
+// for decoders and encoder-decoders (their encoder, decoder and cross-attention heads), with learned and
+// sinusoidal positions, pre- and post-LN, GELU, ReLU and tanh;
 // and a plain decoder saved by model.save(), read in PyTorch and loaded by load_state_dict(strict=True) into
 // a module named exactly as nanoGPT's GPT, must give the same logits; five steps of createModelTrainer must follow
 // torch.optim.AdamW with clip_grad_norm_. One python process runs every case.
@@ -56,6 +57,10 @@ const CASES = [
   { label: 'every score, τ = 0.8, attention-only', config: { layers: 2, heads: 5, dModel: 15, dFF: 0, vocab: 11, maxTokens: 9, score: perHead(5), temperature: 0.8, seed: 4 } },
   { label: 'encoder-decoder, every score, learned τ, MLP', pair: true, config: { kind: 'encoder-decoder', layers: 2, heads: 3, dModel: 12, dFF: 16, vocab: 11, maxTokens: 9, score: perPairHead(2, 3, 0), temperature: 'learned', seed: 6 } },
   { label: 'encoder-decoder, every score, τ = 1.3, attention-only', pair: true, config: { kind: 'encoder-decoder', layers: 1, heads: 5, dModel: 10, dFF: 0, vocab: 11, maxTokens: 9, score: perPairHead(1, 5, 3), temperature: 1.3, seed: 7 } },
+  // The registry's options (positions, norm, activation) through the same checks.
+  { label: 'sinusoidal positions, post-LN, ReLU, every score', config: { layers: 2, heads: 5, dModel: 15, dFF: 20, vocab: 11, maxTokens: 9, score: perHead(2), temperature: 0.9, seed: 9, positions: 'sinusoidal', norm: 'post', activation: 'relu' } },
+  { label: 'learned positions, post-LN, tanh', config: { layers: 2, heads: 2, dModel: 8, dFF: 12, vocab: 11, maxTokens: 9, score: { '0.1': 'additive' }, temperature: 'learned', seed: 10, norm: 'post', activation: 'tanh' } },
+  { label: 'encoder-decoder, sinusoidal positions, post-LN, tanh', pair: true, config: { kind: 'encoder-decoder', layers: 1, heads: 3, dModel: 12, dFF: 16, vocab: 11, maxTokens: 9, score: perPairHead(1, 3, 4), temperature: 'learned', seed: 11, positions: 'sinusoidal', norm: 'post', activation: 'tanh' } },
   { label: 'nanoGPT decoder', nanogpt: true, config: { layers: 2, heads: 2, dModel: 8, dFF: 32, vocab: 13, maxTokens: 9, seed: 5 } },
 ];
 

@@ -101,6 +101,31 @@ test('encodeIds: heads re-scored and knocked out; setParameters round-trips', ()
   }
 });
 
+test('config positions, norm and activation: the parameters they imply, model.config, a file round trip; defaults unchanged', async () => {
+  const plain = scope.createModel({ layers: 1, heads: 2, dModel: 8, dFF: 16, vocab: 12, maxTokens: 8, seed: 6 });
+  const model = scope.createModel({ layers: 1, heads: 2, dModel: 8, dFF: 16, vocab: 12, maxTokens: 8, seed: 6, positions: 'sinusoidal', norm: 'post', activation: 'relu' });
+  try {
+    assert.deepEqual([plain.positions, plain.norm, plain.activation], ['learned', 'pre', 'gelu']);
+    assert.equal(model.config.positions, 'sinusoidal');
+    assert.equal(model.config.norm, 'post');
+    assert.equal(model.config.activation, 'relu');
+    const names = Object.keys(model.shapes);
+    assert.deepEqual(Object.keys(plain.shapes).filter((n) => !names.includes(n)), ['transformer.wpe.weight', 'transformer.ln_f.weight', 'transformer.ln_f.bias']);
+    const header = (bytes) => JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true)))));
+    assert.ok(!/positions|norm|activation/.test(header(plain.save()).__metadata__['attnscope.config']), 'a default model\'s file is as before');
+    const back = await scope.loadModel({ model: model.save() });
+    try {
+      assert.deepEqual(back.config, model.config);
+      assert.deepEqual(back.encodeIds([1, 2, 3]).logits, model.encodeIds([1, 2, 3]).logits);
+    } finally {
+      back.dispose();
+    }
+  } finally {
+    plain.dispose();
+    model.dispose();
+  }
+});
+
 test('attentionGradients: the encoding, the prediction (default: the last position\'s argmax), gradients of its shape; errors', () => {
   const model = scope.createModel({ layers: 2, heads: 2, dModel: 8, dFF: 16, vocab: 12, maxTokens: 8, seed: 4 });
   try {
@@ -171,6 +196,9 @@ test('bad input throws a TypeError / RangeError naming the argument and the fix;
   throwsNaming(() => scope.createModel({ temperature: 'learnt' }), TypeError, 'config.temperature');
   throwsNaming(() => scope.createModel({ kind: 'encoder' }), TypeError, 'config.kind');
   throwsNaming(() => scope.createModel({ dropout: 0.1 }), TypeError, 'config.dropout: unknown option');
+  throwsNaming(() => scope.createModel({ positions: 'rotary' }), RangeError, "config.positions: expected 'learned' or 'sinusoidal' (default 'learned'), got 'rotary'");
+  throwsNaming(() => scope.createModel({ norm: 'Post' }), RangeError, "config.norm: expected 'pre' or 'post'");
+  throwsNaming(() => scope.createModel({ activation: 1 }), TypeError, "config.activation: expected 'gelu' or 'relu' or 'tanh'");
   throwsNaming(() => scope.createModel({ vocab: 1 << 20, dModel: 4096, dFF: 16, heads: 4 }), RangeError, 'config: 4');
   const model = scope.createModel({ layers: 1, heads: 2, dModel: 4, dFF: 8, vocab: 5, maxTokens: 4 });
   try {

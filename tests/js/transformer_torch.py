@@ -71,29 +71,61 @@ def heads(c, P, q, k, v, causal, labels, prefix):
     return torch.cat(outs, dim=1), weights
 
 
+def sinusoidal(n, D):
+    """Vaswani et al.'s fixed positions: PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(the same)."""
+    pos = torch.arange(n, dtype=torch.float64)[:, None]
+    two_i = torch.tensor([j - j % 2 for j in range(D)], dtype=torch.float64)[None, :]
+    angle = pos / torch.pow(torch.tensor(10000.0), two_i / D)
+    return torch.where(torch.arange(D)[None, :] % 2 == 0, torch.sin(angle), torch.cos(angle))
+
+
+ACTIVATIONS = {'gelu': F.gelu, 'relu': F.relu, 'tanh': torch.tanh}
+
+
 def stack(c, P, name, ids, causal, labels, memory=None, cross_labels=None):
-    """One stack of pre-LN blocks over ids: its final LayerNorm's output and every attention's weights."""
+    """One stack of blocks over ids (pre-LN: x + f(LN(x)) and a final ln_f; post-LN: LN(x + f(x)), no
+    ln_f): its output and every attention's weights."""
     D, dff = c['dModel'], c['dFF']
-    x = P['transformer.wte.weight'][ids] + P[name + '.wpe.weight'][:len(ids)]
+    post = c.get('norm', 'pre') == 'post'
+    act = ACTIVATIONS[c.get('activation', 'gelu')]
+    if c.get('positions', 'learned') == 'sinusoidal':
+        x = P['transformer.wte.weight'][ids] + sinusoidal(len(ids), D)
+    else:
+        x = P['transformer.wte.weight'][ids] + P[name + '.wpe.weight'][:len(ids)]
+
+    def sublayer(x, ln, f):
+        if post:
+            return F.layer_norm(x + f(x), (D,), P[ln + '.weight'], P[ln + '.bias'], 1e-5)
+        return x + f(F.layer_norm(x, (D,), P[ln + '.weight'], P[ln + '.bias'], 1e-5))
+
     self_att, cross_att = [], []
     for l in range(c['layers']):
         p = '%s.h.%d.' % (name, l)
-        h = F.layer_norm(x, (D,), P[p + 'ln_1.weight'], P[p + 'ln_1.bias'], 1e-5)
-        q, k, v = (h @ P[p + 'attn.c_attn.weight'].T + P[p + 'attn.c_attn.bias']).split(D, dim=1)
-        o, A = heads(c, P, q, k, v, causal, labels % l + '.%d', p + 'attn.')
-        self_att.append(A)
-        x = x + o @ P[p + 'attn.c_proj.weight'].T + P[p + 'attn.c_proj.bias']
-        if memory is not None:
-            h = F.layer_norm(x, (D,), P[p + 'ln_cross.weight'], P[p + 'ln_cross.bias'], 1e-5)
+
+        def attn(h):
+            q, k, v = (h @ P[p + 'attn.c_attn.weight'].T + P[p + 'attn.c_attn.bias']).split(D, dim=1)
+            o, A = heads(c, P, q, k, v, causal, labels % l + '.%d', p + 'attn.')
+            self_att.append(A)
+            return o @ P[p + 'attn.c_proj.weight'].T + P[p + 'attn.c_proj.bias']
+
+        def cross(h):
             q = h @ P[p + 'cross.c_q.weight'].T + P[p + 'cross.c_q.bias']
             k, v = (memory @ P[p + 'cross.c_kv.weight'].T + P[p + 'cross.c_kv.bias']).split(D, dim=1)
             o, A = heads(c, P, q, k, v, False, cross_labels % l + '.%d', p + 'cross.')
             cross_att.append(A)
-            x = x + o @ P[p + 'cross.c_proj.weight'].T + P[p + 'cross.c_proj.bias']
+            return o @ P[p + 'cross.c_proj.weight'].T + P[p + 'cross.c_proj.bias']
+
+        def mlp(h):
+            f = act(h @ P[p + 'mlp.c_fc.weight'].T + P[p + 'mlp.c_fc.bias'])
+            return f @ P[p + 'mlp.c_proj.weight'].T + P[p + 'mlp.c_proj.bias']
+
+        x = sublayer(x, p + 'ln_1', attn)
+        if memory is not None:
+            x = sublayer(x, p + 'ln_cross', cross)
         if dff:
-            h = F.layer_norm(x, (D,), P[p + 'ln_2.weight'], P[p + 'ln_2.bias'], 1e-5)
-            f = F.gelu(h @ P[p + 'mlp.c_fc.weight'].T + P[p + 'mlp.c_fc.bias'])
-            x = x + f @ P[p + 'mlp.c_proj.weight'].T + P[p + 'mlp.c_proj.bias']
+            x = sublayer(x, p + 'ln_2', mlp)
+    if post:
+        return x, self_att, cross_att
     return F.layer_norm(x, (D,), P[name + '.ln_f.weight'], P[name + '.ln_f.bias'], 1e-5), self_att, cross_att
 
 
