@@ -29,16 +29,20 @@ export class MatrixPanels extends Figure {
     if (!P.length || !n) return;
     const labels = n <= LABEL_MAX;
     const labelW = labels ? 74 : 0;
-    const S = Math.max(120, Math.min(260, n * 12));
-    const cellW = S + 18, titleH = 36;
-    // As many panels a row as fit the figure's width; redrawn when another number fits.
+    // The side a matrix wants (12 px a token, 120 to 260), made smaller (down to 120) when that keeps
+    // every panel in one row; otherwise as many panels a row as fit. Redrawn when the width changes so.
+    const wanted = Math.max(120, Math.min(260, n * 12));
     this.fits = () => {
       const avail = this.observedWidth(this.body.node(), () => {
-        if (this.panels.length && this.fits() !== this.cols) this.draw();
-      });
-      return Math.max(1, Math.min(this.panels.length, Math.floor(((avail || 900) - labelW - 4) / cellW)));
+        if (this.panels.length && this.fits().join() !== [this.cols, this.side].join()) this.draw();
+      }) || 900;
+      const oneRow = Math.floor((avail / this.scale - labelW - 4) / this.panels.length) - 18;
+      const side = Math.max(120, Math.min(wanted, oneRow));
+      return [Math.max(1, Math.min(this.panels.length, Math.floor((avail / this.scale - labelW - 4) / (side + 18)))), side];
     };
-    this.cols = this.fits();
+    [this.cols, this.side] = this.fits();
+    const S = this.side;
+    const cellW = S + 18, titleH = 36;
     const cols = this.cols, rowsOfPanels = Math.ceil(P.length / cols);
     const W = labelW + cols * cellW + 4, H = rowsOfPanels * (S + titleH + 12) + 4;
     this.setSize(W, H);

@@ -1,5 +1,6 @@
 // The trained model's attention in every layer and head: one small matrix per (layer, head), layers
-// down, heads across, labelled "layer L, head H" (1-based on screen). Click a panel, or move with the
+// down, heads across (one row per layer at any width: the panels shrink rather than wrap), labelled
+// "layer L, head H" (1-based on screen). Click a panel, or move with the
 // arrow keys and press Enter, to open that head large ('pick' event { key: 'L.H' }, 0-based as the
 // API). Its numbers download as JSON (every head's matrix, with the tokens).
 import { SmallMultiples } from './SmallMultiples.js';
@@ -16,6 +17,7 @@ export class ModelHeads extends SmallMultiples {
     });
     this.panelSize = 96;
     this.fitWidth = true;
+    this.keepColumns = true;   // one row per layer at any width: the panels shrink rather than wrap
     this.pickText = 'Open it large below.';
     this.view = null;
     this.gPanels.on('keydown.arrows', (ev) => this.arrow(ev));
@@ -30,10 +32,13 @@ export class ModelHeads extends SmallMultiples {
       for (let h = 0; h < v.heads; h++) {
         const key = `${l}.${h}`, k = l * v.heads + h;
         const knocked = v.knock.includes(key);
+        const rescored = key === v.head && v.swap && v.swap !== 'scaled-dot';
         const sub = knocked ? 'knocked out'
-          : key === v.head && v.swap && v.swap !== 'scaled-dot' ? `scored by ${v.swap}`
+          : rescored ? `scored by ${v.swap}`
             : v.changed ? `moved ${fmt(v.tv[k], 2)} (TV)` : `d=${v.headDims[l] || ''}`;
-        panels.push({ key, title: `layer ${l + 1}, head ${h + 1}`, subtitle: sub, weights: v.surgery,
+        // What a narrow panel (a phone) has room for.
+        const short = knocked ? 'knocked out' : rescored ? v.swap : v.changed ? `TV ${fmt(v.tv[k], 2)}` : sub;
+        panels.push({ key, title: `layer ${l + 1}, head ${h + 1}`, subtitle: sub, subtitleShort: short, weights: v.surgery,
           offset: k * n * n, nq: n, nk: n, masked: () => false });
       }
     }

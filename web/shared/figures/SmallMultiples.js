@@ -3,6 +3,9 @@
 import { Figure, consumeKey } from './base.js';
 import { panelImage } from '../compute/images.js';
 
+const MIN_PANEL = 52;       // the smallest side a panel is drawn at (keepColumns)
+const WIDE_TITLE = 100;     // a panel narrower than this (with its gap) writes its title on two lines
+
 export class SmallMultiples extends Figure {
   constructor(slot, opts) {
     super(slot, opts);
@@ -14,7 +17,20 @@ export class SmallMultiples extends Figure {
     this.columns = 5;
     this.fitWidth = false;   // true: as many columns as fit the figure's width (and redrawn when it changes)
     this.fitColumns = 0;
+    // true: always this.columns a row (a model's grid: one row per layer), the panels made smaller to
+    // fit the width (down to MIN_PANEL, then the plot scrolls sideways) instead of wrapping.
+    this.keepColumns = false;
     this.pickText = 'Show this one above.';   // what picking a panel does, for screen readers
+  }
+
+  /** The panels' side when keepColumns: as large as panelSize, smaller to fit this.columns in the width. */
+  panelSideThatFits(padX) {
+    const avail = this.observedWidth(this.body.node(), () => {
+      if (this.panels.length && this.panelSideThatFits(padX) !== this.side) this.draw();
+    });
+    if (!(avail > 0)) return this.panelSize;
+    const fit = Math.floor((avail - 4) / (this.columns * this.scale)) - padX;
+    return Math.max(MIN_PANEL, Math.min(this.panelSize, fit));
   }
 
   /** How many columns fit the figure's body at its current width (this.columns when not fitting). */
@@ -39,10 +55,15 @@ export class SmallMultiples extends Figure {
 
   draw() {
     const P = this.panels;
-    const S = this.panelSize, padX = 22, titleH = 34;
+    const padX = 22;
+    const S = this.keepColumns ? this.panelSideThatFits(padX) : this.panelSize;
+    this.side = S;
+    // Narrow panels (a model's grid on a phone) write "layer 1, head 2" as "layer 1," over "head 2".
+    const narrow = S + padX < WIDE_TITLE;
+    const titleH = narrow ? 46 : 34;
     const cellW = S + padX, cellH = S + titleH + 14;
     this.cellW = cellW;
-    this.fitColumns = this.columnsThatFit(cellW);
+    this.fitColumns = this.keepColumns ? this.columns : this.columnsThatFit(cellW);
     const cols = Math.min(this.fitColumns, Math.max(1, P.length));
     const W = cols * cellW + 4, H = Math.ceil(P.length / cols) * cellH + 4;
     this.setSize(W, H);
@@ -71,12 +92,26 @@ export class SmallMultiples extends Figure {
       .each(function (p) {
         const g = this;
         const title = g.querySelector('.panel-title');
-        title.textContent = p.title;
+        const cut = narrow ? p.title.indexOf(', ') : -1;
+        title.textContent = '';
+        if (cut < 0) title.textContent = p.title;
+        else {
+          // Two lines; the comma stays with the first, so the title reads as one text.
+          for (const [k, part] of [p.title.slice(0, cut + 1), p.title.slice(cut + 2)].entries()) {
+            const t = g.ownerDocument.createElementNS('http://www.w3.org/2000/svg', 'tspan');
+            t.setAttribute('x', title.getAttribute('x'));
+            if (k) { t.setAttribute('dy', '12'); t.textContent = ` ${part}`; } else t.textContent = part;
+            title.appendChild(t);
+          }
+        }
         const mark = g.querySelector('.panel-mark');
         mark.setAttribute('class', p.mark ? `panel-mark ${p.mark}` : 'panel-mark');
         mark.setAttribute('visibility', p.mark ? 'visible' : 'hidden');
         title.setAttribute('x', p.mark ? 21 : 0);
-        g.querySelector('.panel-sub').textContent = p.subtitle;
+        for (const t of title.querySelectorAll('tspan')) t.setAttribute('x', p.mark ? 21 : 0);
+        const sub = g.querySelector('.panel-sub');
+        sub.setAttribute('y', titleH - 8);
+        sub.textContent = narrow && p.subtitleShort ? p.subtitleShort : p.subtitle;
         // Keep the matrix's aspect ratio inside the square.
         const ar = p.nk / p.nq;
         const w = ar >= 1 ? S : S * ar, h = ar >= 1 ? S / ar : S;
