@@ -6,6 +6,7 @@ import { MatrixPanels } from './MatrixPanels.js';
 import { fmt } from './base.js';
 import { headBlock } from '../compute/use-lite.js';
 import { parseHead } from '../head-label.js';
+import { HEAD_LABELS } from './ModelHeads.js';
 
 export class ModelHeadView extends MatrixPanels {
   constructor(slot) {
@@ -61,6 +62,6 @@ export class ModelHeadView extends MatrixPanels {
   dataJSON() {
     const v = this.view;
     const out = JSON.parse(super.dataJSON());
-    return JSON.stringify({ model: v.name, head: v.head, score: v.swap || 'scaled-dot', knockedOut: v.knock, ...out });
+    return JSON.stringify({ model: v.name, labels: HEAD_LABELS, head: v.head, score: v.swap || 'scaled-dot', knockedOut: v.knock, ...out });
   }
 }

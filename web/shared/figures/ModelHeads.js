@@ -7,12 +7,15 @@ import { SmallMultiples } from './SmallMultiples.js';
 import { fmt } from './base.js';
 import { parseHead } from '../head-label.js';
 
+/** What the JSON exports say of their head labels (the page writes heads from 1). */
+export const HEAD_LABELS = '"L.H": layer L, head H, both counted from 0 as the API counts them; the page writes "layer L+1, head H+1"';
+
 export class ModelHeads extends SmallMultiples {
   constructor(slot) {
     super(slot, {
       id: 'model-heads',
       title: 'Every layer and head of the trained model',
-      caption: 'The sentence through the model: one matrix per layer (rows of panels) and head (columns), rows the tokens that look, columns the tokens looked at, each coloured from 0 to its own largest weight. These are the attentions of the model as it runs now: with a head re-scored or knocked out, the heads after it show what changed (a knocked-out head still computes its attention, drawn here; only its output is dropped). Click a head, or move with the arrow keys and press Enter, to open it large.',
+      caption: 'The sentence through the model: one matrix per layer (rows of panels) and head (columns), rows the tokens that look, columns the tokens looked at, each coloured from 0 to its own largest weight. These are the attentions of the model as it runs now: with a head re-scored or knocked out, the heads after it show what changed (a knocked-out head still computes its attention, drawn here; only its output is dropped). Click a head, or move with the arrow keys and press Enter, to open it large. Heads are counted from 1 here; the API, the link and <attn-scope head="…"> count from 0, so layer 1, head 2 is "0.1" there (and in the JSON).',
       dataFormats: ['json'],
     });
     this.panelSize = 96;
@@ -69,7 +72,7 @@ export class ModelHeads extends SmallMultiples {
       const key = `${Math.floor(k / v.heads)}.${k % v.heads}`;
       out[key] = Array.from({ length: n }, (_, i) => Array.from(v.surgery.subarray((k * n + i) * n, (k * n + i + 1) * n)));
     }
-    return JSON.stringify({ model: v.name, tokens: v.tokens, n, layers: v.layers, heads: v.heads, truncated: v.truncated,
+    return JSON.stringify({ model: v.name, labels: HEAD_LABELS, tokens: v.tokens, n, layers: v.layers, heads: v.heads, truncated: v.truncated,
       swap: v.changed && v.swap !== 'scaled-dot' ? { head: v.head, score: v.swap } : null, knockedOut: v.knock, attentions: out });
   }
 }
