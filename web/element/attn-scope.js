@@ -329,6 +329,7 @@ export class AttnScopeElement extends ElementBase {
     this._result = null;
     this._local = { head: 0, values: 'weights', row: null, exp: false, cellClosed: false };
     this._changed = new Set();
+    this._unannounced = new Set();   // changes not yet named by an attn-change
     this._queued = false;
     this._ready = false;
     this._generation = 0;
@@ -387,8 +388,11 @@ export class AttnScopeElement extends ElementBase {
 
   // ---- the update: read the attributes, check them, compute, hand the figures their jobs ----
   async _update() {
-    const changed = [...this._changed];
+    // What changed since the last attn-change: a change made while the figures of the one before were
+    // still drawing (that drawing is then dropped, and fires nothing) is named by the next event.
+    for (const name of this._changed) this._unannounced.add(name);
     this._changed.clear();
+    const changed = this._unannounced;
     try {
       this._caption.textContent = this._attr('caption');
       choice('theme', this._attr('theme').trim() || 'auto', THEMES);
@@ -539,9 +543,10 @@ export class AttnScopeElement extends ElementBase {
       if (--pending > 0 || gen !== this._generation) return;
       if (!this._ready) {
         this._ready = true;
+        changed.clear();
         this._emit('attn-ready', { result: r });
       } else {
-        this._emit('attn-change', { changed, result: r });
+        this._emit('attn-change', { changed: this._announce(changed), result: r });
       }
     };
     for (const [name, f] of this._figs) {
@@ -566,6 +571,13 @@ export class AttnScopeElement extends ElementBase {
     const knock = parseHeadList(this._attr('knock-out'), m.layers, m.heads);
     if (!knock) throw new AttributeError('knock-out', this._attr('knock-out'), HEAD_LIST_ALLOWED(m.layers, m.heads));
     return { head: headLabel(...parseHead(headText)), swap, knock };
+  }
+
+  /** The changes an attn-change names (then forgotten). */
+  _announce(changed) {
+    const list = [...changed];
+    changed.clear();
+    return list;
   }
 
   /** model="use-lite": the model's figures (the registry's view 'model') on the query (and keys). */
@@ -593,7 +605,7 @@ export class AttnScopeElement extends ElementBase {
       f.schedule(() => {
         try { FIGURES[name].feed(f, x); } catch (e) { this._fail(e); return; }
         if (--pending > 0 || gen !== this._generation) return;
-        if (!this._ready) { this._ready = true; this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed, result: v });
+        if (!this._ready) { this._ready = true; changed.clear(); this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed: this._announce(changed), result: v });
       }, false);
     }
   }
