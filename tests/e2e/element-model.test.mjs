@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, offlineContext, root, outDir } from '../../scripts/browser-harness.mjs';
+import { fmt } from '../../web/shared/figures/base.js';
+import { CHROMIUM_ARGS, offlineContext, root, outDir, gridCursor } from '../../scripts/browser-harness.mjs';
 
 const SENT = 'The animal didn\'t cross the street because it was too tired.';
 const MODEL_URL = 'http://models.attnscope.test/use-lite.bin';
@@ -133,6 +134,44 @@ test('head, head-score and knock-out (labels from 0, as the API) set the surgery
   assert.match(await error('bad-knock'), /knock-out="0\.1,0\.4" is not valid: .*counted from 0/);
   assert.match(await error('bad-score'), /head-score="cosinus" is not valid: expected one of .*scaled-dot/);
   await p.locator('#cut').screenshot({ path: join(outDir, 'element-model-attributes.png') });
+  await p.context().close();
+});
+
+test('the head view: token labels on both axes, one colour scale for the two weights panels, a keyboard grid', async () => {
+  const p = await open({ width: 1366, height: 768 });
+  const cut = model.encode(SENT, { score: { '1.2': 'cosine' }, ablate: ['0.1', '1.3'] });
+  const base = model.encode(SENT);
+  const n = cut.n, at = (a, i, j) => a[((1 * 4 + 2) * n + i) * n + j];   // head 1.2's weight (i, j)
+  const view = await p.$eval('#cut', (el) => {
+    const s = el.shadowRoot.querySelector('#figure-model-head');
+    return [...s.querySelectorAll('g.mpanel')].map((g) => ({
+      title: g.querySelector('.panel-title').textContent,
+      cols: [...g.querySelectorAll('.col-labels text')].map((t) => t.textContent),
+      scale: [...g.querySelectorAll('.legend .legend-label')].map((t) => t.textContent),
+    }));
+  });
+  assert.deepEqual(view.map((x) => x.title), ['as trained', 'scored by cosine', 'difference']);
+  for (const x of view) assert.equal(x.cols.length, n, `${x.title}: a label per column`);
+  // One scale for as trained and with the surgery: 0 to the larger of their largest weights.
+  let top = 0, diff = 0;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+    top = Math.max(top, at(base.attentions, i, j), at(cut.attentions, i, j));
+    diff = Math.max(diff, Math.abs(at(cut.attentions, i, j) - at(base.attentions, i, j)));
+  }
+  assert.deepEqual(view[0].scale, ['0', fmt(top)]);
+  assert.deepEqual(view[1].scale, view[0].scale);
+  assert.deepEqual(view[2].scale, [`−${fmt(diff)}`, '0', `+${fmt(diff)}`]);
+  // The keyboard: one tab stop, the arrows move a cursor that says every panel's value there.
+  const grid = p.locator('#cut').locator('#figure-model-head svg[role="grid"]');
+  await grid.focus();
+  await p.keyboard.press('ArrowDown');
+  await p.keyboard.press('ArrowRight');
+  await p.keyboard.press('ArrowRight');
+  const said = await gridCursor(grid);
+  const w0 = at(base.attentions, 1, 2), w1 = at(cut.attentions, 1, 2);
+  assert.equal(said, `Row 2, ${cut.tokens[1]}; column 3, ${cut.tokens[2]}: “${cut.tokens[1]}” → “${cut.tokens[2]}”: as trained ${fmt(w0)}, `
+    + `scored by cosine ${fmt(w1)}, difference ${fmt(w1 - w0)}`);
+  assert.match(await p.$eval('#cut', (el) => el.shadowRoot.querySelector('#figure-model-head .matrix-readout').textContent), /as trained .*scored by cosine/);
   await p.context().close();
 });
 
