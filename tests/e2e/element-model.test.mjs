@@ -175,6 +175,39 @@ test('the head view: token labels on both axes, one colour scale for the two wei
   await p.context().close();
 });
 
+test('the ten-function comparison: token labels on both axes, one colour scale across the panels (#34 item 4)', async () => {
+  const Q = 'The cat sat on the mat because it was tired.';
+  const context = await offlineContext(browser, { viewport: { width: 1366, height: 768 } });
+  const p = await context.newPage();
+  p.on('pageerror', (e) => errors.push(`page error ${e}`));
+  const file = join(dir, 'compare.html');
+  writeFileSync(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>compare</title><script src="attnscope-element.js"></script></head>
+<body><main><h1>Compare</h1><attn-scope id="c" view="compare" score="cosine" temperature="1" controls="none" query="${Q}"></attn-scope></main></body></html>`);
+  await p.goto(pathToFileURL(file).href);
+  await settled(p);
+  const got = await p.$eval('#c', (el) => {
+    const f = el.shadowRoot.querySelector('#figure-compare');
+    return { panels: f.querySelectorAll('g.panel').length, ticks: [...f.querySelectorAll('.multiples-extras .tick')].map((t) => t.textContent),
+      legend: [...f.querySelectorAll('.multiples-extras .legend-label')].map((t) => t.textContent), caption: f.querySelector('.fig-caption, figcaption')?.textContent || f.textContent };
+  });
+  // Expected: every scoring function on the same sentence in node; the scale's top is the largest weight of all.
+  let top = 0, n = 0;
+  for (const { name } of single.scoreFunctions) {
+    const r = single.attend({ query: Q, score: name, temperature: 1 });
+    n = r.nq;
+    for (const w of r.weights) top = Math.max(top, w);
+  }
+  assert.equal(got.panels, single.scoreFunctions.length);
+  const tokens = single.attend({ query: Q, score: 'dot' }).queryTokens;
+  // Row labels beside each row of panels (2 rows), column labels under the lowest panel of each column (5).
+  assert.equal(got.ticks.length, 2 * n + 5 * n, JSON.stringify(got.ticks));
+  assert.deepEqual(got.ticks.slice(0, n), tokens);
+  assert.deepEqual(got.legend, ['0', fmt(top), 'one scale, every panel']);
+  assert.match(got.caption, new RegExp(`Every panel is coloured on one scale, from 0 to the largest weight of them all \\(${fmt(top)}\\)`));
+  await p.locator('#c').screenshot({ path: join(outDir, 'element-model-compare.png') });
+  await context.close();
+});
+
 for (const [name, viewport] of [['mkdocs', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
   test(`the grid keeps one row per layer (${name}: ${viewport.width} px), its titles inside their panels`, async () => {
     const p = await open(viewport);
