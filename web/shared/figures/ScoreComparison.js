@@ -19,11 +19,10 @@ export class ScoreComparison extends SmallMultiples {
 
   /**
    * results: [{ info: ScoreInfo, result: AttendResult }] in display order; head: which head;
-   * masked(i, j); temperature for the caption.
+   * masked(i, j); temperature for the caption; tokens: { rows, cols } token texts (labels), or null.
    */
-  setData({ results, head, masked, temperature }) {
-    const r0 = results[0] && results[0].result;
-    this.tokenLabels = r0 ? { rows: r0.queryTokens, cols: r0.keyTokens } : null;
+  setData({ results, head, masked, temperature, tokens = null }) {
+    this.tokenLabels = tokens;   // { rows, cols }: the query's and the keys' token texts
     const panels = results.map(({ info, result: r }) => ({
       key: info.name,
       title: info.name,
