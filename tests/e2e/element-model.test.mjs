@@ -208,6 +208,33 @@ test('the ten-function comparison: token labels on both axes, one colour scale a
   await context.close();
 });
 
+test('on a phone (390 px): the cosine and idw formulas wrap instead of being cut, the bars\' labels are at least 8 px (#34 item 8)', async () => {
+  const context = await offlineContext(browser, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const p = await context.newPage();
+  p.on('pageerror', (e) => errors.push(`page error ${e}`));
+  const file = join(dir, 'phone-panels.html');
+  writeFileSync(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>panels</title><script src="attnscope-element.js"></script></head>
+<body><main><h1>Panels</h1><attn-scope id="c" view="cosine-dot" controls="none" query="The cat sat on the mat." keys="A kitten rested on the rug."></attn-scope>
+<attn-scope id="d" view="distance" controls="none" query="The cat sat on the mat." keys="A kitten rested on the rug."></attn-scope></main></body></html>`);
+  await p.goto(pathToFileURL(file).href);
+  await settled(p);
+  for (const id of ['c', 'd']) {
+    const got = await p.$eval(`#${id}`, (el) => {
+      const s = el.shadowRoot, box = s.querySelector('.fig').getBoundingClientRect();
+      return { parts: [...s.querySelectorAll('.formula-part')].map((e) => [e.getBoundingClientRect().right, e.scrollWidth - e.clientWidth]), right: box.right,
+        labels: [...s.querySelectorAll('.bar-row-label, .bar-num')].map((t) => t.getBoundingClientRect().height) };
+    });
+    assert.ok(got.parts.length >= 2, `${id}: the formula is set as ${got.parts.length} equations`);
+    for (const [right, hidden] of got.parts) {
+      assert.ok(right <= got.right + 0.5, `${id}: an equation ends at ${right}, past the figure's ${got.right}`);
+      assert.equal(hidden, 0, `${id}: an equation is cut by ${hidden}px`);
+    }
+    assert.ok(got.labels.length > 0 && Math.min(...got.labels) >= 8, `${id}: bar labels ${Math.min(...got.labels)} px high`);
+  }
+  await p.screenshot({ path: join(outDir, 'element-model-phone-panels.png'), fullPage: true });
+  await context.close();
+});
+
 for (const [name, viewport] of [['mkdocs', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844 }]]) {
   test(`the grid keeps one row per layer (${name}: ${viewport.width} px), its titles inside their panels`, async () => {
     const p = await open(viewport);
