@@ -22,9 +22,9 @@ console.log(JSON.stringify({
   builds: {
     'split SIMD: JS (attnscope.mjs + scope*.mjs + attnscope-wasm.mjs)': sum(['attnscope.mjs', ...scope, 'attnscope-wasm.mjs']),
     'split SIMD: wasm (attnscope.wasm)': sum(['attnscope.wasm']),
-    'split scalar: JS (attnscope.mjs + scope*.mjs + attnscope-scalar-wasm.mjs)': sum(['attnscope.mjs', ...scope, 'attnscope-scalar-wasm.mjs']),
+    'split scalar: JS (the same: one glue for the three wasm builds)': sum(['attnscope.mjs', ...scope, 'attnscope-wasm.mjs']),
     'split scalar: wasm (attnscope-scalar.wasm)': sum(['attnscope-scalar.wasm']),
     'single file (wasm + 10k vocabulary inlined)': sum(['attnscope.single.mjs']),
-    'vocabulary 50k (default of the split build)': sum(['glove-50k.bin']),
+    'vocabulary 50k (attnscope/vocab-50k, opt-in)': sum(['glove-50k.bin']),
   },
 }, null, 2));

@@ -24,7 +24,8 @@ const ROUNDS = Number(argValue('--rounds', 9));
 const OUT = resolve(argValue('--out', join(root, 'bench/results/pool-attend.json')));
 const WARMUP_MS = 1000;
 
-const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { createAttnPool } = await import(pathToFileURL(join(root, 'dist/pool.mjs')).href);
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const loadBefore = load();
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };

@@ -24,7 +24,8 @@ const CALLS = Number(argValue('--calls', 24));
 const OUT = resolve(argValue('--out', join(root, 'bench/results/pool-cpu.json')));
 const TICK_MS = 10;   // USER_HZ = 100 on Linux
 
-const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { createAttnPool } = await import(pathToFileURL(join(root, 'dist/pool.mjs')).href);
 const round = (x, k = 2) => Math.round(x * 10 ** k) / 10 ** k;
 /** CPU ms (user + system) of this process's calling thread, of all its threads (ended ones included), and of each thread. */
 function cpu() {

@@ -26,7 +26,8 @@ const BASELINE = argValue('--baseline', null);
 const CASES = argValue('--cases', null);
 const WARMUP_MS = 1000;  // V8 runs new wasm in a baseline tier at first (TOOLCHAIN.md)
 
-const { createAttnScope, createAttnPool } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
+const { createAttnPool } = await import(pathToFileURL(join(root, 'dist/pool.mjs')).href);
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const loadBefore = load();
 

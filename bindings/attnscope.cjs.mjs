@@ -14,6 +14,7 @@ export function createAttnScope(options) {
 }
 /** @type {typeof import('./attnscope.js').createAttnPool} */
 export function createAttnPool(options) {
-  return import('./attnscope.mjs').then((m) => m.createAttnPool(options));
+  // Node bundles nothing: the pool's own entry, loaded only when called.
+  return import('./pool.mjs').then((m) => m.createAttnPool(options));
 }
 export default createAttnScope;

@@ -367,7 +367,16 @@ export interface LoadModelOptions {
   model?: 'default' | Uint8Array | ArrayBuffer | string | URL;
   /** Called as the file downloads: bytes so far, and the total (0 when the server does not say). */
   onProgress?: (loaded: number, total: number) => void;
+  /**
+   * Keep a model downloaded over http(s) in the Cache API store `'attnscope-models'` and, next time,
+   * read it from there with no request (default `true`; browsers and workers, where the store exists).
+   * `false` downloads it and keeps nothing; `caches.delete('attnscope-models')` empties the store.
+   */
+  cache?: boolean;
 }
+
+/** Where a loaded model's bytes came from: a download, the Cache API store, a file read from disk (Node), or bytes given. */
+export type ModelSource = 'network' | 'cache' | 'file' | 'bytes';
 
 /** Options of {@link Model.encode}: what to change in the model for this call (the model itself by default). */
 export interface ModelEncodeOptions {
@@ -415,6 +424,8 @@ export interface ModelEncoding {
 export interface Model {
   /** Which model: `'use-lite'`. */
   readonly name: 'use-lite';
+  /** Where its bytes came from (`'cache'`: the Cache API store, no download). */
+  readonly loadedFrom: ModelSource;
   /** 2 transformer layers. */
   readonly layers: number;
   /** 4 heads per layer. */
@@ -519,6 +530,33 @@ export interface TransformerEncoding {
   cross?: Float32Array;
 }
 
+/** Options of {@link TransformerModel.attentionGradients}: {@link TransformerEncodeOptions}, and the prediction. */
+export interface AttentionGradientsOptions extends TransformerEncodeOptions {
+  /** The logit's position, 0 … n − 1 (of the ids; of an encoder-decoder's target); default the last. */
+  position?: number;
+  /** The logit's token id, 0 … vocab − 1; default the argmax at that position (the model's prediction). */
+  token?: number;
+}
+
+/**
+ * What {@link TransformerModel.attentionGradients} returns: the encoding, and ∂ logits[position, token]
+ * / ∂ A for every attention weight A (after softmax) in the same layout. gradient × attention is their
+ * product, element by element. A causally masked weight (A = 0) gets the derivative the logit would
+ * have if that weight were free (as autograd gives it); an ablated head's gradients are 0.
+ */
+export interface TransformerAttentionGradients extends TransformerEncoding {
+  /** The prediction explained: logits[position, token]. */
+  position: number;
+  token: number;
+  logit: number;
+  /** Float32Array [layers, heads, n, n]: ∂ logit / ∂ attentions (rows after `position` are 0). */
+  gradients: Float32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, nSource, nSource], ∂ logit / ∂ encoderAttentions. */
+  encoderGradients?: Float32Array;
+  /** Encoder-decoder: Float32Array [layers, heads, n, nSource], ∂ logit / ∂ cross. */
+  crossGradients?: Float32Array;
+}
+
 /** What {@link TransformerModel.lossAndGradients} returns. */
 export interface TransformerLossAndGradients {
   /** Mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] ≥ 0 (0 when none). */
@@ -536,6 +574,8 @@ export interface TransformerLossAndGradients {
 export interface TransformerModel {
   /** `'decoder'` (nanoGPT's GPT) or `'encoder-decoder'`. */
   readonly kind: 'decoder' | 'encoder-decoder';
+  /** Where its bytes came from, when {@link AttnScope.loadModel} loaded it (unset for `createModel()`'s). */
+  readonly loadedFrom?: ModelSource;
   /** Blocks. */
   readonly layers: number;
   /** Heads per block. */
@@ -567,6 +607,11 @@ export interface TransformerModel {
    * `options.target`); options re-score and knock out heads.
    */
   encodeIds(ids: Int32Array | readonly number[], options?: TransformerEncodeOptions): TransformerEncoding;
+  /**
+   * Gradient × attention for one prediction: ∂ logits[position, token] / ∂ A of every head of every
+   * stack (one forward pass and the backward pass from that logit), with encodeIds' arguments and options.
+   */
+  attentionGradients(ids: Int32Array | readonly number[], options?: AttentionGradientsOptions): TransformerAttentionGradients;
   /**
    * The loss and every parameter's gradient for one sequence (targets: one per id, −1 = not counted),
    * or an encoder-decoder's one pair (source, target; −1 = padding).
@@ -1241,6 +1286,9 @@ export interface AttnPool {
  * Starts `workers` workers (worker_threads in Node, module workers in browsers; no
  * SharedArrayBuffer, no cross-origin isolation needed), each with one wasm instance, and resolves
  * to an {@link AttnPool} once all are ready.
+ * @deprecated The pool is the entry `attnscope/pool` (`import { createAttnPool } from 'attnscope/pool'`),
+ * so that an app that does not use it ships no worker: imported from `'attnscope'` (the ES module) it
+ * rejects with that advice; `require('attnscope').createAttnPool` still loads it.
  * @example
  * const pool = await createAttnPool();
  * const O = await pool.attentionOutput(Q, K, V, { nq: 4096, nk: 4096, d: 64, dv: 64, signal });

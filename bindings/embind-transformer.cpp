@@ -49,6 +49,22 @@ bool parse_scores(const std::string& csv, std::vector<Score>& out, std::string& 
     return true;
 }
 
+// A call's surgery from the JS layer's strings: scores "" or one name per head, ablate "" or one
+// '0'/'1' per head; false and the message if a name is unknown.
+bool parse_surgery(const std::string& scores, const std::string& ablate, Variant variant, TransformerSurgery& s, std::string& error) {
+    s = TransformerSurgery{};
+    s.variant = variant;
+    if (!parse_scores(scores, s.scores, error)) return false;
+    for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+    return true;
+}
+
+val error_object(const std::string& message) {
+    val out = val::object();
+    out.set("error", message);
+    return out;
+}
+
 val float_copy(const std::vector<float>& v) {
     return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
 }
@@ -101,13 +117,8 @@ public:
     val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
         val out = val::object();
         TransformerSurgery s;
-        s.variant = variant;
         std::string error;
-        if (!parse_scores(scores, s.scores, error)) {
-            out.set("error", error);
-            return out;
-        }
-        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        if (!parse_surgery(scores, ablate, variant, s, error)) return error_object(error);
         TransformerRun r;
         if (Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), count < 0 ? 0 : static_cast<std::size_t>(count), s, r);
             !st) {
@@ -124,13 +135,8 @@ public:
                     Variant variant) const {
         val out = val::object();
         TransformerSurgery s;
-        s.variant = variant;
         std::string error;
-        if (!parse_scores(scores, s.scores, error)) {
-            out.set("error", error);
-            return out;
-        }
-        for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+        if (!parse_surgery(scores, ablate, variant, s, error)) return error_object(error);
         TransformerRun r;
         if (Status st = model_.encode_pair(reinterpret_cast<const std::int32_t*>(source), ns < 0 ? 0 : static_cast<std::size_t>(ns),
                                            reinterpret_cast<const std::int32_t*>(target), nt < 0 ? 0 : static_cast<std::size_t>(nt), s, r);
@@ -144,6 +150,39 @@ public:
         out.set("encoderAttentions", float_copy(r.encoder_attentions));
         out.set("cross", float_copy(r.cross));
         out.set("logits", float_copy(r.logits));
+        return out;
+    }
+    // ∂ logits[position, token] / ∂ A of every head (token < 0: the argmax at that position) on `count`
+    // ids (a decoder), or on ns source ids and nt target ids (an encoder-decoder: pass ns > 0). {error} or
+    // {n, position, token, logit, logits, attentions, gradients} (and nSource, encoderAttentions,
+    // encoderGradients, cross, crossGradients for an encoder-decoder).
+    val attention_gradients(std::uintptr_t source, int ns, std::uintptr_t ids, int count, int position, int token, const std::string& scores,
+                            const std::string& ablate, Variant variant) const {
+        TransformerSurgery s;
+        std::string error;
+        if (!parse_surgery(scores, ablate, variant, s, error)) return error_object(error);
+        auto sz = [](int v) { return v < 0 ? std::size_t{0} : static_cast<std::size_t>(v); };
+        TransformerAttribution a;
+        const auto* i = reinterpret_cast<const std::int32_t*>(ids);
+        const Status st = model_.config().kind == ModelKind::encoder_decoder
+                              ? model_.attention_gradients_pair(reinterpret_cast<const std::int32_t*>(source), sz(ns), i, sz(count), sz(position), token, s, a)
+                              : model_.attention_gradients(i, sz(count), sz(position), token, s, a);
+        if (!st) return error_object(st.message());
+        val out = val::object();
+        out.set("n", static_cast<int>(a.run.n));
+        out.set("position", static_cast<int>(a.position));
+        out.set("token", static_cast<int>(a.token));
+        out.set("logit", a.logit);
+        out.set("logits", float_copy(a.run.logits));
+        out.set("attentions", float_copy(a.run.attentions));
+        out.set("gradients", float_copy(a.gradients));
+        if (model_.config().kind == ModelKind::encoder_decoder) {
+            out.set("nSource", static_cast<int>(a.run.n_source));
+            out.set("encoderAttentions", float_copy(a.run.encoder_attentions));
+            out.set("encoderGradients", float_copy(a.encoder_gradients));
+            out.set("cross", float_copy(a.run.cross));
+            out.set("crossGradients", float_copy(a.cross_gradients));
+        }
         return out;
     }
     // encoder-decoder: rows pairs of ns source and nt target ids. {error} or {loss, count, hits, gradients?}.
@@ -293,6 +332,7 @@ EMSCRIPTEN_BINDINGS(attnscope_transformer) {
         .function("encode", &TransformerState::encode)
         .function("loss", &TransformerState::loss)
         .function("encodePair", &TransformerState::encode_pair)
+        .function("attentionGradients", &TransformerState::attention_gradients)
         .function("lossPairs", &TransformerState::loss_pairs)
         .function("save", &TransformerState::save)
         .function("load", &TransformerState::load)

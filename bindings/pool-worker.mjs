@@ -4,7 +4,7 @@
 // scope's own method on its share (so every number is the scope's) and sends the arrays back by
 // transfer. Messages go through comlink (bundled into dist/pool-worker.mjs).
 import * as Comlink from 'comlink';
-import { createScopeWith } from './scope.mjs';
+import { createScopeWith, optIn } from './scope.mjs';
 import { splitBuild } from './split-build.mjs';
 import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
 
@@ -44,7 +44,8 @@ function inCallerTerms(e, qOffset) {
 
 const api = {
   /** Creates this worker's scope; files: { name: absolute URL } when the pool was given locateFile. */
-  async init({ files, vocabulary, preload }) {
+  async init({ files, vocabulary, preload, assets = {} }) {
+    for (const [file, href] of Object.entries(assets)) optIn({ file, url: new URL(href) });
     const options = { preload: !!preload };
     if (files) options.locateFile = (file) => files[file] ?? new URL(file, files['attnscope.wasm']).href;
     if (vocabulary !== undefined) options.vocabulary = vocabulary;

@@ -7,7 +7,7 @@
 // SharedArrayBuffer: each worker gets its own copy of the keys and values and its rows by transfer;
 // results come back by transfer. See docs/pool.md.
 import * as Comlink from 'comlink';
-import { callValidator, checkInteger, checkOptionKeys, describeValue, toAbsoluteUrl } from './scope.mjs';
+import { callValidator, checkInteger, checkOptionKeys, describeValue, optedInFiles, toAbsoluteUrl } from './scope.mjs';
 import { tokenFields } from './scope-text.mjs';
 import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
 
@@ -505,7 +505,9 @@ export async function createAttnPool(options = {}) {
   const workers = options.workers === undefined ? await defaultWorkers() : checkInteger('options.workers', options.workers, 1, MAX_WORKERS);
   if (options.locateFile !== undefined && typeof options.locateFile !== 'function')
     throw new TypeError(`options.locateFile: expected a function, got ${describeValue(options.locateFile)}`);
-  const init = { preload: !!options.preload };
+  // The data files this app opted into (import 'attnscope/vocab-50k', ...): the workers' own copy of the
+  // scope finds them where the app's bundler put them.
+  const init = { preload: !!options.preload, assets: optedInFiles() };
   // Functions do not cross to a worker: locateFile is asked here, for every file a worker may load.
   if (options.locateFile) {
     const folder = new URL('./', new URL('./pool-worker.mjs', import.meta.url)).href;

@@ -134,7 +134,7 @@ function vocabularySource(v, instance) {
       throw new TypeError(`options.vocabulary: the single-file build carries only the 10,000-word vocabulary ('small'); for '${v}' ` +
         `pass the URL of ${file} as vocabulary, or locateFile, or import 'attnscope' (the split build) instead`);
     }
-    return { name: file, file, url: () => instance.locate(file) };
+    return { name: file, file, url: () => instance.locate(file), fix: instance.fixFor?.(file) };
   }
   if (v instanceof Uint8Array || v instanceof ArrayBuffer) return { name: 'custom', bytes: () => new Uint8Array(v) };
   if ((typeof v === 'string' && v !== '') || v instanceof URL) {

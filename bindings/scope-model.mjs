@@ -11,6 +11,44 @@ import { isSafetensors, loadTransformer } from './scope-transformer.mjs';
 const MODEL_FILE = 'use-lite.bin';
 const MODEL_MAGIC = { bytes: Array.from('ATSMODEL', (c) => c.charCodeAt(0)), kind: 'an attnscope model file (starting "ATSMODEL")' };
 const NO_MODEL = 'model: this Model was disposed; load another with scope.loadModel()';
+// The Cache API store the models downloaded over http(s) are kept in (browsers and workers; Node has
+// none): the 14 MB file is fetched once, then read from the cache, by URL, with no request (as
+// transformers.js keeps its models). A bundler's file names carry the content's hash, so a new model
+// gets a new URL; options.cache: false skips the store, and caches.delete('attnscope-models') empties it.
+export const MODEL_CACHE = 'attnscope-models';
+const SAFETENSORS_OR_MODEL = (bytes) => MODEL_MAGIC.bytes.every((b, i) => bytes[i] === b) || isSafetensors(bytes);
+
+/**
+ * The bytes of a model at `url`: from the Cache API store when it holds a model file for that URL,
+ * else downloaded by `download()` and put in the store (a full store or a refused one is no error: the
+ * model loads all the same). Resolves { bytes, from: 'cache' | 'network' | 'file' }.
+ */
+export async function cachedModelBytes(url, download, { cache = true, onProgress } = {}) {
+  let store = null;
+  if (cache && /^https?:$/.test(url.protocol) && typeof caches !== 'undefined') {
+    try { store = await caches.open(MODEL_CACHE); } catch { store = null; }   // an opaque origin refuses
+  }
+  if (store) {
+    try {
+      const hit = await store.match(url.href);
+      if (hit) {
+        const bytes = new Uint8Array(await hit.arrayBuffer());
+        if (SAFETENSORS_OR_MODEL(bytes)) {
+          if (onProgress) onProgress(bytes.length, bytes.length);
+          return { bytes, from: 'cache' };
+        }
+        await store.delete(url.href);   // not a model (a damaged entry): fetched again below
+      }
+    } catch { /* a store that cannot be read: the network, as without one */ }
+  }
+  const bytes = await download();
+  if (store) {
+    try {
+      await store.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } }));
+    } catch { /* over the quota, or private browsing: not kept */ }
+  }
+  return { bytes, from: url.protocol === 'file:' ? 'file' : 'network' };
+}
 
 export class ModelCalls {
   /**
@@ -20,10 +58,13 @@ export class ModelCalls {
    * this scope's wasm instance until model.dispose().
    */
   async loadModel(options = {}) {
-    checkKnownKeys('options', options, ['model', 'onProgress']);
+    checkKnownKeys('options', options, ['model', 'onProgress', 'cache']);
     this._live();
     const { onProgress } = options;
     if (onProgress !== undefined && typeof onProgress !== 'function') throw new TypeError(`options.onProgress: expected a function, got ${describe(onProgress)}`);
+    if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`options.cache: expected true (keep the download in the Cache API store '${MODEL_CACHE}', the default) or false, got ${describe(options.cache)}`);
+    const cache = options.cache !== false;
+    let from = 'bytes';
     const source = options.model === undefined ? 'default' : options.model;
     let bytes, label;
     if (source === 'default') {
@@ -32,21 +73,25 @@ export class ModelCalls {
           `pass its URL or bytes as options.model, or use locateFile, or import 'attnscope' (the split build)`);
       }
       const url = await this._instance.locate(MODEL_FILE);
-      bytes = await readUrl(url, { what: MODEL_FILE, expect: MODEL_MAGIC, onProgress });
+      ({ bytes, from } = await cachedModelBytes(url, () => readUrl(url, { what: MODEL_FILE, expect: MODEL_MAGIC, onProgress, fix: this._instance.fixFor?.(MODEL_FILE) }),
+        { cache, onProgress }));
       label = `attnscope: ${url.href}`;
     } else if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
       bytes = new Uint8Array(source);
       label = 'options.model';
       // A transformer saved by model.save() (safetensors): the model it describes (scope-transformer.mjs).
-      if (isSafetensors(bytes)) return loadTransformer(this, bytes, label);
+      if (isSafetensors(bytes)) return withSource(await loadTransformer(this, bytes, label), from);
     } else if ((typeof source === 'string' && source !== '') || source instanceof URL) {
       const url = await toUrl(source, 'options.model');
-      bytes = await readUrl(url, { what: 'the model file', onProgress, fix: 'check the URL given as options.model' });
       label = `attnscope: ${url.href}`;
-      if (isSafetensors(bytes)) return loadTransformer(this, bytes, label);
-      if (!MODEL_MAGIC.bytes.every((b, i) => bytes[i] === b)) {
-        throw new Error(`${label} should be the model file, ${MODEL_MAGIC.kind} or a safetensors model saved by model.save(), but it is neither; check the URL given as options.model`);
-      }
+      ({ bytes, from } = await cachedModelBytes(url, async () => {
+        const got = await readUrl(url, { what: 'the model file', onProgress, fix: 'check the URL given as options.model' });
+        if (!SAFETENSORS_OR_MODEL(got)) {
+          throw new Error(`${label} should be the model file, ${MODEL_MAGIC.kind} or a safetensors model saved by model.save(), but it is neither; check the URL given as options.model`);
+        }
+        return got;
+      }, { cache, onProgress }));
+      if (isSafetensors(bytes)) return withSource(await loadTransformer(this, bytes, label), from);
     } else {
       throw new TypeError(`options.model: expected 'default', a Uint8Array or ArrayBuffer of a model file, or its URL, got ${describe(source)}`);
     }
@@ -66,8 +111,15 @@ export class ModelCalls {
       state.delete();
       throw e;
     }
-    return new Model(this, state);
+    return withSource(new Model(this, state), from);
   }
+}
+
+// Where a loaded model's bytes came from: 'network', 'cache' (the Cache API store), 'file' (Node, from
+// disk) or 'bytes' (given).
+function withSource(model, from) {
+  Object.defineProperty(model, 'loadedFrom', { value: from, enumerable: true });
+  return model;
 }
 
 /**

@@ -228,19 +228,14 @@ class TransformerModel {
     }
   }
 
-  /**
-   * The model on token ids (1 to maxTokens of them, each in [0, vocab)): { n, ids, attentions
-   * [layers, heads, n, n], logits [n, vocab], layers, heads, variant }. options.score re-scores heads (a
-   * name for all, or { 'L.H': name }); options.ablate knocks heads out (['L.H', ...]).
-   */
-  encodeIds(ids, options = {}) {
-    const state = this._live();
+  /** The checked arguments of encodeIds and attentionGradients (`more`: the call's other option keys). */
+  _encodeArgs(ids, options, more) {
     const pairs = this.kind === 'encoder-decoder';
     const source = pairs ? 'sourceIds' : 'ids';
     const arr = idArray(source, ids, 0, this.vocab - 1);
     if (arr.length === 0) throw new RangeError(`${source}: expected at least one token id`);
     if (arr.length > this.maxTokens) throw new RangeError(`${source}: ${arr.length} ids are more than the model's maxTokens (${this.maxTokens}); pass at most maxTokens ids`);
-    checkKnownKeys('options', options, pairs ? ['target', 'score', 'ablate', 'variant'] : ['score', 'ablate', 'variant']);
+    checkKnownKeys('options', options, [...(pairs ? ['target'] : []), 'score', 'ablate', 'variant', ...more]);
     let target = null;
     if (pairs) {
       if (options.target === undefined) throw new TypeError('options.target: an encoder-decoder needs the target ids (logits[i] predicts target[i] from the source and target[0 … i−1])');
@@ -252,7 +247,19 @@ class TransformerModel {
       names: scope._lists.scores, count, own: Object.values(this.scores), example: this._labels[count - 1],
       index: (name, label) => this._index(name, label),
     });
-    const variant = scope._variantOption(options.variant);
+    return { arr, target, scores, ablate, variant: scope._variantOption(options.variant) };
+  }
+
+  /**
+   * The model on token ids (1 to maxTokens of them, each in [0, vocab)): { n, ids, attentions
+   * [layers, heads, n, n], logits [n, vocab], layers, heads, variant }. options.score re-scores heads (a
+   * name for all, or { 'L.H': name }); options.ablate knocks heads out (['L.H', ...]).
+   */
+  encodeIds(ids, options = {}) {
+    const state = this._live();
+    const pairs = this.kind === 'encoder-decoder';
+    const { arr, target, scores, ablate, variant } = this._encodeArgs(ids, options, []);
+    const scope = this._scope;
     const v = scope._enum.variant[variant];
     const r = pairs
       ? this._withIds([arr, target], (p, q) => state.encodePair(p, arr.length, q, target.length, scores, ablate, v))
@@ -267,6 +274,37 @@ class TransformerModel {
   }
 
   _index(name, label) { return labelIndex(name, label, this.kind, this.layers, this.heads); }
+
+  /**
+   * Gradient × attention for one prediction: ∂ logits[position, token] / ∂ A for every head's weights A
+   * (after softmax), laid out as the attentions: { n, ids, position, token, logit, logits, attentions,
+   * gradients, layers, heads, vocab, variant } (an encoder-decoder's also nSource, target,
+   * encoderAttentions, encoderGradients, cross, crossGradients). position defaults to the last one;
+   * token to the argmax at that position; score and ablate as in encodeIds.
+   */
+  attentionGradients(ids, options = {}) {
+    const state = this._live();
+    const pairs = this.kind === 'encoder-decoder';
+    const { arr, target, scores, ablate, variant } = this._encodeArgs(ids, options, ['position', 'token']);
+    const n = pairs ? target.length : arr.length;
+    const position = options.position === undefined ? n - 1
+      : checkInt('options.position', options.position, 0, n - 1);
+    const token = options.token === undefined ? -1 : checkInt('options.token', options.token, 0, this.vocab - 1);
+    const v = this._scope._enum.variant[variant];
+    const r = pairs
+      ? this._withIds([arr, target], (p, q) => state.attentionGradients(p, arr.length, q, target.length, position, token, scores, ablate, v))
+      : this._withIds([arr], (p) => state.attentionGradients(0, 0, p, arr.length, position, token, scores, ablate, v));
+    if (r.error) throw coreError(r.error);
+    const out = {
+      n: r.n, ids: arr, position: r.position, token: r.token, logit: r.logit, logits: r.logits, attentions: r.attentions,
+      gradients: r.gradients, layers: this.layers, heads: this.heads, vocab: this.vocab, variant: this._scope._instance.resolvedVariants[variant],
+    };
+    if (pairs) {
+      Object.assign(out, { nSource: r.nSource, target, encoderAttentions: r.encoderAttentions, encoderGradients: r.encoderGradients, cross: r.cross,
+        crossGradients: r.crossGradients });
+    }
+    return out;
+  }
 
   /**
    * The mean cross-entropy of logits[i] against targets[i] over the positions with targets[i] >= 0, and

@@ -24,6 +24,7 @@ import { engineHasRelaxedSimd, engineHasSimd, readUrl, startsWith, toUrl, WASM_M
 import { checkInt, checkKnownKeys, describe } from './scope-checks.mjs';
 import { Scope, scopeOn } from './scope-class.mjs';
 import { enumsOf, listsOf, registryOf } from './scope-options.mjs';
+import { optInHint } from './scope-files.mjs';
 
 /**
  * Creates an AttnScope: locates, fetches and checks the wasm, instantiates it, and prepares the
@@ -36,6 +37,8 @@ import { enumsOf, listsOf, registryOf } from './scope-options.mjs';
  *   build.wasmFile(kind)  → the wasm file's name, or null when the factory has it inlined
  *   build.relaxed         → true when the build ships a relaxed-SIMD module
  *   build.smallVocabulary → () => Uint8Array of the inlined 10,000-word vocabulary (single-file build)
+ *   build.optional(name)  → true for a data file an app opts into (scope-files.mjs): looked for beside
+ *                           the wasm when the app has not
  */
 export async function createScopeWith(build, options = {}) {
   checkKnownKeys('options', options, ['locateFile', 'wasmBinary', 'vocabulary', 'preload', 'simd', 'onProgress', 'sharing']);
@@ -61,14 +64,24 @@ export async function createScopeWith(build, options = {}) {
   const simd = kind !== 'scalar';
   const wasmDefault = build.file(build.wasmFile(kind) || 'attnscope.wasm');
   const folder = wasmDefault ? new URL('./', wasmDefault).href : '';
+  const wasmName = build.wasmFile(kind);
+  // A data file the app did not opt into (scope-files.mjs): looked for beside the wasm, where the
+  // package's files are in Node, on a CDN or copied next to a bundle. A bundler that renamed the wasm
+  // copied only what the app imports: there is nothing beside it, and the error says what to import.
+  const notOptedIn = (file) => !options.locateFile && !build.file(file) && !!build.optional?.(file);
   const locate = async (file) => {
     if (options.locateFile) return toUrl(options.locateFile(file, folder), `locateFile('${file}')`);
     const url = build.file(file);
-    if (!url) throw new TypeError(`options.locateFile: this build does not ship ${file}; pass locateFile to say where it is`);
-    return url;
+    if (url) return url;
+    if (notOptedIn(file) && wasmDefault) {
+      if (wasmName && wasmDefault.pathname.endsWith(`/${wasmName}`)) return new URL(file, wasmDefault);
+      throw new Error(`attnscope: ${optInHint(file)} (this app was bundled: its bundler copied ${wasmName} as ` +
+        `${wasmDefault.pathname.split('/').pop()} and no file the app did not import)`);
+    }
+    throw new TypeError(`options.locateFile: this build does not ship ${file}; pass locateFile to say where it is`);
   };
   const factory = await build.loadFactory(kind);
-  const wasmFile = build.wasmFile(kind);
+  const wasmFile = wasmName;
   const moduleArgs = {};
   if (options.wasmBinary !== undefined) {
     const w = options.wasmBinary;
@@ -90,11 +103,14 @@ export async function createScopeWith(build, options = {}) {
     build: kind === 'relaxed' ? 'relaxed-simd' : kind,
     defaultVocabulary: build.smallVocabulary ? 'small' : 'default',
     smallVocabulary: build.smallVocabulary ?? null,
-    canLocate: (file) => !!options.locateFile || !!build.file(file),
+    canLocate: (file) => !!options.locateFile || !!build.file(file) || !!build.optional?.(file),
+    // What a failed load of a package file says to do: the import that opts into it, when the app has not.
+    fixFor: (file) => (notOptedIn(file) ? `${optInHint(file)}; or say where it is with createAttnScope({ locateFile })` : undefined),
   };
   return scopeOn(instance, options.vocabulary, { preload: options.preload, onProgress: options.onProgress });
 }
 
 export { engineHasRelaxedSimd, engineHasSimd };
 export { callValidator } from './scope-pool.mjs';
+export { optedInFiles, optIn } from './scope-files.mjs';
 export { checkKnownKeys as checkOptionKeys, checkInt as checkInteger, describe as describeValue, toUrl as toAbsoluteUrl };

@@ -18,6 +18,7 @@ mkdirSync(stage, { recursive: true });
 
 // The JS layer under the entries: scope.mjs and the files it is split into by concern (scope-*.mjs),
 // shipped side by side in dist/ as they are (and staged beside the single-file entry for its bundle).
+const ASSET_ENTRIES = ['model.mjs', 'vocab-50k.mjs', 'vocab-10k.mjs'];
 const SCOPE_FILES = readdirSync(join(root, 'bindings')).filter((f) => /^scope(-[a-z]+)?\.mjs$/.test(f)).sort();
 if (!SCOPE_FILES.includes('scope.mjs')) throw new Error('build-dist: bindings/scope.mjs is missing');
 
@@ -35,7 +36,6 @@ if (generated !== dts) {
 // the package does not have.
 const glues = [
   ['attnscope-wasm.mjs', 'attnscope-wasm.wasm', 'attnscope.wasm'],
-  ['attnscope-scalar-wasm.mjs', 'attnscope-scalar-wasm.wasm', 'attnscope-scalar.wasm'],
 ];
 for (const [file, built, shipped] of glues) {
   const from = join(wasmDir, file);
@@ -55,13 +55,17 @@ function checkPortable(file, text, allowLiteralUrls = false) {
   return text;
 }
 
-// The relaxed-SIMD build shares the SIMD build's glue: the two differ only in the name of their wasm
-// file (which the JS layer never lets the glue fetch). Shipping one glue holds only while that is so.
+// The relaxed-SIMD and scalar builds share the SIMD build's glue: the three differ only in the name of
+// their wasm file (which the JS layer never lets the glue fetch), so every app bundles one glue, not two.
+// Shipping one glue holds only while that is so.
 {
   const simdGlue = readFileSync(join(wasmDir, 'attnscope-wasm.mjs'), 'utf8');
-  const relaxedGlue = readFileSync(join(wasmDir, 'attnscope-relaxed-wasm.mjs'), 'utf8');
-  if (relaxedGlue.replace('"attnscope-relaxed-wasm.wasm"', '"attnscope-wasm.wasm"') !== simdGlue)
-    throw new Error('build-dist: the relaxed-SIMD build\'s glue differs from the SIMD build\'s: ship its own glue (split-build.mjs, loadFactory)');
+  for (const other of ['attnscope-relaxed-wasm', 'attnscope-scalar-wasm']) {
+    const text = readFileSync(join(wasmDir, `${other}.mjs`), 'utf8');
+    if (text.replace(`"${other}.wasm"`, '"attnscope-wasm.wasm"') !== simdGlue)
+      throw new Error(`build-dist: ${other}.mjs differs from the SIMD build's glue by more than its wasm's name: ship its own glue (split-build.mjs, loadFactory)`);
+  }
+  if (existsSync(join(dist, 'attnscope-scalar-wasm.mjs'))) rmSync(join(dist, 'attnscope-scalar-wasm.mjs'));
 }
 
 const copies = [
@@ -71,6 +75,10 @@ const copies = [
   [join(root, 'bindings/attnscope.mjs'), 'attnscope.mjs'],
   ...SCOPE_FILES.map((f) => [join(root, 'bindings', f), f]),
   [join(root, 'bindings/split-build.mjs'), 'split-build.mjs'],
+  // The assets an app opts into, each the one module that names its file (scope-files.mjs).
+  ...ASSET_ENTRIES.map((f) => [join(root, 'bindings', f), f]),
+  [join(root, 'bindings/assets.d.ts'), 'assets.d.ts'],
+  [join(root, 'bindings/pool.d.ts'), 'pool.d.ts'],
   [join(root, 'bindings/sentencepiece.mjs'), 'sentencepiece.mjs'],
   [join(root, 'bindings/sentencepiece.d.ts'), 'sentencepiece.d.ts'],
   [join(root, 'bindings/attnscope.d.ts'), 'attnscope.d.ts'],
@@ -109,9 +117,9 @@ for (const f of readdirSync(dist)) {
     console.log(`dist: removed ${f} (no longer in bindings/)`);
   }
 }
-for (const file of ['attnscope.mjs', ...SCOPE_FILES, 'split-build.mjs', 'sentencepiece.mjs']) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
+for (const file of ['attnscope.mjs', ...SCOPE_FILES, 'split-build.mjs', 'sentencepiece.mjs', ...ASSET_ENTRIES]) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 
-// The pool of workers: pool.mjs (imported by the entry) and pool-worker.mjs (each worker's module),
+// The pool of workers: pool.mjs (the entry 'attnscope/pool') and pool-worker.mjs (each worker's module),
 // each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
 // the scope and the entry stay the shipped files beside them (one copy of the scope's code).
 const besideInDist = {
@@ -185,7 +193,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node18',
-  external: ['./attnscope.mjs'],
+  external: ['./attnscope.mjs', './pool.mjs'],
   minify: false,
   legalComments: 'none',
   logLevel: 'warning',

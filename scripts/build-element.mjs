@@ -41,12 +41,23 @@ const common = {
   plugins: [formulasPlugin],
 };
 // The classic script uses the single-file module: nothing to fetch next to the script.
-const single = { alias: { attnscope: join(stage, 'single.mjs') } };
+const single = {
+  alias: { attnscope: join(stage, 'single.mjs'), 'attnscope/files': join(stage, 'scope-files.mjs') },
+  plugins: [...common.plugins, {
+    name: 'inlined-vocabulary',
+    setup(b) { b.onResolve({ filter: /^attnscope\/vocab-10k$/ }, () => ({ path: 'vocab-10k', namespace: 'inlined' }));
+      b.onLoad({ filter: /.*/, namespace: 'inlined' }, () => ({ contents: '// the 10,000 words are inlined in the single-file build', loader: 'js' })); },
+  }],
+};
 // The module imports the package's own split build, next to it in dist/ (and shared with an app's
 // own import of 'attnscope': one copy of the core and one wasm instance per page).
 const splitBuild = {
   name: 'attnscope-split-build',
-  setup(b) { b.onResolve({ filter: /^attnscope$/ }, () => ({ path: './attnscope.mjs', external: true })); },
+  setup(b) {
+    b.onResolve({ filter: /^attnscope$/ }, () => ({ path: './attnscope.mjs', external: true }));
+    b.onResolve({ filter: /^attnscope\/vocab-10k$/ }, () => ({ path: './vocab-10k.mjs', external: true }));
+    b.onResolve({ filter: /^attnscope\/files$/ }, () => ({ path: './scope-files.mjs', external: true }));
+  },
 };
 
 // Classic script: there is no import.meta in a script; the module's base URL is the script's own
@@ -77,6 +88,7 @@ await build({
 const esm = readFileSync(join(dist, 'attnscope-element.mjs'), 'utf8');
 if (/import\.meta\b/.test(esm)) throw new Error('build-element: attnscope-element.mjs uses import.meta (webpack would turn it into a path of the build machine)');
 if (!/from\s*["']\.\/attnscope\.mjs["']/.test(esm)) throw new Error('build-element: attnscope-element.mjs does not import ./attnscope.mjs');
+if (!/import\s*["']\.\/vocab-10k\.mjs["']/.test(esm)) throw new Error('build-element: attnscope-element.mjs does not import ./vocab-10k.mjs (its built-in vocabulary)');
 if (esm.length > 1e6) throw new Error(`build-element: attnscope-element.mjs is ${esm.length} bytes: has the wasm or a vocabulary been inlined again?`);
 copyFileSync(join(root, 'bindings/element.d.ts'), join(dist, 'attnscope-element.d.ts'));
 

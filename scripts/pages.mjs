@@ -15,6 +15,8 @@ export const PAGES = [
     ready: '#status[data-ready="true"]' },
   { room: 'lab-prototypes', html: 'lab-prototypes.html', script: 'lab-prototypes.js', worker: 'lab-prototypes-worker.js',
     style: 'lab-prototypes.css', nav: 'Lab, part 3: keys as prototypes' },
+  { room: 'transformer', html: 'transformer.html', script: 'transformer.js', worker: 'transformer-worker.js', style: 'transformer.css',
+    nav: 'Train a transformer', ready: '#status[data-ready="true"]' },
   { room: 'imported-attention', html: 'model.html', script: 'model.js', worker: 'model-worker.js', style: 'model.css',
     nav: 'Your model\'s attention', ready: 'body.model-ready' },
 ];

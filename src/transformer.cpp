@@ -337,10 +337,11 @@ Status heads_forward(const HeadsArgs& a, float* S, float* A, float* ho) {
 
 // The backward pass of heads_forward given dho (rows·nq x D): dQ, dK, dV written (each region once) at
 // their leading dimensions; the score matrices' gradients added at `slots` (one per head) into G, and
-// dlog_tau[h] added (when log_tau is learned).
+// dlog_tau[h] added (when log_tau is learned); with dA_out, ∂/∂A written there (laid out as A; an ablated
+// head's left as it is). slots null: the score matrices' gradients are not kept.
 Status heads_backward(const HeadsArgs& a, const float* S, const float* A, const float* dho, float* dQ, float* dK, float* dV,
                       std::size_t lddq, std::size_t lddk, std::size_t lddv, const Transformer::ScoreSlots* slots, float* G,
-                      float* dlog_tau) {
+                      float* dlog_tau, float* dA_out) {
     const std::size_t nq = a.nq, nk = a.nk, H = a.H, dh = a.dh;
     std::vector<float> dA(nq * nk);
     for (std::size_t h = 0; h < H; ++h) {
@@ -360,6 +361,7 @@ Status heads_backward(const HeadsArgs& a, const float* S, const float* A, const 
             }
             // O = A V: dA = dY Vᵀ, dV = Aᵀ dY
             a.kt->gemm_nt(nq, nk, dh, dY, a.D, V, a.ldv, dA.data(), nk, 1.0f);
+            if (dA_out) std::copy(dA.begin(), dA.end(), dA_out + (b * H + h) * nq * nk);  // ∂/∂A, before the softmax's backward
             a.kt->gemm_tn(nk, dh, nq, Ab, nk, dY, a.D, dVb, lddv);
             // A = softmax(Z), Z = S / τ: dZ (in place), then dS = dZ / τ and dlog_τ = Σ dZ · (−Z)
             a.kt->softmax_backward_rows(nq, nk, Ab, nk, dA.data(), nk, 1.0f, dA.data(), nk);
@@ -379,7 +381,7 @@ Status heads_backward(const HeadsArgs& a, const float* S, const float* A, const 
             for (const MatrixKind kind : {MatrixKind::W_general, MatrixKind::W1_additive, MatrixKind::W2_additive,
                                           MatrixKind::v_additive, MatrixKind::Wa_location}) {
                 const KindSlot ks = kind_slot(kind);
-                if (slots[h].*ks.slot == Transformer::kAbsent) continue;
+                if (!slots || slots[h].*ks.slot == Transformer::kAbsent) continue;
                 const Tensor& gt = sg.*ks.grad;
                 float* dst = G + slots[h].*ks.slot;
                 for (std::size_t e = 0; e < gt.values.size(); ++e) dst[e] += gt.values[e];
@@ -460,8 +462,8 @@ Budget Transformer::pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint6
     return b;
 }
 
-Budget Transformer::encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s) const {
-    Budget b = pair_budget(1, ns, n, false);
+Budget Transformer::encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s, bool want_grads) const {
+    Budget b = pair_budget(1, ns, n, want_grads);
     const std::uint64_t dh = head_dim();
     for (std::size_t i = 0; !s.scores.empty() && i < s.scores.size(); ++i) {
         const scores::ScoreDef& def = scores::score_def(s.scores[i]);
@@ -470,7 +472,8 @@ Budget Transformer::encode_budget(std::uint64_t ns, std::uint64_t n, const Trans
         b.work(one.work());
         if (def.head_floats) b.floats(def.head_floats(ScoreParams{}, dh, c_.max_tokens));
     }
-    b.floats(c_.layers * c_.heads, Budget::mul(n, n) + Budget::mul(ns, ns) + Budget::mul(n, ns));  // the attentions handed back
+    // the attentions handed back (and their gradients)
+    b.floats(want_grads ? 2 : 1, Budget::mul(c_.layers * c_.heads, Budget::mul(n, n) + Budget::mul(ns, ns) + Budget::mul(n, ns)));
     return b;
 }
 
@@ -578,7 +581,10 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
 }
 
 Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, const StackCache& k, const float* memory, std::size_t nm,
-                               const std::vector<ScoreParams>& hp, Variant variant, const float* dxf, float* dmemory, float* G) const {
+                               const std::vector<Score>& scores, const std::vector<ScoreParams>& hp, const std::vector<std::uint8_t>& ablate,
+                               Variant variant, const float* dxf, float* dmemory, float* G, float* dA, float* dA_cross) const {
+    // A re-scored head's matrices are not the config's: their gradients have no place in G.
+    const ScoreSlots* slots = &scores == &c_.scores || scores == c_.scores ? score_slots_.data() : nullptr;
     const auto& kt = kernels_for(variant);
     const std::size_t L = c_.layers, H = c_.heads, D = c_.d_model, F = c_.d_ff, dh = D / H, n = k.n, N = k.N, rows = k.rows;
     const float* P = params_.data();
@@ -615,12 +621,13 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
             a.V = ct.kv.data() + D;
             a.ldk = a.ldv = 2 * D;
             a.causal = false;
-            a.scores = c_.scores.data() + cb;
+            a.scores = scores.data() + cb;
             a.hp = hp.data() + cb;
             a.log_tau = s.clog_tau == kAbsent ? nullptr : P + s.clog_tau;
-            a.ablate = nullptr;
+            a.ablate = ablate.empty() ? nullptr : ablate.data() + cb;
             if (Status st2 = heads_backward(a, ct.S.data(), ct.A.data(), dho.data(), dq.data(), dkv.data(), dkv.data() + D, D, 2 * D,
-                                            2 * D, score_slots_.data() + cb, G, s.clog_tau == kAbsent ? nullptr : G + s.clog_tau);
+                                            2 * D, slots ? slots + cb : nullptr, G, s.clog_tau == kAbsent ? nullptr : G + s.clog_tau,
+                                            dA_cross ? dA_cross + l * rows * H * n * nm : nullptr);
                 !st2)
                 return st2;
             linear_backward_into(kt, rows * nm, D, 2 * D, memory, P + s.ckv_w, dkv.data(), G + s.ckv_w, G + s.ckv_b, dmemory, true, scratch);
@@ -637,12 +644,13 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
         a.V = at.q.data() + 2 * D;
         a.ldq = a.ldk = a.ldv = 3 * D;
         a.causal = st.causal;
-        a.scores = c_.scores.data() + sb;
+        a.scores = scores.data() + sb;
         a.hp = hp.data() + sb;
         a.log_tau = s.log_tau == kAbsent ? nullptr : P + s.log_tau;
-        a.ablate = nullptr;
+        a.ablate = ablate.empty() ? nullptr : ablate.data() + sb;
         if (Status st2 = heads_backward(a, at.S.data(), at.A.data(), dho.data(), dq.data(), dq.data() + D, dq.data() + 2 * D, 3 * D,
-                                        3 * D, 3 * D, score_slots_.data() + sb, G, s.log_tau == kAbsent ? nullptr : G + s.log_tau);
+                                        3 * D, 3 * D, slots ? slots + sb : nullptr, G, s.log_tau == kAbsent ? nullptr : G + s.log_tau,
+                                        dA ? dA + l * rows * H * n * n : nullptr);
             !st2)
             return st2;
         linear_backward_into(kt, N, D, 3 * D, at.h.data(), P + s.attn_w, dq.data(), G + s.attn_w, G + s.attn_b, dh_.data(), false, scratch);
@@ -768,34 +776,6 @@ std::vector<float> gather_attentions(const std::vector<Transformer::StackCache::
 }
 }  // namespace
 
-Status Transformer::encode(const std::int32_t* ids, std::size_t n, const TransformerSurgery& s, TransformerRun& out) const {
-    out = TransformerRun{};
-    if (empty()) return Status::error("model: no model was created");
-    if (pairs()) return Status::error("model: an encoder-decoder runs on a source and a target; use encode_pair");
-    const std::size_t L = c_.layers, H = c_.heads;
-    if (n == 0) return Status::error("ids: expected at least one token id");
-    if (n > c_.max_tokens)
-        return Status::error("ids: " + num(n) + " ids are more than the model's maxTokens (" + num(c_.max_tokens) +
-                             "); pass at most maxTokens ids (the positions wpe has)");
-    std::vector<Score> scores;
-    std::vector<ScoreParams> hp;
-    std::vector<std::vector<float>> seeded;
-    if (Status st = call_heads(s, scores, hp, seeded); !st) return st;
-    if (Status st = encode_budget(0, n, s).check_lazily(
-            [&] { return "encoding " + num(n) + " tokens with " + num(L) + " layers of " + num(H) + " heads"; }, "pass fewer ids");
-        !st)
-        return Status::error("ids: " + st.message());
-    if (Status st = check_ids("ids", ids, n, c_.vocab); !st) return st;
-    StackCache k;
-    if (Status st = run_stack(dec_, ids, 1, n, nullptr, 0, scores, hp, s.ablate, s.variant, k); !st) return st;
-    out.n = n;
-    out.attentions = gather_attentions(k.layers, H * n * n, [](const StackCache::Layer& y) -> const std::vector<float>& { return y.self.A; });
-    out.logits.resize(n * c_.vocab);
-    kernels_for(s.variant).gemm_nt(n, c_.vocab, c_.d_model, k.xf.data(), c_.d_model, params_.data() + wte_, c_.d_model, out.logits.data(),
-                                   c_.vocab, 1.0f);
-    return {};
-}
-
 namespace {
 // The decoder's input: the target shifted right after the start id 0 (padding, a negative target, feeds 0).
 std::vector<std::int32_t> shifted_right(const std::int32_t* target, std::size_t rows, std::size_t nt) {
@@ -804,39 +784,137 @@ std::vector<std::int32_t> shifted_right(const std::int32_t* target, std::size_t 
         for (std::size_t i = 1; i < nt; ++i) in[r * nt + i] = std::max(target[r * nt + i - 1], 0);
     return in;
 }
+const std::vector<float>& self_of(const Transformer::StackCache::Layer& y) { return y.self.A; }
+const std::vector<float>& cross_of(const Transformer::StackCache::Layer& y) { return y.cross.A; }
 }  // namespace
+
+Status Transformer::forward_one(const std::int32_t* source, std::size_t ns, const std::int32_t* ids, std::size_t n, const TransformerSurgery& s,
+                                bool want_grads, std::vector<Score>& scores, std::vector<ScoreParams>& hp,
+                                std::vector<std::vector<float>>& seeded, std::vector<std::int32_t>& in, StackCache& e, StackCache& d,
+                                TransformerRun& out) const {
+    out = TransformerRun{};
+    if (empty()) return Status::error("model: no model was created");
+    const std::size_t L = c_.layers, H = c_.heads;
+    if (!pairs()) {
+        if (n == 0) return Status::error("ids: expected at least one token id");
+        if (n > c_.max_tokens)
+            return Status::error("ids: " + num(n) + " ids are more than the model's maxTokens (" + num(c_.max_tokens) +
+                                 "); pass at most maxTokens ids (the positions wpe has)");
+        if (Status st = call_heads(s, scores, hp, seeded); !st) return st;
+        if (Status st = encode_budget(0, n, s, want_grads).check_lazily(
+                [&] { return "encoding " + num(n) + " tokens with " + num(L) + " layers of " + num(H) + " heads"; }, "pass fewer ids");
+            !st)
+            return Status::error("ids: " + st.message());
+        if (Status st = check_ids("ids", ids, n, c_.vocab); !st) return st;
+        in.assign(ids, ids + n);
+        if (Status st = run_stack(dec_, ids, 1, n, nullptr, 0, scores, hp, s.ablate, s.variant, d); !st) return st;
+        out.attentions = gather_attentions(d.layers, H * n * n, self_of);
+    } else {
+        if (ns == 0 || ns > c_.max_tokens) return Status::error("source: expected 1 to maxTokens = " + num(c_.max_tokens) + " ids, got " + num(ns));
+        if (n == 0 || n > c_.max_tokens) return Status::error("target: expected 1 to maxTokens = " + num(c_.max_tokens) + " ids, got " + num(n));
+        if (Status st = call_heads(s, scores, hp, seeded); !st) return st;
+        if (Status st = encode_budget(ns, n, s, want_grads).check_lazily(
+                [&] { return "encoding " + num(ns) + " source and " + num(n) + " target tokens"; }, "pass shorter sequences");
+            !st)
+            return Status::error("source: " + st.message());
+        if (Status st = check_ids("source", source, ns, c_.vocab); !st) return st;
+        if (Status st = check_targets("target", ids, n, c_.vocab); !st) return st;
+        if (Status st = run_stack(enc_, source, 1, ns, nullptr, 0, scores, hp, s.ablate, s.variant, e); !st) return st;
+        in = shifted_right(ids, 1, n);
+        if (Status st = run_stack(dec_, in.data(), 1, n, e.xf.data(), ns, scores, hp, s.ablate, s.variant, d); !st) return st;
+        out.n_source = ns;
+        out.encoder_attentions = gather_attentions(e.layers, H * ns * ns, self_of);
+        out.attentions = gather_attentions(d.layers, H * n * n, self_of);
+        out.cross = gather_attentions(d.layers, H * n * ns, cross_of);
+    }
+    out.n = n;
+    out.logits.resize(n * c_.vocab);
+    kernels_for(s.variant).gemm_nt(n, c_.vocab, c_.d_model, d.xf.data(), c_.d_model, params_.data() + wte_, c_.d_model, out.logits.data(),
+                                   c_.vocab, 1.0f);
+    return {};
+}
+
+Status Transformer::encode(const std::int32_t* ids, std::size_t n, const TransformerSurgery& s, TransformerRun& out) const {
+    out = TransformerRun{};
+    if (empty()) return Status::error("model: no model was created");
+    if (pairs()) return Status::error("model: an encoder-decoder runs on a source and a target; use encode_pair");
+    std::vector<Score> scores;
+    std::vector<ScoreParams> hp;
+    std::vector<std::vector<float>> seeded;
+    std::vector<std::int32_t> in;
+    StackCache e, d;
+    return forward_one(nullptr, 0, ids, n, s, false, scores, hp, seeded, in, e, d, out);
+}
 
 Status Transformer::encode_pair(const std::int32_t* source, std::size_t ns, const std::int32_t* target, std::size_t nt,
                                 const TransformerSurgery& s, TransformerRun& out) const {
     out = TransformerRun{};
     if (empty()) return Status::error("model: no model was created");
     if (!pairs()) return Status::error("model: a decoder runs on one sequence; use encode");
-    if (ns == 0 || ns > c_.max_tokens) return Status::error("source: expected 1 to maxTokens = " + num(c_.max_tokens) + " ids, got " + num(ns));
-    if (nt == 0 || nt > c_.max_tokens) return Status::error("target: expected 1 to maxTokens = " + num(c_.max_tokens) + " ids, got " + num(nt));
     std::vector<Score> scores;
     std::vector<ScoreParams> hp;
     std::vector<std::vector<float>> seeded;
-    if (Status st = call_heads(s, scores, hp, seeded); !st) return st;
-    if (Status st = encode_budget(ns, nt, s).check_lazily([&] { return "encoding " + num(ns) + " source and " + num(nt) + " target tokens"; },
-                                                          "pass shorter sequences");
-        !st)
-        return Status::error("source: " + st.message());
-    if (Status st = check_ids("source", source, ns, c_.vocab); !st) return st;
-    if (Status st = check_targets("target", target, nt, c_.vocab); !st) return st;
-    const std::size_t H = c_.heads;
+    std::vector<std::int32_t> in;
     StackCache e, d;
-    if (Status st = run_stack(enc_, source, 1, ns, nullptr, 0, scores, hp, s.ablate, s.variant, e); !st) return st;
-    const std::vector<std::int32_t> in = shifted_right(target, 1, nt);
-    if (Status st = run_stack(dec_, in.data(), 1, nt, e.xf.data(), ns, scores, hp, s.ablate, s.variant, d); !st) return st;
-    out.n = nt;
-    out.n_source = ns;
-    out.encoder_attentions = gather_attentions(e.layers, H * ns * ns, [](const StackCache::Layer& y) -> const std::vector<float>& { return y.self.A; });
-    out.attentions = gather_attentions(d.layers, H * nt * nt, [](const StackCache::Layer& y) -> const std::vector<float>& { return y.self.A; });
-    out.cross = gather_attentions(d.layers, H * nt * ns, [](const StackCache::Layer& y) -> const std::vector<float>& { return y.cross.A; });
-    out.logits.resize(nt * c_.vocab);
-    kernels_for(s.variant).gemm_nt(nt, c_.vocab, c_.d_model, d.xf.data(), c_.d_model, params_.data() + wte_, c_.d_model, out.logits.data(),
-                                   c_.vocab, 1.0f);
-    return {};
+    return forward_one(source, ns, target, nt, s, false, scores, hp, seeded, in, e, d, out);
+}
+
+Status Transformer::attention_gradients(const std::int32_t* ids, std::size_t n, std::size_t position, long token,
+                                        const TransformerSurgery& s, TransformerAttribution& out) const {
+    out = TransformerAttribution{};
+    if (empty()) return Status::error("model: no model was created");
+    if (pairs()) return Status::error("model: an encoder-decoder runs on a source and a target; use attention_gradients_pair");
+    return attribute(nullptr, 0, ids, n, position, token, s, out);
+}
+
+Status Transformer::attention_gradients_pair(const std::int32_t* source, std::size_t ns, const std::int32_t* target, std::size_t nt,
+                                             std::size_t position, long token, const TransformerSurgery& s, TransformerAttribution& out) const {
+    out = TransformerAttribution{};
+    if (empty()) return Status::error("model: no model was created");
+    if (!pairs()) return Status::error("model: a decoder runs on one sequence; use attention_gradients");
+    return attribute(source, ns, target, nt, position, token, s, out);
+}
+
+Status Transformer::attribute(const std::int32_t* source, std::size_t ns, const std::int32_t* ids, std::size_t n, std::size_t position,
+                              long token, const TransformerSurgery& s, TransformerAttribution& out) const {
+    const std::size_t D = c_.d_model, V = c_.vocab, L = c_.layers, H = c_.heads;
+    if (n >= 1 && position >= n)
+        return Status::error("position: expected 0 to " + num(n - 1) + " (a position of the " + std::string(pairs() ? "target" : "ids") + "), got " + num(position));
+    if (token >= 0 && static_cast<std::size_t>(token) >= V)
+        return Status::error("token: expected 0 to " + num(V - 1) + " (a token id of the vocabulary), got " + std::to_string(token));
+    std::vector<Score> scores;
+    std::vector<ScoreParams> hp;
+    std::vector<std::vector<float>> seeded;
+    std::vector<std::int32_t> in;
+    StackCache e, d;
+    if (Status st = forward_one(source, ns, ids, n, s, true, scores, hp, seeded, in, e, d, out.run); !st) return st;
+    const float* z = out.run.logits.data() + position * V;
+    std::size_t t = 0;
+    if (token < 0) {
+        for (std::size_t j = 1; j < V; ++j)
+            if (z[j] > z[t]) t = j;
+    } else {
+        t = static_cast<std::size_t>(token);
+    }
+    out.position = position;
+    out.token = t;
+    out.logit = z[t];
+    // logits[position, t] = xf[position] · wte[t]: its gradient into xf is wte[t] on that row, 0 elsewhere.
+    std::vector<float> dxf(n * D, 0.0f), G(params_.size(), 0.0f);
+    std::copy_n(params_.data() + wte_ + t * D, D, dxf.data() + position * D);
+    // The scores' matrices' gradients land where the config's heads keep theirs; a re-scored head has
+    // other matrices, so back_stack leaves them out when the scores are not the config's (G is scratch here).
+    out.gradients.assign(L * H * n * n, 0.0f);
+    if (!pairs()) return back_stack(dec_, in.data(), d, nullptr, 0, scores, hp, s.ablate, s.variant, dxf.data(), nullptr, G.data(), out.gradients.data());
+    out.cross_gradients.assign(L * H * n * ns, 0.0f);
+    out.encoder_gradients.assign(L * H * ns * ns, 0.0f);
+    std::vector<float> dmem(ns * D, 0.0f);
+    if (Status st = back_stack(dec_, in.data(), d, e.xf.data(), ns, scores, hp, s.ablate, s.variant, dxf.data(), dmem.data(), G.data(),
+                               out.gradients.data(), out.cross_gradients.data());
+        !st)
+        return st;
+    return back_stack(enc_, source, e, nullptr, 0, scores, hp, s.ablate, s.variant, dmem.data(), nullptr, G.data(),
+                      out.encoder_gradients.data());
 }
 
 Status Transformer::loss(const std::int32_t* ids, const std::int32_t* targets, std::size_t rows, std::size_t cols, bool want_grads,
@@ -862,7 +940,7 @@ Status Transformer::loss(const std::int32_t* ids, const std::int32_t* targets, s
     std::vector<float> dxf;
     if (Status st = head_loss(k, targets, want_grads, variant, out, dxf); !st) return st;
     if (!want_grads) return {};
-    return back_stack(dec_, ids, k, nullptr, 0, hp, variant, dxf.data(), nullptr, out.grads.data());
+    return back_stack(dec_, ids, k, nullptr, 0, c_.scores, hp, {}, variant, dxf.data(), nullptr, out.grads.data());
 }
 
 Status Transformer::loss_pairs(const std::int32_t* source, const std::int32_t* target, std::size_t rows, std::size_t ns, std::size_t nt,
@@ -892,8 +970,9 @@ Status Transformer::loss_pairs(const std::int32_t* source, const std::int32_t* t
     if (Status st = head_loss(d, target, want_grads, variant, out, dxf); !st) return st;
     if (!want_grads) return {};
     std::vector<float> dmem(rows * ns * c_.d_model, 0.0f);
-    if (Status st = back_stack(dec_, in.data(), d, e.xf.data(), ns, hp, variant, dxf.data(), dmem.data(), out.grads.data()); !st) return st;
-    return back_stack(enc_, source, e, nullptr, 0, hp, variant, dmem.data(), nullptr, out.grads.data());
+    if (Status st = back_stack(dec_, in.data(), d, e.xf.data(), ns, c_.scores, hp, {}, variant, dxf.data(), dmem.data(), out.grads.data()); !st)
+        return st;
+    return back_stack(enc_, source, e, nullptr, 0, c_.scores, hp, {}, variant, dmem.data(), nullptr, out.grads.data());
 }
 
 }  // namespace attnscope

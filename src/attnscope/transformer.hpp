@@ -84,6 +84,20 @@ struct TransformerRun {
     std::vector<float> encoder_attentions, cross;
 };
 
+// The gradient of one logit with respect to every attention weight (gradient × attention, for one
+// prediction): ∂ logits[position, token] / ∂ A[l, h, i, j], A the weights after softmax, every head of
+// every stack, laid out as the run's attentions. The derivative at a causally masked weight (A = 0) is
+// the one the logit would have if that weight were free (what autograd gives for the probabilities);
+// an ablated head's is 0 (its output is zeroed).
+struct TransformerAttribution {
+    TransformerRun run;                      // the forward pass: attentions, logits, …
+    std::size_t position = 0, token = 0;     // the prediction: logits[position, token]
+    float logit = 0.0f;
+    std::vector<float> gradients;            // [layers, heads, n, n], as run.attentions
+    std::vector<float> encoder_gradients;    // encoder_decoder: as run.encoder_attentions
+    std::vector<float> cross_gradients;      // encoder_decoder: as run.cross
+};
+
 // Loss and gradients of a batch of rows × cols token ids and targets (target < 0: not counted).
 struct TransformerLoss {
     double loss = 0.0;          // mean cross-entropy over the counted positions (0 when none)
@@ -118,6 +132,13 @@ public:
     // logits[i] predicts target[i] from the source and target[0 … i−1].
     Status encode_pair(const std::int32_t* source, std::size_t ns, const std::int32_t* target, std::size_t nt,
                        const TransformerSurgery& surgery, TransformerRun& out) const;
+    // The attentions' gradients of logits[position, token] (token < 0: the argmax at that position) on
+    // ids (a decoder) or on source and target (encoder_decoder: then ids = source, n = ns), surgery
+    // applied. One forward pass and the loss's backward pass, from the one logit instead of the loss.
+    Status attention_gradients(const std::int32_t* ids, std::size_t n, std::size_t position, long token, const TransformerSurgery& surgery,
+                               TransformerAttribution& out) const;
+    Status attention_gradients_pair(const std::int32_t* source, std::size_t ns, const std::int32_t* target, std::size_t nt,
+                                    std::size_t position, long token, const TransformerSurgery& surgery, TransformerAttribution& out) const;
     // encoder_decoder: rows pairs of source (rows × ns) and target (rows × nt) sequences; the loss is the
     // mean cross-entropy of logits[i] against target[i] over the target entries >= 0.
     Status loss_pairs(const std::int32_t* source, const std::int32_t* target, std::size_t rows, std::size_t ns, std::size_t nt,
@@ -170,7 +191,14 @@ public:
 
 private:
     bool pairs() const { return c_.kind == ModelKind::encoder_decoder; }
-    Budget encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s) const;
+    Budget encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s, bool want_grads = false) const;
+    // The checks of encode / encode_pair and the forward pass of one sequence (ns = 0: a decoder's ids);
+    // `in` receives the decoder's input ids (the shifted target of a pair).
+    Status forward_one(const std::int32_t* source, std::size_t ns, const std::int32_t* ids, std::size_t n, const TransformerSurgery& s,
+                       bool want_grads, std::vector<Score>& scores, std::vector<ScoreParams>& hp, std::vector<std::vector<float>>& seeded,
+                       std::vector<std::int32_t>& in, StackCache& e, StackCache& d, TransformerRun& out) const;
+    Status attribute(const std::int32_t* source, std::size_t ns, const std::int32_t* ids, std::size_t n, std::size_t position, long token,
+                     const TransformerSurgery& s, TransformerAttribution& out) const;
     // The score parameters of head `index` (layer-major) read from `base` (params() or a gradient array).
     ScoreParams head_score_params(std::size_t index, const float* base) const;
     // The scores and their parameters of every head for a call (surgery applied; seeded matrices kept in `store`).
@@ -179,8 +207,12 @@ private:
     Status run_stack(const StackSlots& st, const std::int32_t* ids, std::size_t rows, std::size_t n, const float* memory,
                      std::size_t nm, const std::vector<Score>& scores, const std::vector<ScoreParams>& hp,
                      const std::vector<std::uint8_t>& ablate, Variant variant, StackCache& sc) const;
+    // The backward pass of run_stack from dxf: parameter gradients added into G (the scores' matrices'
+    // only when `scores` are the config's), dmemory (cross-attention), and, when dA / dA_cross are not
+    // null, every layer's ∂/∂A laid out as the caches' A ([L, rows, H, nq, nk]).
     Status back_stack(const StackSlots& st, const std::int32_t* ids, const StackCache& sc, const float* memory, std::size_t nm,
-                      const std::vector<ScoreParams>& hp, Variant variant, const float* dxf, float* dmemory, float* G) const;
+                      const std::vector<Score>& scores, const std::vector<ScoreParams>& hp, const std::vector<std::uint8_t>& ablate,
+                      Variant variant, const float* dxf, float* dmemory, float* G, float* dA = nullptr, float* dA_cross = nullptr) const;
     // logits = xf wteᵀ, the loss, and (with grads) dlogits and the gradient through the tied head.
     Status head_loss(const StackCache& sc, const std::int32_t* targets, bool want_grads, Variant variant, TransformerLoss& out,
                      std::vector<float>& dxf) const;

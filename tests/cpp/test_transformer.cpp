@@ -25,6 +25,16 @@ using namespace attnscope;
 namespace {
 
 // ---- the float64 model ------------------------------------------------------------------------
+// A hook on the attention weights: `delta` added to one weight after the softmax (masked or not), the
+// way the central differences of ∂ logit / ∂ A perturb it. stack: 0 the decoder's (or the encoder's)
+// self-attention, 1 an encoder-decoder's decoder self-attention, 2 its cross-attention; index into
+// that stack's [L, H, nq, nk].
+struct Bump {
+    int stack = 0;
+    std::size_t index = 0;
+    double delta = 0.0;
+};
+
 struct Ref {
     const Transformer& m;
     std::vector<double> p;  // the parameters, as params() lays them out
@@ -117,7 +127,7 @@ struct Ref {
 
     // The mean cross-entropy of one sequence; logits [n, V] and attentions [L, H, n, n] when asked.
     double loss(const std::vector<std::int32_t>& ids, const std::vector<std::int32_t>& targets, std::vector<double>* logits = nullptr,
-                std::vector<double>* attentions = nullptr, const std::vector<std::uint8_t>& ablate = {}) const {
+                std::vector<double>* attentions = nullptr, const std::vector<std::uint8_t>& ablate = {}, const Bump* bump = nullptr) const {
         const TransformerConfig& c = m.config();
         const std::size_t n = ids.size(), D = c.d_model, H = c.heads, dh = D / H, F = c.d_ff, V = c.vocab;
         std::vector<double> x(n * D), h, a;
@@ -147,6 +157,10 @@ struct Ref {
                         if (attentions) (*attentions)[(index * n + i) * n + j] = w;
                         if (!ablate.empty() && ablate[index]) continue;
                         for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += w * qkv[j * 3 * D + 2 * D + hd * dh + e];
+                    }
+                    if (bump && bump->index / n == index * n + i && (ablate.empty() || !ablate[index])) {
+                        const std::size_t j = bump->index % n;
+                        for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += bump->delta * qkv[j * 3 * D + 2 * D + hd * dh + e];
                     }
                 }
             }
@@ -450,6 +464,120 @@ TEST_CASE("transformer: bad configs and inputs are refused, sizes before any all
     CHECK(std::isfinite(out.loss));
 }
 
+// ---- gradient × attention ----------------------------------------------------------------------------
+namespace {
+// Every ∂ logits[position, token] / ∂ A against float64 central differences (h = 1e-6) of the float64
+// model's logit with that weight bumped through the hook; the same tolerance as the parameters'.
+// `ref_logit(bump)` evaluates the float64 logit, `parts` are (stack, got) in the hook's numbering.
+template <class RefLogit>
+void check_attention_gradients(const std::vector<std::pair<int, const std::vector<float>*>>& parts, RefLogit ref_logit) {
+    const double h = 1e-6;
+    std::vector<std::vector<double>> fd(parts.size());
+    double scale = 0.0;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        for (std::size_t i = 0; i < parts[p].second->size(); ++i) {
+            const Bump up{parts[p].first, i, h}, down{parts[p].first, i, -h};
+            fd[p].push_back((ref_logit(&up) - ref_logit(&down)) / (2.0 * h));
+            scale = std::max(scale, std::fabs(fd[p].back()));
+        }
+    }
+    REQUIRE(scale > 1e-3);  // the logit depends on the attentions: the check is not of zeros
+    std::size_t bad = 0, nonzero = 0;
+    double worst = 0.0;
+    std::string where;
+    for (std::size_t p = 0; p < parts.size(); ++p)
+        for (std::size_t i = 0; i < fd[p].size(); ++i) {
+            const double got = (*parts[p].second)[i], err = std::fabs(got - fd[p][i]);
+            nonzero += std::fabs(fd[p][i]) > 1e-3 * scale ? 1 : 0;
+            if (err > 2e-3 * std::fabs(fd[p][i]) + 2e-4 * scale && bad++ < 5)
+                where += "stack " + std::to_string(parts[p].first) + " [" + std::to_string(i) + "]: " + std::to_string(got) + " vs " + std::to_string(fd[p][i]) + "; ";
+            worst = std::max(worst, err / (std::fabs(fd[p][i]) + scale));
+        }
+    INFO(where << " worst |err| / (|fd| + max|fd|) = " << worst << ", " << nonzero << " nonzero");
+    CHECK(bad == 0);
+    CHECK(nonzero > 10);
+}
+}  // namespace
+
+TEST_CASE("transformer: attention gradients of a logit match float64 central differences through a hook on A", "[transformer]") {
+    TransformerConfig c = small_config(Score::scaled_dot, true, 8);
+    c.scores = {Score::general, Score::additive, Score::cosine, Score::scaled_dot};
+    Transformer m;
+    REQUIRE(Transformer::create(c, m).ok());
+    randomise(m, 61);
+    Ref ref{m, std::vector<double>(m.params().begin(), m.params().end())};
+    const std::size_t n = kIds.size(), V = c.vocab;
+    for (const std::size_t position : {std::size_t{3}, n - 1}) {
+        for (const long token : {-1L, 2L}) {
+            for (const bool knock : {false, true}) {
+                DYNAMIC_SECTION("position " << position << ", token " << token << (knock ? ", head 1.0 ablated" : "")) {
+                    TransformerSurgery s;
+                    if (knock) s.ablate = {0, 0, 1, 0};
+                    TransformerAttribution a;
+                    REQUIRE(m.attention_gradients(kIds.data(), n, position, token, s, a).ok());
+                    TransformerRun run;
+                    REQUIRE(m.encode(kIds.data(), n, s, run).ok());
+                    CHECK(a.run.attentions == run.attentions);
+                    CHECK(a.run.logits == run.logits);
+                    const float* z = run.logits.data() + position * V;
+                    CHECK(a.position == position);
+                    CHECK(a.token == (token < 0 ? static_cast<std::size_t>(std::max_element(z, z + V) - z) : static_cast<std::size_t>(token)));
+                    CHECK(a.logit == z[a.token]);
+                    REQUIRE(a.gradients.size() == run.attentions.size());
+                    check_attention_gradients({{0, &a.gradients}}, [&](const Bump* b) {
+                        std::vector<double> logits;
+                        ref.loss(kIds, kTargets, &logits, nullptr, s.ablate, b);
+                        return logits[position * V + a.token];
+                    });
+                    // Rows after the position do not reach its logit; an ablated head's weights do not either.
+                    for (std::size_t lh = 0; lh < c.layers * c.heads; ++lh)
+                        for (std::size_t i = 0; i < n; ++i)
+                            for (std::size_t j = 0; j < n; ++j) {
+                                const float g = a.gradients[(lh * n + i) * n + j];
+                                if (i > position || (knock && lh == 2)) CHECK(g == 0.0f);
+                            }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("transformer: attention gradients: the variants agree; bad arguments and the budget refused", "[transformer]") {
+    Transformer m;
+    REQUIRE(Transformer::create(small_config(Score::additive, false, 8), m).ok());
+    randomise(m, 62);
+    TransformerSurgery scalar, simd;
+    scalar.variant = Variant::scalar;
+    simd.variant = Variant::simd;
+    TransformerAttribution a, b;
+    REQUIRE(m.attention_gradients(kIds.data(), kIds.size(), 4, -1, scalar, a).ok());
+    REQUIRE(m.attention_gradients(kIds.data(), kIds.size(), 4, -1, simd, b).ok());
+    float scale = 0.0f;
+    for (float g : a.gradients) scale = std::max(scale, std::fabs(g));
+    for (std::size_t i = 0; i < a.gradients.size(); ++i) CHECK(std::fabs(a.gradients[i] - b.gradients[i]) <= 1e-3f * scale);
+    // Re-scored heads: the gradients are those of the re-scored model (seeded matrices), not the config's.
+    TransformerSurgery rescored;
+    rescored.scores.assign(4, Score::cosine);
+    TransformerAttribution r;
+    REQUIRE(m.attention_gradients(kIds.data(), kIds.size(), 4, -1, rescored, r).ok());
+    CHECK(r.gradients != a.gradients);
+    CHECK(m.attention_gradients(kIds.data(), kIds.size(), 5, -1, TransformerSurgery{}, a).message().find("position: expected 0 to 4") == 0);
+    CHECK(m.attention_gradients(kIds.data(), kIds.size(), 0, 7, TransformerSurgery{}, a).message().find("token: expected 0 to 6") == 0);
+    CHECK(m.attention_gradients_pair(kIds.data(), 2, kIds.data(), 2, 0, -1, TransformerSurgery{}, a).message().find("model: a decoder") == 0);
+    // Over the per-call budget: refused before the forward pass allocates its caches.
+    TransformerConfig c = small_config(Score::scaled_dot, false, 0);
+    c.layers = 64;
+    c.heads = 64;
+    c.d_model = 64;
+    c.max_tokens = 4096;
+    c.scores.clear();
+    Transformer big;
+    REQUIRE(Transformer::create(c, big).ok());
+    const std::vector<std::int32_t> ids(4096, 1);
+    const Status st = big.attention_gradients(ids.data(), ids.size(), 0, -1, TransformerSurgery{}, a);
+    CHECK(st.message().find("ids: memory: encoding 4096 tokens") == 0);
+}
+
 // ---- training ---------------------------------------------------------------------------------------
 #include "attnscope/model_trainer.hpp"
 
@@ -633,7 +761,8 @@ namespace {
 // One attention sublayer of the float64 model: q (nq x D), k, v (nk x D) → the heads' outputs (nq x D).
 std::vector<double> ref_heads(const Ref& ref, const std::vector<double>& q, std::size_t ldq, const std::vector<double>& kv, std::size_t ldk,
                               std::size_t koff, std::size_t voff, std::size_t nq, std::size_t nk, bool causal, std::size_t score_base,
-                              const std::string& prefix, std::vector<double>* attentions) {
+                              const std::string& prefix, std::vector<double>* attentions, const Bump* bump = nullptr, int stack = 0,
+                              std::size_t layer = 0) {
     const TransformerConfig& c = ref.m.config();
     const std::size_t D = c.d_model, H = c.heads, dh = D / H;
     std::vector<double> ho(nq * D, 0.0), s(nk);
@@ -654,6 +783,10 @@ std::vector<double> ref_heads(const Ref& ref, const std::vector<double>& q, std:
                 if (attentions) attentions->push_back(w);
                 for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += w * kv[j * ldk + voff + hd * dh + e];
             }
+            if (bump && bump->stack == stack && bump->index / nk == (layer * H + hd) * nq + i) {
+                const std::size_t j = bump->index % nk;
+                for (std::size_t e = 0; e < dh; ++e) ho[i * D + hd * dh + e] += bump->delta * kv[j * ldk + voff + hd * dh + e];
+            }
             if (attentions) for (std::size_t j = last + 1; j < nk; ++j) attentions->push_back(0.0);
         }
     }
@@ -663,7 +796,8 @@ std::vector<double> ref_heads(const Ref& ref, const std::vector<double>& q, std:
 // The float64 encoder-decoder: the mean cross-entropy of one pair; the attentions when asked (each
 // [L, H, nq, nk] layer after layer).
 double ref_pair_loss(const Ref& ref, const std::vector<std::int32_t>& src, const std::vector<std::int32_t>& tgt, std::vector<double>* logits = nullptr,
-                     std::vector<double>* enc_att = nullptr, std::vector<double>* dec_att = nullptr, std::vector<double>* cross_att = nullptr) {
+                     std::vector<double>* enc_att = nullptr, std::vector<double>* dec_att = nullptr, std::vector<double>* cross_att = nullptr,
+                     const Bump* bump = nullptr) {
     const TransformerConfig& c = ref.m.config();
     const std::size_t D = c.d_model, F = c.d_ff, V = c.vocab, LH = c.layers * c.heads;
     auto stack = [&](const std::string& name, const std::vector<std::int32_t>& ids, const std::vector<double>* memory, std::size_t nm,
@@ -677,14 +811,15 @@ double ref_pair_loss(const Ref& ref, const std::vector<std::int32_t>& src, const
             const std::string p = name + ".h." + std::to_string(l) + ".";
             Ref::layer_norm(x, n, D, ref.t(p + "ln_1.weight"), ref.t(p + "ln_1.bias"), h);
             const std::vector<double> qkv = Ref::linear(h, n, D, 3 * D, ref.t(p + "attn.c_attn.weight"), ref.t(p + "attn.c_attn.bias"));
-            std::vector<double> ho = ref_heads(ref, qkv, 3 * D, qkv, 3 * D, D, 2 * D, n, n, causal, self_base + l * c.heads, p + "attn.", self_att);
+            std::vector<double> ho = ref_heads(ref, qkv, 3 * D, qkv, 3 * D, D, 2 * D, n, n, causal, self_base + l * c.heads, p + "attn.", self_att,
+                                               bump, memory ? 1 : 0, l);
             std::vector<double> o = Ref::linear(ho, n, D, D, ref.t(p + "attn.c_proj.weight"), ref.t(p + "attn.c_proj.bias"));
             for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
             if (memory) {
                 Ref::layer_norm(x, n, D, ref.t(p + "ln_cross.weight"), ref.t(p + "ln_cross.bias"), h);
                 const std::vector<double> q = Ref::linear(h, n, D, D, ref.t(p + "cross.c_q.weight"), ref.t(p + "cross.c_q.bias"));
                 const std::vector<double> kv = Ref::linear(*memory, nm, D, 2 * D, ref.t(p + "cross.c_kv.weight"), ref.t(p + "cross.c_kv.bias"));
-                ho = ref_heads(ref, q, D, kv, 2 * D, 0, D, n, nm, false, cross_base + l * c.heads, p + "cross.", x_att);
+                ho = ref_heads(ref, q, D, kv, 2 * D, 0, D, n, nm, false, cross_base + l * c.heads, p + "cross.", x_att, bump, 2, l);
                 o = Ref::linear(ho, n, D, D, ref.t(p + "cross.c_proj.weight"), ref.t(p + "cross.c_proj.bias"));
                 for (std::size_t i = 0; i < n * D; ++i) x[i] += o[i];
             }
@@ -841,6 +976,28 @@ TEST_CASE("encoder-decoder: forward and every gradient against the float64 model
         TransformerLoss out;
         CHECK(m.loss(t1.data(), t1.data(), 1, 3, true, Variant::automatic, out).message().find("use loss_pairs") != std::string::npos);
     }
+}
+
+TEST_CASE("encoder-decoder: attention gradients of a logit, encoder, decoder and cross-attention, against float64 central differences", "[transformer]") {
+    TransformerConfig c = pair_config(true, 8);
+    const auto& infos = score_infos();
+    for (std::size_t i = 0; i < c.scores.size(); ++i) c.scores[i] = infos[(i + 3) % infos.size()].id;
+    Transformer m;
+    REQUIRE(Transformer::create(c, m).ok());
+    randomise(m, 63);
+    Ref ref{m, std::vector<double>(m.params().begin(), m.params().end())};
+    const std::size_t position = 3, V = c.vocab;
+    TransformerAttribution a;
+    REQUIRE(m.attention_gradients_pair(kSource.data(), kSource.size(), kTarget.data(), kTarget.size(), position, -1, TransformerSurgery{}, a).ok());
+    REQUIRE(a.encoder_gradients.size() == a.run.encoder_attentions.size());
+    REQUIRE(a.cross_gradients.size() == a.run.cross.size());
+    REQUIRE(a.gradients.size() == a.run.attentions.size());
+    check_attention_gradients({{0, &a.encoder_gradients}, {1, &a.gradients}, {2, &a.cross_gradients}}, [&](const Bump* b) {
+        std::vector<double> logits;
+        ref_pair_loss(ref, kSource, kTarget, &logits, nullptr, nullptr, nullptr, b);
+        return logits[position * V + a.token];
+    });
+    CHECK(m.attention_gradients(kSource.data(), kSource.size(), 0, -1, TransformerSurgery{}, a).message().find("model: an encoder-decoder") == 0);
 }
 
 TEST_CASE("encoder-decoder trainer: reversing a sequence is learnt; the same seed gives the same losses", "[transformer]") {

@@ -26,7 +26,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>pool</title><link rel=
 
 // Runs in a module worker of the page.
 const JOB = `
-import { createAttnPool } from './attnscope.mjs';
+import { createAttnPool } from './pool.mjs';
 const rand = (n, seed) => { const a = new Float32Array(n); let s = seed >>> 0; for (let i = 0; i < n; i++) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; a[i] = s / 2 ** 31 - 1; } return a; };
 try {
   const pool = await createAttnPool({ workers: 2, preload: true });

@@ -12,11 +12,15 @@
 //   - serve an HTML page where the wasm should be and read the error; call scores() and check that the
 //     vocabulary is never requested;
 //   - build an app that imports 'attnscope/element' with Vite: the wasm and the vocabulary are assets,
-//     every JavaScript chunk is under Vite's 500 kB warning, and the element draws in Chromium.
+//     every JavaScript chunk is under Vite's 500 kB warning, and the element draws in Chromium;
+//   - assets an app opts into: an app of the core alone (Vite 8, webpack 5) ships under 2 MB, no file over
+//     1 MB, and no data file; one importing 'attnscope/model' ships the model and its licence, and reads
+//     the model from the Cache API the second time; a VitePress site with the element's model view;
+//   - the docs' table of the tarball is this tarball's.
 // One tarball, one install and one Chromium serve every test here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
@@ -24,6 +28,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { DIST, ROOT, loadScope, loadSingleScope, tsc } from './helpers.mjs';
 import { CHROMIUM_ARGS, relaxedSimdLikeChromium } from '../../scripts/browser-harness.mjs';
+import { tarballTable } from '../../scripts/dist-sizes.mjs';
 
 const exec = promisify(execFile);
 const KEEP = !!process.env.ATTNSCOPE_KEEP_TMP;  // set to keep the temporary project for a look
@@ -119,7 +124,8 @@ describe('npm pack', () => {
   test('the tarball holds the package files and nothing else', () => {
     const files = packed.files.map((f) => f.path).sort();
     for (const f of ['package.json', 'README.md', 'dist/attnscope.mjs', 'dist/scope.mjs', 'dist/attnscope-wasm.mjs', 'dist/attnscope.wasm',
-      'dist/attnscope-relaxed.wasm', 'dist/attnscope-scalar-wasm.mjs', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
+      'dist/attnscope-relaxed.wasm', 'dist/attnscope-scalar.wasm', 'dist/attnscope.single.mjs', 'dist/attnscope.d.ts',
+      'dist/model.mjs', 'dist/vocab-50k.mjs', 'dist/vocab-10k.mjs', 'dist/assets.d.ts', 'dist/pool.mjs', 'dist/pool.d.ts',
       'dist/attnscope.single.d.ts', 'dist/glove-50k.bin', 'dist/glove-10k.bin', 'dist/attnscope.cjs', 'dist/attnscope.d.cts']) {
       assert.ok(files.includes(f), `${f} in the tarball (has ${files.join(', ')})`);
     }
@@ -130,6 +136,14 @@ describe('npm pack', () => {
     assert.match(readFileSync(join(DIST, 'glove.LICENSE'), 'utf8'), /Public Domain\s+Dedication and License/);
     for (const f of files) assert.match(f, /^(package\.json|README\.md|LICENSE|dist\/[^/]+|docs\/[^/]+\.(md|png))$/, `${f} should not be published`);
     console.log(`tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
+  });
+
+  test('the docs list the tarball\'s size and contents as packed (scripts/dist-sizes.mjs writes the table)', () => {
+    const text = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
+    const block = text.match(/<!-- tarball -->\n([\s\S]*?)\n<!-- \/tarball -->/);
+    assert.ok(block, 'docs/api.md has a tarball block');
+    const info = { size: packed.size, unpackedSize: packed.unpackedSize, files: packed.files.map((f) => ({ path: f.path, size: f.size })) };
+    assert.equal(block[1], tarballTable(info), 'the table differs from this tarball: run node scripts/dist-sizes.mjs');
   });
 
   test('every relative link and image of the shipped docs is a file the tarball holds', () => {
@@ -158,7 +172,7 @@ describe('npm pack', () => {
       for (const s of ['attnscope', 'attnscope/single', 'attnscope/attnscope.wasm', 'attnscope/attnscope-relaxed.wasm', 'attnscope/attnscope-scalar.wasm',
                        'attnscope/glove-50k.bin', 'attnscope/glove-10k.bin', 'attnscope/package.json',
                        'attnscope/element', 'attnscope/attnscope-element.js', 'attnscope/use-lite.bin', 'attnscope/use-lite.LICENSE',
-                       'attnscope/sentencepiece'])
+                       'attnscope/sentencepiece', 'attnscope/pool', 'attnscope/model', 'attnscope/vocab-50k', 'attnscope/vocab-10k'])
         console.log(s + ' ' + import.meta.resolve(s));`;
     writeFileSync(join(app, 'resolve.mjs'), script);
     const { stdout } = await exec(process.execPath, ['resolve.mjs'], { cwd: app });
@@ -169,6 +183,9 @@ describe('npm pack', () => {
     assert.match(lines['attnscope/attnscope-element.js'], /node_modules\/attnscope\/dist\/attnscope-element\.js$/);
     assert.match(lines['attnscope/use-lite.bin'], /node_modules\/attnscope\/dist\/use-lite\.bin$/);
     assert.match(lines['attnscope/sentencepiece'], /node_modules\/attnscope\/dist\/sentencepiece\.mjs$/);
+    assert.match(lines['attnscope/pool'], /node_modules\/attnscope\/dist\/pool\.mjs$/);
+    assert.match(lines['attnscope/model'], /node_modules\/attnscope\/dist\/model\.mjs$/);
+    assert.match(lines['attnscope/vocab-50k'], /node_modules\/attnscope\/dist\/vocab-50k\.mjs$/);
     for (const [k, v] of Object.entries(lines)) {
       assert.ok(v.includes('/app/node_modules/attnscope/'), `${k} resolves inside the installed package: ${v}`);
       assert.ok(existsSync(new URL(v)), `${k} → ${v} exists`);
@@ -421,12 +438,14 @@ const README_OUTPUT = readme.match(/prints[^\n]*\n\n```\n([\s\S]*?)```/)[1];
 
 // The example as a module of the app: its import stays at the top, the rest runs in a function whose
 // `console` collects the lines. main.js shows them in <pre id="main">, the module worker's in <pre id="worker">.
-const IMPORT_LINE = "import { createAttnScope } from 'attnscope';\n";
+const IMPORT_LINE = README_CODE.match(/^(import [^\n]*\n)+/)[0];
+// The same lines for a page that imports the package's files by path, as from a CDN.
+const CDN_IMPORTS = IMPORT_LINE.replace("'attnscope'", "'/attnscope/dist/attnscope.mjs'").replace(/'attnscope\/([\w-]+)'/g, "'/attnscope/dist/$1.mjs'");
 const APP_FILES = {
   'index.html': '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>attnscope in an app</title>\n' +
     '<script type="module" src="./src/main.js"></script>\n<body>\n',
   'src/example.js': (() => {
-    assert.ok(README_CODE.startsWith(IMPORT_LINE), 'the README example starts with the import');
+    assert.match(IMPORT_LINE, /^import \{ createAttnScope \} from 'attnscope';\nimport 'attnscope\/vocab-50k';/, 'the README example starts with its imports');
     return `${IMPORT_LINE}export async function example(console) {\n${README_CODE.slice(IMPORT_LINE.length)}}\n`;
   })(),
   'src/run.js': `import { example } from './example.js';
@@ -438,7 +457,8 @@ export async function run() {
   // The pool of workers (createAttnPool) in the same app: its worker module is found by the bundler
   // through new URL('./pool-worker.mjs', import.meta.url); <pre id="pool"> says whether it ran and
   // gave the scope's numbers.
-  'src/pool.js': `import { createAttnPool, createAttnScope } from 'attnscope';
+  'src/pool.js': `import { createAttnScope } from 'attnscope';
+import { createAttnPool } from 'attnscope/pool';
 export async function poolCheck() {
   let pool;
   try {
@@ -533,7 +553,7 @@ describe('bundlers with no configuration for attnscope: the README example in Ch
     mkdirSync(cdnDir);
     writeFileSync(join(cdnDir, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>CDN</title>
 <body><script type="module">
-${IMPORT_LINE.replace("'attnscope'", "'/attnscope/dist/attnscope.mjs'")}const console = { log: (line) => { lines.push(line); } };
+${CDN_IMPORTS}const console = { log: (line) => { lines.push(line); } };
 const lines = [];
 ${README_CODE.slice(IMPORT_LINE.length)}
 const pre = document.createElement('pre'); pre.id = 'main'; pre.textContent = lines.join('\\n') + '\\n'; document.body.append(pre);
@@ -542,7 +562,7 @@ const pre = document.createElement('pre'); pre.id = 'main'; pre.textContent = li
 const worker = new Worker('/worker.js', { type: 'module' });
 worker.onmessage = (e) => { const pre = document.createElement('pre'); pre.id = 'worker'; pre.textContent = e.data; document.body.append(pre); };
 </script>`);
-    writeFileSync(join(cdnDir, 'worker.js'), `${IMPORT_LINE.replace("'attnscope'", "'/attnscope/dist/attnscope.mjs'")}const lines = [];
+    writeFileSync(join(cdnDir, 'worker.js'), `${CDN_IMPORTS}const lines = [];
 const console = { log: (line) => { lines.push(line); } };
 ${README_CODE.slice(IMPORT_LINE.length)}
 postMessage(lines.join('\\n') + '\\n');
@@ -604,6 +624,208 @@ postMessage(lines.join('\\n') + '\\n');
   test('a plain page importing the package\'s files from a static host (CDN), no bundler', async () => {
     const site = await serve(cdnDir);
     try { await assertAppRuns(`${site.origin}/`, 'CDN', { pool: false }); } finally { await site.close(); }
+  });
+});
+
+// ---- assets an app opts into: an app that imports only the core ships only the wasm ---------------------
+
+describe('assets an app opts into: the core alone, and the core with the model (Vite 8 and webpack 5, no configuration)', () => {
+  // The budget of an app that never loads the model or a vocabulary (issue 36): its whole output under
+  // 2 MB (decimal), no file over 1 MB. The three wasm builds are 1.88 MB of it.
+  const APP_LIMIT = 2_000_000, FILE_LIMIT = 1_000_000;
+  const LICENSE = readFileSync(join(DIST, 'use-lite.LICENSE'));
+  const MODEL_BYTES = statSync(join(DIST, 'use-lite.bin')).size;
+  let core, withModel;
+
+  function writeSmallApp(dir, main) {
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>app</title>\n' +
+      '<script type="module" src="./src/main.js"></script>\n<body>\n');
+    writeFileSync(join(dir, 'src/main.js'), main);
+    return dir;
+  }
+
+  before(async () => {
+    // The core alone: attention() on the app's own arrays; then what loadModel() and loadVocabulary() say
+    // in an app that did not opt into them.
+    const coreDir = writeSmallApp(join(app, 'core-app'), `
+      import { createAttnScope } from 'attnscope';
+      window.results = (async () => {
+        const scope = await createAttnScope();
+        const r = scope.attention(new Float32Array([1, 0, 0, 1]), new Float32Array([1, 0, 0, 1, 1, 1]), new Float32Array([1, 2, 3]),
+          { nq: 2, nk: 3, d: 2, dv: 1, score: 'dot' });
+        const out = { weights: Array.from(r.weights), output: Array.from(r.output), build: scope.variants.build };
+        try { await scope.loadModel(); out.model = 'loaded'; } catch (e) { out.model = e.message; }
+        try { await scope.loadVocabulary(); out.vocabulary = 'loaded'; } catch (e) { out.vocabulary = e.message; }
+        return out;
+      })().catch((e) => ({ error: String(e && e.message || e) }));`);
+    // The core and the model: import 'attnscope/model' and scope.loadModel() with no argument.
+    const modelDir = writeSmallApp(join(app, 'model-app'), `
+      import { createAttnScope } from 'attnscope';
+      import useLite from 'attnscope/model';
+      window.results = (async () => {
+        const scope = await createAttnScope();
+        const model = await scope.loadModel();
+        const r = model.encode('The cat sat on the mat.');
+        const license = await (await fetch(useLite.license)).text();
+        // Kept in the Cache API store after the first download: the second load makes no request.
+        model.dispose();
+        const again = await scope.loadModel();
+        const same = Array.from(again.encode('The cat sat on the mat.').attentions).every((x, i) => x === r.attentions[i]);
+        return { from: [model.loadedFrom, again.loadedFrom], same, layers: model.layers, heads: model.heads, tokens: r.tokens, n: r.n, attentions: r.attentions.length, embedding: r.embedding.length,
+          license: license.slice(0, 200), licenseName: useLite.licenseName };
+      })().catch((e) => ({ error: String(e && e.message || e) }));`);
+    // Both inside the temporary project: 'attnscope' resolves to its node_modules/attnscope.
+    const [coreVite, coreWebpack, modelVite, modelWebpack] = await Promise.all([buildVite(coreDir), buildWebpack(coreDir), buildVite(modelDir), buildWebpack(modelDir)]);
+    core = { vite: coreVite, webpack: coreWebpack };
+    withModel = { vite: modelVite, webpack: modelWebpack };
+  });
+
+  for (const bundler of ['vite', 'webpack']) {
+    test(`${bundler}: an app calling only createAttnScope() and attention() ships under 2 MB, no file over 1 MB, no model or vocabulary`, async (t) => {
+      const { out, warnings = [], errors = [] } = core[bundler];
+      const files = listFiles(out);
+      const total = files.reduce((n, f) => n + f.bytes, 0);
+      t.diagnostic(`${bundler}, core only: ${total} bytes in all; ${sizeReport(out)}`);
+      assert.deepEqual(errors, []);
+      assert.deepEqual(warnings.filter((w) => !/PLUGIN_TIMINGS|asset size limit|entrypoint size limit|performance recommendations/.test(w)), []);
+      assert.ok(total < APP_LIMIT, `the app's output is ${total} bytes, over ${APP_LIMIT}: ${sizeReport(out)}`);
+      for (const f of files) assert.ok(f.bytes < FILE_LIMIT, `${f.file} is ${f.bytes} bytes, over ${FILE_LIMIT}`);
+      assert.deepEqual(files.filter((f) => /\.(bin|LICENSE)$/.test(f.file) || /pool-worker/.test(f.file)), [], 'no data file, licence or pool worker');
+      assert.equal(files.filter((f) => f.file.endsWith('.wasm')).length, 3, 'the three wasm builds (relaxed SIMD, SIMD, scalar), chosen at run time');
+      assertPortable(out, `${bundler} (core app)`);
+      const site = await serve(out);
+      const { page, problems } = await openPage(`${site.origin}/`);
+      try {
+        await page.waitForFunction(() => window.results !== undefined, null, { timeout: 30_000 });
+        const got = await page.evaluate(() => window.results);
+        assert.ok(!got.error, got.error);
+        assert.equal(got.build, 'relaxed-simd');
+        // softmax of the dot products [1, 0, 1] and [0, 1, 1] over V = [1, 2, 3]
+        const e = Math.E, want = [(e + 2 + 3 * e) / (2 * e + 1), (1 + 2 * e + 3 * e) / (2 * e + 1)];
+        got.output.forEach((x, i) => assert.ok(Math.abs(x - want[i]) < 1e-5, `output[${i}] = ${x}, expected ${want[i]}`));
+        // Not opted in: each message names the import to add, and nothing was fetched for it.
+        assert.match(got.model, /use-lite\.bin is an asset your app opts into: add import 'attnscope\/model'; once/);
+        assert.match(got.vocabulary, /glove-50k\.bin is an asset your app opts into: add import 'attnscope\/vocab-50k'; once/);
+        assert.deepEqual(site.requests.filter((p) => /\.(bin|LICENSE)$/.test(p)), []);
+        assert.deepEqual(problems, []);
+      } finally {
+        await page.close();
+        await site.close();
+      }
+    });
+  }
+
+  test('an app that imports \'attnscope/model\' ships the model and its licence (Vite 8 and webpack 5); scope.loadModel() finds them', async (t) => {
+    for (const bundler of ['vite', 'webpack']) {
+      const { out, errors = [] } = withModel[bundler];
+      assert.deepEqual(errors, []);
+      const files = listFiles(out);
+      t.diagnostic(`${bundler}, with the model: ${sizeReport(out)}`);
+      assert.equal(files.filter((f) => f.bytes === MODEL_BYTES).length, 1, `${bundler}: the model file (${MODEL_BYTES} bytes) is in the output`);
+      assert.equal(files.filter((f) => f.bytes === LICENSE.length && readFileSync(join(out, f.file)).equals(LICENSE)).length, 1,
+        `${bundler}: use-lite.LICENSE travels with it: ${files.map((f) => f.file).join(', ')}`);
+      assert.deepEqual(files.filter((f) => /glove/.test(f.file) || f.bytes === statSync(join(DIST, 'glove-50k.bin')).size), [], 'no vocabulary');
+    }
+    const site = await serve(withModel.vite.out);
+    const { page, problems } = await openPage(`${site.origin}/`);
+    try {
+      await page.waitForFunction(() => window.results !== undefined, null, { timeout: 60_000 });
+      const got = await page.evaluate(() => window.results);
+      assert.ok(!got.error, got.error);
+      assert.deepEqual([got.layers, got.heads, got.embedding], [2, 4, 512]);
+      assert.ok(got.tokens.length > 3, got.tokens.join(' '));
+      assert.equal(got.attentions, 2 * 4 * got.n * got.n);
+      assert.deepEqual(got.from, ['network', 'cache']);
+      assert.equal(got.same, true, 'the cached model gives the downloaded one\'s numbers');
+      assert.equal(site.requests.filter((p) => /use-lite.*\.bin$/.test(p)).length, 1, `one download of the model: ${site.requests.join(', ')}`);
+      assert.equal(got.licenseName, 'Apache-2.0');
+      assert.match(got.license, /^The weights and vocabulary in use-lite\.bin are Google's Universal Sentence Encoder Lite/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await site.close();
+    }
+  });
+});
+
+// ---- VitePress: a documentation site with the element and the model, no configuration -------------------
+
+describe('a VitePress 1 site (Vite 5) with no configuration: the element, the model view and the core', () => {
+  // VitePress 1.6.4 builds with Vite 5; a page's <script setup> imports the package as a site author
+  // would, and the markdown holds two <attn-scope> elements, the second showing the model with no
+  // model-src: it finds use-lite.bin where the bundler put it (before, it asked for /use-lite.bin: 404).
+  const SENTENCE = 'The animal didn\'t cross the street because it was too tired.';
+  let out;
+
+  before(async () => {
+    const dir = join(app, 'vitepress-site');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'index.md'), `# attnscope in VitePress
+
+<script setup>
+import { createAttnScope } from 'attnscope'
+import 'attnscope/element'
+import 'attnscope/model'
+if (!import.meta.env.SSR) {
+  window.results = (async () => {
+    const scope = await createAttnScope()
+    const r = scope.attention(new Float32Array([1, 0, 0, 1]), new Float32Array([1, 0, 0, 1]), new Float32Array([1, 2]), { nq: 2, nk: 2, d: 2, dv: 1 })
+    return { output: Array.from(r.output) }
+  })().catch((e) => ({ error: String(e && e.message || e) }))
+}
+</script>
+
+<attn-scope id="explorer" query="The king spoke to the people." keys="The queen addressed the crowd." score="cosine" temperature="0.1"></attn-scope>
+
+<attn-scope id="model" model="use-lite" query="${SENTENCE.replace(/'/g, '&#39;')}"></attn-scope>
+`);
+    // A VitePress site has vue installed beside vitepress (the compiled pages import it): the temporary
+    // project gets this checkout's copy, the one VitePress itself runs with (one Vue on the page).
+    if (!existsSync(join(app, 'node_modules/vue'))) symlinkSync(join(ROOT, 'node_modules/vue'), join(app, 'node_modules/vue'), 'dir');
+    const { build } = await import('vitepress');
+    out = join(app, 'vitepress-out');
+    await build(dir, { outDir: out, logLevel: 'warn' });
+  });
+
+  test('vitepress build: the wasm, the 10,000 words and the model with its licence, each once; no 50,000 words', async (t) => {
+    const files = listFiles(out);
+    t.diagnostic(`vitepress build: ${files.reduce((n, f) => n + f.bytes, 0)} bytes in all; ${sizeReport(out)}`);
+    const sizeIn = (f) => files.filter((x) => x.bytes === statSync(join(DIST, f)).size).length;
+    for (const f of ['use-lite.bin', 'use-lite.LICENSE', 'glove-10k.bin', 'attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm']) {
+      assert.equal(sizeIn(f), 1, `${f} once in the site: ${files.map((x) => x.file).join(', ')}`);
+    }
+    assert.equal(sizeIn('glove-50k.bin'), 0, 'no page imports attnscope/vocab-50k');
+    assertPortable(out, 'vitepress build');
+  });
+
+  test('the site in Chromium: the explorer draws, the model view shows every head from the bundled model file, the core computes', async () => {
+    const site = await serve(out);
+    const { page, problems, console: log } = await openPage(`${site.origin}/`);
+    try {
+      try {
+        await page.waitForFunction(() => window.results !== undefined && document.getElementById('explorer')?.result
+          && document.getElementById('model')?.result, null, { timeout: 60_000 });
+      } catch (e) {
+        const state = await page.evaluate(() => ({ results: window.results !== undefined, defined: !!customElements.get('attn-scope'),
+          texts: [...document.querySelectorAll('attn-scope')].map((el) => `${el.id}: ${el.shadowRoot?.textContent.slice(0, 300)}`) }));
+        throw new Error(`${e.message}\n${JSON.stringify(state)}\n${problems.join('\n')}\n${log.join('\n')}`);
+      }
+      const got = await page.evaluate(() => window.results);
+      assert.ok(!got.error, `${got.error}\n${log.join('\n')}`);
+      assert.equal(got.output.length, 2);
+      const explorer = await page.$eval('#explorer', (el) => ({ cells: el.shadowRoot.querySelectorAll('svg.heatmap g.cells rect').length, nq: el.result.nq, nk: el.result.nk }));
+      assert.equal(explorer.cells, explorer.nq * explorer.nk);
+      const heads = await page.$eval('#model', (el) => [...el.shadowRoot.querySelectorAll('#figure-model-heads g.panel .panel-title')].map((x) => x.textContent));
+      assert.equal(heads.length, 8, heads.join(', '));
+      const models = site.requests.filter((p) => /use-lite/.test(p));
+      assert.equal(models.length, 1, `the model was fetched where the bundler put it: ${models.join(', ')}`);
+      assert.match(models[0], /^\/assets\/use-lite\.[\w-]+\.bin$/);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await site.close();
+    }
   });
 });
 

@@ -12,7 +12,7 @@ import { DIST, loadScope, rng } from './helpers.mjs';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
-const { createAttnPool } = await import(pathToFileURL(join(DIST, 'attnscope.mjs')).href);
+const { createAttnPool } = await import(pathToFileURL(join(DIST, 'pool.mjs')).href);
 
 let pool, scope;
 before(async () => {

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { DIST, loadScope, rng, weightsFor } from './helpers.mjs';
 
-const { createAttnPool } = await import(pathToFileURL(join(DIST, 'attnscope.mjs')).href);
+const { createAttnPool } = await import(pathToFileURL(join(DIST, 'pool.mjs')).href);
 const scope = await loadScope();
 const SCORES = scope.scoreFunctions.map((s) => s.name);
 
@@ -350,7 +350,7 @@ describe('abort', () => {
 describe('node exits', () => {
   test('a process that creates, uses and disposes a pool exits by itself with code 0', async () => {
     const script = `
-      import { createAttnPool } from ${JSON.stringify(pathToFileURL(join(DIST, 'attnscope.mjs')).href)};
+      import { createAttnPool } from ${JSON.stringify(pathToFileURL(join(DIST, 'pool.mjs')).href)};
       const pool = await createAttnPool({ workers: 2, preload: true });
       const Q = new Float32Array(300 * 8).fill(0.5);
       const out = await pool.attentionOutput(Q, Q, Q, { nq: 300, nk: 300, d: 8, dv: 8 });

@@ -20,7 +20,8 @@ test('README example prints the output shown under it', () => {
     const file = join(dir, 'example.mjs');
     const entry = pathToFileURL(join(root, 'dist', 'attnscope.mjs')).href;
     assert.match(code, /from 'attnscope'/);
-    writeFileSync(file, code.replace("from 'attnscope'", `from '${entry}'`));
+    const vocab = pathToFileURL(join(root, 'dist', 'vocab-50k.mjs')).href;
+    writeFileSync(file, code.replace("from 'attnscope'", `from '${entry}'`).replace("import 'attnscope/vocab-50k'", `import '${vocab}'`));
     const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
     assert.equal(out, expected);
   } finally {

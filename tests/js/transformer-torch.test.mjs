@@ -72,9 +72,18 @@ const runs = CASES.map((c, k) => {
   const config = { ...model.config, shapes: model.shapes };
   const job = { config, params: Object.fromEntries(Object.entries(params).map(([n, v]) => [n, Array.from(v)])), ids: c.pair ? source : ids, targets };
   if (c.nanogpt) job.safetensors = Buffer.from(model.save()).toString('base64');
+  // Gradient × attention: the argmax's logit at position 4, and token 2's at the last position with a head knocked out.
+  const labels = Object.keys(model.scores);
+  const ag = [{ position: 4 }, { position: targets.length - 1, token: 2, ablate: [labels[1]] }].map((o) => ({
+    options: o,
+    got: c.pair ? model.attentionGradients(source, { target: targets, ...o }) : model.attentionGradients(ids, o),
+  }));
   model.dispose();
-  return { ...c, enc, lg, job };
+  return { ...c, enc, lg, job, ag };
 });
+// The PyTorch jobs of the gradients of one logit: each run's two, after the runs' own jobs.
+const agJobs = runs.flatMap((r) => r.ag.map(({ options, got }) => ({ ...r.job, safetensors: undefined,
+  attentionGradients: { position: options.position, token: options.token ?? got.token, ablate: options.ablate ?? [] } })));
 
 // Training: AdamW (weight decay 0.1 on the matrices) with the gradient's norm clipped to 0.5, five
 // steps on one sequence (rows 1, batch 1: every batch is that sequence, so PyTorch sees the same ones).
@@ -96,7 +105,7 @@ const trainRun = (() => {
 let oracle;
 try {
   const out = execFileSync(PYTHON, [join(ROOT, 'tests', 'js', 'transformer_torch.py')], {
-    input: JSON.stringify({ cases: [...runs.map((r) => r.job), trainRun.job] }), encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'],
+    input: JSON.stringify({ cases: [...runs.map((r) => r.job), trainRun.job, ...agJobs] }), encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['pipe', 'pipe', 'pipe'],
   });
   oracle = JSON.parse(out);
 } catch (e) {
@@ -197,4 +206,29 @@ test('createModelTrainer: five AdamW steps with clipping follow torch.optim.Adam
   assert.ok(ours <= 3 * theirs + 1e-6, `parameters after ${TRAIN.steps} steps differ from PyTorch float64 by up to ${ours}; PyTorch float32 by ${theirs}`);
   console.log(`# trainer: losses ${Array.from(got.losses, (x) => x.toFixed(5)).join(' ')}; max |Δ loss| ${Math.max(...Array.from(got.losses, (x, k) => Math.abs(x - want.losses[k]))).toExponential(2)}; ` +
     `max |Δ parameter| after ${TRAIN.steps} steps ${ours.toExponential(2)} (PyTorch float32: ${theirs.toExponential(2)})`);
+});
+
+test('attentionGradients: ∂ logit / ∂ A of every head (decoder self-attention, encoder, cross) equals PyTorch autograd (retain_grad on the softmax)', () => {
+  let k = runs.length + 1, worstAll = 0;
+  for (const r of runs) {
+    for (const { options, got } of r.ag) {
+      const want = oracle.results[k++], what = `${r.label}, ${JSON.stringify(options)}`;
+      // The default token is the argmax of our logits; PyTorch's argmax must agree unless two logits tie.
+      if (options.token === undefined) assert.equal(got.token, Array.from(got.logits.subarray(got.position * got.vocab, (got.position + 1) * got.vocab)).reduce((b, x, j, a) => (x > a[b] ? j : b), 0), what);
+      assert.ok(Math.abs(got.logit - want.logit) <= 2e-5 * (1 + Math.abs(want.logit)), `${what}: logit ${got.logit}, PyTorch ${want.logit}`);
+      const parts = r.pair ? ['gradients', 'encoderGradients', 'crossGradients'] : ['gradients'];
+      let scale = 0;
+      for (const part of parts) for (const x of want[part]) scale = Math.max(scale, Math.abs(x));
+      assert.ok(scale > 1e-3, `${what}: the logit depends on the attentions`);
+      for (const part of parts) {
+        assert.equal(got[part].length, want[part].length, `${what}: ${part} length`);
+        for (let i = 0; i < want[part].length; i++) {
+          const tol = 2e-3 * Math.abs(want[part][i]) + 2e-4 * scale;
+          if (!(Math.abs(got[part][i] - want[part][i]) <= tol)) assert.fail(`${what}: ${part}[${i}]: ${got[part][i]}, PyTorch ${want[part][i]} ± ${tol}`);
+        }
+        worstAll = Math.max(worstAll, worst(got[part], want[part], scale).rel);
+      }
+    }
+  }
+  console.log(`# attentionGradients: ${k - runs.length - 1} predictions, max |Δ| / (|g| + max|g|) ${worstAll.toExponential(2)}`);
 });

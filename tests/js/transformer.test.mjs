@@ -101,6 +101,66 @@ test('encodeIds: heads re-scored and knocked out; setParameters round-trips', ()
   }
 });
 
+test('attentionGradients: the encoding, the prediction (default: the last position\'s argmax), gradients of its shape; errors', () => {
+  const model = scope.createModel({ layers: 2, heads: 2, dModel: 8, dFF: 16, vocab: 12, maxTokens: 8, seed: 4 });
+  try {
+    const p = model.parameters();
+    for (const v of Object.values(p)) for (let i = 0; i < v.length; i++) v[i] += 0.3 * Math.sin(i + v.length);
+    model.setParameters(p);
+    const ids = [1, 5, 7, 2], n = 4;
+    const enc = model.encodeIds(ids), r = model.attentionGradients(ids);
+    assert.deepEqual(r.attentions, enc.attentions);
+    assert.deepEqual(r.logits, enc.logits);
+    assert.equal(r.position, n - 1);
+    const last = Array.from(enc.logits.subarray((n - 1) * 12));
+    assert.equal(r.token, last.indexOf(Math.max(...last)));
+    assert.equal(r.logit, enc.logits[(n - 1) * 12 + r.token]);
+    assert.equal(r.gradients.length, 2 * 2 * n * n);
+    assert.ok(r.gradients.some((g) => g !== 0));
+    const at1 = model.attentionGradients(ids, { position: 1, token: 3, ablate: ['1.0'] });
+    assert.equal(at1.token, 3);
+    for (let lh = 0; lh < 4; lh++) {
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          const g = at1.gradients[(lh * n + i) * n + j];
+          if (i > 1 || lh === 2) assert.equal(g, 0, `[${lh}, ${i}, ${j}]: rows after the position and a knocked-out head do not reach the logit`);
+        }
+      }
+    }
+    assert.notDeepEqual(model.attentionGradients(ids, { score: { '0.1': 'cosine' } }).gradients, r.gradients);
+    throwsNaming(() => model.attentionGradients(ids, { position: 4 }), RangeError, 'options.position: expected an integer from 0 to 3');
+    throwsNaming(() => model.attentionGradients(ids, { token: 12 }), RangeError, 'options.token: expected an integer from 0 to 11');
+    throwsNaming(() => model.attentionGradients(ids, { token: '3' }), TypeError, 'options.token: expected an integer');
+    throwsNaming(() => model.attentionGradients(ids, { target: [1] }), TypeError, 'options.target: unknown option');
+    throwsNaming(() => model.attentionGradients([1, 12]), RangeError, 'ids[1]: expected an integer from 0 to 11');
+    const big = scope.createModel({ layers: 64, heads: 64, dModel: 64, dFF: 0, vocab: 4, maxTokens: 4096 });
+    try {
+      throwsNaming(() => big.attentionGradients(new Int32Array(4096)), RangeError, 'ids: memory: encoding 4096 tokens');
+    } finally {
+      big.dispose();
+    }
+    assert.deepEqual(model.attentionGradients(ids).gradients, r.gradients, 'the model keeps working, deterministically');
+  } finally {
+    model.dispose();
+  }
+  const pair = scope.createModel({ kind: 'encoder-decoder', layers: 1, heads: 2, dModel: 8, dFF: 0, vocab: 6, maxTokens: 6, seed: 5 });
+  try {
+    const r = pair.attentionGradients([1, 2, 3, 4, 5], { target: [5, 4, 3], position: 1 });
+    assert.equal(r.n, 3);
+    assert.equal(r.nSource, 5);
+    assert.equal(r.gradients.length, 2 * 3 * 3);
+    assert.equal(r.encoderGradients.length, 2 * 5 * 5);
+    assert.equal(r.crossGradients.length, 2 * 3 * 5);
+    assert.deepEqual(r.cross, pair.encodeIds([1, 2, 3, 4, 5], { target: [5, 4, 3] }).cross);
+    assert.ok(r.crossGradients.subarray(5, 10).some((g) => g !== 0) && r.crossGradients.subarray(10, 15).every((g) => g === 0));
+    throwsNaming(() => pair.attentionGradients([1, 2]), TypeError, 'options.target: an encoder-decoder needs the target ids');
+    throwsNaming(() => pair.attentionGradients([1, 2], { target: [1, 2], position: 2 }), RangeError, 'options.position: expected an integer from 0 to 1');
+  } finally {
+    pair.dispose();
+  }
+  assert.throws(() => pair.attentionGradients([1], { target: [1] }), /model: this model was disposed/);
+});
+
 test('bad input throws a TypeError / RangeError naming the argument and the fix; the model keeps working', () => {
   throwsNaming(() => scope.createModel({ layers: 0 }), RangeError, 'config.layers');
   throwsNaming(() => scope.createModel({ dModel: 10, heads: 4 }), RangeError, 'config.dModel: expected a multiple of heads');
@@ -151,6 +211,7 @@ test('no wasm memory leaks over many calls; dispose frees the model', () => {
     for (let i = 0; i < 10; i++) {
       model.encodeIds([1, 2, 3, 4, 5, 6]);
       model.lossAndGradients([1, 2, 3, 4, 5, 6], [2, 3, 4, 5, 6, -1]);
+      model.attentionGradients([1, 2, 3, 4], { position: 2, ablate: ['1.0'] });
       model.setParameters(model.parameters());
       try { model.encodeIds([1, 99]); } catch { /* refused */ }
     }

@@ -48,7 +48,9 @@ def head_scores(name, q, k, P, prefix, dh):
 
 
 def heads(c, P, q, k, v, causal, labels, prefix):
-    """Every head of one attention sublayer: the outputs concatenated, and the weights [H, nq, nk]."""
+    """Every head of one attention sublayer: the outputs concatenated, and the weights [H, nq, nk]
+    (each head's A keeps its gradient: retain_grad, for gradient x attention). A head whose label is in
+    c['ablate'] has its output zeroed."""
     H = c['heads']
     dh = c['dModel'] // H
     mask = torch.ones(q.shape[0], k.shape[0]).triu(1).bool() if causal else None
@@ -61,9 +63,12 @@ def heads(c, P, q, k, v, causal, labels, prefix):
         if causal:
             Z = Z.masked_fill(mask, float('-inf'))
         A = torch.softmax(Z, dim=-1)
+        if A.requires_grad:
+            A.retain_grad()
         weights.append(A)
-        outs.append(A @ v[:, sl])
-    return torch.cat(outs, dim=1), torch.stack(weights)
+        o = A @ v[:, sl]
+        outs.append(o * 0 if labels % hd in c.get('ablate', ()) else o)
+    return torch.cat(outs, dim=1), weights
 
 
 def stack(c, P, name, ids, causal, labels, memory=None, cross_labels=None):
@@ -92,18 +97,52 @@ def stack(c, P, name, ids, causal, labels, memory=None, cross_labels=None):
     return F.layer_norm(x, (D,), P[name + '.ln_f.weight'], P[name + '.ln_f.bias'], 1e-5), self_att, cross_att
 
 
-def forward(c, P, ids):
-    """A decoder: logits [n, vocab] and the attentions [L, H, n, n]."""
+def stacked(per_layer):
+    """[L, H, nq, nk] from each layer's list of heads' weights."""
+    return torch.stack([torch.stack(layer) for layer in per_layer])
+
+
+def grads_of(per_layer):
+    """The retained gradients of every head's weights, [L, H, nq, nk] flattened."""
+    return torch.stack([torch.stack([A.grad for A in layer]) for layer in per_layer]).flatten().tolist()
+
+
+def forward(c, P, ids, keep=None):
+    """A decoder: logits [n, vocab] and the attentions [L, H, n, n] (`keep`: receives the per-head tensors)."""
     xf, att, _ = stack(c, P, 'transformer', ids, True, '%d')
-    return xf @ P['transformer.wte.weight'].T, torch.stack(att)
+    if keep is not None:
+        keep['attentions'] = att
+    return xf @ P['transformer.wte.weight'].T, stacked(att)
 
 
-def forward_pair(c, P, source, target):
+def forward_pair(c, P, source, target, keep=None):
     """An encoder-decoder: the decoder reads the target shifted right after the start id 0."""
     memory, enc, _ = stack(c, P, 'encoder', source, False, 'encoder.%d')
     dec_in = [0] + [max(t, 0) for t in target[:-1]]
     xf, dec, cross = stack(c, P, 'decoder', dec_in, True, 'decoder.%d', memory, 'cross.%d')
-    return xf @ P['transformer.wte.weight'].T, torch.stack(enc), torch.stack(dec), torch.stack(cross)
+    if keep is not None:
+        keep.update(encoderAttentions=enc, attentions=dec, cross=cross)
+    return xf @ P['transformer.wte.weight'].T, stacked(enc), stacked(dec), stacked(cross)
+
+
+def attention_gradients(case):
+    """d logits[position, token] / d A of every head by autograd (retain_grad on each head's softmax);
+    token: the case's, or the argmax at the position."""
+    c, g = case['config'], case['attentionGradients']
+    c = dict(c, ablate=g.get('ablate', []))
+    P = {name: torch.tensor(v, requires_grad=True).reshape(c['shapes'][name]) for name, v in case['params'].items()}
+    keep = {}
+    if c['kind'] == 'encoder-decoder':
+        logits = forward_pair(c, P, case['ids'], case['targets'], keep)[0]
+    else:
+        logits = forward(c, P, case['ids'], keep)[0]
+    pos = g['position']
+    token = g['token'] if g.get('token') is not None else int(logits[pos].argmax())
+    logits[pos, token].backward()
+    out = {'token': token, 'logit': logits[pos, token].item()}
+    for part, heads_ in keep.items():
+        out[{'attentions': 'gradients', 'encoderAttentions': 'encoderGradients', 'cross': 'crossGradients'}[part]] = grads_of(heads_)
+    return out
 
 
 # ---- nanoGPT's GPT, its modules named as in nanoGPT's model.py (bias=True, dropout 0) ----------------
@@ -223,6 +262,8 @@ def train(case, dtype):
 
 
 def run(case):
+    if 'attentionGradients' in case:
+        return attention_gradients(case)
     if 'train' in case:
         # float64, and float32 for the size of float32's own drift along the same trajectory (AdamW
         # divides each gradient by its own size, so where a gradient is rounding noise, e.g. a key bias

@@ -3,9 +3,6 @@
 // the installed tarball by tests/js/package.test.mjs. Never run, only type-checked.
 import createDefault, {
   createAttnScope,
-  createAttnPool,
-  type AttnPool,
-  type PoolOptions,
   engineHasSimd,
   type AttendOptions,
   type AttendResult,
@@ -60,6 +57,10 @@ import createDefault, {
   type VariantName,
   type VocabularyInfo,
 } from 'attnscope';
+import { createAttnPool, type AttnPool, type PoolOptions } from 'attnscope/pool';
+import useLite, { type AttnScopeAsset } from 'attnscope/model';
+import vocab50k from 'attnscope/vocab-50k';
+import 'attnscope/vocab-10k';
 import { createAttnScope as createSingle, type SingleCreateOptions, type AttnScope as SingleScope } from 'attnscope/single';
 
 const createOptions: CreateOptions = {
@@ -288,6 +289,16 @@ async function main(): Promise<void> {
   fromBytes.dispose();
   void [encArrays, encFacts, modelFacts, firstPiece, sim];
   void [imported4, format, importedSizes, importedText, rolled, rolled2, flowed, summaryArrays];
+
+  // The assets an app opts into: where the bundler put the file and its licence.
+  const asset: AttnScopeAsset = useLite;
+  const assetFacts: [string, string, string, string] = [asset.file, asset.url.href, asset.license.href, vocab50k.licenseName];
+  const fromAsset = await scope.loadModel({ model: useLite.url });
+  fromAsset.dispose();
+  await createAttnScope({ vocabulary: vocab50k.url, preload: true });
+  // @ts-expect-error: an asset's url is read-only
+  useLite.url = new URL('https://example.org/use-lite.bin');
+  void assetFacts;
 
   // The pool of workers: the same calls, asynchronous, with a signal.
   const poolOptions: PoolOptions = { workers: 2, preload: true, vocabulary: 'small', locateFile: (file) => `/assets/${file}` };

@@ -11,6 +11,12 @@
 // the token limit shows a message in that element (what was wrong, what is allowed) and fires
 // `attn-error`; nothing throws out of the element, and the other elements keep working.
 import { createAttnScope } from 'attnscope';
+// The built-in 10,000 words: for the module build, the package's asset entry (so a site's bundler copies
+// glove-10k.bin); the classic script carries them inlined and maps this import to nothing.
+import 'attnscope/vocab-10k';
+// Where the app's bundler put the model, when the app opted into it (import 'attnscope/model'): the
+// default of model-src then. (The classic script has no bundler: the default stays beside the page.)
+import { optedInUrl } from 'attnscope/files';
 import { fmt } from '../shared/figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
@@ -235,6 +241,27 @@ function controlOwnsKey(ev) {
   return false;
 }
 
+// What a model that could not be loaded needs, in the page's words. From a page opened from disk the
+// browser refuses to read the file beside it: the reader chooses it instead (a file chosen by the person
+// at the computer can be read; it goes nowhere), or serves the folder over http.
+function modelError(src, error) {
+  let url = null;
+  try { url = new URL(src, document.baseURI); } catch { /* the library's message says what is wrong */ }
+  if (url && url.protocol === 'file:') {
+    const name = url.pathname.split('/').pop() || 'use-lite.bin';
+    // A file chosen below that is not the model: say so, and offer the choice again.
+    const chosen = /^options\.model/.test(error.message) ? ` The file chosen is not the model (${error.message.replace(/^options\.model: /, '')}).` : '';
+    const e = new Error(`the trained model's file (${name}) cannot be read by this page.${chosen} It was opened from disk (file://), and browsers do not `
+      + `let a page read another file from disk. Choose ${name} below (it is read on this computer and sent nowhere), or serve this `
+      + 'folder over http (for example run “python3 -m http.server” in it and open the page at http://localhost:8000/).');
+    e.attribute = 'model-src';
+    e.chooseModel = { key: url.href, name };
+    return e;
+  }
+  const why = error.message.replace(/check the URL given as options\.model/, 'check the model-src attribute');
+  return new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${why})`);
+}
+
 // What a vocab attribute that could not be loaded needs. A page opened from disk cannot read another
 // file from disk (browsers refuse file:// fetches), so the library's message about options.vocabulary
 // would not help there: say so, and how to fix it.
@@ -358,6 +385,23 @@ export class AttnScopeElement extends ElementBase {
     this._leaveModel();
   }
 
+  /**
+   * In a reveal.js deck: reveal centres a slide by its height when it lays the deck out, before the figure
+   * has drawn, so a figure drawn later ran off the bottom of its slide. Once drawn (and after each
+   * redraw, which may change its height), the element asks reveal to lay the deck out again.
+   */
+  _relayoutSlides() {
+    const R = typeof window !== 'undefined' ? window.Reveal : undefined;
+    if (!R || typeof R.layout !== 'function' || !this.closest('.reveal')) return;
+    if (typeof R.isReady === 'function' && !R.isReady()) return;   // reveal lays out itself once ready
+    try { R.layout(); } catch { /* a deck that cannot lay out now: its own next layout will */ }
+  }
+
+  /** The model file's URL: model-src, else where the app's bundler put use-lite.bin, else use-lite.bin beside the page. */
+  _modelSrcNow() {
+    return (this.getAttribute('model-src') ?? '').trim() || optedInUrl('use-lite.bin')?.href || DEFAULTS['model-src'];
+  }
+
   /** This element no longer shows its model (removed, or showing another): freed with its last element. */
   _leaveModel() {
     if (this._modelSrc !== undefined && this._modelSrc !== null) leaveModel(this, modelKey(this._modelSrc));
@@ -422,7 +466,7 @@ export class AttnScopeElement extends ElementBase {
       const modelName = this._attr('model').trim();
       if (modelName) {
         choice('model', modelName, [MODEL_NAME]);
-        const src = this._attr('model-src').trim() || DEFAULTS['model-src'];
+        const src = this._modelSrcNow();
         if (!this._model || this._modelSrc !== src) {
           this._status.textContent = `Loading the trained model ${src}…`;
           let m;
@@ -431,9 +475,9 @@ export class AttnScopeElement extends ElementBase {
             // element, and the model needs no vocabulary).
             m = await modelFor((await scopeFor('')).scope, src);
           } catch (e) {
-            throw new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${e.message})`);
+            throw modelError(src, e);
           }
-          if ((this._attr('model-src').trim() || DEFAULTS['model-src']) !== src) return;   // changed while loading: a newer update follows
+          if (this._modelSrcNow() !== src) return;   // changed while loading: a newer update follows
           if (!this.isConnected) return;   // removed while loading: connected again, it asks anew
           this._leaveModel();
           this._model = m;
@@ -548,6 +592,7 @@ export class AttnScopeElement extends ElementBase {
       } else {
         this._emit('attn-change', { changed: this._announce(changed), result: r });
       }
+      this._relayoutSlides();
     };
     for (const [name, f] of this._figs) {
       f.scale = scaleSize / 14;
@@ -606,6 +651,7 @@ export class AttnScopeElement extends ElementBase {
         try { FIGURES[name].feed(f, x); } catch (e) { this._fail(e); return; }
         if (--pending > 0 || gen !== this._generation) return;
         if (!this._ready) { this._ready = true; changed.clear(); this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed: this._announce(changed), result: v });
+        this._relayoutSlides();
       }, false);
     }
   }
@@ -833,11 +879,32 @@ export class AttnScopeElement extends ElementBase {
     const head = document.createElement('strong');
     head.textContent = 'This figure cannot be drawn: ';
     this._error.append(head, message);
+    if (e && e.chooseModel) this._error.append(this._modelChooser(e.chooseModel));
     this._error.hidden = false;
     this._box.classList.add('failed');
     if (this._figs) for (const f of this._figs.values()) f.cancel();
     this._generation++;
     this._emit('attn-error', { message, attribute: e && e.attribute });
+  }
+
+  /** A file input for the model a page opened from disk cannot fetch: the chosen file's bytes load as that URL's model. */
+  _modelChooser({ key, name }) {
+    const label = document.createElement('label');
+    label.className = 'attn-choose';
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.accept = '.bin,application/octet-stream';
+    label.append(`Choose ${name}: `, input);
+    input.addEventListener('change', () => {
+      const file = input.files && input.files[0];
+      if (!file) return;
+      this._status.textContent = `Loading the trained model ${file.name}…`;
+      const p = Promise.all([scopeFor(''), file.arrayBuffer()]).then(([{ scope }, bytes]) => scope.loadModel({ model: new Uint8Array(bytes) }));
+      p.catch(() => { if (models.get(key) === p) models.delete(key); });
+      models.set(key, p);   // every element showing this URL's model gets these bytes
+      for (const el of document.querySelectorAll('attn-scope')) if (el instanceof AttnScopeElement && el._attr('model').trim()) el._invalidate();
+    });
+    return label;
   }
 
   _clearError() {

@@ -7,7 +7,8 @@
 // transferred, not copied. Progress is reported between those calls (the real unit of work the
 // page can split); the main attention call itself is one call and cannot be split.
 import * as Comlink from 'comlink';
-import { createAttnScope, createAttnPool } from 'attnscope';
+import { createAttnScope } from 'attnscope';
+import { createAttnPool } from 'attnscope/pool';
 import { compute, plan, computed, context, nearestWords, headSummaries } from '../../shared/compute/attention.js';
 import { STEPS, WHOLE_DOCUMENT, slim } from '../../shared/compute/teaching.js';
 import { headImages as pictures } from '../../shared/compute/images.js';
