@@ -19,7 +19,7 @@ const server = await startServer();
 const browser = await launch();
 const out = { ...header({ load }), sentence: TEXT, runs: {} };
 try {
-  for (const [name, hash] of [['trained', '#engine=model&q=A'], ['surgery', '#engine=model&q=A&mswap=cosine&mhead=1.2&mknock=2.3']]) {
+  for (const [name, hash] of [['trained', '#engine=model&q=A'], ['surgery', '#engine=model&q=A&head-score=cosine&model-head=0.1&knock-out=1.2']]) {
     const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
     const page = await context.newPage();
     await page.goto(server.url + hash);

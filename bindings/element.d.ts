@@ -59,6 +59,15 @@ export interface AttnScopeAttributes {
   /** URL of the model's weights file (dist/use-lite.bin); default 'use-lite.bin' beside the page. */
   modelSrc: string;
   /**
+   * With `model`: the head shown large, 'L.H' with layer and head counted from 0 as the API counts them
+   * (the figures write "layer 1, head 1" for '0.0'). Default '0.0'. Mirrors the attribute `head`.
+   */
+  head: string;
+  /** With `model`: the scoring function the head shown is re-scored with; 'scaled-dot' (default) is the model's own. Attribute `head-score`. */
+  headScore: ScoreName;
+  /** With `model`: the heads knocked out, 'L.H' labels (from 0) separated by commas; '' (default) none. Attribute `knock-out`. */
+  knockOut: string;
+  /**
    * The level of the figures' titles, 1 (h1) to 6 (h6). Default: one below the nearest heading before
    * the element when it is connected (2 with none), so the host page's outline never skips a level.
    * Reading gives the level in use; setting null returns to the derived level; a number outside 1–6

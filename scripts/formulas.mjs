@@ -15,8 +15,8 @@ export async function formulas(dist = join(root, 'dist')) {
   // the built module, the same table scope.scoreFunctions comes from); the teaching panels' from
   // web/shared/formula-data.js.
   const registry = await loadDistRegistry(dist);
-  const { TEACHING } = await import(pathToFileURL(join(root, 'web/shared/formula-data.js')).href);
-  const latexList = [...registry.scores.map((s) => s.latex), ...Object.values(TEACHING).map(([latex]) => latex)];
+  const { TEACHING, teachingParts } = await import(pathToFileURL(join(root, 'web/shared/formula-data.js')).href);
+  const latexList = [...registry.scores.map((s) => s.latex), ...new Set(Object.values(TEACHING).flatMap(([latex]) => [latex, ...teachingParts(latex)]))];
   const rendered = {};
   for (const latex of latexList) {
     try {

@@ -74,9 +74,9 @@ describe('the demo with the trained model', () => {
 
   test('a swapped score: the swapped view differs; the original equals the unswapped model', async () => {
     await page.locator('#figure-model-heads g.panel').nth(1).click();   // layer 1, head 2
-    assert.equal(await hashParam('mhead', '1.2'), '1.2');
+    assert.equal(await hashParam('model-head', '0.1'), '0.1');
     await page.selectOption('#figure-model-head select', 'cosine');
-    assert.equal(await hashParam('mswap', 'cosine'), 'cosine');
+    assert.equal(await hashParam('head-score', 'cosine'), 'cosine');
     const got = await downloadJSON('#figure-model-head button.export-json');
     assert.equal(got.head, '0.1');
     assert.equal(got.score, 'cosine');
@@ -96,14 +96,14 @@ describe('the demo with the trained model', () => {
     assert.match(text, /Why cosine flattens the head: its scores lie in \[−1, 1\], and the model's heads use τ = 1, so no weight can be more than e\^2 ≈ 7\.39 times another in its row/);
     assert.ok(Math.abs((await measure('embedding-distance')) - dist) < 1e-5, 'the embedding distance is the node one');
     await page.selectOption('#figure-model-head select', 'scaled-dot');
-    assert.equal(await hashParam('mswap', null), null);
+    assert.equal(await hashParam('head-score', null), null);
     assert.equal(await measure('embedding-distance'), 0, 'scaled-dot is the model\'s own: nothing changes');
   });
 
   test('knocking a head out moves the embedding; a second sentence\'s similarity before and after', async () => {
     await page.fill('#keys', SECOND);
     await page.check('#figure-model-knock input[value="0.2"]');
-    assert.equal(await hashParam('mknock', '1.3'), '1.3');
+    assert.equal(await hashParam('knock-out', '0.2'), '0.2');
     const base = model.encode(SENTENCE), cut = model.encode(SENTENCE, { ablate: ['0.2'] });
     const dist = await measure('embedding-distance');
     assert.ok(dist > 0, `the embedding moved: ${dist}`);
@@ -148,24 +148,24 @@ describe('the demo with the trained model', () => {
     await page.locator('#figure-model-heads g.panel').first().focus();
     await page.keyboard.press('ArrowDown');    // layer 2, head 1
     await page.keyboard.press('ArrowRight');   // layer 2, head 2
-    assert.equal(await hashParam('mhead', '2.2'), '2.2');
+    assert.equal(await hashParam('model-head', '1.1'), '1.1');
     assert.equal(await page.evaluate(() => document.activeElement.querySelector('.panel-title')?.textContent), 'layer 2, head 2');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('Enter');
-    assert.equal(await hashParam('mhead', '2.1'), '2.1');
+    assert.equal(await hashParam('model-head', '1.0'), '1.0');
     assert.match(await page.textContent('#figure-model-head .fig-title'), /layer 2, head 1/);
     await page.focus('#figure-model-head select');
     await page.keyboard.press('End');           // the last scoring function of the list
     const last = await page.$eval('#figure-model-head select', (s) => s.options[s.options.length - 1].value);
-    assert.equal(await hashParam('mswap', last), last);
+    assert.equal(await hashParam('head-score', last), last);
     await page.focus('#figure-model-knock input[value="1.0"]');
     await page.keyboard.press('Space');
-    assert.equal(await hashParam('mknock', '2.1'), '2.1');
+    assert.equal(await hashParam('knock-out', '1.0'), '1.0');
     assert.ok(await measure('embedding-distance') > 0);
   });
 
-  test('the URL brings the model view back: head, swap, knock-outs', async () => {
-    const p = autoSettle(await h.open(context, `#engine=model&q=${encodeURIComponent(SENTENCE)}&mhead=2.3&mswap=neg-euclidean&mknock=1.1,1.4`));
+  test('the URL brings the model view back: head, swap, knock-outs (heads 0-based, the names of the element\'s attributes)', async () => {
+    const p = autoSettle(await h.open(context, `#engine=model&q=${encodeURIComponent(SENTENCE)}&model-head=1.2&head-score=neg-euclidean&knock-out=0.0,0.3`));
     await settled(p);
     await p.waitForSelector('#figure-model-heads g.panel');
     assert.ok(await p.isChecked('#engine-model'));
@@ -177,15 +177,15 @@ describe('the demo with the trained model', () => {
     close(got.swapped[0], row(cut.attentions, cut.n, model.heads, 1, 2, 0), 1e-5, 'swapped row 0 from the link');
     await p.close();
     // A head out of the model's range is refused with a notice, the rest kept.
-    const q = autoSettle(await h.open(context, '#engine=model&mhead=3.1'));
+    const q = autoSettle(await h.open(context, '#engine=model&model-head=2.0'));
     await settled(q);
-    assert.match(await q.textContent('#notice-text'), /mhead/);
+    assert.match(await q.textContent('#notice-text'), /model-head/);
     await q.close();
   });
 
   test('on a phone (390 × 844)', async () => {
     const phone = await h.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    const p = autoSettle(await h.open(phone, `#engine=model&q=${encodeURIComponent(SENTENCE)}&k=${encodeURIComponent(SECOND)}&mswap=cosine&mhead=1.2`));
+    const p = autoSettle(await h.open(phone, `#engine=model&q=${encodeURIComponent(SENTENCE)}&k=${encodeURIComponent(SECOND)}&head-score=cosine&model-head=0.1`));
     await settled(p);
     await p.waitForSelector('#figure-model-heads g.panel');
     const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -82,3 +82,18 @@ describe('computations asked for by name', () => {
     assert.throws(() => x.need('nothing'), /no computation named nothing/);
   });
 });
+
+describe('numbers a sentence compares (#34 item 8: "dot prefers street (20.8 vs 20.8)")', () => {
+  test('fmtApart writes two different numbers with the digits it takes to tell them apart', async () => {
+    const { fmt, fmtApart } = await import('../../web/shared/figures/base.js');
+    assert.deepEqual(fmtApart(20.84, 20.79), ['20.84', '20.79']);
+    assert.deepEqual(fmtApart(20.8412, 20.8407), ['20.8412', '20.8407']);
+    assert.deepEqual(fmtApart(0.5, 0.25, 2), ['0.5', '0.25'], 'apart already: as fmt writes them');
+    assert.deepEqual(fmtApart(3, 3), [fmt(3), fmt(3)], 'equal numbers are written as they are');
+    // Every pair that differs reads differently (up to 7 digits, float32's precision).
+    for (const [a, b] of [[20.81, 20.82], [1.0001, 1.0002], [-0.31416, -0.31419], [123.45, 123.46]]) {
+      const [x, y] = fmtApart(a, b);
+      assert.notEqual(x, y, `${a} vs ${b}`);
+    }
+  });
+});

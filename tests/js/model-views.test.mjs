@@ -66,6 +66,27 @@ test('knocking out a last-layer head changes no attention but moves the embeddin
   assert.match(s[2], new RegExp(`goes from ${fmt(v.second.before)} to ${fmt(v.second.after)}`));
 });
 
+test('a head re-scored and knocked out: the change is the knock-out\'s, and the text says so (#34 item 5)', () => {
+  const v = modelViews(scope, model, { text: TEXT, head: '0.1', swap: 'cosine', knock: ['0.1'] });
+  // The numbers: the embedding moves exactly as with the knock-out alone.
+  const alone = model.encode(TEXT, { ablate: ['0.1'] });
+  const d = 1 - cosine(model.encode(TEXT).embedding, alone.embedding);
+  assert.ok(Math.abs(v.embedding.distance - d) < 1e-9, `${v.embedding.distance} vs the knock-out alone ${d}`);
+  const s = explain(v, fmt);
+  assert.doesNotMatch(s.join(' '), /Scoring layer 1, head 2 by cosine moves/, 'the re-scoring is not credited');
+  assert.equal(s[0], `Layer 1, head 2 is knocked out, so what it passes on is dropped whatever scores it: re-scoring it by cosine changes its own rows `
+    + `(a total variation of ${fmt(v.tv[1])} on average, drawn above) and nothing after it. Knocking out layer 1, head 2 moves the sentence `
+    + `embedding by ${fmt(d)} (1 − cosine): all of that move is the knock-out's.`);
+  // The terms are explained where they are read.
+  const terms = s.find((x) => x.startsWith('The surgery: '));
+  assert.ok(terms, 'the terms are explained');
+  assert.match(terms, /Total variation \(TV\) of a row: half the sum/);
+  assert.match(terms, /1 − cosine of the embeddings: 0 when/);
+  // Re-scored only: the re-scoring is credited, the terms said too.
+  const w = explain(modelViews(scope, model, { text: TEXT, head: '0.1', swap: 'cosine', knock: ['1.0'] }), fmt);
+  assert.match(w[0], /^Scoring layer 1, head 2 by cosine moves .*; with layer 2, head 1 knocked out as well, the sentence embedding moves by/);
+});
+
 test('over 128 tokens: cut and said; labels and options', () => {
   const v = modelViews(scope, model, { text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(' '), head: '9.9', knock: ['7.7', '1.0'] });
   assert.equal(v.truncated, true);

@@ -67,13 +67,14 @@ function assertValid(state) {
 }
 
 // Hashes made of the page's own keys and hostile ones, with any values.
-const key = fc.oneof(fc.constantFrom(...KEYS), fc.constantFrom('engine', 'mhead', 'mswap', 'mknock'), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
+const key = fc.oneof(fc.constantFrom(...KEYS), fc.constantFrom('engine', 'mhead', 'mswap', 'mknock', 'model-head', 'head-score', 'knock-out'), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
 const value = fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 100 }),
   fc.double().map(String), fc.integer().map(String), fc.constantFrom('', '1', 'true', 'NaN', 'Infinity', '1e400', '0x10', '3,4'),
   // Selection lists (rows, cols): well formed, backwards, overlapping, huge, signed, spaced.
   fc.constantFrom('3,5-9', '9-3', '0-9999', '1-3,2-4', '-1', '1,,2', '1-', '12345', '1, 2', '0-9999,0-9999'),
-  // The trained model's heads (mhead, mknock: 1-based "layer.head"), good and bad.
-  fc.constantFrom('1.1', '2.4', '0.1', '3.1', '1.5', '1.1,2.4', '1.1,1.1', '2.4,1.1', '1.1,', 'model', 'scores', 'cosine'),
+  // The trained model's heads (model-head, knock-out: 0-based "layer.head"; the old mhead, mknock:
+  // 1-based), good and bad.
+  fc.constantFrom('1.1', '2.4', '0.1', '0.0', '1.3', '3.1', '1.5', '01.1', '1.1,2.4', '1.1,1.1', '2.4,1.1', '0.3,1.0', '1.1,', 'model', 'scores', 'cosine'),
   fc.array(fc.tuple(fc.nat(MAX_INDEX), fc.nat(20)), { maxLength: 40 }).map((xs) => xs.map(([a, n]) => (n % 3 ? `${a}` : `${a}-${a + n}`)).join(',')));
 const hash = fc.oneof(
   fc.array(fc.tuple(key, value), { maxLength: 30 }).map((pairs) => '#' + new URLSearchParams(pairs).toString()),
@@ -178,21 +179,42 @@ test('selections: formatIndexList and parseIndexList are inverse on every sorted
   }), { numRuns: 1000 });
 });
 
-test('the trained model\'s fields: 1-based heads in the link, 0-based labels in the state; bad ones refused', () => {
-  const { state, problems } = fromHash('#engine=model&mhead=2.3&mswap=cosine&mknock=2.4,1.1,1.1');
+test('the trained model\'s fields: in the link under the element\'s names, heads 0-based as the API and the element write them', () => {
+  const { state, problems } = fromHash('#engine=model&model-head=1.2&head-score=cosine&knock-out=1.3,0.0,0.0');
   assert.deepEqual(problems, []);
   assert.equal(state.engine, 'model');
   assert.equal(state.mhead, '1.2');
   assert.equal(state.mswap, 'cosine');
   assert.deepEqual(state.mknock, ['0.0', '1.3']);
-  assert.match(toHash(state), /mhead=2\.3/);
-  assert.match(toHash(state), /mknock=1\.1%2C2\.4/);
-  for (const [h, field] of [['#mhead=3.1', 'mhead'], ['#mhead=0.1', 'mhead'], ['#mknock=1.5', 'mknock'], ['#mswap=nope', 'mswap'], ['#engine=gpt', 'engine']]) {
+  const h = toHash(state);
+  assert.match(h, /model-head=1\.2/);
+  assert.match(h, /head-score=cosine/);
+  assert.match(h, /knock-out=0\.0%2C1\.3/);
+  assert.doesNotMatch(h, /mhead|mswap|mknock/, 'the old names are not written');
+  for (const [h2, field] of [['#model-head=2.0', 'model-head'], ['#model-head=1.4', 'model-head'], ['#model-head=01.2', 'model-head'],
+    ['#knock-out=0.4', 'knock-out'], ['#head-score=nope', 'head-score'], ['#engine=gpt', 'engine']]) {
+    const r = fromHash(h2);
+    assert.equal(r.problems.length, 1, h2);
+    assert.match(r.problems[0], new RegExp(`^${field} `));
+    assert.deepEqual({ ...r.state, cell: defaultState().cell }, defaultState(), `${h2}: the defaults kept`);
+  }
+  assert.match(fromHash('#model-head=2.0').problems[0], /layers 0–1, heads 0–3/);
+});
+
+test('links made before: mhead, mswap and mknock (heads 1-based) still open the same surgery, and are written anew', () => {
+  const { state, problems } = fromHash('#engine=model&mhead=2.3&mswap=cosine&mknock=2.4,1.1,1.1');
+  assert.deepEqual(problems, []);
+  assert.equal(state.mhead, '1.2');
+  assert.equal(state.mswap, 'cosine');
+  assert.deepEqual(state.mknock, ['0.0', '1.3']);
+  assert.match(toHash(state), /model-head=1\.2&head-score=cosine&knock-out=0\.0%2C1\.3/);
+  for (const [h, field] of [['#mhead=3.1', 'mhead'], ['#mhead=0.1', 'mhead'], ['#mknock=1.5', 'mknock'], ['#mswap=nope', 'mswap']]) {
     const r = fromHash(h);
     assert.equal(r.problems.length, 1, h);
     assert.match(r.problems[0], new RegExp(`^${field} `));
-    assert.deepEqual({ ...r.state, cell: defaultState().cell }, defaultState(), `${h}: the defaults kept`);
   }
+  // The new names win over the old.
+  assert.equal(fromHash('#mhead=1.1&model-head=1.3').state.mhead, '1.3');
 });
 
 test('τ follows the scoring function until chosen; a link carries t only when it was chosen', () => {

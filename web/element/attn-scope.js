@@ -21,7 +21,7 @@ import { fmt } from '../shared/figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
 import { modelViews, MODEL_NAME } from '../shared/compute/use-lite.js';
-import { parseHead } from '../shared/head-label.js';
+import { headLabel, parseHead, parseHeadList, HEAD_ALLOWED, HEAD_LIST_ALLOWED } from '../shared/head-label.js';
 import { renderTeaching } from '../shared/formulas.js';
 import { download } from '../shared/downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/pages/demo/state.js,
@@ -146,6 +146,13 @@ export const DEFAULTS = {
   vocab: '',              // URL of a vocabulary file; empty: the built-in 10,000 words
   model: '',              // 'use-lite': the trained model's views (query: the sentence, keys: a second one)
   'model-src': 'use-lite.bin',  // URL of the model's weights file (dist/use-lite.bin)
+  // With model: the head shown large, the scoring function it is re-scored with, the heads knocked
+  // out. Heads are labelled 'L.H' as the API labels them (layer and head counted from 0); the figures
+  // write them 1-based ("layer 1, head 1" is head="0.0"). The demo's link holds the same three
+  // (web/pages/demo/state.js: model-head, head-score, knock-out).
+  head: '0.0',
+  'head-score': 'scaled-dot',
+  'knock-out': '',
   'heading-level': '',    // 1–6: the level of the figures' titles; empty: one below the heading before the element
 };
 const ATTRS = Object.keys(DEFAULTS);
@@ -349,6 +356,7 @@ export class AttnScopeElement extends ElementBase {
     this._result = null;
     this._local = { head: 0, values: 'weights', row: null, exp: false, cellClosed: false };
     this._changed = new Set();
+    this._unannounced = new Set();   // changes not yet named by an attn-change
     this._queued = false;
     this._ready = false;
     this._generation = 0;
@@ -424,8 +432,11 @@ export class AttnScopeElement extends ElementBase {
 
   // ---- the update: read the attributes, check them, compute, hand the figures their jobs ----
   async _update() {
-    const changed = [...this._changed];
+    // What changed since the last attn-change: a change made while the figures of the one before were
+    // still drawing (that drawing is then dropped, and fires nothing) is named by the next event.
+    for (const name of this._changed) this._unannounced.add(name);
     this._changed.clear();
+    const changed = this._unannounced;
     try {
       this._caption.textContent = this._attr('caption');
       choice('theme', this._attr('theme').trim() || 'auto', THEMES);
@@ -576,9 +587,10 @@ export class AttnScopeElement extends ElementBase {
       if (--pending > 0 || gen !== this._generation) return;
       if (!this._ready) {
         this._ready = true;
+        changed.clear();
         this._emit('attn-ready', { result: r });
       } else {
-        this._emit('attn-change', { changed, result: r });
+        this._emit('attn-change', { changed: this._announce(changed), result: r });
       }
       this._relayoutSlides();
     };
@@ -596,15 +608,31 @@ export class AttnScopeElement extends ElementBase {
     }
   }
 
+  /** The head, its scoring function and the knocked-out heads, from the attributes (checked against the model). */
+  _modelState(scope, m) {
+    const headText = this._attr('head').trim();
+    if (!parseHead(headText, m.layers, m.heads)) throw new AttributeError('head', headText, HEAD_ALLOWED(m.layers, m.heads));
+    const swap = choice('head-score', this._attr('head-score').trim(), namesOf(scope.registry.scores));
+    const knock = parseHeadList(this._attr('knock-out'), m.layers, m.heads);
+    if (!knock) throw new AttributeError('knock-out', this._attr('knock-out'), HEAD_LIST_ALLOWED(m.layers, m.heads));
+    return { head: headLabel(...parseHead(headText)), swap, knock };
+  }
+
+  /** The changes an attn-change names (then forgotten). */
+  _announce(changed) {
+    const list = [...changed];
+    changed.clear();
+    return list;
+  }
+
   /** model="use-lite": the model's figures (the registry's view 'model') on the query (and keys). */
   _renderModel(changed) {
     const { scope } = this._scope;
     const m = this._model;
     const q = this._attr('query');
     if (!q.trim()) throw new AttributeError('query', q, 'text with at least one word');
-    const L = this._local;
-    const head = parseHead(L.mhead, m.layers, m.heads) ? L.mhead : '0.0';
-    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap: L.mswap || 'scaled-dot', knock: L.mknock || [] });
+    const { head, swap, knock } = this._modelState(scope, m);
+    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap, knock });
     this._result = v;
     this._clearError();
     this._status.textContent = v.truncated || (v.second && v.second.truncated)
@@ -622,7 +650,7 @@ export class AttnScopeElement extends ElementBase {
       f.schedule(() => {
         try { FIGURES[name].feed(f, x); } catch (e) { this._fail(e); return; }
         if (--pending > 0 || gen !== this._generation) return;
-        if (!this._ready) { this._ready = true; this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed, result: v });
+        if (!this._ready) { this._ready = true; changed.clear(); this._emit('attn-ready', { result: v }); } else this._emit('attn-change', { changed: this._announce(changed), result: v });
         this._relayoutSlides();
       }, false);
     }
@@ -641,7 +669,12 @@ export class AttnScopeElement extends ElementBase {
       set: (patch) => {
         for (const [k, v] of Object.entries(patch)) {
           if (k === 'cell' && v === null) this._setLocal({ cellClosed: true });
-          else if (k in DEFAULTS) this._set(k, String(v));
+          // The model's figures name the state as the demo does (mhead, mswap, mknock): attributes here.
+          else if (k === 'mhead') this._set('head', v);
+          else if (k === 'mswap') this._set('head-score', v);
+          else if (k === 'mknock') this._set('knock-out', v.join(','));
+          // 'head' from the explorer's figures is the head shown among `heads` (the element's own).
+          else if (k in DEFAULTS && k !== 'head') this._set(k, String(v));
           else this._setLocal({ [k]: v });
         }
       },
@@ -908,7 +941,7 @@ export class AttnScopeElement extends ElementBase {
 }
 
 // Properties mirror attributes: el.score = 'cosine' is el.setAttribute('score', 'cosine').
-const CAMEL = { positional: 'positional', 'model-src': 'modelSrc', 'heading-level': 'headingLevel' };
+const CAMEL = { positional: 'positional', 'model-src': 'modelSrc', 'heading-level': 'headingLevel', 'head-score': 'headScore', 'knock-out': 'knockOut' };
 for (const name of ATTRS) {
   const prop = CAMEL[name] || name;
   if (name === 'heading-level') {

@@ -2,9 +2,9 @@
 // MathML, not KaTeX, and MathML needs neither inline styles (which the page's CSP forbids) nor fonts.
 // 'virtual:formulas' maps each LaTeX string to its MathML; a formula missing from it is shown as text.
 import prerendered from 'virtual:formulas';
-import { TEACHING } from './formula-data.js';
+import { TEACHING, teachingParts } from './formula-data.js';
 
-export { TEACHING };
+export { TEACHING, teachingParts };
 
 /** Puts a formula into el: the build's MathML when there is one, else the plain text. */
 export function renderLatex(el, latex, fallback) {
@@ -22,5 +22,16 @@ export function renderLatex(el, latex, fallback) {
 
 export function renderTeaching(el, key) {
   const [latex, text] = TEACHING[key];
-  renderLatex(el, latex, text);
+  const parts = teachingParts(latex);
+  if (parts.length === 1 || !parts.every((p) => prerendered[p])) { renderLatex(el, latex, text); return; }
+  // Equations set apart by \qquad, each typeset on its own: on a narrow screen the second goes under
+  // the first instead of being cut off ("cos θ = -" on a phone).
+  el.textContent = '';
+  el.classList.add('formula-parts');
+  for (const p of parts) {
+    const span = el.ownerDocument.createElement('span');
+    span.className = 'formula-part';
+    renderLatex(span, p, p);
+    el.appendChild(span);
+  }
 }

@@ -29,3 +29,20 @@ export function headFromURL(text, layers, heads) {
   const label = headLabel(at[0] - 1, at[1] - 1);
   return headToURL(label) === text ? label : null;
 }
+
+/** What a head label may be, for an error message: 'a head “layer.head” …, e.g. “1.2”'. */
+export const HEAD_ALLOWED = (layers, heads) => `a head “layer.head” of the model, both counted from 0 as the API counts them (layers 0–${layers - 1}, heads 0–${heads - 1}; “layer 1, head 1” on screen is “0.0”), e.g. “${layers - 1}.${heads - 1}”`;
+export const HEAD_LIST_ALLOWED = (layers, heads) => `a list of heads “layer.head” separated by commas, each counted from 0 as the API counts them (layers 0–${layers - 1}, heads 0–${heads - 1}), e.g. “0.1,${layers - 1}.${heads - 1}”, or nothing for no head knocked out`;
+
+/**
+ * A list of labels 'L.H,L.H' (0-based; spaces around the commas allowed; '' is none) as sorted, unique
+ * labels of a model of `layers` × `heads`, or null when one of them is not a head of it.
+ */
+export function parseHeadList(text, layers, heads) {
+  const t = String(text).trim();
+  if (t === '') return [];
+  const parts = t.split(/\s*,\s*/);
+  if (parts.length > layers * heads * 4) return null;   // bounded: a list this long repeats heads, or is not one
+  for (const part of parts) if (!parseHead(part, layers, heads)) return null;
+  return [...new Set(parts.map((x) => headLabel(...parseHead(x))))].sort();
+}

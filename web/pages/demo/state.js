@@ -5,7 +5,7 @@
 // The names come from the module's registry (src/attnscope/registry.hpp), which the build hands to the
 // page as 'virtual:registry' (scripts/build-web.mjs): no list of names is kept here.
 import registry from 'virtual:registry';
-import { headFromURL, headToURL } from '../../shared/head-label.js';
+import { headFromURL, headLabel, parseHead } from '../../shared/head-label.js';
 import { naturalT } from '../../shared/temperature.js';
 
 const names = (list) => list.map((x) => x.name);
@@ -34,6 +34,11 @@ export const MODEL_HEADS = 4;
 
 /** A head of a link ('L.H', 1-based) as the state's label (0-based), or null when it is not one of the model's. */
 const headOfLink = (text) => headFromURL(text, MODEL_LAYERS, MODEL_HEADS);
+/** A head of a link as the API writes it (0-based, 'L.H' exactly), or null. */
+const headOfAPI = (text) => {
+  const at = parseHead(text, MODEL_LAYERS, MODEL_HEADS);
+  return at && headLabel(...at) === text ? text : null;
+};
 
 export const PRESETS = [
   { id: 'animal', label: 'The animal didn’t cross…',
@@ -66,7 +71,7 @@ export function defaultState() {
     rows: [],         // selected query token indices (sorted, unique): their summed and mean attention
     cols: [],         // selected key token indices (sorted, unique): who attends to these words
     engine: 'scores', // what computes the attention: 'scores' (the explorer) or 'model' (the trained model)
-    mhead: '0.0',     // the trained model's head shown large ('L.H', 0-based; 1-based in the URL)
+    mhead: '0.0',     // the trained model's head shown large ('L.H', 0-based as the API and in the URL; 1-based on screen)
     mswap: 'scaled-dot', // the scoring function that head is scored with (scaled-dot: the model's own)
     mknock: [],       // the trained model's knocked-out heads ('L.H' labels, sorted)
   };
@@ -74,7 +79,14 @@ export function defaultState() {
 
 const short = { q: 'q', k: 'k', score: 'score', t: 't', heads: 'heads', proj: 'proj', seed: 'seed',
   pos: 'pos', mask: 'mask', variant: 'variant', head: 'head', values: 'values', p: 'p', cell: 'cell',
-  row: 'row', exp: 'exp', rows: 'rows', cols: 'cols', engine: 'engine', mhead: 'mhead', mswap: 'mswap', mknock: 'mknock' };
+  row: 'row', exp: 'exp', rows: 'rows', cols: 'cols', engine: 'engine',
+  // The trained model's surgery under the names of <attn-scope>'s attributes (head is taken by the
+  // explorer's head number, so the link's is model-head), with heads labelled as the API and the
+  // element label them: 'L.H' counted from 0.
+  mhead: 'model-head', mswap: 'head-score', mknock: 'knock-out' };
+// Links made before issue 34 wrote the model's surgery as mhead, mswap and mknock, heads counted from
+// 1: still read, never written.
+const LEGACY = ['mhead', 'mswap', 'mknock'];
 
 /**
  * A sorted list of indices as a short string, runs of three or more compressed: [3, 5, 6, 7, 8, 9] →
@@ -141,11 +153,11 @@ export function toHash(state) {
       continue;
     }
     if (key === 'mhead') {
-      if (v !== d.mhead) p.set(key, headToURL(v));
+      if (v !== d.mhead) p.set(short[key], v);
       continue;
     }
     if (key === 'mknock') {
-      if (v && v.length) p.set(key, v.map(headToURL).join(','));
+      if (v && v.length) p.set(short[key], v.join(','));
       continue;
     }
     // τ is written when the visitor chose it; a link without t has the scoring function's own τ.
@@ -189,7 +201,7 @@ export function fromHash(hash) {
   // sentence of its author's choosing, nor a notice of unbounded length.
   const cut = (text, n) => (text.length > n ? `${text.slice(0, n)}…` : text);
   const bad = (field, value, why) => problems.push(`${cut(String(field), 20)} “${cut(String(value), 40)}” ${why}`);
-  const known = new Set(Object.values(short));
+  const known = new Set([...Object.values(short), ...LEGACY]);
   for (const key of p.keys()) {
     if (!known.has(key)) bad(key, p.get(key), 'is not a setting of this page');
   }
@@ -205,26 +217,36 @@ export function fromHash(hash) {
     state.k = k.slice(0, MAX_TEXT);
     if (k.length > MAX_TEXT) bad('k', k.slice(0, 20) + '…', `was longer than ${MAX_TEXT} characters and was cut`);
   }
-  const choice = (field, list) => {
+  const choice = (field, list, into = field) => {
     if (!p.has(field)) return;
     const v = p.get(field);
-    if (list.includes(v)) state[field] = v;
+    if (list.includes(v)) state[into] = v;
     else bad(field, v, `is not one of ${list.join(', ')}`);
   };
   choice('score', SCORE_NAMES);
   choice('engine', ENGINES);
+  // The model's surgery: the old names (1-based heads) first, so that the new ones (0-based) win.
   choice('mswap', SCORE_NAMES);
-  if (p.has('mhead')) {
-    const h = headOfLink(p.get('mhead'));
+  const headRange = (base) => `layers ${base}–${MODEL_LAYERS - 1 + base}, heads ${base}–${MODEL_HEADS - 1 + base}`;
+  const headAt = (field, read, base) => {
+    if (!p.has(field)) return;
+    const h = read(p.get(field));
     if (h) state.mhead = h;
-    else bad('mhead', p.get('mhead'), `is not a head “layer.head” of the model (layers 1–${MODEL_LAYERS}, heads 1–${MODEL_HEADS})`);
-  }
-  if (p.has('mknock') && p.get('mknock') !== '') {
-    const list = p.get('mknock').split(',').slice(0, MODEL_LAYERS * MODEL_HEADS + 1);
-    const heads = list.map(headOfLink);
+    else bad(field, p.get(field), `is not a head “layer.head” of the model (${headRange(base)})`);
+  };
+  const knockOf = (field, read, base) => {
+    if (!p.has(field)) return;
+    if (p.get(field) === '') { state.mknock = []; return; }
+    const list = p.get(field).split(',').slice(0, MODEL_LAYERS * MODEL_HEADS + 1);
+    const heads = list.map(read);
     if (list.length <= MODEL_LAYERS * MODEL_HEADS && heads.every(Boolean)) state.mknock = [...new Set(heads)].sort();
-    else bad('mknock', p.get('mknock'), `is not a list of heads “layer.head” of the model (layers 1–${MODEL_LAYERS}, heads 1–${MODEL_HEADS})`);
-  }
+    else bad(field, p.get(field), `is not a list of heads “layer.head” of the model (${headRange(base)})`);
+  };
+  headAt('mhead', headOfLink, 1);
+  knockOf('mknock', headOfLink, 1);
+  choice('head-score', SCORE_NAMES, 'mswap');
+  headAt('model-head', headOfAPI, 0);
+  knockOf('knock-out', headOfAPI, 0);
   choice('proj', PROJECTIONS);
   choice('mask', MASKS);
   choice('variant', VARIANTS);

@@ -97,9 +97,10 @@ const PALETTE = [...Array.from({ length: LEVELS }, (_, k) => toRGB(interpolateVi
  * through, so the picture does not depend on the theme (a light/dark switch needs no redraw) and can
  * be built off the page's thread (the demo's worker builds the heads' pictures, web/pages/demo/demo-worker.js).
  */
-export function panelImage(weights, offset, nq, nk, masked, maxSide) {
-  let max = 0;
-  for (let i = 0; i < nq * nk; i++) { const v = weights[offset + i]; if (v > max) max = v; }
+export function panelImage(weights, offset, nq, nk, masked, maxSide, upTo = null) {
+  // Coloured from 0 to its own largest value, or to `upTo` (panels compared on one scale).
+  let max = upTo ?? 0;
+  if (upTo === null) for (let i = 0; i < nq * nk; i++) { const v = weights[offset + i]; if (v > max) max = v; }
   const top = LEVELS - 1, scale = max > 0 ? top / max : top;
   const index = (v, i, j) => (masked(i, j) ? CLEAR : Math.max(0, Math.min(top, Math.round(v * scale))) || 0);
   return matrixIndexedImage(weights, nq, nk, index, PALETTE, offset, 1, maxSide);

@@ -116,7 +116,14 @@ export function explain(v, fmt) {
   } else {
     const knocked = v.knock.map((k) => { const [l, h] = parseHead(k); return name(l, h); }).join(', ');
     const moved = `the sentence embedding moves by ${fmt(v.embedding.distance)} (1 − cosine)`;
-    if (v.swap && v.swap !== 'scaled-dot') {
+    const swapped = v.swap && v.swap !== 'scaled-dot';
+    if (swapped && v.knock.includes(v.head)) {
+      // The re-scored head is knocked out too: its output is dropped whatever scores it, so every
+      // change after it (the heads downstream, the embedding) is the knock-out's alone.
+      out.push(`L${name(hl, hh).slice(1)} is knocked out, so what it passes on is dropped whatever scores it: re-scoring it by ${v.swap} changes its own rows `
+        + `(a total variation of ${fmt(v.tv[idx(hl, hh)])} on average, drawn above) and nothing after it. Knocking out ${knocked} moves the sentence `
+        + `embedding by ${fmt(v.embedding.distance)} (1 − cosine): all of that move is the knock-out's.`);
+    } else if (swapped) {
       const swap = `Scoring ${name(hl, hh)} by ${v.swap} moves each of that head's rows by a total variation of ${fmt(v.tv[idx(hl, hh)])} on average`;
       out.push(v.knock.length ? `${swap}; with ${knocked} knocked out as well, ${moved}.` : `${swap}; ${moved}.`);
     } else {
@@ -139,6 +146,12 @@ export function explain(v, fmt) {
     out.push(v.changed
       ? `The two sentences' similarity (cosine of their embeddings) goes from ${fmt(v.second.before)} to ${fmt(v.second.after)} (${d >= 0 ? '+' : '−'}${fmt(Math.abs(d))}).`
       : `The two sentences' similarity (cosine of their embeddings) is ${fmt(v.second.before)}.`);
+  }
+  // The words the sentences above use, said where they are read.
+  if (v.changed) {
+    out.push('The surgery: the changes chosen here (one head re-scored, heads knocked out), made while the model runs; its trained weights stay as they are. '
+      + 'Total variation (TV) of a row: half the sum of how much each of its weights changed, from 0 (the same row) to 1 (no weight in common). '
+      + '1 − cosine of the embeddings: 0 when the sentence\'s 512 numbers point the same way as trained, 1 when at right angles, at most 2.');
   }
   // Why a bounded score (cosine) flattens the head it re-scores: the model's heads use τ = 1.
   const range = v.swap && BOUNDED[v.swap];

@@ -2,7 +2,7 @@
 // the dot product favours keys with long vectors; cosine divides the lengths out. The bars show, for
 // one query word, every key's length next to its weight under dot and under cosine.
 import { select } from 'd3-selection';
-import { Figure, setTokenText, fmt } from './base.js';
+import { Figure, setTokenText, fmt, fmtApart } from './base.js';
 
 /** A labelled row chooser shared by the teaching panels: a <select> of the query tokens. */
 export function rowChooser(parent, id, onChange) {
@@ -81,13 +81,20 @@ export class CosineDotPanel extends Figure {
   /** d: { qTokens, kTokens, row, keyNorms: number[], dot: AttendResult, cosine: AttendResult, head, temperature, maskedKey } */
   setData(d) { this.d = d; }
 
+  /** The width (in plot units) the figure has on screen now. */
+  fitRoom() { return (this.body.node().clientWidth || 520) / this.scale; }
+
   draw() {
     const d = this.d;
     if (!d) return;
     const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
     this.chooser.set(d.qTokens, i);
     const rowOf = (r) => r.weights.subarray(h * nq * nk + i * nk, h * nq * nk + (i + 1) * nk);
-    const bw = Math.max(12, Math.min(48, 520 / nk));
+    // As wide as the figure is on screen (a phone's 330 px drew a 440-unit plot at 0.75: 6 px labels),
+    // redrawn when that width changes.
+    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 520) / this.scale;
+    this.room = room;
+    const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
     const bottom = barRows(this.g, {
       rows: [
         { label: 'length of each key vector ‖k‖', values: d.keyNorms, cls: 'c-norm' },
@@ -96,7 +103,7 @@ export class CosineDotPanel extends Figure {
       ],
       kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });
-    const W = Math.max(440, nk * bw + 40), H = bottom + 8;
+    const W = Math.max(Math.min(440, room - 4), nk * bw + 40), H = bottom + 8;
     this.setSize(W, H);
     // A pair of keys that the two scores rank in opposite orders, where the longer key wins under dot.
     const off = h * nq * nk + i * nk;
@@ -112,9 +119,12 @@ export class CosineDotPanel extends Figure {
     const q = `‘${d.qTokens[i].text}’`, tok = (j) => `‘${d.kTokens[j].text}’`;
     if (flip) {
       const { a, b } = flip;
-      this.stat.text(`For ${q}: cosine prefers ${tok(a)} to ${tok(b)} (${fmt(sc[off + a], 2)} vs ${fmt(sc[off + b], 2)}), `
-        + `but dot prefers ${tok(b)} (${fmt(sd[off + b], 3)} vs ${fmt(sd[off + a], 3)}) because its vector is longer `
-        + `(‖k‖ = ${fmt(d.keyNorms[b], 2)} vs ${fmt(d.keyNorms[a], 2)}).`);
+      // Each pair with the digits it takes to read as two different numbers.
+      const [ca, cb] = fmtApart(sc[off + a], sc[off + b], 2), [db, da] = fmtApart(sd[off + b], sd[off + a], 3);
+      const [nb, na] = fmtApart(d.keyNorms[b], d.keyNorms[a], 2);
+      this.stat.text(`For ${q}: cosine prefers ${tok(a)} to ${tok(b)} (${ca} vs ${cb}), `
+        + `but dot prefers ${tok(b)} (${db} vs ${da}) because its vector is longer `
+        + `(‖k‖ = ${nb} vs ${na}).`);
     } else {
       this.stat.text(`For ${q}, dot and cosine rank the keys in the same order: the lengths did not change the winner here. Try another word.`);
     }

@@ -25,6 +25,9 @@ export class DistancePanel extends Figure {
   /** d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1) */
   setData(d) { this.d = d; }
 
+  /** The width (in plot units) the figure has on screen now. */
+  fitRoom() { return (this.body.node().clientWidth || 520) / this.scale; }
+
   draw() {
     const d = this.d;
     if (!d) return;
@@ -41,7 +44,11 @@ export class DistancePanel extends Figure {
     const inv = dist.map((x, j) => (d.maskedKey(i, j) ? 0 : 1 / (d.eps + x ** d.p)));
     const sum = inv.reduce((a, b) => a + b, 0);
     const shepard = inv.map((x) => x / sum);
-    const bw = Math.max(12, Math.min(48, 520 / nk));
+    // As wide as the figure is on screen (a phone's 330 px drew a 440-unit plot at 0.75: 6 px labels),
+    // redrawn when that width changes.
+    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 520) / this.scale;
+    this.room = room;
+    const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
     const bottom = barRows(this.g, {
       rows: [
         { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
@@ -50,7 +57,7 @@ export class DistancePanel extends Figure {
       ],
       kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });
-    const W = Math.max(440, nk * bw + 40), H = bottom + 8;
+    const W = Math.max(Math.min(440, room - 4), nk * bw + 40), H = bottom + 8;
     this.setSize(W, H);
     let err = 0;
     for (let j = 0; j < nk; j++) err = Math.max(err, Math.abs(shepard[j] - wI[j]));

@@ -9,7 +9,7 @@ export class ModelFlow extends MatrixPanels {
     super(slot, {
       id: 'model-flow',
       title: 'Rollout and attention flow of the stack',
-      caption: 'How much each token of the last layer (rows) draws on each input token (columns) through every layer, heads averaged, the residual connection counted as half of each layer (residual 0.5). Rollout multiplies the layers\' matrices; attention flow (Abnar & Zuidema 2020) is the maximum flow through the same graph of layers and tokens.',
+      caption: 'How much each token of the last layer (rows) draws on each input token (columns) through every layer, heads averaged, the residual connection counted as half of each layer (the skip around each attention layer carries every token\'s own vector on, so each layer\'s matrix is 0.5·I + 0.5·A). Rollout multiplies the layers\' matrices; attention flow (Abnar & Zuidema 2020) is the maximum flow through the same graph of layers and tokens.',
       dataFormats: ['json'],
     });
   }
@@ -26,6 +26,6 @@ export class ModelFlow extends MatrixPanels {
       panels.push({ key: 'rolloutDifference', title: 'rollout: difference', subtitle: 'surgery − trained', values: d, kind: 'difference' });
     }
     this.setPanels(panels, v.tokens, v.n);
-    this.setCaption(`${v.flow ? '' : 'Attention flow is not in this build of the module (scope.attentionFlow is missing): only rollout is shown. '}How much each token of the last layer (rows) draws on each input token (columns) through every layer, heads averaged, the residual connection counted as ${v.residual} of each layer. Rollout multiplies the layers' matrices${v.flow ? '; attention flow (Abnar & Zuidema 2020) is the maximum flow through the same graph of layers and tokens' : ''}.`);
+    this.setCaption(`${v.flow ? '' : 'Attention flow is not in this build of the module (scope.attentionFlow is missing): only rollout is shown. '}How much each token of the last layer (rows) draws on each input token (columns) through every layer, heads averaged, the residual connection counted as ${v.residual} of each layer (the skip around each attention layer carries every token's own vector on, so each layer's matrix is ${v.residual}·I + ${Math.round((1 - v.residual) * 1000) / 1000}·A: a token keeps ${v.residual} of itself). Rollout multiplies the layers' matrices${v.flow ? '; attention flow (Abnar & Zuidema 2020) is the maximum flow through the same graph of layers and tokens' : ''}.`);
   }
 }

@@ -6,13 +6,14 @@ import { MatrixPanels } from './MatrixPanels.js';
 import { fmt } from './base.js';
 import { headBlock } from '../compute/use-lite.js';
 import { parseHead } from '../head-label.js';
+import { HEAD_LABELS } from './ModelHeads.js';
 
 export class ModelHeadView extends MatrixPanels {
   constructor(slot) {
     super(slot, {
       id: 'model-head',
       title: 'One head, re-scored',
-      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Right: middle − left, red where the surgery gives more weight, blue where less, on a scale of ± its largest change. Point at a cell for its value.',
+      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Left and middle share one colour scale, from 0 to the larger of their largest weights, so a flatter head looks darker. Right: middle − left, red where the surgery gives more weight, blue where less, the background where nothing changed, on a scale of ± its largest change. Rows: the tokens that look; columns: the tokens looked at. Point at a cell, or focus the plot and use the arrow keys, for every panel\'s value there.',
       dataFormats: ['json'],
     });
     const bar = this.body.insert('div', ':first-child').attr('class', 'model-swap');
@@ -21,6 +22,7 @@ export class ModelHeadView extends MatrixPanels {
     this.select = bar.append('select').attr('id', id).attr('class', 'model-swap-select')
       .on('change', () => this.emit('swap', { name: this.select.node().value }));
     this.names = [];
+    this.sharedScale = true;   // as trained and with the surgery compared on one scale
   }
 
   /** names: every scoring function of the registry, [{ name, formula }]. */
@@ -61,6 +63,6 @@ export class ModelHeadView extends MatrixPanels {
   dataJSON() {
     const v = this.view;
     const out = JSON.parse(super.dataJSON());
-    return JSON.stringify({ model: v.name, head: v.head, score: v.swap || 'scaled-dot', knockedOut: v.knock, ...out });
+    return JSON.stringify({ model: v.name, labels: HEAD_LABELS, head: v.head, score: v.swap || 'scaled-dot', knockedOut: v.knock, ...out });
   }
 }

@@ -1,21 +1,26 @@
 // The trained model's attention in every layer and head: one small matrix per (layer, head), layers
-// down, heads across, labelled "layer L, head H" (1-based on screen). Click a panel, or move with the
+// down, heads across (one row per layer at any width: the panels shrink rather than wrap), labelled
+// "layer L, head H" (1-based on screen). Click a panel, or move with the
 // arrow keys and press Enter, to open that head large ('pick' event { key: 'L.H' }, 0-based as the
 // API). Its numbers download as JSON (every head's matrix, with the tokens).
 import { SmallMultiples } from './SmallMultiples.js';
 import { fmt } from './base.js';
 import { parseHead } from '../head-label.js';
 
+/** What the JSON exports say of their head labels (the page writes heads from 1). */
+export const HEAD_LABELS = '"L.H": layer L, head H, both counted from 0 as the API counts them; the page writes "layer L+1, head H+1"';
+
 export class ModelHeads extends SmallMultiples {
   constructor(slot) {
     super(slot, {
       id: 'model-heads',
       title: 'Every layer and head of the trained model',
-      caption: 'The sentence through the model: one matrix per layer (rows of panels) and head (columns), rows the tokens that look, columns the tokens looked at, each coloured from 0 to its own largest weight. These are the attentions of the model as it runs now: with a head re-scored or knocked out, the heads after it show what changed (a knocked-out head still computes its attention, drawn here; only its output is dropped). Click a head, or move with the arrow keys and press Enter, to open it large.',
+      caption: 'The sentence through the model: one matrix per layer (rows of panels) and head (columns), rows the tokens that look, columns the tokens looked at, each coloured from 0 to its own largest weight. These are the attentions of the model as it runs now: with a head re-scored or knocked out, the heads after it show what changed (a knocked-out head still computes its attention, drawn here; only its output is dropped). Click a head, or move with the arrow keys and press Enter, to open it large. Heads are counted from 1 here; the API, the link and <attn-scope head="…"> count from 0, so layer 1, head 2 is "0.1" there (and in the JSON).',
       dataFormats: ['json'],
     });
     this.panelSize = 96;
     this.fitWidth = true;
+    this.keepColumns = true;   // one row per layer at any width: the panels shrink rather than wrap
     this.pickText = 'Open it large below.';
     this.view = null;
     this.gPanels.on('keydown.arrows', (ev) => this.arrow(ev));
@@ -30,10 +35,13 @@ export class ModelHeads extends SmallMultiples {
       for (let h = 0; h < v.heads; h++) {
         const key = `${l}.${h}`, k = l * v.heads + h;
         const knocked = v.knock.includes(key);
+        const rescored = key === v.head && v.swap && v.swap !== 'scaled-dot';
         const sub = knocked ? 'knocked out'
-          : key === v.head && v.swap && v.swap !== 'scaled-dot' ? `scored by ${v.swap}`
+          : rescored ? `scored by ${v.swap}`
             : v.changed ? `moved ${fmt(v.tv[k], 2)} (TV)` : `d=${v.headDims[l] || ''}`;
-        panels.push({ key, title: `layer ${l + 1}, head ${h + 1}`, subtitle: sub, weights: v.surgery,
+        // What a narrow panel (a phone) has room for.
+        const short = knocked ? 'knocked out' : rescored ? v.swap : v.changed ? `TV ${fmt(v.tv[k], 2)}` : sub;
+        panels.push({ key, title: `layer ${l + 1}, head ${h + 1}`, subtitle: sub, subtitleShort: short, weights: v.surgery,
           offset: k * n * n, nq: n, nk: n, masked: () => false });
       }
     }
@@ -64,7 +72,7 @@ export class ModelHeads extends SmallMultiples {
       const key = `${Math.floor(k / v.heads)}.${k % v.heads}`;
       out[key] = Array.from({ length: n }, (_, i) => Array.from(v.surgery.subarray((k * n + i) * n, (k * n + i + 1) * n)));
     }
-    return JSON.stringify({ model: v.name, tokens: v.tokens, n, layers: v.layers, heads: v.heads, truncated: v.truncated,
+    return JSON.stringify({ model: v.name, labels: HEAD_LABELS, tokens: v.tokens, n, layers: v.layers, heads: v.heads, truncated: v.truncated,
       swap: v.changed && v.swap !== 'scaled-dot' ? { head: v.head, score: v.swap } : null, knockedOut: v.knock, attentions: out });
   }
 }

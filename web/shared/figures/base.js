@@ -397,6 +397,16 @@ export function luminance(rgb) {
 }
 
 /** Formats a number for display: 3 significant digits, no "-0", ∞ for infinities. */
+/**
+ * Two numbers a sentence compares, written with as many significant digits as it takes (from
+ * `digits`, at most 7) for them to read differently when they differ: "20.84 vs 20.79", not "20.8 vs 20.8".
+ */
+export function fmtApart(a, b, digits = 3) {
+  let d = digits;
+  while (d < 7 && a !== b && fmt(a, d) === fmt(b, d)) d++;
+  return [fmt(a, d), fmt(b, d)];
+}
+
 export function fmt(x, digits = 3) {
   if (x === Infinity) return '∞';
   if (x === -Infinity) return '−∞';

@@ -150,6 +150,7 @@ export const compare = {
     fig.setData({
       results: x.scoreNames.map((name) => ({ info: x.scoreInfo.get(name) || { name, formula: '' }, result: x.c.all.get(name) })),
       head: x.head, masked: x.masked, temperature: x.st.t,
+      tokens: { rows: x.r.queryTokenInfo.map((t) => t.text), cols: x.r.keyTokenInfo.map((t) => t.text) },
     });
     fig.setCurrent(x.st.score);
     fig.draw();
