@@ -158,7 +158,7 @@ export function generate(model, promptIds, { count = 64, temperature = 1, topK =
 
 // ---------------------------------------------------------------------------------------------- induction
 
-const INDUCTION = Object.freeze({ vocab: 64, cols: 48, minSpan: 4, maxSpan: 20, skip: 0.5, rows: 20000, heldRows: 512, probeLength: 12 });
+const INDUCTION = Object.freeze({ vocab: 64, cols: 48, minSpan: 4, maxSpan: 20, skip: 0.5, permute: 1, rows: 20000, heldRows: 512, probeLength: 12 });
 // 'a' … 'z', 'A' … 'Z', '0' … '9', then two more: one character per id of the induction task's vocabulary.
 const SYMBOLS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+*';
 
@@ -210,10 +210,11 @@ function repeatedProbe(random, vocab, length, reversed) {
   return Int32Array.from([...s, ...(reversed ? s.slice().reverse() : s)]);
 }
 
-function inductionTask(seed) {
-  const p = INDUCTION;
+function inductionTask(seed, settings) {
+  const p = { ...INDUCTION, ...settings };
   const config = { kind: 'decoder', layers: 2, heads: 2, dModel: 64, dFF: 0, vocab: p.vocab, maxTokens: p.cols };
-  const rule = shuffle(Array.from({ length: p.vocab }, (_, i) => i), rng((seed ^ 0xC2B2AE35) >>> 0));
+  const identity = Array.from({ length: p.vocab }, (_, i) => i);
+  const rule = p.permute ? shuffle(identity, rng((seed ^ 0xC2B2AE35) >>> 0)) : identity;
   const train = inductionRows(p.rows, rng(seed), p, rule);
   const held = inductionRows(p.heldRows, rng((seed ^ 0x9E3779B9) >>> 0), p, rule);
   const probeRandom = rng((seed ^ 0x85EBCA6B) >>> 0);
@@ -443,15 +444,30 @@ function charactersTask(seed, text) {
   };
 }
 
+function checkSettings(settings, defaults) {
+  if (settings === undefined) return {};
+  if (settings === null || typeof settings !== 'object') throw new TypeError(`settings: expected an object { ${Object.keys(defaults).join(', ')} }, got ${describe(settings)}`);
+  for (const [k, v] of Object.entries(settings)) {
+    if (!(k in defaults)) throw new RangeError(`settings.${k}: not a setting; expected one of ${Object.keys(defaults).join(', ')}`);
+    if (k === 'skip') checkNumber('settings.skip', v, 0, 1, 'the share of filler positions the rule sets');
+    else checkInt(`settings.${k}`, v, k === 'permute' ? 0 : 1, 1 << 20);
+  }
+  const p = { ...defaults, ...settings };
+  if (2 * p.maxSpan > p.cols || p.minSpan > p.maxSpan || 2 * p.probeLength > p.vocab) throw new RangeError(`settings: expected minSpan <= maxSpan <= cols / 2 and probeLength <= vocab / 2, got ${JSON.stringify(settings)}`);
+  return settings;
+}
+
 /**
  * A task by name ('induction', 'reversal' or 'characters'): its model config (without score,
  * temperature and seed), default scores, training defaults, data made from `seed`, probe, labels,
- * target and measure(model). 'characters' needs `text`, the corpus.
+ * target and measure(model). 'characters' needs `text`, the corpus. `settings` (induction only, for
+ * experiments such as bench/transformer-tasks.mjs) overrides its data's numbers: { vocab, cols, minSpan,
+ * maxSpan, skip, rows, heldRows, probeLength }.
  */
-export function makeTask(name, { seed = 1, text } = {}) {
+export function makeTask(name, { seed = 1, text, settings } = {}) {
   if (!TASK_NAMES.includes(name)) throw new RangeError(`name: expected one of ${TASK_NAMES.map((n) => `'${n}'`).join(', ')}, got ${describe(name)}`);
   checkInt('seed', seed, 0, 2 ** 32 - 1);
-  if (name === 'induction') return inductionTask(seed);
+  if (name === 'induction') return inductionTask(seed, checkSettings(settings, INDUCTION));
   if (name === 'reversal') return reversalTask(seed);
   return charactersTask(seed, text);
 }
