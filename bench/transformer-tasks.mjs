@@ -2,7 +2,7 @@
 // per task and seed, the steps and seconds until the task's target is reached (measured every `--every`
 // steps, the training paused while it is measured), or the limit. Writes bench/results/transformer-tasks.json.
 //   node bench/transformer-tasks.mjs [--tasks induction,reversal,characters] [--seeds 1,2,3,4,5]
-//        [--every 100] [--limit 240] [--char-seconds 60 | --char-steps N] [--override JSON] [--verbose]
+//        [--every 100] [--limit 240] [--char-seconds 60 | --char-steps N] [--override JSON] [--max-steps N] [--verbose]
 //        [--out bench/results/transformer-tasks.json]
 // The characters task reads build/corpus/moby-dick.txt (node scripts/build-corpus.mjs) and also reports, after
 // its time, the held-out bits per character and a sample (greedy and at temperature 0.8).
@@ -28,6 +28,7 @@ const out = arg('out', join(root, 'bench/results/transformer-tasks.json'));
 // Trying other settings: --override '{"training":{"learningRate":0.01}}' (merged into every task's training and config;
 // "settings": the induction data's, see makeTask).
 const override = JSON.parse(arg('override', '{}'));
+const maxSteps = Number(arg('max-steps', 0));          // stop a run here too (0: no cap): steps compare across loads, seconds do not
 const verbose = process.argv.includes('--verbose');   // every measurement to stderr
 
 const scope = await createAttnScope({ wasmBinary: readFileSync(join(root, 'dist/attnscope.wasm')) });
@@ -45,7 +46,7 @@ function run(name, seed) {
   let trained = 0, reached = null, last = null;
   const budget = name === 'characters' ? charSeconds : limit;
   try {
-    while (name === 'characters' && charSteps ? trainer.steps < charSteps : trained / 1000 < budget) {
+    while ((name === 'characters' && charSteps ? trainer.steps < charSteps : trained / 1000 < budget) && !(maxSteps && trainer.steps >= maxSteps)) {
       const t0 = performance.now();
       for (let k = 0; k < every; k += stepsPerSlice) trainer.step(Math.min(stepsPerSlice, every - k));
       trained += performance.now() - t0;
