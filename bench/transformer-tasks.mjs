@@ -50,7 +50,7 @@ function run(name, seed) {
       const t0 = performance.now();
       for (let k = 0; k < every; k += stepsPerSlice) trainer.step(Math.min(stepsPerSlice, every - k));
       trained += performance.now() - t0;
-      const m = task.measure(model);
+      const m = task.measure(model, { trainer });
       const losses = trainer.losses.slice(-every);
       last = { step: trainer.steps, seconds: round(trained / 1000, 1), loss: round(losses.reduce((s, x) => s + x, 0) / losses.length), ...summary(name, m) };
       history.push(last);

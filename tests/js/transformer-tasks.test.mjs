@@ -84,8 +84,13 @@ test('every task: its config builds a model with its scores, its data fit the tr
       assert.equal(trainer.step(t.training.stepsPerSlice), t.training.stepsPerSlice);
       const e = trainer.evaluate(t.held);
       assert.ok(Number.isFinite(e.loss) && e.count > 0);
-      const m = t.measure(model);
+      const m = t.measure(model, { trainer });
       assert.equal(typeof m.reached, 'boolean');
+      if (name === 'reversal') {
+        assert.equal(m.rows, t.held.rows);
+        assert.equal(m.accuracy, e.accuracy);   // every held-out word, not the first few
+        assert.ok(t.measure(model).rows < t.held.rows);
+      }
       assert.equal(m.reached, false, `${name}: an untrained model reached the target`);
     } finally {
       trainer.dispose();
