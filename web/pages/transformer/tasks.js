@@ -227,8 +227,6 @@ function inductionTask(seed, settings) {
   const probeRandom = rng((seed ^ 0x85EBCA6B) >>> 0);
   const plain = repeatedProbe(probeRandom, p.vocab, p.probeLength, false);
   const reversed = repeatedProbe(probeRandom, p.vocab, p.probeLength, true);
-  const labels = (config.layers * config.heads);
-  const headLabel = (k) => `${Math.floor(k / config.heads)}.${k % config.heads}`;
   return {
     name: 'induction',
     title: 'Induction: finish a repeated sequence',
@@ -256,6 +254,8 @@ function inductionTask(seed, settings) {
       };
       const a = score(this.probes.plain);
       const b = score(this.probes.reversed);
+      const labels = config.layers * config.heads;   // read now: a caller may have changed the config's heads
+      const headLabel = (k) => `${Math.floor(k / config.heads)}.${k % config.heads}`;
       const prefixMatching = {}, plainScores = {}, reversedScores = {};
       let best = { head: null, score: 0 };
       for (let k = 0; k < labels; k++) {
