@@ -2,7 +2,8 @@
 // per task and seed, the steps and seconds until the task's target is reached (measured every `--every`
 // steps, the training paused while it is measured), or the limit. Writes bench/results/transformer-tasks.json.
 //   node bench/transformer-tasks.mjs [--tasks induction,reversal,characters] [--seeds 1,2,3,4,5]
-//        [--every 100] [--limit 240] [--char-seconds 60 | --char-steps N] [--out bench/results/transformer-tasks.json]
+//        [--every 100] [--limit 240] [--char-seconds 60 | --char-steps N] [--override JSON] [--max-steps N] [--verbose]
+//        [--out bench/results/transformer-tasks.json]
 // The characters task reads build/corpus/moby-dick.txt (node scripts/build-corpus.mjs) and also reports, after
 // its time, the held-out bits per character and a sample (greedy and at temperature 0.8).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -24,13 +25,20 @@ const limit = Number(arg('limit', 240));             // seconds of training per 
 const charSeconds = Number(arg('char-seconds', 60));   // characters: train this long, then sample …
 const charSteps = Number(arg('char-steps', 0));        // … or this many steps (0: by time; a loaded machine trains fewer steps a second)
 const out = arg('out', join(root, 'bench/results/transformer-tasks.json'));
+// Trying other settings: --override '{"training":{"learningRate":0.01}}' (merged into every task's training and config;
+// "settings": the induction data's, see makeTask).
+const override = JSON.parse(arg('override', '{}'));
+const maxSteps = Number(arg('max-steps', 0));          // stop a run here too (0: no cap): steps compare across loads, seconds do not
+const verbose = process.argv.includes('--verbose');   // every measurement to stderr
 
 const scope = await createAttnScope({ wasmBinary: readFileSync(join(root, 'dist/attnscope.wasm')) });
 const text = tasks.includes('characters') ? readFileSync(join(root, 'build/corpus/moby-dick.txt'), 'utf8') : undefined;
 const round = (x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
 function run(name, seed) {
-  const task = makeTask(name, { seed, text });
+  const task = makeTask(name, { seed, text, settings: name === 'induction' ? override.settings : undefined });
+  Object.assign(task.training, override.training);
+  Object.assign(task.config, override.config);
   const model = scope.createModel({ ...task.config, score: task.defaultScores, temperature: 1, seed });
   const { batch, learningRate, weightDecay, stepsPerSlice } = task.training;
   const trainer = scope.createModelTrainer(model, { data: task.train, batch, learningRate, weightDecay, seed });
@@ -38,14 +46,15 @@ function run(name, seed) {
   let trained = 0, reached = null, last = null;
   const budget = name === 'characters' ? charSeconds : limit;
   try {
-    while (name === 'characters' && charSteps ? trainer.steps < charSteps : trained / 1000 < budget) {
+    while ((name === 'characters' && charSteps ? trainer.steps < charSteps : trained / 1000 < budget) && !(maxSteps && trainer.steps >= maxSteps)) {
       const t0 = performance.now();
       for (let k = 0; k < every; k += stepsPerSlice) trainer.step(Math.min(stepsPerSlice, every - k));
       trained += performance.now() - t0;
-      const m = task.measure(model);
+      const m = task.measure(model, { trainer });
       const losses = trainer.losses.slice(-every);
       last = { step: trainer.steps, seconds: round(trained / 1000, 1), loss: round(losses.reduce((s, x) => s + x, 0) / losses.length), ...summary(name, m) };
       history.push(last);
+      if (verbose) console.error(name, seed, JSON.stringify(last));
       if (!reached && m.reached) {
         reached = { step: trainer.steps, seconds: round(trained / 1000, 1) };
         if (name !== 'characters') break;
@@ -86,7 +95,7 @@ for (const name of tasks) {
 }
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify({
-  date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model, cores: cpus().length, loadAverage: loadavg().map((x) => round(x, 1)),
+  date: new Date().toISOString(), override, node: process.version, cpu: cpus()[0]?.model, cores: cpus().length, loadAverage: loadavg().map((x) => round(x, 1)),
   note: 'seconds are training time only (measuring excluded); the machine was shared, so compare steps across runs',
   results: results.map((r) => ({ ...r, history: r.history.filter((_, i) => i % 5 === 4 || i === r.history.length - 1) })),
 }, null, 1)}\n`);

@@ -43,6 +43,9 @@ test('makeTask: every task is the same for a seed and differs for another; a bad
   }
   assert.throws(() => makeTask('copying'), { name: 'RangeError', message: /^name: expected one of 'induction', 'reversal', 'characters'/ });
   assert.throws(() => makeTask('induction', { seed: -2 }), { name: 'RangeError', message: /^seed:/ });
+  assert.throws(() => makeTask('induction', { settings: { period: 3 } }), { name: 'RangeError', message: /^settings\.period: not a setting; expected one of vocab, cols/ });
+  assert.throws(() => makeTask('induction', { settings: { maxSpan: 30 } }), { name: 'RangeError', message: /^settings: expected minSpan <= maxSpan <= cols \/ 2/ });
+  assert.equal(makeTask('induction', { settings: { cols: 32, maxSpan: 12 } }).train.cols, 32);
   assert.throws(() => makeTask('characters'), { name: 'TypeError', message: /^text: expected the corpus as a string/ });
   assert.throws(() => makeTask('characters', { text: 'too short' }), { name: 'RangeError', message: /^text: expected at least/ });
 });
@@ -81,8 +84,13 @@ test('every task: its config builds a model with its scores, its data fit the tr
       assert.equal(trainer.step(t.training.stepsPerSlice), t.training.stepsPerSlice);
       const e = trainer.evaluate(t.held);
       assert.ok(Number.isFinite(e.loss) && e.count > 0);
-      const m = t.measure(model);
+      const m = t.measure(model, { trainer });
       assert.equal(typeof m.reached, 'boolean');
+      if (name === 'reversal') {
+        assert.equal(m.rows, t.held.rows);
+        assert.equal(m.accuracy, e.accuracy);   // every held-out word, not the first few
+        assert.ok(t.measure(model).rows < t.held.rows);
+      }
       assert.equal(m.reached, false, `${name}: an untrained model reached the target`);
     } finally {
       trainer.dispose();
