@@ -46,8 +46,25 @@ describe('the demo with the trained model', () => {
 
   test('the model file is fetched only when the model is chosen', async () => {
     assert.ok(!h.log.requests.some((u) => u.endsWith('use-lite.bin')), 'no model download before it is chosen');
+    // While the file loads, the loading is shown where the model will appear, and the header says so (#34 item 9).
+    await page.evaluate(() => {
+      window.modelLoadingSeen = [];
+      const box = document.getElementById('model-loading');
+      new MutationObserver(() => {
+        if (!box.hidden) window.modelLoadingSeen.push({ text: box.textContent.trim(), header: document.getElementById('load-text').textContent,
+          inViews: !!box.closest('#model-views'), slotsHidden: document.getElementById('fig-model-heads').hidden });
+      }).observe(box, { attributes: true, childList: true, subtree: true, characterData: true });
+    });
     await page.check('#engine-model');
     await page.waitForSelector('#figure-model-heads g.panel');
+    const seen = await page.evaluate(() => window.modelLoadingSeen);
+    assert.ok(seen.length > 0, 'the loading was shown');
+    assert.match(seen[0].text, /^Loading the trained model…/);
+    assert.match(seen[0].header, /^Loading the trained model/, 'the header does not say Ready meanwhile');
+    assert.ok(seen[0].inViews && seen[0].slotsHidden, 'shown in the model\'s place, its empty figures hidden');
+    assert.ok(await page.isHidden('#model-loading'), 'gone once the model is drawn');
+    assert.ok(await page.isHidden('#compute-progress'), 'no second bar under Share');
+    assert.match(await page.textContent('#load-text'), /^Ready: /);
     assert.ok(h.log.requests.some((u) => u.endsWith('use-lite.bin')), 'the model file was downloaded');
     assert.equal(await hashParam('engine', 'model'), 'model');
     assert.ok(await page.isHidden('#views'), 'the explorer\'s plots are hidden');

@@ -33,6 +33,7 @@ const ui = {
   status: $('status'), loadText: $('load-text'), progress: $('load-progress'),
   copyLink: $('copy-link'), csv: $('export-csv'), json: $('export-json'), reset: $('reset'),
   oovHint: $('oov-hint'), empty: $('empty'), modelEmpty: $('model-empty'), modelViews: $('model-views'),
+  modelLoading: $('model-loading'), modelLoadingText: $('model-loading-text'), modelLoadingBar: $('model-loading-bar'),
   engineScores: $('engine-scores'), engineModel: $('engine-model'), views: $('views'), moreViews: $('more-views'), moreSettings: $('more-settings'), buildInfo: $('build-info'), offline: $('offline-status'),
 };
 
@@ -373,7 +374,8 @@ function showProgress(on) {
   // cannot be split): what it is doing first.
   lastProgress = { fraction: 0, text: 'Computing the attention weights…' };
   progressTimer = setTimeout(() => {
-    if (client && client.busy) { showProgressStep(); progressUI.box.hidden = false; }
+    // Not while the model's first load is shown where the model will appear (it has its own bar and Cancel).
+    if (client && client.busy && ui.modelLoading.hidden) { showProgressStep(); progressUI.box.hidden = false; }
   }, LONG_MS);
 }
 let lastProgress = null;   // the running computation's last step { fraction, text }
@@ -497,8 +499,13 @@ async function updateModel(reason, ev) {
   clearNotice(cutNotice);
   clearNotice(smallNotice);
   const st = { ...state };
+  // The first time: the model's file (14 MB) loads where the model will appear, and the header says
+  // so (not "Ready" over a blank page with a bar under "Share").
+  if (!modelShown) showModelLoading({ fraction: 0, text: 'Loading the trained model…' });
   const answer = await client.request(st, { method: 'model' });
+  if (answer.cancelled) hideModelLoading();
   if (answer.stale || answer.cancelled) return;
+  hideModelLoading();
   showProgress(false);
   document.body.classList.remove('computing');
   if (answer.error) {
@@ -517,7 +524,26 @@ async function updateModel(reason, ev) {
     document.dispatchEvent(new CustomEvent('attnscope:settled'));
   }, 0));
 }
+let modelShown = false;   // whether the model's views have been drawn once (its file is loaded)
+function showModelLoading({ fraction, text }) {
+  if (ui.modelLoading.hidden) {
+    ui.modelLoading.hidden = false;
+    for (const [, e] of MODEL_FIGS) $(e.slot).hidden = true;
+    ui.modelLoadingBar.removeAttribute('value');
+  }
+  if (fraction > 0) ui.modelLoadingBar.value = fraction;
+  const t = /^Loading the trained model/.test(text) ? text : 'Loading the trained model…';
+  ui.modelLoadingText.textContent = t;
+  ui.loadText.textContent = t;
+}
+$('model-loading-cancel').addEventListener('click', () => progressUI.cancel.click());
+function hideModelLoading() {
+  if (ui.modelLoading.hidden) return;
+  ui.modelLoading.hidden = true;
+  for (const [, e] of MODEL_FIGS) $(e.slot).hidden = false;
+}
 function renderModel(v) {
+  modelShown = true;
   const empty = !!v.empty;
   ui.modelEmpty.hidden = !empty;
   for (const [name, e] of MODEL_FIGS) { $(e.slot).hidden = empty; fig[name].setExportEnabled(!empty, 'Nothing to download yet: type a sentence first.'); }
@@ -605,6 +631,7 @@ async function start() {
       // so a quick change does not restyle a hidden bar ten times.
       lastProgress = ev.detail;
       if (!progressUI.box.hidden) showProgressStep();
+      if (!ui.modelLoading.hidden) showModelLoading(ev.detail);
     });
     scopeInfo = await client.ready;
   } catch (e) {
