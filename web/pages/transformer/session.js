@@ -283,12 +283,14 @@ function seriesOf(score, run, partial) {
 export function probeView(task, model, surgery = {}) {
   const p = task.probe;
   if (task.kind === 'encoder-decoder') {
-    const r = model.encodeIds(Array.from(p.source), { target: Array.from(p.target), ...surgery });
+    // The example's target without its padding (−1): the letters and the end mark the decoder writes.
+    const target = Array.from(p.target).filter((id) => id >= 0);
+    const r = model.encodeIds(Array.from(p.source), { target, ...surgery });
     const best = argmaxRows(r.logits, r.n, r.vocab);
     return {
-      right: best.filter((id, i) => id === p.target[i]).length, counted: r.n,
+      right: best.filter((id, i) => id === target[i]).length, counted: r.n,
       kind: task.kind, layers: r.layers, heads: r.heads, n: r.n, nSource: r.nSource,
-      source: Array.from(p.source, (id) => task.token(id)), target: Array.from(p.target, (id) => task.token(id)),
+      source: Array.from(p.source, (id) => task.token(id)), target: target.map((id) => task.token(id)),
       predicted: best.map((id) => task.token(id)),
       encoderAttentions: r.encoderAttentions, attentions: r.attentions, cross: r.cross,
     };
@@ -313,10 +315,11 @@ export function probeView(task, model, surgery = {}) {
 export function explainPrediction(task, model, position, surgery = {}) {
   const p = task.probe;
   const pairs = task.kind === 'encoder-decoder';
-  const n = pairs ? p.target.length : p.ids.length;
+  const target = pairs ? Array.from(p.target).filter((id) => id >= 0) : null;
+  const n = pairs ? target.length : p.ids.length;
   const at = Math.max(0, Math.min(n - 1, Math.trunc(Number.isFinite(position) ? position : n - 1)));
   const r = pairs
-    ? model.attentionGradients(Array.from(p.source), { target: Array.from(p.target), position: at, ...surgery })
+    ? model.attentionGradients(Array.from(p.source), { target, position: at, ...surgery })
     : model.attentionGradients(Array.from(p.ids), { position: at, ...surgery });
   const times = (g, a) => { const out = new Float32Array(g.length); for (let i = 0; i < g.length; i++) out[i] = g[i] * a[i]; return out; };
   const products = pairs

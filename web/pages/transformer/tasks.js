@@ -330,7 +330,7 @@ function reversalTask(seed) {
     kind: 'encoder-decoder',
     config,
     defaultScores: { 'cross.0.0': 'additive', 'cross.0.1': 'general', 'cross.0.2': 'scaled-dot' },
-    training: { batch: 16, learningRate: 3e-3, weightDecay: 0.1, stepsPerSlice: 10 },
+    training: { batch: 16, learningRate: 3e-3, weightDecay: 0.1, stepsPerSlice: 10, maxSteps: 3000 },
     train,
     held,
     probe: row(held, probeRow),
