@@ -7,7 +7,10 @@ import { axisBottom, axisLeft } from 'd3-axis';
 import { Figure } from '../../shared/figures/base.js';
 import { headClass, HEAD_COLOURS } from '../../shared/figures/heads.js';
 
-const W = 640, PLOT_H = 240, M = { left: 44, right: 130, top: 14, bottom: 34 };
+// Wide: the key to the right of the plot; narrow (a phone): a smaller plot with the key below it in two columns.
+const WIDE = { W: 640, M: { left: 44, right: 130, top: 14, bottom: 34 } };
+const NARROW = { W: 360, M: { left: 40, right: 12, top: 14, bottom: 34 } };
+const PLOT_H = 240;
 
 export class HeadCurves extends Figure {
   constructor(slot) {
@@ -20,9 +23,9 @@ export class HeadCurves extends Figure {
     this.marker = this.svg.append('line').attr('class', 'step-marker');
     this.gLines = this.svg.append('g').attr('class', 'lines');
     this.gKey = this.svg.append('g').attr('class', 'key');
-    this.svg.append('text').attr('class', 'axis-title').attr('x', M.left).attr('y', PLOT_H - 4).text('training step');
+    this.svg.append('text').attr('class', 'axis-title').attr('x', WIDE.M.left).attr('y', PLOT_H - 4).text('training step');
     this.yTitle = this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10);
-    this.setSize(W, PLOT_H);
+    this.setSize(WIDE.W, PLOT_H);
     this.data = null;
   }
 
@@ -34,7 +37,10 @@ export class HeadCurves extends Figure {
     if (!d) return;
     this.titleEl.text(d.title);
     this.captionEl.text(d.caption);
-    const H = Math.max(PLOT_H, M.top + 4 + d.heads.length * 16 + 4);
+    const width = this.slot.clientWidth;
+    const narrow = width > 0 && width < 520;
+    const { W, M } = narrow ? NARROW : WIDE;
+    const H = narrow ? PLOT_H + 8 + Math.ceil(d.heads.length / 2) * 16 : Math.max(PLOT_H, M.top + 4 + d.heads.length * 16 + 4);
     this.setSize(W, H);
     const bottom = PLOT_H - M.bottom;
     const x = scaleLinear().domain([0, Math.max(d.maxSteps, 1)]).range([M.left, W - M.right]);
@@ -59,8 +65,8 @@ export class HeadCurves extends Figure {
       g.append('text').attr('x', 24).attr('dy', '0.32em');
       return g;
     });
-    this.gKey.attr('transform', `translate(${W - M.right + 12},${M.top + 4})`);
-    key.attr('transform', (l, i) => `translate(0,${i * 16})`);
+    this.gKey.attr('transform', narrow ? `translate(${M.left},${PLOT_H + 8})` : `translate(${W - M.right + 12},${M.top + 4})`);
+    key.attr('transform', (l, i) => (narrow ? `translate(${(i % 2) * 150},${Math.floor(i / 2) * 16})` : `translate(0,${i * 16})`));
     key.select('line').attr('class', (l) => `series ${l.cls}`);
     key.select('text').text((l) => `${l.label}${last ? ` ${(last.values[l.label] ?? 0).toFixed(2)}` : ''}`);
     const desc = last ? d.heads.map((h) => `${h} ${(last.values[h] ?? 0).toFixed(2)}`).join(', ') : '';

@@ -60,7 +60,7 @@ export function readTraining(info, evals) {
     } else if (b) {
       parts.push(`No head of layer 1 has reached a prefix-matching score of ${n2(t.value)} yet: the best at step ${steps(last.step)} is ${b.head} with ${n2(b.value)}; held-out loss ${n2(last.loss)}, accuracy ${pct(last.accuracy)}.`);
     }
-    parts.push('A head\'s prefix-matching score is the share of its attention that goes, from each token of the repeat, to the token after that token\'s earlier occurrence, on repeated random tokens the model never trained on.');
+    parts.push('A head\'s prefix-matching score is the share of its attention that goes, from each token of a repeat, to the token after that token\'s earlier occurrence, on random tokens the model never trained on, repeated once in order and once backwards (the lower of the two counts, so that a head looking a fixed distance back does not score).');
   } else if (info.task === 'reversal') {
     if (hit) parts.push(`Held-out token accuracy reached ${pct(hit.accuracy)} at step ${steps(hit.step)} (the target is ${pct(t.value)}); at step ${steps(last.step)} it is ${pct(last.accuracy)}, held-out loss ${n2(last.loss)}.`);
     else parts.push(`Held-out token accuracy is ${pct(last.accuracy)} at step ${steps(last.step)} (the target is ${pct(t.value)}); held-out loss ${n2(last.loss)}.`);

@@ -80,6 +80,10 @@ class Run {
     // A target of held-out accuracy is read on every held-out example (the trainer's evaluation), not on
     // the measure's sample: the number the page prints is the one the target is about.
     if (this.task.target.metric === 'accuracy') Object.assign(m, { metric: e.accuracy, reached: e.accuracy >= this.task.target.value });
+    if (this.task.target.metric === 'bitsPerChar') {
+      const bits = e.loss / Math.LN2;
+      Object.assign(m, { metric: bits, reached: bits <= this.task.target.value });
+    }
     const entry = { step: this.steps, loss: e.loss, accuracy: e.accuracy, measure: m };
     this.evals.push(entry);
     this.snaps.push({ step: this.steps, params: this.model.parameters() });

@@ -238,7 +238,7 @@ function inductionTask(seed, settings) {
   return {
     name: 'induction',
     title: TASK_TITLES.induction,
-    description: `Each row: ${p.cols} random tokens (${p.vocab} kinds) in which a random span of ${p.minSpan} to ${p.maxSpan} tokens, at a random place, is followed at once by its copy; the loss counts only the copy, which can be predicted only by looking back at what followed the current token the first time.`,
+    description: `Each row: ${p.cols} random tokens (${p.vocab} kinds) in which a random span of ${p.minSpan} to ${p.maxSpan} tokens, at a random place, is followed at once by its copy, which can be predicted only by looking back at what followed the current token the first time; in the rest, ${Math.round(100 * p.skip)}% of the time the token after next follows a fixed rule of the token before (a skip-bigram, which rewards a head looking one token back). The loss counts only the predictable tokens.`,
     kind: 'decoder',
     config,
     defaultScores: 'scaled-dot',
