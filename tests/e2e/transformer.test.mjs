@@ -91,3 +91,30 @@ test('reversal: the encoder–decoder shows cross-attention heads and the model\
     await page.screenshot({ path: join(outDir, 'transformer-reversal-390-dark.png'), fullPage: true });
   } finally { await context.close(); }
 });
+
+test('the comparison: its table and its conclusion are the runs made in node', async () => {
+  session.compareStart({ task: 'reversal', scores: ['scaled-dot', 'cosine'], steps: 500, seed: 1 });
+  let r;
+  do r = session.compareAdvance(1e9); while (!r.finished);
+  const info = session.setup({ task: 'reversal', seed: 1 });
+  const expected = reading.readComparison(r.series, info.target, { learned: false });
+  const context = await h.newContext({ viewport: { width: 1366, height: 768 } });
+  try {
+    const page = h.watch(await context.newPage());
+    await page.goto(`${h.server.url}transformer.html#task=reversal&seed=1`);
+    await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
+    await settled(page, 60000);
+    await page.$$eval('#compare-scores input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'scaled-dot' || b.value === 'cosine'; }));
+    await page.dispatchEvent('#compare-scores input', 'change');
+    await page.selectOption('#compare-steps', '500');
+    assert.equal(await page.$eval('#compare-run', (b) => b.textContent), 'Compare 2 scoring functions');
+    await page.click('#compare-run');
+    await page.waitForFunction(() => document.querySelector('#compare-status').dataset.state === 'done', null, { timeout: 120000 });
+    await settled(page, 30000);
+    assert.equal(await page.$eval('#notice-text', (e) => e.textContent), '');
+    const rows = await page.$$eval('#compare-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.deepEqual(rows, expected.rows.map((x) => [x.score, x.final.loss.toFixed(3), `${(100 * x.final.accuracy).toFixed(1)}%`, x.reached === null ? 'not met' : String(x.reached)]));
+    assert.equal(await page.$eval('#compare-reading', (e) => e.textContent), expected.text);
+    assert.match(expected.text, /Lowest held-out loss: /);
+  } finally { await context.close(); }
+});

@@ -42,7 +42,8 @@ const api = {
   generate: (o) => transferable(session.generate(o)),
   save: () => transferable(session.save()),
   async compareStart(o) { await ensureText(o.task); return session.compareStart(o); },
-  compareAdvance: (budgetMs) => transferable(session.compareAdvance(budgetMs)),
+  // Copied, not transferred: the finished runs' arrays are sent again with every answer.
+  compareAdvance: (budgetMs) => session.compareAdvance(budgetMs),
   compareCancel: () => session.compareCancel(),
 };
 

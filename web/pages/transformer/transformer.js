@@ -416,7 +416,11 @@ async function generateText() {
   const weights = g.attentions.subarray(off, off + nn);
   const toks = g.window.map((text) => ({ text: text === ' ' ? '␣' : text === '\n' ? '↵' : text }));
   fig.gen.setData({ qTokens: toks, kTokens: toks, nq: g.n, nk: g.n, weights, scores: weights, masked: (i, j) => j > i, head: 0, heads: 1, scoreName: info.scores['0.0'], temperature: 1 });
-  fig.gen.schedule(() => { fig.gen.draw(); fig.gen.titleEl.text('Head 0.0 over the generated text'); }, true);
+  fig.gen.schedule(() => {
+    fig.gen.draw();
+    fig.gen.titleEl.text('Head 0.0 over the generated text');
+    fig.gen.captionEl.text(`Each row is one character of the last ${g.n} (␣ a space, ↵ a new line); its cells, one per character it may see (itself and the ones before), sum to 1. Brighter = more attention.`);
+  }, true);
 }
 function clampNumber(input, lo, hi, fallback) {
   const x = Number(input.value);
