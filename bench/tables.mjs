@@ -57,6 +57,16 @@ export const BLOCKS = {
       + `attnscope's wasm memory in use: ${r.memory.before.toLocaleString('en')} bytes before, ${mem[mem.length - 1].bytes_in_use.toLocaleString('en')} after ${mem[mem.length - 1].steps.toLocaleString('en')} steps `
       + `(${mem.map((m) => m.bytes_in_use.toLocaleString('en')).join(', ')} every ${mem[0].steps} steps).\n`;
   },
+  // node bench/transformer-page.mjs > bench/results/transformer-page.json
+  'TRANSFORMER-PAGE': () => {
+    const r = result('transformer-page');
+    const row = (e) => e.task === 'characters'
+      ? `| ${e.task} | ${e.seed} | no target: trained ${e.seconds.toFixed(0)} s | ${e.steps.toLocaleString('en')} | ${e.reading.replace(/\|/g, '\\|')} Sample: “${e.sample.slice(0, 120)}…” |`
+      : `| ${e.task} | ${e.seed} | ${e.reached ? `**met at step ${e.reachedAtStep.toLocaleString('en')}, ${e.seconds.toFixed(1)} s**` : `not met in ${e.seconds.toFixed(0)} s`} | ${e.steps.toLocaleString('en')} | ${e.reading.replace(/\|/g, '\\|')} |`;
+    return `Measured ${r.date.slice(0, 10)} in Chromium ${r.chromium}, ${r.cpu}, ${r.cores} cores, ${load(r)}; the page's default settings, wall time from *Train*:\n\n`
+      + '| task | seed | target | steps trained | what the page said |\n|---|--:|---|--:|---|\n'
+      + r.results.map(row).join('\n') + '\n';
+  },
 };
 
 const markers = (name) => [`<!-- ${name}:START -->\n`, `<!-- ${name}:END -->`];
