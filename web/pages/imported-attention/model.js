@@ -88,7 +88,9 @@ function fileStem() {
 
 // ---------------------------------------------------------------------------------- loading ----
 /** Reads dropped or chosen files: one attention file, plus optionally a tokens file (.json list or .txt). */
+let filesChosen = 0;   // files dropped or picked so far: an example that finishes after one is not shown over it
 async function loadFiles(files, t0 = performance.now()) {
+  filesChosen++;
   const list = [...files];
   if (!list.length) return;
   // The files stay Blobs here: the worker reads the attention file itself (no copy of its bytes on
@@ -620,7 +622,10 @@ async function loadExample(text) {
   ui.exampleButton.disabled = true;
   try {
     exampleJob = client.nextJob();
+    const chosenBefore = filesChosen;
     const ex = await client.call('example', exampleJob, text);
+    // A file chosen while the model ran (its file may come from the Cache API even offline) wins.
+    if (filesChosen !== chosenBefore) return;
     const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
     const shownOK = await load({ name: `${ex.model} on “${shown}”`, blob: ex.blob, tokensText: null, softmax: false }, t0);
     if (shownOK) {
