@@ -79,8 +79,12 @@ export class SmallMultiples extends Figure {
     this.fitColumns = this.keepColumns ? this.columns : this.columnsThatFit(cellW);
     const cols = Math.min(this.fitColumns, Math.max(1, P.length));
     const rowsOfPanels = Math.ceil(P.length / cols);
-    const barH = this.sharedScale ? 34 : 0;
-    const W = labelW + cols * cellW + 4, H = rowsOfPanels * cellH + colLabelH + barH + 4;
+    // The shared colour bar: beside the panels where the figure has the room (a slide, a wide page), else under them.
+    const SIDE_BAR = 64;
+    const avail = this.sharedScale ? this.observedWidth(this.body.node()) / this.scale : 0;
+    const side = this.sharedScale && avail >= labelW + cols * cellW + 4 + SIDE_BAR;
+    const barH = this.sharedScale && !side ? 34 : 0;
+    const W = labelW + cols * cellW + 4 + (side ? SIDE_BAR : 0), H = rowsOfPanels * cellH + colLabelH + barH + 4;
     this.setSize(W, H);
     // One scale for every panel: 0 to the largest weight among them.
     let top = null;
@@ -89,7 +93,7 @@ export class SmallMultiples extends Figure {
       for (const p of P) for (let i = 0; i < p.nq * p.nk; i++) if (!p.masked(Math.floor(i / p.nk), i % p.nk)) top = Math.max(top, p.weights[p.offset + i]);
     }
     this.top = top;
-    this.drawExtras(T, { S, titleH, cellW, cellH, cols, rowsOfPanels, labelW, colLabelH, tokenPx, barH, top });
+    this.drawExtras(T, { S, titleH, cellW, cellH, cols, rowsOfPanels, labelW, colLabelH, tokenPx, barH, top, side });
     const self = this;
     this.gPanels.selectAll('g.panel').data(P, (p) => p.key).join((enter) => {
       const g = enter.append('g').attr('class', 'panel').attr('tabindex', 0).attr('role', 'button');
@@ -185,7 +189,21 @@ export class SmallMultiples extends Figure {
         }
       }
     }
-    if (G.top !== null) {
+    if (G.top !== null && G.side) {
+      // Upright, right of the panels: the largest weight at the top, 0 at the bottom.
+      const x = G.labelW + 2 + G.cols * G.cellW + 6, y0 = 2 + G.titleH, bh = Math.max(60, Math.min(200, G.rowsOfPanels * G.cellH - G.titleH - 14));
+      for (let k = 0; k < 24; k++) {
+        const r = doc.createElementNS(NS, 'rect');
+        r.setAttribute('x', x); r.setAttribute('width', 8);
+        r.setAttribute('y', y0 + bh - ((k + 1) * bh) / 24); r.setAttribute('height', bh / 24 + 0.5);
+        r.setAttribute('fill', interpolateViridis((k + 0.5) / 24));
+        g.appendChild(r);
+      }
+      text(x + 12, y0 + bh, '0', { class: 'legend-label' });
+      text(x + 12, y0 + 8, fmt(G.top), { class: 'legend-label' });
+      const t = text(0, 0, 'one scale, every panel', { class: 'legend-label', 'text-anchor': 'middle' });
+      t.setAttribute('transform', `translate(${x + 30},${y0 + bh / 2}) rotate(90)`);
+    } else if (G.top !== null) {
       const y = 2 + G.rowsOfPanels * G.cellH + G.colLabelH + 4, x0 = G.labelW + 2, bw = Math.min(240, G.cols * G.cellW - 22);
       for (let k = 0; k < 24; k++) {
         const r = doc.createElementNS(NS, 'rect');

@@ -157,7 +157,9 @@ export class Figure extends EventTarget {
     }
     this.body = this.root.append('div').attr('class', 'fig-body');
     scrollableByKeyboard(this.body.node(), () => this.titleEl.text());
-    this.captionEl = this.root.append('figcaption').attr('class', 'fig-caption');
+    // part="caption": a page holding the figure in <attn-scope> (a shadow root) can style it, e.g. a slide
+    // that gives its own short caption hides the figure's long one (attn-scope::part(caption)).
+    this.captionEl = this.root.append('figcaption').attr('class', 'fig-caption').attr('part', 'caption');
     if (caption) this.captionEl.text(caption);
     const io = viewObserver();
     if (io) { byTarget.set(slot, this); io.observe(slot); } else this.visible = true;
