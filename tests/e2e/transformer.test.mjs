@@ -45,6 +45,9 @@ test('induction: the readout and the reading are the run in node; the slider, a 
     const readout = await page.$eval('#readout', (e) => e.textContent);
     assert.ok(readout.startsWith(`held-out loss ${last.loss.toFixed(2)}, accuracy ${(100 * last.accuracy).toFixed(0)}%`), readout);
     assert.equal(await page.$eval('#reading', (e) => e.textContent), expected);
+    // A screen reader hears each +50 once (the readout and the reading, which change every evaluation, are not live).
+    assert.equal(await page.$eval('#announce', (e) => e.textContent), `Step 100: held-out loss ${last.loss.toFixed(2)}, accuracy ${(100 * last.accuracy).toFixed(0)}%.`);
+    assert.equal(await page.$eval('#reading', (e) => e.getAttribute('aria-live')), null);
     // The slider: step 50, a saved step; the grid says so.
     await page.$eval('#view-step', (e) => { e.value = '50'; e.dispatchEvent(new Event('input', { bubbles: true })); });
     await page.waitForFunction(() => document.querySelector('#view-step').dataset.step === '50', null, { timeout: 30000 });

@@ -20,6 +20,8 @@ export const TASK_TITLES = Object.freeze({
 });
 /** The characters task's text, beside the page in dist/web/ (scripts/build-corpus.mjs writes it). */
 export const CORPUS_FILE = 'moby-dick.txt';
+/** Its source and licence note, beside it (transformer.html links it: <link rel="license">, which the offline copy keeps). */
+export const CORPUS_LICENSE = 'moby-dick.LICENSE';
 
 const describe = (v) => {
   if (v === null) return 'null';

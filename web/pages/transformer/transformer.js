@@ -23,7 +23,7 @@ const ui = {
   view: $('view-step'), viewLabel: $('view-label'), reading: $('reading'), probeInfo: $('probe-info'),
   stackRow: $('stack-row'), stack: $('stack'), prediction: $('prediction'), loadText: $('load-text'), status: $('status'),
   generation: $('generation'), prompt: $('prompt'), genTemp: $('gen-temp'), genTopK: $('gen-topk'), genRun: $('gen-run'),
-  generated: $('generated'), genInfo: $('gen-info'),
+  generated: $('generated'), genInfo: $('gen-info'), announce: $('announce'),
   cmpScores: $('compare-scores'), cmpSteps: $('compare-steps'), cmpLearned: $('compare-learned'), cmpRun: $('compare-run'),
   cmpCancel: $('compare-cancel'), cmpProgress: $('compare-progress'), cmpStatus: $('compare-status'), cmpTable: $('compare-table'),
   cmpReading: $('compare-reading'), bigView: $('big-view'), position: $('position'), positionRow: $('position-row'), rescore: $('rescore'), knock: $('knock'), surgeryClear: $('surgery-clear'),
@@ -204,6 +204,10 @@ async function pump(limit = Infinity) {
     if (limit !== Infinity && run.steps >= target) break;
   }
   if (id === runId && run.steps >= info.maxSteps) stop();
+  if (id === runId && limit !== Infinity && run.evals.length) {
+    const e = run.evals[run.evals.length - 1];
+    announce(`Step ${run.steps}: held-out loss ${e.loss.toFixed(2)}, accuracy ${(100 * e.accuracy).toFixed(0)}%.`);
+  }
   if (id === runId) requestView();
 }
 
@@ -215,7 +219,13 @@ function play() {
   ui.play.setAttribute('aria-pressed', 'true');
   pump();
 }
+/** Says `text` to a screen reader once (the readout and the reading change every evaluation: they are not live). */
+function announce(text) { ui.announce.textContent = text; }
 function stop() {
+  if (playing && run && run.evals.length) {
+    const e = run.evals[run.evals.length - 1];
+    announce(`Paused at step ${run.steps}${run.steps >= info.maxSteps ? ' (the last)' : ''}: held-out loss ${e.loss.toFixed(2)}, accuracy ${(100 * e.accuracy).toFixed(0)}%.`);
+  }
   playing = false;
   busy(0);
   ui.play.textContent = 'Train';
@@ -397,6 +407,8 @@ function render() {
   }
   const r = readTraining(info, run.evals);
   setText(ui.reading, r.text);
+  // The target met: said once, when it happens.
+  if (r.reached !== null && ui.reading.dataset.reached === '') announce(r.text);
   ui.reading.dataset.reached = r.reached === null ? '' : String(r.reached);
 }
 
