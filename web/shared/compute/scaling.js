@@ -2,25 +2,14 @@
 // vectors with unit-variance components the variance of q·k grows like d, and the softmax of unscaled scores
 // collapses onto one key; dividing by √d keeps the variance near 1. Both curves are computed by the
 // wasm kernels (scope.scores and scope.softmax) on seeded random vectors.
+import { mulberry32 } from '../random.js';
 
 export const DIMS = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 export const N = 64;   // queries and keys per dimension
 
-/** mulberry32: a small seeded PRNG for the random test vectors (inputs only; no attention math). */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** n·d standard normal numbers (Box–Muller). */
 export function gaussian(n, seed) {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const out = new Float32Array(n);
   for (let i = 0; i < n; i += 2) {
     const u = 1 - r(), v = r();
