@@ -39,6 +39,17 @@ test('a run sliced differently is the same run; saved steps, surgery and gradien
     assert.deepEqual(v50.measure, pa.evals[1].measure);
     const now = a.view();
     assert.equal(now.step, 100);
+    // Rollout and flow only when asked (a view is made every ~250 ms while training): rollout's rows sum
+    // to 1, flow's values (maximum flows of unit capacity) lie in [0, 1].
+    assert.equal(now.paths, undefined);
+    const { rollout, flow } = a.view({ paths: true }).paths[''];
+    for (let i = 0; i < now.n; i++) {
+      let sum = 0;
+      for (let j = 0; j < now.n; j++) sum += rollout[i * now.n + j];
+      assert.ok(Math.abs(sum - 1) < 1e-4, `rollout row ${i} sums to ${sum}`);
+    }
+    assert.equal(flow.length, now.n * now.n);
+    assert.ok(flow.every((x) => x >= -1e-6 && x <= 1 + 1e-6));
     assert.ok(now.right >= 0 && now.right <= now.counted && now.counted === now.n - 1 - now.from);
     // Knocking out every head of layer 1 leaves the repeat unpredictable by induction: no more right than with them.
     const cut = a.view({ ablate: ['1.0', '1.1'] });

@@ -166,8 +166,12 @@ export class TransformerSession {
     return { steps: r.steps, maxSteps: r.maxSteps, losses: Float32Array.from(r.losses.slice(from)), from, evals: r.evals.slice(evalsFrom), evalsFrom };
   }
 
-  /** The model at the saved step nearest below `step` (the newest when omitted): the probe's attentions and predictions. */
-  view({ step, score = null, ablate = null, explain = null } = {}) {
+  /**
+   * The model at the saved step nearest below `step` (the newest when omitted): the probe's attentions and
+   * predictions; with `explain`, gradient × attention; with `paths`, rollout and flow (asked only when shown:
+   * a view is made every ~250 ms while training).
+   */
+  view({ step, score = null, ablate = null, explain = null, paths = false } = {}) {
     const r = this.requireRun();
     const snap = step === undefined ? r.snaps[r.snaps.length - 1] : [...r.snaps].reverse().find((s) => s.step <= step) ?? r.snaps[0];
     let model = r.model;
@@ -196,9 +200,11 @@ export class TransformerSession {
       try { flow = this.scope.attentionFlow(att, o); } catch { flow = null; }   // over the flow's work limit: rollout only
       return { rollout: this.scope.rollout(att, o), flow };
     };
-    out.paths = out.kind === 'encoder-decoder'
-      ? { encoder: ro(out.encoderAttentions, out.nSource), decoder: ro(out.attentions, out.n) }
-      : { '': ro(out.attentions, out.n) };
+    if (paths) {
+      out.paths = out.kind === 'encoder-decoder'
+        ? { encoder: ro(out.encoderAttentions, out.nSource), decoder: ro(out.attentions, out.n) }
+        : { '': ro(out.attentions, out.n) };
+    }
     return out;
   }
 

@@ -245,6 +245,7 @@ async function requestView() {
       const id = runId;
       const at = following ? {} : { step: Number(ui.view.value) };
       if (ui.bigView.value === 'gxa') at.explain = { position: ui.position.value === '' ? undefined : Number(ui.position.value) };
+      if (ui.bigView.value === 'rollout' || ui.bigView.value === 'flow') at.paths = true;
       const v = await api.view(surgeryActive() ? { ...at, score: surgery.score, ablate: surgery.ablate } : at);
       if (id === runId) { shown = v; drawViews(); }
     } while (viewAgain);
@@ -290,11 +291,12 @@ function drawViews() {
   const label = headLabel(st.name, current.layer, current.head);
   const nn = nq * nk, off = (current.layer * v.heads + current.head) * nn;
   const causal = v.kind === 'decoder' || st.name === 'decoder';
-  const paths = v.paths[st.name];
+  const paths = v.paths ? v.paths[st.name] : null;
   const big = ui.bigView.value;
-  // Rollout and flow are of self-attention stacks: the cross-attention has none (its option is off there).
-  for (const o of ui.bigView.options) if (o.value === 'rollout' || o.value === 'flow') o.disabled = !paths || !paths[o.value];
-  if ((big === 'rollout' || big === 'flow') && (!paths || !paths[big])) ui.bigView.value = 'head';
+  // Rollout and flow are of a self-attention stack (the cross-attention has none); flow also needs its work under the limit.
+  for (const o of ui.bigView.options) if (o.value === 'rollout' || o.value === 'flow') o.disabled = st.name === 'cross' || (!!paths && !paths[o.value]);
+  if ((big === 'rollout' || big === 'flow') && (st.name === 'cross' || (paths && !paths[big]))) ui.bigView.value = 'head';
+  else if ((big === 'rollout' || big === 'flow') && !paths) { requestView(); return; }   // this view was asked before the choice
   ui.positionRow.hidden = ui.bigView.value !== 'gxa';
   if (ui.bigView.value === 'rollout' || ui.bigView.value === 'flow') { drawPaths(v, st, paths, ui.bigView.value, causal); setSurgeryText(v, label); return; }
   const weights = st.attentions.subarray(off, off + nn);
@@ -530,7 +532,7 @@ ui.knock.addEventListener('change', () => {
   requestView();
 });
 ui.surgeryClear.addEventListener('click', () => { surgery = { score: {}, ablate: [] }; requestView(); });
-ui.bigView.addEventListener('change', () => { if (ui.bigView.value === 'gxa') requestView(); else drawViews(); });
+ui.bigView.addEventListener('change', () => { if (ui.bigView.value === 'head') drawViews(); else requestView(); });
 ui.position.addEventListener('change', requestView);
 ui.stack.addEventListener('change', () => { current = { layer: 0, head: 0 }; drawViews(); });
 fig.grid.addEventListener('pick', (ev) => { current = { layer: ev.detail.layer, head: ev.detail.head }; drawViews(); });
