@@ -119,17 +119,30 @@ export class TransformerSession {
     this.run = null;
     this.viewer = null;   // a second model of the run's config, for a saved step
     this.cmp = null;
+    this.made = null;   // the last task made (task())
+  }
+
+  /**
+   * The task `name` made from `seed`, kept for the next call: the page asks for a task's defaults and then
+   * sets it up, and a comparison trains the task shown, each of which made its data again. A task is not
+   * changed by its runs (the trainer copies the data), so one made is reused.
+   */
+  task(name, seed) {
+    if (!this.made || this.made.name !== name || this.made.seed !== seed || this.made.text !== this.text) {
+      this.made = { name, seed, text: this.text, task: makeTask(name, { seed, text: this.text }) };
+    }
+    return this.made.task;
   }
 
   /** A task's own settings: every head's scoring function and the learning rate it trains with by default. */
   taskDefaults(task, seed = 1) {
-    const t = makeTask(task, { seed, text: this.text });
+    const t = this.task(task, seed);
     return { scores: scoreMap(t.config, null, t.defaultScores), learningRate: t.training.learningRate, heads: headLabels(t.config) };
   }
 
   /** Starts a run: { task, scores, temperature, learningRate, seed, maxSteps } → what the page shows of it. */
   setup({ task = 'induction', scores = null, temperature = 1, learningRate = null, seed = 1, maxSteps = null } = {}) {
-    const t = makeTask(task, { seed, text: this.text });
+    const t = this.task(task, seed);
     const run = new Run(this.scope, t, { scores, temperature, learningRate: learningRate ?? t.training.learningRate, seed });
     this.dropRun();
     this.run = run;
@@ -232,7 +245,7 @@ export class TransformerSession {
   compareStart({ task, scores, learned = false, steps = 1500, learningRate = null, seed = 1 }) {
     this.compareCancel();
     if (!Array.isArray(scores) || scores.length === 0) throw new TypeError('scores: pick at least one scoring function to compare');
-    const t = makeTask(task, { seed, text: this.text });
+    const t = this.task(task, seed);
     this.cmp = {
       task: t, steps, seed, learningRate: learningRate ?? t.training.learningRate, learned, queue: [...scores], current: null,
       series: [],
