@@ -58,6 +58,9 @@ async function settled(p) {
 /** What an element shows: cells, token labels, the error text. */
 function shown(p, selector) {
   return p.$eval(selector, (el) => {
+    // A figure redrawn out of view (or before the first IntersectionObserver report) waits for view or
+    // idle time; what it shows is read after that redraw.
+    el.flush();
     const s = el.shadowRoot;
     return {
       cells: s.querySelectorAll('svg.heatmap g.cells rect').length,
