@@ -124,3 +124,116 @@ export function chanceAccuracy(data) {
   });
   return count ? sum / count : 0;
 }
+
+/**
+ * The best a head can do from position alone on `heldOut`, chosen on `train` (both lists of sentences
+ * { targets }, as buildTask's): "always the word at index k" (k from 0) or "always d words back / ahead",
+ * whichever gets most training targets right (ties: the first found, absolute before relative, nearest
+ * first). Returns { kind: 'absolute' | 'relative', k, label, train, correct, total, accuracy } with
+ * correct / total counted on the held-out targets. For the paraphrase rule keys are the paraphrase's
+ * words, so only absolute positions are tried. Null when no sentence has a target.
+ */
+export function positionBaseline(train, heldOut, { cross = false } = {}) {
+  const candidates = [];
+  let maxLen = 0;
+  for (const s of [...train, ...heldOut]) maxLen = Math.max(maxLen, s.targets.length);
+  for (let k = 0; k < maxLen; k++) candidates.push({ kind: 'absolute', k, key: () => k });
+  if (!cross) {
+    for (let d = 1; d < maxLen; d++) {
+      candidates.push({ kind: 'relative', k: -d, key: (i) => i - d });
+      candidates.push({ kind: 'relative', k: d, key: (i) => i + d });
+    }
+  }
+  const score = (list, c) => {
+    let correct = 0, total = 0;
+    for (const s of list) {
+      s.targets.forEach((t, i) => {
+        if (t < 0) return;
+        total++;
+        if (c.key(i) === t) correct++;
+      });
+    }
+    return { correct, total };
+  };
+  let best = null;
+  for (const c of candidates) {
+    const r = score(train, c);
+    if (!best || r.correct > best.train.correct) best = { c, train: r };
+  }
+  if (!best || best.train.total === 0) return null;
+  const held = score(heldOut, best.c);
+  const { kind, k } = best.c;
+  const label = kind === 'absolute' ? `word ${k + 1}` : `${Math.abs(k)} word${Math.abs(k) === 1 ? '' : 's'} ${k < 0 ? 'back' : 'ahead'}`;
+  return { kind, k, label, train: best.train.total ? best.train.correct / best.train.total : 0,
+    correct: held.correct, total: held.total, accuracy: held.total ? held.correct / held.total : 0 };
+}
+
+/**
+ * Whether a trained head has learnt a position instead of the rule: over the held-out sentences'
+ * `weights` (one [n × nk] row-major matrix per sentence, query rows), the share of *all* rows — every
+ * word, not only those with a target — whose largest weight is on the key `baseline` picks, and the
+ * share of the rows without a target. A head that attends the rule's key does so from the target rows
+ * only; one that attends a position does so from every row. `positional` is true when the baseline
+ * is not itself the rule (it gets under 99% of the training targets) and at least 90% of the rows
+ * without a target agree with it. `sameShare`: the share of the rows without a target whose largest
+ * weight is on a key a target row of the same sentence picks; `queryBlind` when it is at least 90%
+ * (the head picks one word per sentence whichever word asks: not the rule, whatever it gets right).
+ */
+export function positionalShortcut(sentences, weights, baseline) {
+  if (!baseline) return null;
+  let rows = 0, atBase = 0, free = 0, freeAtBase = 0, others = 0, othersSame = 0;
+  sentences.forEach((s, si) => {
+    const w = weights[si];
+    const n = s.targets.length;
+    const nk = w.length / n;
+    const argmax = (i) => {
+      let arg = 0;
+      for (let j = 1; j < nk; j++) if (w[i * nk + j] > w[i * nk + arg]) arg = j;
+      return arg;
+    };
+    // The keys the target rows pick: do the other rows pick them too?
+    const picked = new Set();
+    for (let i = 0; i < n; i++) if (s.targets[i] >= 0) picked.add(argmax(i));
+    for (let i = 0; i < n; i++) {
+      const arg = argmax(i);
+      if (s.targets[i] < 0 && picked.size) {
+        others++;
+        if (picked.has(arg)) othersSame++;
+      }
+      const key = baseline.kind === 'absolute' ? baseline.k : i + baseline.k;
+      if (key < 0 || key >= nk) continue;
+      rows++;
+      if (arg === key) atBase++;
+      if (s.targets[i] < 0) {
+        free++;
+        if (arg === key) freeAtBase++;
+      }
+    }
+  });
+  const share = rows ? atBase / rows : 0;
+  const freeShare = free ? freeAtBase / free : 0;
+  const sameShare = others ? othersSame / others : 0;
+  const rule = baseline.train < 0.99;
+  return { rows, share, freeRows: free, freeShare, positional: rule && free > 0 && freeShare >= 0.9,
+    otherRows: others, sameShare, queryBlind: rule && others > 0 && sameShare >= 0.9 };
+}
+
+/**
+ * The sentence the lab prints under the held-out accuracy (empty for a rule that is a position):
+ * what position alone gets right, and, when the head has learnt a shortcut (positionalShortcut), which
+ * one, from the numbers measured at the same step. `accuracy`: the head's held-out accuracy then.
+ */
+export function shortcutReading(rule, baseline, shortcut, accuracy) {
+  if (!baseline || baseline.train >= 0.99 || !shortcut) return '';
+  const pct = (x) => `${Math.round(100 * x)}%`;
+  const asker = rule === 'pronoun' ? 'the pronoun' : 'the word with a target';
+  const head = Math.round(accuracy * baseline.total);
+  const base = `Position alone — always ${baseline.label} — gets ${baseline.correct} of ${baseline.total} held-out targets right (${pct(baseline.accuracy)}); this head, at step ${shortcut.step}, ${head} of ${baseline.total}.`;
+  if (shortcut.positional) {
+    return `A shortcut: from ${pct(shortcut.freeShare)} of the held-out words that have no target, the head's largest weight is on ${baseline.label} too — it has learnt a position, not the rule. ${base}`;
+  }
+  if (shortcut.queryBlind) {
+    return `A shortcut: in the held-out sentences, ${pct(shortcut.sameShare)} of the words that have no target put their largest weight on the same word as ${asker} does — the head picks one word per sentence whichever word asks, so what it gets right is not the rule. ${base}`;
+  }
+  return base;
+}

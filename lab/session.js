@@ -2,7 +2,7 @@
 // trainer with its saved weights (every SNAP_EVERY steps) and held-out evaluations, the heatmaps' weights
 // of any sentence at any saved step, and part 2's comparison. Plain JS over an AttnScope, so the page
 // keeps no wasm on its own thread and node can run the same code (tests, benchmarks).
-import { buildTask, chanceAccuracy, wordTokens, paraphraseTargets, isCross, RULES } from './rules.js';
+import { buildTask, chanceAccuracy, wordTokens, paraphraseTargets, isCross, positionBaseline, positionalShortcut, RULES } from './rules.js';
 import { headWeights } from './head-model.js';
 import { Comparison, LAB_TEMPERATURE } from './compare.js';
 
@@ -32,6 +32,8 @@ export class LabSession {
     if (!t) {
       t = buildTask(this.corpus, rule, { tokenize: (x) => this.scope.tokenize(x), embed: (w) => this.embed(w), dIn: this.scope.vocabulary.dim, maxLen: HEAD.maxLen });
       t.chance = chanceAccuracy(t.heldOut.data);
+      // What position alone gets right: a head that matches it from every word has learnt the position.
+      t.baseline = positionBaseline(t.train.sentences, t.heldOut.sentences, { cross: isCross(rule) });
       this.tasks.set(rule, t);
     }
     return t;
@@ -49,6 +51,7 @@ export class LabSession {
     this.trainer = this.scope.createTrainer({ data: this.t.train.data, ...this.trainerOptions({ learningRate, seed }), score });
     this.snapshots = [{ step: 0, weights: this.trainer.weights() }];
     this.evals = [{ step: 0, ...this.trainer.evaluate(this.t.heldOut.data) }];
+    this.shortcut = this.measureShortcut();
     const cross = isCross(rule);
     return {
       rule, score, learningRate, seed: this.trainer.options.seed, cross,
@@ -83,7 +86,24 @@ export class LabSession {
 
   /** Steps, losses, evaluations and saved steps of part 1 so far. */
   state() {
-    return { steps: this.trainer.steps, losses: this.trainer.losses, evals: this.evals, snaps: this.snapshots.length, maxSteps: MAX_STEPS };
+    return { steps: this.trainer.steps, losses: this.trainer.losses, evals: this.evals, snaps: this.snapshots.length, maxSteps: MAX_STEPS,
+      baseline: this.t.baseline, shortcut: this.shortcut };
+  }
+
+  /**
+   * The head now against position alone (rules.js positionalShortcut) on the held-out sentences, with
+   * the step it was measured at; null for a rule that is a position (previous, next, first).
+   */
+  measureShortcut() {
+    const b = this.t.baseline;
+    if (!b || b.train >= 0.99) return null;
+    const o = this.trainer.options, w = this.snapshots[this.snapshots.length - 1].weights;
+    const list = this.t.heldOut.sentences;
+    const weights = list.map((_, i) => {
+      const s = this.sentence({ held: i });
+      return headWeights(this.scope, w, o, s.vectors, s.keyVectors);
+    });
+    return { step: this.trainer.steps, ...positionalShortcut(list, weights, b) };
   }
 
   /**
@@ -96,7 +116,10 @@ export class LabSession {
     while (t.steps < until) {
       t.step(Math.min(SNAP_EVERY, until - t.steps));
       this.snapshots.push({ step: t.steps, weights: t.weights() });
-      if (t.steps % EVAL_EVERY === 0) this.evals.push({ step: t.steps, ...t.evaluate(this.t.heldOut.data) });
+      if (t.steps % EVAL_EVERY === 0) {
+        this.evals.push({ step: t.steps, ...t.evaluate(this.t.heldOut.data) });
+        this.shortcut = this.measureShortcut();
+      }
       if (!count && performance.now() - t0 >= budgetMs) break;
     }
     return this.state();

@@ -50,6 +50,9 @@ describe('lab, paraphrase rule (cross-attention)', () => {
       assert.ok(trained.accuracy > 0.7 && trained.accuracy > 3 * trained.chance,
         `after ${paused} steps: held-out accuracy ${trained.accuracy} (chance ${trained.chance})`);
       assert.match(await page.textContent('#accuracy'), /\d+%/);
+      // Position alone against this head (lab/rules.js): a baseline, and no shortcut named.
+      const shortcut = await page.textContent('#shortcut');
+      assert.match(shortcut, /^Position alone — always word 1 — gets \d+ of \d+ held-out targets right \(\d+%\); this head, at step \d+, \d+ of \d+\.$/, shortcut);
 
       // Your own pair: 5 words of the sentence × 6 of the paraphrase; the columns are the paraphrase's words.
       await page.fill('#own-sentence', 'The cat sat on mats');
@@ -69,6 +72,26 @@ describe('lab, paraphrase rule (cross-attention)', () => {
       assert.equal(await cells(page, 'own-after'), 25, 'your sentence alone: 5 × 5');
       assert.deepEqual(h.log.pageErrors, []);
       assert.deepEqual(h.log.outside, [], 'nothing requested outside the page origin');
+    } finally { await context.close(); }
+  });
+
+  test('the pronoun rule: the page names the shortcut its head learns (one word per sentence, whichever word asks)', async () => {
+    const context = await h.newContext({ viewport: { width: 1366, height: 768 } });
+    try {
+      const page = h.watch(await context.newPage());
+      await page.goto(h.server.url + 'lab.html#rule=pronoun');
+      await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
+      await settled(page, 60000);
+      await page.click('#play');
+      await page.waitForFunction(() => Number(document.getElementById('step-count').dataset.steps) >= 500, null, { timeout: 120000 });
+      await settled(page);
+      const text = await page.textContent('#shortcut');
+      // The numbers are node's (tests/js/lab-shortcut.test.mjs trains the same run).
+      assert.match(text, /^A shortcut: in the held-out sentences, \d+% of the words that have no target put their largest weight on the same word as the pronoun does — the head picks one word per sentence whichever word asks, so what it gets right is not the rule\. Position alone — always word 2 — gets 4 of 8 held-out targets right \(50%\); this head, at step 500, \d of 8\.$/, text);
+      assert.equal(await page.isVisible('#shortcut'), true);
+      await page.locator('#shortcut').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(outDir, 'lab-pronoun-shortcut-1366.png') });
+      assert.deepEqual(h.log.pageErrors, []);
     } finally { await context.close(); }
   });
 

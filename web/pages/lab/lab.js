@@ -10,7 +10,7 @@ import { LossCurve } from '../../shared/figures/LossCurve.js';
 import { CompareCurves, scoreClass, seriesClass } from '../../shared/figures/CompareCurves.js';
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { keepForOffline } from '../../shared/offline.js';
-import { RULES, RULE_IDS } from '../../../lab/rules.js';
+import { RULES, RULE_IDS, shortcutReading } from '../../../lab/rules.js';
 import { COMPARE_EVAL_EVERY, COMPARE_STEPS, LAB_TEMPERATURE, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../../../lab/compare.js';
 import { labDefaults, labFromHash, labToHash } from './lab-state.js';
 
@@ -19,7 +19,7 @@ const DHEAD = 16;
 
 const ui = {
   rule: $('rule'), score: $('score'), lr: $('lr'), seed: $('seed'), play: $('play'), step: $('step'), reset: $('reset'),
-  stepCount: $('step-count'), accuracy: $('accuracy'), view: $('view-step'), viewLabel: $('view-label'),
+  stepCount: $('step-count'), accuracy: $('accuracy'), shortcut: $('shortcut'), view: $('view-step'), viewLabel: $('view-label'),
   held: $('held-sentence'), own: $('own-sentence'), ownKey: $('own-paraphrase'), ownKeyRow: $('own-key-row'), taskInfo: $('task-info'), loadText: $('load-text'),
   progress: $('load-progress'), status: $('status'),
   cmpScores: $('compare-scores'), cmpOutputs: $('compare-outputs'), cmpAll: $('compare-all'), cmpNone: $('compare-none'), cmpSteps: $('compare-steps'),
@@ -299,6 +299,18 @@ function render() {
   setText(ui.accuracy, `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * info.chance).toFixed(0)}%)`);
   ui.accuracy.dataset.accuracy = String(e.accuracy);
   ui.accuracy.dataset.chance = String(info.chance);
+  // Position alone against the head, and the shortcut if it took one (lab/rules.js). A live region: while
+  // training plays it is rewritten only when the verdict changes, so a screen reader hears the change
+  // and not every evaluation's numbers.
+  const sc = run.shortcut;
+  const verdict = !sc ? '' : sc.positional ? 'positional' : sc.queryBlind ? 'query-blind' : 'none';
+  if (!playing || verdict !== ui.shortcut.dataset.verdict) {
+    const at = sc ? run.evals.find((x) => x.step === sc.step) || e : e;
+    const text = shortcutReading(info.rule, run.baseline, sc, at.accuracy);
+    setText(ui.shortcut, text);
+    ui.shortcut.hidden = !text;
+    ui.shortcut.dataset.verdict = verdict;
+  }
   ui.step.disabled = playing || pumping || run.steps >= run.maxSteps;
   ui.play.disabled = run.steps >= run.maxSteps;
   fig.curve.setData({ losses: run.losses, evals: run.evals, chance: info.chance, maxSteps: run.maxSteps, marker: step,
