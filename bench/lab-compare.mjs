@@ -13,11 +13,11 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const web = (f) => import(pathToFileURL(join(root, 'web', f)).href);
+const lab = (f) => import(pathToFileURL(join(root, 'lab', f)).href);
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
-const { LabSession } = await web('lab/session.js');
-const { Comparison, summaryRows, readComparison, scoreFamilies, OUTPUTS, COMPARE_DEFAULT_STEPS, COMPARE_EVAL_EVERY } = await web('lab/compare.js');
-const { RULES } = await web('lab/rules.js');
+const { LabSession } = await lab('session.js');
+const { Comparison, summaryRows, readComparison, scoreFamilies, OUTPUTS, COMPARE_DEFAULT_STEPS, COMPARE_EVAL_EVERY } = await lab('compare.js');
+const { RULES } = await lab('rules.js');
 const corpus = JSON.parse(readFileSync(join(root, 'lab/corpus.json'), 'utf8'));
 
 const scope = await createAttnScope({ preload: true });
