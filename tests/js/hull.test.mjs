@@ -62,3 +62,13 @@ test('fewer than two keys: nothing to draw', () => {
   assert.equal(g.V, null);
   assert.equal(g.showExperimental, false);
 });
+
+test('the plane is the values\' alone: showing the experimental outputs adds points, it does not turn the picture', () => {
+  const off = hullGeometry(data({ seed: 4 }));
+  const on = hullGeometry({ ...data({ seed: 4 }), experimental: data({ seed: 4, showExperimental: true, scale: 40 }).experimental, showExperimental: true });
+  assert.deepEqual(on.V, off.V);
+  assert.deepEqual(on.O, off.O);
+  assert.equal(off.lengthRatio, null);
+  assert.ok(Math.abs(on.lengthRatio - 40) < 1e-3, `${on.lengthRatio}: outputs scaled by 40 are 40 times as long`);
+  assert.ok(Math.abs(hullGeometry(data({ showExperimental: true, scale: 0.1 })).lengthRatio - 0.1) < 1e-6);
+});

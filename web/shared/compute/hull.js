@@ -107,21 +107,29 @@ export function inConvexHull(V, m, d, X, n) {
  * What the panel draws, computed from its data (pure, so the page's worker can do it off the main
  * thread; at 64 × 100 values the PCA and the hull tests took the page 10–50 ms): the 2-D points of
  * the values V, the outputs O and the experimental outputs E, the hull of V, and how many outputs
- * (and experimental outputs) lie inside the values' hull in all dv dimensions. d as for setData.
+ * (and experimental outputs) lie inside the values' hull in all dv dimensions, and the experimental
+ * outputs' mean length over the plain outputs' (lengthRatio; null when not shown). d as for setData.
  */
 export function hullGeometry(d) {
   const nk = d.kTokens.length, nq = d.qTokens.length, dv = d.dv;
   if (nk < 2) return { nk, nq, dv, V: null, showExperimental: false };
-  // The plane: the two main directions of the values, and of the experimental outputs when shown
-  // (so their way out of the hull is in the picture). Any linear map keeps averages inside.
+  // The plane: the two main directions of the values alone, so that showing the experimental outputs
+  // adds points to the same picture instead of turning it (any linear map keeps averages inside).
   const showE = !!(d.showExperimental && d.experimental);
-  const fit = showE ? Float32Array.from([...d.values, ...d.experimental]) : d.values;
-  const basis = pca2(fit, fit.length / dv, dv);
+  const basis = pca2(d.values, nk, dv);
   const V = project(d.values, nk, dv, basis);
   const O = project(d.outputs, nq, dv, basis);
   const E = showE ? project(d.experimental, nq, dv, basis) : [];
   // Inside or not is decided in all dv dimensions, not in the picture.
   const inside = inConvexHull(d.values, nk, dv, d.outputs, nq).filter(Boolean).length;
   const insideE = showE ? inConvexHull(d.values, nk, dv, d.experimental, nq).filter(Boolean).length : null;
-  return { nk, nq, dv, V, O, E, hull: hull2(V), inside, insideE, showExperimental: showE };
+  // How long the experimental outputs are against the plain ones (mean Euclidean norms, all dv dimensions).
+  const meanNorm = (X) => {
+    let total = 0;
+    for (let i = 0; i < nq; i++) { let s2 = 0; for (let t = 0; t < dv; t++) s2 += X[i * dv + t] ** 2; total += Math.sqrt(s2); }
+    return total / nq;
+  };
+  const plain = showE ? meanNorm(d.outputs) : 0;
+  const lengthRatio = showE && plain > 0 ? meanNorm(d.experimental) / plain : null;
+  return { nk, nq, dv, V, O, E, hull: hull2(V), inside, insideE, lengthRatio, showExperimental: showE };
 }
