@@ -389,6 +389,12 @@ export interface ModelEncodeOptions {
   score?: ScoreName | Partial<Record<HeadLabel, ScoreName>>;
   /** Heads knocked out: their output is zeroed before the output projection; what follows is recomputed. */
   ablate?: HeadLabel[];
+  /**
+   * The temperature τ of every head (one number > 0), or of some heads (`{ '1.2': 0.1 }`; the others keep
+   * the model's τ = 1): a head's scores are divided by τ before its softmax. A bounded score (cosine, in
+   * [−1, 1]) re-scoring a head needs a small τ to get as sharp as the trained scaled dot product.
+   */
+  temperature?: number | Partial<Record<HeadLabel, number>>;
   /** Kernel variant (default: the scope's). */
   variant?: VariantName;
 }

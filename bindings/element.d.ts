@@ -65,6 +65,8 @@ export interface AttnScopeAttributes {
   head: string;
   /** With `model`: the scoring function the head shown is re-scored with; 'scaled-dot' (default) is the model's own. Attribute `head-score`. */
   headScore: ScoreName;
+  /** With `model`: that head's temperature τ, one of 2, 1, 0.5, 0.2, 0.1, 0.05 ('1', the default, is the model's own); a bounded score such as cosine needs a small τ to get sharp. Attribute `head-temperature`. */
+  headTemperature: string;
   /** With `model`: the heads knocked out, 'L.H' labels (from 0) separated by commas; '' (default) none. Attribute `knock-out`. */
   knockOut: string;
   /**

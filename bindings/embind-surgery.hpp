@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,25 @@ bool parse_surgery(const std::string& scores, const std::string& ablate, Variant
     s.variant = variant;
     if (!parse_scores(scores, s.scores, error)) return false;
     for (char c : ablate) s.ablate.push_back(c == '1' ? 1 : 0);
+    return true;
+}
+
+// "" (the model's own τ = 1) or one number per head, comma separated (the JS layer checked them; the
+// core checks the count and that each is a usable τ); false and the message if one is not a number.
+inline bool parse_temperatures(const std::string& csv, std::vector<float>& out, std::string& error) {
+    out.clear();
+    for (std::size_t start = 0; !csv.empty() && start <= csv.size();) {
+        const std::size_t end = std::min(csv.find(',', start), csv.size());
+        const std::string item = csv.substr(start, end - start);
+        char* stop = nullptr;
+        const float t = std::strtof(item.c_str(), &stop);
+        if (item.empty() || stop != item.c_str() + item.size()) {
+            error = "temperature: '" + item + "' is not a number";
+            return false;
+        }
+        out.push_back(t);
+        start = end + 1;
+    }
     return true;
 }
 

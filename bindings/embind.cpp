@@ -797,13 +797,15 @@ public:
         return out + "]";
     }
     // ids: `count` int32 at `ids`. scores: "" (the model's own) or one registry name per head, comma
-    // separated, layer-major; ablate: "" or one '0'/'1' per head. Returns {error} or
+    // separated, layer-major; ablate: "" or one '0'/'1' per head; temperatures: "" (τ = 1) or one
+    // number per head, comma separated. Returns {error} or
     // {data: Float32Array [attentions [layers, heads, n, n] then embedding [dim]] (a copy), n, truncated}.
-    val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, Variant variant) const {
+    val encode(std::uintptr_t ids, int count, const std::string& scores, const std::string& ablate, const std::string& temperatures,
+               Variant variant) const {
         val out = val::object();
         ModelSurgery s;
         std::string error;
-        if (!glue::parse_surgery(scores, ablate, variant, s, error)) {
+        if (!glue::parse_surgery(scores, ablate, variant, s, error) || !glue::parse_temperatures(temperatures, s.temperatures, error)) {
             out.set("error", error);
             return out;
         }

@@ -3,8 +3,8 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkTextBytes, checkWellFormed, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
-import { deepFreeze } from './scope-options.mjs';
+import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
+import { deepFreeze, temperatureOption } from './scope-options.mjs';
 import { surgeryOptions } from './scope-surgery.mjs';
 import { isSafetensors, loadTransformer } from './scope-transformer.mjs';
 
@@ -162,15 +162,42 @@ class Model {
   _headIndex(name, label) {
     return headIndex(name, label, this.layers, this.heads);
   }
-  /** The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head, variant }. */
+  /**
+   * The options of encode(): { scores: '' | names joined by ',', ablate: '' | '0'/'1' per head,
+   * temperatures: '' | one τ per head joined by ',', variant }. options.temperature: a number for every
+   * head, or { 'L.H': τ } for some (the others keep the model's τ = 1).
+   */
   _surgery(options) {
-    checkKnownKeys('options', options, ['score', 'ablate', 'variant']);
+    checkKnownKeys('options', options, ['score', 'ablate', 'temperature', 'variant']);
     const count = this.layers * this.heads;
+    const index = (name, label) => this._headIndex(name, label);
     const { scores, ablate } = surgeryOptions(options, {
-      names: this._scope._lists.scores, count, own: Array(count).fill('scaled-dot'), example: 'L.H',
-      index: (name, label) => this._headIndex(name, label),
+      names: this._scope._lists.scores, count, own: Array(count).fill('scaled-dot'), example: 'L.H', index,
     });
-    return { scores, ablate, variant: this._scope._variantOption(options.variant) };
+    let temperatures = '';
+    const t = options.temperature;
+    const tau = (name, v) => {
+      const x = temperatureOption(name, v);
+      // The core divides in float32: τ and 1/τ must both be finite floats there.
+      const f = Math.fround(x);
+      if (!(f > 0 && Number.isFinite(Math.fround(1 / f)))) throw new RangeError(`${name}: ${x} is too small a temperature (1/τ overflows a float32); expected a number >= 1e-30 (1 = the model's own)`);
+      if (!Number.isFinite(f)) throw new RangeError(`${name}: ${x} is too large a temperature for a float32; expected a number <= 1e30`);
+      return x;
+    };
+    if (typeof t === 'number') {
+      temperatures = Array(count).fill(tau('options.temperature', t)).join(',');
+    } else if (t !== undefined) {
+      if (t === null || typeof t !== 'object' || Array.isArray(t)) {
+        throw new TypeError(`options.temperature: expected a number > 0 for every head, or an object { 'L.H': number } for some, got ${describe(t)}`);
+      }
+      const per = Array(count).fill(1);
+      for (const [label, value] of checkPlainEntries('options.temperature', t, "{ 'L.H': number } naming at least one head")) {
+        const name = `options.temperature['${clip(label)}']`;
+        per[index(name, label)] = tau(name, value);
+      }
+      temperatures = per.join(',');
+    }
+    return { scores, ablate, temperatures, variant: this._scope._variantOption(options.variant) };
   }
 
   /**
@@ -191,7 +218,7 @@ class Model {
     let r;
     try {
       m.HEAP32.set(arr, ptr >> 2);
-      r = state.encode(ptr, arr.length, o.scores, o.ablate, this._scope._enum.variant[o.variant]);
+      r = state.encode(ptr, arr.length, o.scores, o.ablate, o.temperatures, this._scope._enum.variant[o.variant]);
     } finally {
       m._free(ptr);
     }

@@ -26,6 +26,9 @@ struct ModelSurgery {
     std::vector<Score> scores;
     // One flag per head, layer-major: nonzero = the head's output is zeroed before the output projection.
     std::vector<std::uint8_t> ablate;
+    // One temperature per head, layer-major (its scores are divided by τ before the softmax), or empty
+    // for the model's own τ = 1 everywhere. A bounded score (cosine: [-1, 1]) needs a small τ to get sharp.
+    std::vector<float> temperatures;
     Variant variant = Variant::automatic;
 };
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -237,6 +238,31 @@ TEST_CASE("model file: a tiny model loads and runs", "[model]") {
     REQUIRE(m.encode(ids.data(), ids.size(), {}, r).ok());
     check_result_shape(r, 2, 2, 4, 12);
     CHECK_FALSE(r.truncated);
+    // A temperature per head: τ = 1 everywhere is the model as trained; τ = 0.25 on head 0.1 makes its
+    // rows softmax(S / τ) = softmax(log A / τ) of its rows at τ = 1 (layer 0's input does not change).
+    {
+        ModelSurgery ones;
+        ones.temperatures.assign(4, 1.0f);
+        ModelResult same;
+        REQUIRE(m.encode(ids.data(), ids.size(), ones, same).ok());
+        CHECK(same.attentions == r.attentions);
+        CHECK(same.embedding == r.embedding);
+        ModelSurgery sharp;
+        sharp.temperatures.assign(4, 1.0f);
+        sharp.temperatures[1] = 0.25f;
+        ModelResult t;
+        REQUIRE(m.encode(ids.data(), ids.size(), sharp, t).ok());
+        const std::size_t n = 4;
+        for (std::size_t i = 0; i < n; ++i) {
+            const float* a = r.attentions.data() + (1 * n + i) * n;
+            const float* b = t.attentions.data() + (1 * n + i) * n;
+            double z = 0;
+            for (std::size_t j = 0; j < n; ++j) z += std::pow(static_cast<double>(a[j]), 4.0);
+            for (std::size_t j = 0; j < n; ++j) CHECK(b[j] == Approx(std::pow(static_cast<double>(a[j]), 4.0) / z).margin(1e-5));
+        }
+        // Head 0.0 of the same layer is untouched.
+        for (std::size_t k = 0; k < n * n; ++k) CHECK(t.attentions[k] == r.attentions[k]);
+    }
     // Over max_tokens: cut, flagged, and the same as the first max_tokens ids.
     const std::vector<std::int32_t> longer{1, 2, 3, 4, 5, 6, 7, 8, 9};
     ModelResult cut, first;
@@ -260,6 +286,14 @@ TEST_CASE("model file: a tiny model loads and runs", "[model]") {
     wrong = {};
     wrong.ablate.assign(5, 1);
     CHECK(m.encode(ids.data(), ids.size(), wrong, r).message().find("ablate:") == 0);
+    wrong = {};
+    wrong.temperatures.assign(2, 1.0f);
+    CHECK(m.encode(ids.data(), ids.size(), wrong, r).message().find("temperature:") == 0);
+    for (const float bad_tau : {0.0f, -1.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 1e-40f}) {
+        wrong.temperatures.assign(m.layers() * m.heads(), 1.0f);
+        wrong.temperatures[1] = bad_tau;
+        CHECK(m.encode(ids.data(), ids.size(), wrong, r).message().find("temperature: head 0.1") == 0);
+    }
     Model none;
     CHECK_FALSE(none.encode(ids.data(), ids.size(), {}, r).ok());
 }

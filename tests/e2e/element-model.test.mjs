@@ -1,4 +1,4 @@
-// <attn-scope model="use-lite"> and its head, head-score and knock-out attributes (issue 34 item 7),
+// <attn-scope model="use-lite"> and its head, head-score, head-temperature and knock-out attributes (issue 34 item 7),
 // in headless Chromium, the way a lecture note written with MkDocs holds two of them in a narrow
 // column. Expected numbers come from the single-file module in node (dist/attnscope.single.mjs with
 // dist/use-lite.bin: the same wasm and weights). Screenshots go to test-output/element-model-*.png.
@@ -28,10 +28,11 @@ function notePage() {
 <script src="attnscope-element.js"></script></head>
 <body><main><h1>Lecture 5: heads of a trained model</h1>
 ${el('plain', `query="${SENT.replace(/'/g, '&#39;')}"`)}
-${el('cut', `query="${SENT.replace(/'/g, '&#39;')}" head="1.2" head-score="cosine" knock-out=" 1.3 , 0.1"`)}
+${el('cut', `query="${SENT.replace(/'/g, '&#39;')}" head="1.2" head-score="cosine" head-temperature="0.1" knock-out=" 1.3 , 0.1"`)}
 ${el('bad-head', 'query="Hello." head="2.0"')}
 ${el('bad-knock', 'query="Hello." knock-out="0.1,0.4"')}
 ${el('bad-score', 'query="Hello." head-score="cosinus"')}
+${el('bad-tau', 'query="Hello." head-temperature="0.3"')}
 </main></body></html>\n`);
   return pathToFileURL(file).href;
 }
@@ -83,18 +84,20 @@ after(async () => {
 test('head, head-score and knock-out (labels from 0, as the API) set the surgery; the figures write them back', async () => {
   const p = await open({ width: 1366, height: 768 });
   // The attributes' surgery is the API's: the same labels, the same numbers.
-  const cut = model.encode(SENT, { score: { '1.2': 'cosine' }, ablate: ['0.1', '1.3'] });
-  const got = await p.$eval('#cut', (el) => ({ head: el.result.head, swap: el.result.swap, knock: el.result.knock,
+  const cut = model.encode(SENT, { score: { '1.2': 'cosine' }, temperature: { '1.2': 0.1 }, ablate: ['0.1', '1.3'] });
+  const got = await p.$eval('#cut', (el) => ({ head: el.result.head, swap: el.result.swap, tau: el.result.tau, knock: el.result.knock,
     surgery: Array.from(el.result.surgery), title: el.shadowRoot.querySelector('#figure-model-head h1, #figure-model-head h2, #figure-model-head h3').textContent,
-    props: [el.head, el.headScore, el.knockOut] }));
-  assert.deepEqual([got.head, got.swap, got.knock], ['1.2', 'cosine', ['0.1', '1.3']]);
+    tauMenu: el.shadowRoot.querySelector('#figure-model-head select.model-tau-select').value,
+    props: [el.head, el.headScore, el.headTemperature, el.knockOut] }));
+  assert.deepEqual([got.head, got.swap, got.tau, got.knock], ['1.2', 'cosine', 0.1, ['0.1', '1.3']]);
+  assert.equal(got.tauMenu, '0.1');
   assert.equal(got.surgery.length, cut.attentions.length);
   got.surgery.forEach((x, k) => assert.ok(Math.abs(x - cut.attentions[k]) < 1e-5, `attention ${k}: ${x} vs ${cut.attentions[k]}`));
   assert.match(got.title, /^layer 2, head 3: /, 'the screen counts from 1');
-  assert.deepEqual(got.props, ['1.2', 'cosine', ' 1.3 , 0.1']);
+  assert.deepEqual(got.props, ['1.2', 'cosine', '0.1', ' 1.3 , 0.1']);
   const panels = await grid(p, 'cut');
   assert.match(panels.find((x) => /layer 1,\s*head 2/.test(x.title)).label, /knocked out/);
-  assert.match(panels.find((x) => /layer 2,\s*head 3/.test(x.title)).label, /scored by cosine/);
+  assert.match(panels.find((x) => /layer 2,\s*head 3/.test(x.title)).label, /cosine, τ 0\.1/);
 
   // Without the attributes: the model as trained, head 0.0.
   const plain = await p.$eval('#plain', (el) => ({ head: el.result.head, swap: el.result.swap, knock: el.result.knock, changed: el.result.changed }));
@@ -114,6 +117,13 @@ test('head, head-score and knock-out (labels from 0, as the API) set the surgery
     sel.dispatchEvent(new Event('change'));
   });
   await p.waitForFunction(() => document.getElementById('plain').result.swap === 'dot');
+  await p.$eval('#plain', (el) => {
+    const sel = el.shadowRoot.querySelector('#figure-model-head select.model-tau-select');
+    sel.value = '0.5';
+    sel.dispatchEvent(new Event('change'));
+  });
+  await p.waitForFunction(() => document.getElementById('plain').result.tau === 0.5);
+  assert.equal(await p.$eval('#plain', (el) => el.getAttribute('head-temperature')), '0.5');
   await p.$eval('#plain', (el) => el.shadowRoot.querySelector('#figure-model-knock input[value="1.0"]').click());
   await p.waitForFunction(() => document.getElementById('plain').result.knock.length === 1);
   assert.deepEqual(await p.$eval('#plain', (el) => [el.getAttribute('head-score'), el.getAttribute('knock-out'), el.headScore, el.knockOut]),
@@ -124,8 +134,8 @@ test('head, head-score and knock-out (labels from 0, as the API) set the surgery
     return ['head', 'head-score', 'knock-out'].every((a) => window.changes.includes(a));
   });
   // Properties mirror the attributes: setting one redraws.
-  await p.$eval('#plain', (el) => { el.knockOut = ''; el.headScore = 'scaled-dot'; });
-  await p.waitForFunction(() => { const r = document.getElementById('plain').result; return r.knock.length === 0 && r.swap === 'scaled-dot'; });
+  await p.$eval('#plain', (el) => { el.knockOut = ''; el.headScore = 'scaled-dot'; el.headTemperature = 1; });
+  await p.waitForFunction(() => { const r = document.getElementById('plain').result; return r.knock.length === 0 && r.swap === 'scaled-dot' && r.tau === 1; });
   assert.equal(await p.$eval('#plain', (el) => el.result.changed), false);
 
   // A wrong attribute says what is allowed, counting as the API counts.
@@ -133,13 +143,14 @@ test('head, head-score and knock-out (labels from 0, as the API) set the surgery
   assert.match(await error('bad-head'), /head="2\.0" is not valid: expected a head “layer\.head” of the model, both counted from 0 .*layers 0–1, heads 0–3/);
   assert.match(await error('bad-knock'), /knock-out="0\.1,0\.4" is not valid: .*counted from 0/);
   assert.match(await error('bad-score'), /head-score="cosinus" is not valid: expected one of .*scaled-dot/);
+  assert.match(await error('bad-tau'), /head-temperature="0\.3" is not valid: expected one of 2, 1, 0\.5, 0\.2, 0\.1, 0\.05 \(1: the model's own\)/);
   await p.locator('#cut').screenshot({ path: join(outDir, 'element-model-attributes.png') });
   await p.context().close();
 });
 
 test('the head view: token labels on both axes, one colour scale for the two weights panels, a keyboard grid', async () => {
   const p = await open({ width: 1366, height: 768 });
-  const cut = model.encode(SENT, { score: { '1.2': 'cosine' }, ablate: ['0.1', '1.3'] });
+  const cut = model.encode(SENT, { score: { '1.2': 'cosine' }, temperature: { '1.2': 0.1 }, ablate: ['0.1', '1.3'] });
   const base = model.encode(SENT);
   const n = cut.n, at = (a, i, j) => a[((1 * 4 + 2) * n + i) * n + j];   // head 1.2's weight (i, j)
   const view = await p.$eval('#cut', (el) => {
@@ -150,7 +161,7 @@ test('the head view: token labels on both axes, one colour scale for the two wei
       scale: [...g.querySelectorAll('.legend .legend-label')].map((t) => t.textContent),
     }));
   });
-  assert.deepEqual(view.map((x) => x.title), ['as trained', 'scored by cosine', 'difference']);
+  assert.deepEqual(view.map((x) => x.title), ['as trained', 'scored by cosine (τ = 0.1)', 'difference']);
   for (const x of view) assert.equal(x.cols.length, n, `${x.title}: a label per column`);
   // One scale for as trained and with the surgery: 0 to the larger of their largest weights.
   let top = 0, diff = 0;
@@ -170,7 +181,7 @@ test('the head view: token labels on both axes, one colour scale for the two wei
   const said = await gridCursor(grid);
   const w0 = at(base.attentions, 1, 2), w1 = at(cut.attentions, 1, 2);
   assert.equal(said, `Row 2, ${cut.tokens[1]}; column 3, ${cut.tokens[2]}: “${cut.tokens[1]}” → “${cut.tokens[2]}”: as trained ${fmt(w0)}, `
-    + `scored by cosine ${fmt(w1)}, difference ${fmt(w1 - w0)}`);
+    + `scored by cosine (τ = 0.1) ${fmt(w1)}, difference ${fmt(w1 - w0)}`);
   assert.match(await p.$eval('#cut', (el) => el.shadowRoot.querySelector('#figure-model-head .matrix-readout').textContent), /as trained .*scored by cosine/);
   await p.context().close();
 });

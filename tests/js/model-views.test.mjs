@@ -97,4 +97,32 @@ test('over 128 tokens: cut and said; labels and options', () => {
   assert.equal(parseHead('2.0', 2, 4), null);
   assert.deepEqual(surgeryOptions({ head: '0.1', swap: 'scaled-dot', knock: [] }), {});
   assert.deepEqual(surgeryOptions({ head: '0.1', swap: 'idw', knock: ['1.1'] }), { score: { '0.1': 'idw' }, ablate: ['1.1'] });
+  assert.deepEqual(surgeryOptions({ head: '1.2', swap: 'cosine', knock: [], tau: 0.1 }), { score: { '1.2': 'cosine' }, temperature: { '1.2': 0.1 } });
+  assert.deepEqual(surgeryOptions({ head: '1.2', swap: 'scaled-dot', knock: [], tau: 1 }), {});
+});
+
+test('a temperature for the re-scored head: the numbers are encode()\'s, and the text says what τ allows (#34 item 1)', () => {
+  const v = modelViews(scope, model, { text: TEXT, head: '0.1', swap: 'cosine', tau: 0.1, knock: [] });
+  const cut = model.encode(TEXT, { score: { '0.1': 'cosine' }, temperature: { '0.1': 0.1 } });
+  assert.deepEqual(Array.from(v.surgery), Array.from(cut.attentions));
+  assert.equal(v.tau, 0.1);
+  // Sharper: the mean of each row's largest weight of head 0.1, at τ = 0.1 against the flat τ = 1.
+  const flat = modelViews(scope, model, { text: TEXT, head: '0.1', swap: 'cosine', knock: [] });
+  const peak = (x) => {
+    const n = x.n, w = x.surgery.subarray(n * n, 2 * n * n);
+    let s = 0;
+    for (let i = 0; i < n; i++) s += Math.max(...w.subarray(i * n, (i + 1) * n));
+    return s / n;
+  };
+  assert.ok(peak(v) > 2 * peak(flat), `row maxima ${peak(v)} at τ = 0.1 against ${peak(flat)} at τ = 1`);
+  // And closer to the trained head than the flattened one is (it was flat because of τ, not of cosine's ranking).
+  assert.ok(v.tv[1] < flat.tv[1], `TV from the trained head: ${v.tv[1]} at τ = 0.1, ${flat.tv[1]} at τ = 1`);
+  const s = explain(v, fmt);
+  assert.match(s[0], /^Scoring layer 1, head 2 by cosine at τ = 0\.1 moves each of that head's rows by a total variation of /);
+  assert.equal(s.at(-1), 'Cosine\'s scores lie in [−1, 1]; divided by τ = 0.1, they let one weight be up to e^20 ≈ 4.85 × 10^8 times another in its row (at the model\'s τ = 1: e^2 ≈ 7.39).');
+  // τ alone (the model's own scaled-dot, sharpened): a change, credited to the temperature.
+  const t = explain(modelViews(scope, model, { text: TEXT, head: '1.3', swap: 'scaled-dot', tau: 0.5, knock: [] }), fmt);
+  assert.match(t[0], /^Scoring layer 2, head 4 by scaled-dot at τ = 0\.5 moves/);
+  // A τ that is not a number > 0 is the model's own.
+  assert.equal(modelViews(scope, model, { text: TEXT, head: '0.1', swap: 'cosine', tau: -1, knock: [] }).tau, 1);
 });

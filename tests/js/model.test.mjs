@@ -77,6 +77,42 @@ test('score: scaled-dot (the model\'s own) changes nothing; another score change
   for (let l = 0; l < 2; l++) for (let h = 0; h < 4; h++) assert.ok(maxDiff(head(all, l, h), head(base, l, h)) > 1e-4);
 });
 
+test('temperature: τ = 1 is the model; τ on one head makes its rows softmax(log A / τ) and moves what follows', () => {
+  const text = 'The trophy would not fit in the suitcase because it was too big.';
+  const base = model.encode(text);
+  for (const temperature of [1, { '0.2': 1, '1.1': 1 }]) {
+    const same = model.encode(text, { temperature });
+    assert.deepEqual(same.attentions, base.attentions);
+    assert.deepEqual(same.embedding, base.embedding);
+  }
+  // Head 0.2 at τ = 0.25: each row a^4 / Σ a^4 of its trained row (layer 0's inputs do not change).
+  const sharp = model.encode(text, { temperature: { '0.2': 0.25 } });
+  const a = head(base, 0, 2), b = head(sharp, 0, 2), n = base.n;
+  let worst = 0;
+  for (let i = 0; i < n; i++) {
+    let z = 0;
+    for (let j = 0; j < n; j++) z += a[i * n + j] ** 4;
+    for (let j = 0; j < n; j++) worst = Math.max(worst, Math.abs(b[i * n + j] - a[i * n + j] ** 4 / z));
+  }
+  assert.ok(worst < 1e-5, `head 0.2 at τ = 0.25 against a^4 / Σ a^4: ${worst}`);
+  for (const h of [0, 1, 3]) assert.deepEqual(head(sharp, 0, h), head(base, 0, h), `head 0.${h} stays`);
+  for (let h = 0; h < 4; h++) assert.ok(maxDiff(head(sharp, 1, h), head(base, 1, h)) > 1e-6, `head 1.${h} sees the change`);
+  // Cosine re-scoring a head: at τ = 1 no weight is more than e² times another in its row; at τ = 0.1 the head gets sharp.
+  const ratio = (r) => {
+    const w = head(r, 1, 0);
+    let most = 0;
+    for (let i = 0; i < r.n; i++) {
+      const row = w.subarray(i * r.n, (i + 1) * r.n);
+      most = Math.max(most, Math.max(...row) / Math.min(...row));
+    }
+    return most;
+  };
+  const flat = model.encode(text, { score: { '1.0': 'cosine' } });
+  const cold = model.encode(text, { score: { '1.0': 'cosine' }, temperature: { '1.0': 0.1 } });
+  assert.ok(ratio(flat) <= Math.exp(2) * (1 + 1e-4), `cosine at τ = 1: ${ratio(flat)}`);
+  assert.ok(ratio(cold) > 100, `cosine at τ = 0.1: ${ratio(cold)}`);
+});
+
 test('ablate: a knocked-out head changes the layers after it, not its own layer', () => {
   const text = 'The trophy would not fit in the suitcase because it was too big.';
   const base = model.encode(text);
@@ -130,7 +166,13 @@ test('bad input: TypeError/RangeError naming the argument and the valid values; 
     [() => model.encode('hi', { ablate: ['1.4'] }), RangeError, /^options\.ablate\[0\]: head '1\.4' is out of range/],
     [() => model.encode('hi', { ablate: '0.1' }), TypeError, /^options\.ablate: expected an array of head labels/],
     [() => model.encode('hi', { ablate: [1] }), TypeError, /^options\.ablate\[0\]: expected a head label/],
-    [() => model.encode('hi', { scores: 'cosine' }), TypeError, /^options\.scores: unknown option; expected one of score, ablate, variant/],
+    [() => model.encode('hi', { scores: 'cosine' }), TypeError, /^options\.scores: unknown option; expected one of score, ablate, temperature, variant/],
+    [() => model.encode('hi', { temperature: 0 }), RangeError, /^options\.temperature: expected a number > 0/],
+    [() => model.encode('hi', { temperature: '0.1' }), TypeError, /^options\.temperature: expected a number > 0 for every head, or an object/],
+    [() => model.encode('hi', { temperature: { '0.1': -2 } }), RangeError, /^options\.temperature\['0\.1'\]: expected a number > 0/],
+    [() => model.encode('hi', { temperature: { '2.1': 0.5 } }), RangeError, /^options\.temperature\['2\.1'\]: head '2\.1' is out of range/],
+    [() => model.encode('hi', { temperature: { '0.1': 1e-40 } }), RangeError, /^options\.temperature\['0\.1'\]: .*too small a temperature/],
+    [() => model.encode('hi', { temperature: { '0.1': Infinity } }), TypeError, /^options\.temperature\['0\.1'\]: expected a finite number/],
     [() => model.encode('hi', { variant: 'fast' }), TypeError, /^variant: expected one of 'auto'/],
     [() => model.encodeIds([1, 9000]), RangeError, /^ids\[1\]: expected an integer from 0 to 8001, got 9000/],
     [() => model.encodeIds(Int32Array.of(5, -1)), RangeError, /^ids: id -1 at position 1 is outside the vocabulary \(0 to 8001\)/],

@@ -53,6 +53,7 @@ function assertValid(state) {
   assert.ok(state.row === null || Number.isInteger(state.row));
   assert.ok(ENGINES.includes(state.engine));
   assert.ok(SCORE_NAMES.includes(state.mswap));
+  assert.ok([2, 1, 0.5, 0.2, 0.1, 0.05].includes(state.mtau), `mtau ${state.mtau}`);
   const isHead = (x) => { const m = /^(\d)\.(\d)$/.exec(x); return !!m && Number(m[1]) < MODEL_LAYERS && Number(m[2]) < MODEL_HEADS; };
   assert.ok(isHead(state.mhead), `mhead ${state.mhead}`);
   assert.ok(Array.isArray(state.mknock) && state.mknock.every(isHead) && state.mknock.every((x, i) => !i || x > state.mknock[i - 1]), 'mknock: sorted unique heads');
@@ -67,7 +68,7 @@ function assertValid(state) {
 }
 
 // Hashes made of the page's own keys and hostile ones, with any values.
-const key = fc.oneof(fc.constantFrom(...KEYS), fc.constantFrom('engine', 'mhead', 'mswap', 'mknock', 'model-head', 'head-score', 'knock-out'), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
+const key = fc.oneof(fc.constantFrom(...KEYS), fc.constantFrom('engine', 'mhead', 'mswap', 'mknock', 'model-head', 'head-score', 'head-temperature', 'knock-out'), fc.string({ maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 50 }));
 const value = fc.oneof(fc.string({ maxLength: 3000 }), fc.string({ unit: 'grapheme', maxLength: 100 }),
   fc.double().map(String), fc.integer().map(String), fc.constantFrom('', '1', 'true', 'NaN', 'Infinity', '1e400', '0x10', '3,4'),
   // Selection lists (rows, cols): well formed, backwards, overlapping, huge, signed, spaced.
@@ -111,7 +112,7 @@ const validState = fc.record({
   variant: fc.constantFrom(...VARIANTS), values: fc.constantFrom(...VALUE_KINDS),
   p: fc.constantFrom(0.5, 1, 1.5, 2, 3, 4, 8), cell: fc.option(fc.tuple(fc.nat(9999), fc.nat(9999)), { nil: null }),
   row: fc.option(fc.nat(9999), { nil: null }), exp: fc.boolean(), headPick: fc.nat(9), tset: fc.boolean(),
-  engine: fc.constantFrom(...ENGINES), mswap: fc.constantFrom(...SCORE_NAMES),
+  engine: fc.constantFrom(...ENGINES), mswap: fc.constantFrom(...SCORE_NAMES), mtau: fc.constantFrom(2, 1, 0.5, 0.2, 0.1, 0.05),
   mhead: fc.tuple(fc.nat(MODEL_LAYERS - 1), fc.nat(MODEL_HEADS - 1)).map(([l, h]) => `${l}.${h}`),
   mknock: fc.uniqueArray(fc.tuple(fc.nat(MODEL_LAYERS - 1), fc.nat(MODEL_HEADS - 1)).map(([l, h]) => `${l}.${h}`)).map((a) => a.sort()),
   rows: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 60 }).map((a) => a.sort((x, y) => x - y)),
@@ -180,19 +181,23 @@ test('selections: formatIndexList and parseIndexList are inverse on every sorted
 });
 
 test('the trained model\'s fields: in the link under the element\'s names, heads 0-based as the API and the element write them', () => {
-  const { state, problems } = fromHash('#engine=model&model-head=1.2&head-score=cosine&knock-out=1.3,0.0,0.0');
+  const { state, problems } = fromHash('#engine=model&model-head=1.2&head-score=cosine&head-temperature=0.1&knock-out=1.3,0.0,0.0');
   assert.deepEqual(problems, []);
   assert.equal(state.engine, 'model');
   assert.equal(state.mhead, '1.2');
   assert.equal(state.mswap, 'cosine');
+  assert.equal(state.mtau, 0.1);
   assert.deepEqual(state.mknock, ['0.0', '1.3']);
   const h = toHash(state);
   assert.match(h, /model-head=1\.2/);
   assert.match(h, /head-score=cosine/);
+  assert.match(h, /head-temperature=0\.1/);
+  assert.doesNotMatch(toHash(defaultState()), /head-temperature/, 'the model\'s own τ = 1 is not written');
   assert.match(h, /knock-out=0\.0%2C1\.3/);
   assert.doesNotMatch(h, /mhead|mswap|mknock/, 'the old names are not written');
   for (const [h2, field] of [['#model-head=2.0', 'model-head'], ['#model-head=1.4', 'model-head'], ['#model-head=01.2', 'model-head'],
-    ['#knock-out=0.4', 'knock-out'], ['#head-score=nope', 'head-score'], ['#engine=gpt', 'engine']]) {
+    ['#knock-out=0.4', 'knock-out'], ['#head-score=nope', 'head-score'], ['#head-temperature=0.3', 'head-temperature'],
+    ['#head-temperature=-1', 'head-temperature'], ['#engine=gpt', 'engine']]) {
     const r = fromHash(h2);
     assert.equal(r.problems.length, 1, h2);
     assert.match(r.problems[0], new RegExp(`^${field} `));

@@ -22,6 +22,7 @@ import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
 import { modelViews, MODEL_NAME } from '../shared/compute/use-lite.js';
 import { headLabel, parseHead, parseHeadList, HEAD_ALLOWED, HEAD_LIST_ALLOWED } from '../shared/head-label.js';
+import { HEAD_TEMPERATURES } from '../shared/temperature.js';
 import { renderTeaching } from '../shared/formulas.js';
 import { download } from '../shared/downloads.js';
 // The element's own limit (README: at most 64 tokens per text), not the demo page's (web/pages/demo/state.js,
@@ -149,9 +150,10 @@ export const DEFAULTS = {
   // With model: the head shown large, the scoring function it is re-scored with, the heads knocked
   // out. Heads are labelled 'L.H' as the API labels them (layer and head counted from 0); the figures
   // write them 1-based ("layer 1, head 1" is head="0.0"). The demo's link holds the same three
-  // (web/pages/demo/state.js: model-head, head-score, knock-out).
+  // (web/pages/demo/state.js: model-head, head-score, head-temperature, knock-out).
   head: '0.0',
   'head-score': 'scaled-dot',
+  'head-temperature': '1',  // that head's τ: one of HEAD_TEMPERATURES (1: the model's own)
   'knock-out': '',
   'heading-level': '',    // 1–6: the level of the figures' titles; empty: one below the heading before the element
 };
@@ -613,9 +615,12 @@ export class AttnScopeElement extends ElementBase {
     const headText = this._attr('head').trim();
     if (!parseHead(headText, m.layers, m.heads)) throw new AttributeError('head', headText, HEAD_ALLOWED(m.layers, m.heads));
     const swap = choice('head-score', this._attr('head-score').trim(), namesOf(scope.registry.scores));
+    const tauText = this._attr('head-temperature').trim();
+    const tau = /^[0-9.]+$/.test(tauText) ? Number(tauText) : NaN;
+    if (!HEAD_TEMPERATURES.includes(tau)) throw new AttributeError('head-temperature', tauText, `one of ${HEAD_TEMPERATURES.join(', ')} (1: the model's own)`);
     const knock = parseHeadList(this._attr('knock-out'), m.layers, m.heads);
     if (!knock) throw new AttributeError('knock-out', this._attr('knock-out'), HEAD_LIST_ALLOWED(m.layers, m.heads));
-    return { head: headLabel(...parseHead(headText)), swap, knock };
+    return { head: headLabel(...parseHead(headText)), swap, tau, knock };
   }
 
   /** The changes an attn-change names (then forgotten). */
@@ -631,8 +636,8 @@ export class AttnScopeElement extends ElementBase {
     const m = this._model;
     const q = this._attr('query');
     if (!q.trim()) throw new AttributeError('query', q, 'text with at least one word');
-    const { head, swap, knock } = this._modelState(scope, m);
-    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap, knock });
+    const { head, swap, tau, knock } = this._modelState(scope, m);
+    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap, tau, knock });
     this._result = v;
     this._clearError();
     this._status.textContent = v.truncated || (v.second && v.second.truncated)
@@ -669,9 +674,10 @@ export class AttnScopeElement extends ElementBase {
       set: (patch) => {
         for (const [k, v] of Object.entries(patch)) {
           if (k === 'cell' && v === null) this._setLocal({ cellClosed: true });
-          // The model's figures name the state as the demo does (mhead, mswap, mknock): attributes here.
+          // The model's figures name the state as the demo does (mhead, mswap, mtau, mknock): attributes here.
           else if (k === 'mhead') this._set('head', v);
           else if (k === 'mswap') this._set('head-score', v);
+          else if (k === 'mtau') this._set('head-temperature', String(v));
           else if (k === 'mknock') this._set('knock-out', v.join(','));
           // 'head' from the explorer's figures is the head shown among `heads` (the element's own).
           else if (k in DEFAULTS && k !== 'head') this._set(k, String(v));
@@ -941,7 +947,7 @@ export class AttnScopeElement extends ElementBase {
 }
 
 // Properties mirror attributes: el.score = 'cosine' is el.setAttribute('score', 'cosine').
-const CAMEL = { positional: 'positional', 'model-src': 'modelSrc', 'heading-level': 'headingLevel', 'head-score': 'headScore', 'knock-out': 'knockOut' };
+const CAMEL = { positional: 'positional', 'model-src': 'modelSrc', 'heading-level': 'headingLevel', 'head-score': 'headScore', 'head-temperature': 'headTemperature', 'knock-out': 'knockOut' };
 for (const name of ATTRS) {
   const prop = CAMEL[name] || name;
   if (name === 'heading-level') {

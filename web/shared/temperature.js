@@ -17,6 +17,12 @@ export function naturalT(score) {
   return BOUNDED[score] ? 0.1 : 1;
 }
 
+/**
+ * The temperatures the trained model's head can be re-scored at (the demo's menu, its link's
+ * head-temperature, the element's head-temperature attribute): 1 is the model's own.
+ */
+export const HEAD_TEMPERATURES = Object.freeze([2, 1, 0.5, 0.2, 0.1, 0.05]);
+
 /** The head width d of `heads` heads over the vocabulary's vectors (what scaled-dot divides by √d). */
 export const headDim = (heads) => Math.max(1, Math.floor(EMBED_DIM / heads));
 

@@ -181,7 +181,7 @@ const api = {
 
   /**
    * The trained model's views of st (web/shared/compute/use-lite.js modelViews: st.q the sentence, st.k the
-   * second one, st.mhead, st.mswap, st.mknock), with the model's file loaded first if it is not yet.
+   * second one, st.mhead, st.mswap, st.mtau, st.mknock), with the model's file loaded first if it is not yet.
    */
   async model(st, opts) {
     const { gen } = opts;
@@ -191,7 +191,7 @@ const api = {
     const loadMs = performance.now() - t0;
     if (gen < abortBelow) return { aborted: true };
     if (!st.q.trim()) return { empty: true, model: { name: m.name, layers: m.layers, heads: m.heads } };
-    const v = modelViews(scope, m, { text: st.q, text2: st.k, head: st.mhead, swap: st.mswap, knock: st.mknock });
+    const v = modelViews(scope, m, { text: st.q, text2: st.k, head: st.mhead, swap: st.mswap, tau: st.mtau, knock: st.mknock });
     v.loadMs = loadMs;
     const transfer = [];
     return Comlink.transfer(detachable(v, transfer), transfer);

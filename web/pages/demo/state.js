@@ -6,7 +6,7 @@
 // page as 'virtual:registry' (scripts/build-web.mjs): no list of names is kept here.
 import registry from 'virtual:registry';
 import { headFromURL, headLabel, parseHead } from '../../shared/head-label.js';
-import { naturalT } from '../../shared/temperature.js';
+import { HEAD_TEMPERATURES, naturalT } from '../../shared/temperature.js';
 
 const names = (list) => list.map((x) => x.name);
 export const SCORE_NAMES = names(registry.scores);
@@ -73,6 +73,7 @@ export function defaultState() {
     engine: 'scores', // what computes the attention: 'scores' (the explorer) or 'model' (the trained model)
     mhead: '0.0',     // the trained model's head shown large ('L.H', 0-based as the API and in the URL; 1-based on screen)
     mswap: 'scaled-dot', // the scoring function that head is scored with (scaled-dot: the model's own)
+    mtau: 1,          // that head's temperature τ (1: the model's own; a bounded score needs less to get sharp)
     mknock: [],       // the trained model's knocked-out heads ('L.H' labels, sorted)
   };
 }
@@ -83,7 +84,7 @@ const short = { q: 'q', k: 'k', score: 'score', t: 't', heads: 'heads', proj: 'p
   // The trained model's surgery under the names of <attn-scope>'s attributes (head is taken by the
   // explorer's head number, so the link's is model-head), with heads labelled as the API and the
   // element label them: 'L.H' counted from 0.
-  mhead: 'model-head', mswap: 'head-score', mknock: 'knock-out' };
+  mhead: 'model-head', mswap: 'head-score', mtau: 'head-temperature', mknock: 'knock-out' };
 // Links made before issue 34 wrote the model's surgery as mhead, mswap and mknock, heads counted from
 // 1: still read, never written.
 const LEGACY = ['mhead', 'mswap', 'mknock'];
@@ -245,6 +246,11 @@ export function fromHash(hash) {
   headAt('mhead', headOfLink, 1);
   knockOf('mknock', headOfLink, 1);
   choice('head-score', SCORE_NAMES, 'mswap');
+  if (p.has('head-temperature')) {
+    const t = parseNumber(p.get('head-temperature'));
+    if (HEAD_TEMPERATURES.includes(t)) state.mtau = t;
+    else bad('head-temperature', p.get('head-temperature'), `is not one of ${HEAD_TEMPERATURES.join(', ')}`);
+  }
   headAt('model-head', headOfAPI, 0);
   knockOf('knock-out', headOfAPI, 0);
   choice('proj', PROJECTIONS);

@@ -41,21 +41,22 @@ export function rowTV(a, b, layers, heads, n) {
 export const headBlock = (att, l, h, heads, n) => att.subarray(((l * heads + h) * n) * n, ((l * heads + h + 1) * n) * n);
 
 /**
- * The options of model.encode for a surgery: swap (a scoring function's name, or '' for none) on
- * head `head` ('L.H'), knocked-out heads (labels).
+ * The options of model.encode for a surgery: swap (a scoring function's name, or '' for none) and
+ * temperature tau (1: the model's own) on head `head` ('L.H'), knocked-out heads (labels).
  */
-export function surgeryOptions({ head, swap, knock }) {
+export function surgeryOptions({ head, swap, knock, tau = 1 }) {
   const o = {};
   if (swap && swap !== 'scaled-dot') o.score = { [head]: swap };
+  if (tau !== 1) o.temperature = { [head]: tau };
   if (knock && knock.length) o.ablate = [...knock];
   return o;
 }
 
 /**
  * Everything the model's figures draw for one state. model: scope.loadModel()'s; scope: its scope
- * (rollout, attentionFlow). st: { text, text2, head ('L.H'), swap ('' or a name), knock (labels),
- * residual (rollout's, default 0.5) }. Returns
- *   { name, layers, heads, headDims, n, tokens, truncated, total?, head, swap, knock,
+ * (rollout, attentionFlow). st: { text, text2, head ('L.H'), swap ('' or a name), tau (that head's
+ * temperature, default 1), knock (labels), residual (rollout's, default 0.5) }. Returns
+ *   { name, layers, heads, headDims, n, tokens, truncated, total?, head, swap, tau, knock,
  *     original: Float32Array [L, H, n, n] (the trained model), surgery: the same with the surgery
  *     (the trained model's own when there is none), embedding distance 1 − cos, tv (per head, mean
  *     row total variation surgery vs original), second: { text tokens n truncated, before, after }
@@ -69,7 +70,8 @@ export function modelViews(scope, model, st) {
   const head = parseHead(st.head, layers, heads) ? st.head : '0.0';
   const knock = (st.knock || []).filter((k) => parseHead(k, layers, heads));
   const swap = st.swap || '';
-  const surgery = surgeryOptions({ head, swap, knock });
+  const tau = Number.isFinite(st.tau) && st.tau > 0 ? st.tau : 1;
+  const surgery = surgeryOptions({ head, swap, knock, tau });
   const changed = Object.keys(surgery).length > 0;
   const base = model.encode(st.text);
   const t1 = performance.now();
@@ -97,7 +99,7 @@ export function modelViews(scope, model, st) {
   return {
     name: model.name, layers, heads, headDims: [...(model.headDims || [])], n,
     tokens: base.tokens, spans: base.spans || null, truncated: base.truncated,
-    head, swap, knock, changed,
+    head, swap, tau, knock, changed,
     original: base.attentions, surgery: cut.attentions,
     embedding: { distance: changed ? 1 - cosine(base.embedding, cut.embedding) : 0 },
     tv, second, residual, rollout, flow,
@@ -112,19 +114,22 @@ export function explain(v, fmt) {
   const name = (l, h) => `layer ${l + 1}, head ${h + 1}`;
   const idx = (l, h) => l * v.heads + h;
   if (!v.changed) {
-    out.push(`The model as trained: every head scores by a scaled dot product. Choose another scoring function for ${name(hl, hh)} or knock heads out to see what changes.`);
+    out.push(`The model as trained: every head scores by a scaled dot product. Choose another scoring function or temperature for ${name(hl, hh)} or knock heads out to see what changes.`);
   } else {
     const knocked = v.knock.map((k) => { const [l, h] = parseHead(k); return name(l, h); }).join(', ');
     const moved = `the sentence embedding moves by ${fmt(v.embedding.distance)} (1 − cosine)`;
-    const swapped = v.swap && v.swap !== 'scaled-dot';
+    const tau = v.tau ?? 1;
+    const swapped = (v.swap && v.swap !== 'scaled-dot') || tau !== 1;
+    // What the head is scored with: "cosine", "cosine at τ = 0.1", "scaled-dot at τ = 0.5".
+    const scored = `${v.swap || 'scaled-dot'}${tau !== 1 ? ` at τ = ${tau}` : ''}`;
     if (swapped && v.knock.includes(v.head)) {
       // The re-scored head is knocked out too: its output is dropped whatever scores it, so every
       // change after it (the heads downstream, the embedding) is the knock-out's alone.
-      out.push(`L${name(hl, hh).slice(1)} is knocked out, so what it passes on is dropped whatever scores it: re-scoring it by ${v.swap} changes its own rows `
+      out.push(`L${name(hl, hh).slice(1)} is knocked out, so what it passes on is dropped whatever scores it: re-scoring it by ${scored} changes its own rows `
         + `(a total variation of ${fmt(v.tv[idx(hl, hh)])} on average, drawn above) and nothing after it. Knocking out ${knocked} moves the sentence `
         + `embedding by ${fmt(v.embedding.distance)} (1 − cosine): all of that move is the knock-out's.`);
     } else if (swapped) {
-      const swap = `Scoring ${name(hl, hh)} by ${v.swap} moves each of that head's rows by a total variation of ${fmt(v.tv[idx(hl, hh)])} on average`;
+      const swap = `Scoring ${name(hl, hh)} by ${scored} moves each of that head's rows by a total variation of ${fmt(v.tv[idx(hl, hh)])} on average`;
       out.push(v.knock.length ? `${swap}; with ${knocked} knocked out as well, ${moved}.` : `${swap}; ${moved}.`);
     } else {
       out.push(`Knocking out ${knocked} moves the sentence embedding by ${fmt(v.embedding.distance)} (1 − cosine).`);
@@ -134,7 +139,7 @@ export function explain(v, fmt) {
     for (let l = 0; l < v.layers; l++) {
       for (let h = 0; h < v.heads; h++) {
         const label = headLabel(l, h);
-        if ((label === v.head && v.swap) || v.knock.includes(label)) continue;
+        if ((label === v.head && swapped) || v.knock.includes(label)) continue;
         if (v.tv[idx(l, h)] > best) { best = v.tv[idx(l, h)]; at = [l, h]; }
       }
     }
@@ -153,12 +158,18 @@ export function explain(v, fmt) {
       + 'Total variation (TV) of a row: half the sum of how much each of its weights changed, from 0 (the same row) to 1 (no weight in common). '
       + '1 − cosine of the embeddings: 0 when the sentence\'s 512 numbers point the same way as trained, 1 when at right angles, at most 2.');
   }
-  // Why a bounded score (cosine) flattens the head it re-scores: the model's heads use τ = 1.
+  // Why a bounded score (cosine) flattens the head it re-scores at the model's τ = 1, and what τ allows.
   const range = v.swap && BOUNDED[v.swap];
   if (range) {
-    out.push(`Why ${v.swap} flattens the head: its scores lie in [${String(range[0]).replace('-', '−')}, ${range[1]}], and the model's heads `
-      + `use τ = 1, so no weight can be more than e^${range[1] - range[0]} ≈ ${maxRatio(v.swap, 1).toFixed(2)} times another in its row; `
-      + 'the trained scaled dot product is not bounded so. (Re-scoring a head takes no temperature yet.)');
+    const tau = v.tau ?? 1;
+    const lo = String(range[0]).replace('-', '−'), span = range[1] - range[0];
+    const ratio = maxRatio(v.swap, tau);
+    const shown = (r) => (r < 1e6 ? r.toFixed(2) : r.toExponential(2).replace('e+', ' × 10^'));
+    out.push(tau === 1
+      ? `Why ${v.swap} flattens the head: its scores lie in [${lo}, ${range[1]}], and the model's heads use τ = 1, so no weight can be more than `
+        + `e^${span} ≈ ${shown(ratio)} times another in its row; the trained scaled dot product is not bounded so. A smaller τ for this head (the menu beside its scoring function) lets it get sharp.`
+      : `${v.swap[0].toUpperCase()}${v.swap.slice(1)}'s scores lie in [${lo}, ${range[1]}]; divided by τ = ${tau}, they let one weight be up to e^${Number((span / tau).toPrecision(3))} ≈ ${shown(ratio)} times another in its row `
+        + `(at the model's τ = 1: e^${span} ≈ ${shown(maxRatio(v.swap, 1))}).`);
   }
   return out;
 }

@@ -7,13 +7,14 @@ import { fmt } from './base.js';
 import { headBlock } from '../compute/use-lite.js';
 import { parseHead } from '../head-label.js';
 import { HEAD_LABELS } from './ModelHeads.js';
+import { HEAD_TEMPERATURES } from '../temperature.js';
 
 export class ModelHeadView extends MatrixPanels {
   constructor(slot) {
     super(slot, {
       id: 'model-head',
       title: 'One head, re-scored',
-      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Left and middle share one colour scale, from 0 to the larger of their largest weights, so a flatter head looks darker. Right: middle − left, red where the surgery gives more weight, blue where less, the background where nothing changed, on a scale of ± its largest change. Rows: the tokens that look; columns: the tokens looked at. Point at a cell, or focus the plot and use the arrow keys, for every panel\'s value there.',
+      caption: 'Left: the head as trained (a scaled dot product of its trained queries and keys). Middle: the same head with the surgery: scored by the function chosen above, at the temperature chosen beside it, on the same trained q and k, and with the heads knocked out below (a head after a knocked-out one sees other inputs). Left and middle share one colour scale, from 0 to the larger of their largest weights, so a flatter head looks darker. Right: middle − left, red where the surgery gives more weight, blue where less, the background where nothing changed, on a scale of ± its largest change. Rows: the tokens that look; columns: the tokens looked at. Point at a cell, or focus the plot and use the arrow keys, for every panel\'s value there.',
       dataFormats: ['json'],
     });
     const bar = this.body.insert('div', ':first-child').attr('class', 'model-swap');
@@ -21,6 +22,12 @@ export class ModelHeadView extends MatrixPanels {
     bar.append('label').attr('for', id).text('Score this head with ');
     this.select = bar.append('select').attr('id', id).attr('class', 'model-swap-select')
       .on('change', () => this.emit('swap', { name: this.select.node().value }));
+    // Its temperature: a bounded score (cosine, in [−1, 1]) cannot get sharp at the model's τ = 1.
+    const tauId = `${id}-tau`;
+    bar.append('label').attr('for', tauId).text(' at τ ');
+    this.tauSelect = bar.append('select').attr('id', tauId).attr('class', 'model-tau-select')
+      .on('change', () => this.emit('tau', { tau: Number(this.tauSelect.node().value) }));
+    for (const t of HEAD_TEMPERATURES) this.tauSelect.append('option').attr('value', String(t)).text(t === 1 ? '1 (the model\'s own)' : String(t));
     this.names = [];
     this.sharedScale = true;   // as trained and with the surgery compared on one scale
   }
@@ -50,19 +57,21 @@ export class ModelHeadView extends MatrixPanels {
     for (let i = 0; i < n * n; i++) d[i] = b[i] - a[i];
     const name = `layer ${l + 1}, head ${h + 1}`;
     this.setTitle(`${name}: as trained, with the surgery, and the difference`);
-    const swapped = v.swap && v.swap !== 'scaled-dot';
+    const tau = v.tau ?? 1;
+    const swapped = (v.swap && v.swap !== 'scaled-dot') || tau !== 1;
     const knocked = v.knock.includes(v.head);
     this.setPanels([
       { key: 'original', title: 'as trained', subtitle: 'scaled-dot', values: a, kind: 'weights' },
-      { key: 'swapped', title: swapped ? `scored by ${v.swap}` : 'with the surgery', subtitle: knocked ? 'its output knocked out' : (v.changed ? `rows moved ${fmt(v.tv[l * v.heads + h], 2)} (TV)` : 'no surgery: the same'), values: b, kind: 'weights' },
+      { key: 'swapped', title: swapped ? `scored by ${v.swap || 'scaled-dot'}${tau !== 1 ? ` (τ = ${tau})` : ''}` : 'with the surgery', subtitle: knocked ? 'its output knocked out' : (v.changed ? `rows moved ${fmt(v.tv[l * v.heads + h], 2)} (TV)` : 'no surgery: the same'), values: b, kind: 'weights' },
       { key: 'difference', title: 'difference', subtitle: 'surgery − trained', values: d, kind: 'difference' },
     ], v.tokens, n);
     this.select.node().value = v.swap || 'scaled-dot';
+    this.tauSelect.node().value = String(tau);
   }
 
   dataJSON() {
     const v = this.view;
     const out = JSON.parse(super.dataJSON());
-    return JSON.stringify({ model: v.name, labels: HEAD_LABELS, head: v.head, score: v.swap || 'scaled-dot', knockedOut: v.knock, ...out });
+    return JSON.stringify({ model: v.name, labels: HEAD_LABELS, head: v.head, score: v.swap || 'scaled-dot', temperature: v.tau ?? 1, knockedOut: v.knock, ...out });
   }
 }

@@ -35,12 +35,15 @@ export class ModelHeads extends SmallMultiples {
       for (let h = 0; h < v.heads; h++) {
         const key = `${l}.${h}`, k = l * v.heads + h;
         const knocked = v.knock.includes(key);
-        const rescored = key === v.head && v.swap && v.swap !== 'scaled-dot';
+        const tau = v.tau ?? 1;
+        const rescored = key === v.head && ((v.swap && v.swap !== 'scaled-dot') || tau !== 1);
+        // "scored by cosine"; with a temperature, shorter so that it fits a panel: "cosine, τ 0.1".
+        const scoredBy = `${v.swap || 'scaled-dot'}${tau !== 1 ? `, τ ${tau}` : ''}`;
         const sub = knocked ? 'knocked out'
-          : rescored ? `scored by ${v.swap}`
+          : rescored ? (tau !== 1 ? scoredBy : `scored by ${scoredBy}`)
             : v.changed ? `moved ${fmt(v.tv[k], 2)} (TV)` : `d=${v.headDims[l] || ''}`;
         // What a narrow panel (a phone) has room for.
-        const short = knocked ? 'knocked out' : rescored ? v.swap : v.changed ? `TV ${fmt(v.tv[k], 2)}` : sub;
+        const short = knocked ? 'knocked out' : rescored ? scoredBy : v.changed ? `TV ${fmt(v.tv[k], 2)}` : sub;
         panels.push({ key, title: `layer ${l + 1}, head ${h + 1}`, subtitle: sub, subtitleShort: short, weights: v.surgery,
           offset: k * n * n, nq: n, nk: n, masked: () => false });
       }
@@ -73,6 +76,7 @@ export class ModelHeads extends SmallMultiples {
       out[key] = Array.from({ length: n }, (_, i) => Array.from(v.surgery.subarray((k * n + i) * n, (k * n + i + 1) * n)));
     }
     return JSON.stringify({ model: v.name, labels: HEAD_LABELS, tokens: v.tokens, n, layers: v.layers, heads: v.heads, truncated: v.truncated,
-      swap: v.changed && v.swap !== 'scaled-dot' ? { head: v.head, score: v.swap } : null, knockedOut: v.knock, attentions: out });
+      swap: v.changed && ((v.swap && v.swap !== 'scaled-dot') || (v.tau ?? 1) !== 1) ? { head: v.head, score: v.swap || 'scaled-dot', temperature: v.tau ?? 1 } : null,
+      knockedOut: v.knock, attentions: out });
   }
 }

@@ -239,7 +239,7 @@ export const hull = {
 };
 
 // The trained model (the demo's "trained model" choice, <attn-scope model="use-lite">): x.v is
-// web/shared/compute/use-lite.js modelViews' answer; the state's fields: mhead ('L.H'), mswap, mknock.
+// web/shared/compute/use-lite.js modelViews' answer; the state's fields: mhead ('L.H'), mswap, mtau, mknock.
 export const modelHeads = {
   figure: ModelHeads,
   on: { pick: (d) => ({ mhead: d.key }) },
@@ -254,7 +254,7 @@ export const modelHeads = {
 
 export const modelHead = {
   figure: ModelHeadView,
-  on: { swap: (d) => ({ mswap: d.name }) },
+  on: { swap: (d) => ({ mswap: d.name }), tau: (d) => ({ mtau: d.tau }) },
   feed(fig, x) {
     fig.setScoreNames(x.scoreFunctions);
     fig.setData(x.v);
