@@ -161,7 +161,7 @@ test('the head view: token labels on both axes, one colour scale for the two wei
       scale: [...g.querySelectorAll('.legend .legend-label')].map((t) => t.textContent),
     }));
   });
-  assert.deepEqual(view.map((x) => x.title), ['as trained', 'scored by cosine (τ = 0.1)', 'difference']);
+  assert.deepEqual(view.map((x) => x.title), ['as trained', 'cosine at τ = 0.1', 'difference']);
   for (const x of view) assert.equal(x.cols.length, n, `${x.title}: a label per column`);
   // One scale for as trained and with the surgery: 0 to the larger of their largest weights.
   let top = 0, diff = 0;
@@ -180,9 +180,9 @@ test('the head view: token labels on both axes, one colour scale for the two wei
   await p.keyboard.press('ArrowRight');
   const said = await gridCursor(grid);
   const w0 = at(base.attentions, 1, 2), w1 = at(cut.attentions, 1, 2);
-  assert.equal(said, `Row 2, ${cut.tokens[1]}; column 3, ${cut.tokens[2]}: “${cut.tokens[1]}” → “${cut.tokens[2]}”: as trained ${fmt(w0)}, `
-    + `scored by cosine (τ = 0.1) ${fmt(w1)}, difference ${fmt(w1 - w0)}`);
-  assert.match(await p.$eval('#cut', (el) => el.shadowRoot.querySelector('#figure-model-head .matrix-readout').textContent), /as trained .*scored by cosine/);
+  assert.equal(said, `Row 2, ${cut.tokens[1]}; column 3, ${cut.tokens[2]}: “${cut.tokens[1]}” → “${cut.tokens[2]}”: as trained: ${fmt(w0)}; `
+    + `cosine at τ = 0.1: ${fmt(w1)}; difference: ${fmt(w1 - w0)}`);
+  assert.match(await p.$eval('#cut', (el) => el.shadowRoot.querySelector('#figure-model-head .matrix-readout').textContent), /as trained: .*; cosine at τ = 0\.1: /);
   await p.context().close();
 });
 

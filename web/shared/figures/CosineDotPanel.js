@@ -54,7 +54,8 @@ export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
     bars.select('text').attr('x', (k) => x0 + k.j * bw + bw / 2)
       .attr('y', (k) => base - hgt(k.v) - 3)
       .attr('text-anchor', 'middle')
-      .text((k) => (bw >= 30 ? fmt(k.v, 2) : ''));
+      // Narrow bars (a phone): tiny weights with one significant digit ("1e−12"), so neighbours do not run together.
+      .text((k) => (bw >= 30 ? fmt(k.v, bw < 56 && k.v !== 0 && Math.abs(k.v) < 1e-3 ? 1 : 2) : ''));
     select(this).selectAll('circle.marker').data(r.markers || []).join('circle').attr('class', 'marker')
       .attr('cx', (v, j) => x0 + j * bw + bw / 2).attr('cy', (v) => base - hgt(v)).attr('r', 3.2);
   });

@@ -53,7 +53,9 @@ export class DistancePanel extends Figure {
       rows: [
         { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
         { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
-        { label: `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`, values: wI, cls: 'c-cos', markers: shepard },
+        // The row's title fits the plot's width (~7 px a character at 11 px): the long form, else a short one.
+        { label: room >= 470 ? `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`
+          : `idw (τ = 1, p = ${d.p}); dots: normalised 1/(ε + d^p)`, values: wI, cls: 'c-cos', markers: shepard },
       ],
       kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
     });

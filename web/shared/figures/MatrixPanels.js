@@ -194,7 +194,8 @@ export class MatrixPanels extends Figure {
   /** Every panel's value at (i, j), in words. */
   describe(i, j) {
     const t = this.tokens, n = this.n;
-    return `“${t[i]}” → “${t[j]}”: ${this.panels.map((p) => `${p.title} ${fmt(p.values[i * n + j])}`).join(', ')}`;
+    // "title: value; title: value": a title may hold numbers of its own ("cosine at τ = 0.1").
+    return `“${t[i]}” → “${t[j]}”: ${this.panels.map((p) => `${p.title}: ${fmt(p.values[i * n + j])}`).join('; ')}`;
   }
 
   /** The keyboard grid (aria-grid.js) over the first panel: headers the tokens, each cell every panel's value. */

@@ -62,7 +62,7 @@ export class ModelHeadView extends MatrixPanels {
     const knocked = v.knock.includes(v.head);
     this.setPanels([
       { key: 'original', title: 'as trained', subtitle: 'scaled-dot', values: a, kind: 'weights' },
-      { key: 'swapped', title: swapped ? `scored by ${v.swap || 'scaled-dot'}${tau !== 1 ? ` (τ = ${tau})` : ''}` : 'with the surgery', subtitle: knocked ? 'its output knocked out' : (v.changed ? `rows moved ${fmt(v.tv[l * v.heads + h], 2)} (TV)` : 'no surgery: the same'), values: b, kind: 'weights' },
+      { key: 'swapped', title: !swapped ? 'with the surgery' : tau !== 1 ? `${v.swap || 'scaled-dot'} at τ = ${tau}` : `scored by ${v.swap}`, subtitle: knocked ? 'its output knocked out' : (v.changed ? `rows moved ${fmt(v.tv[l * v.heads + h], 2)} (TV)` : 'no surgery: the same'), values: b, kind: 'weights' },
       { key: 'difference', title: 'difference', subtitle: 'surgery − trained', values: d, kind: 'difference' },
     ], v.tokens, n);
     this.select.node().value = v.swap || 'scaled-dot';
