@@ -211,8 +211,11 @@ export interface TrainerOptions {
   eps?: number;
   /** `'additive'`: hidden size (default 16). */
   hidden?: number;
-  /** τ > 0 (default 1). */
-  temperature?: number;
+  /**
+   * τ > 0 (default 1), or `'learned'`: τ is trained with the rest (a parameter log τ, from 0: τ = 1;
+   * `weights().logTau`). A bounded score (cosine, in [−1, 1]) needs it to get sharp. Output `'none'` only.
+   */
+  temperature?: number | 'learned';
   /** Default `'none'`; with `'causal'` a target must be at or before its query. */
   mask?: MaskName;
   /** Adam's step size α (default 0.01; β1 = 0.9, β2 = 0.999, ε = 1e-8). */
@@ -256,6 +259,8 @@ export interface TrainerWeights {
   Wv?: Float32Array;
   /** Output `'scaled'`: [dIn, dIn], O = A V W_extra / √dIn. */
   Wextra?: Float32Array;
+  /** Temperature `'learned'`: [1], log τ (τ = exp(logTau)). */
+  logTau?: Float32Array;
 }
 
 /** {@link Trainer.evaluate}'s result. */

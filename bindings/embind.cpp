@@ -486,6 +486,7 @@ struct JsTrainerOptions {
     int d_in = 0, d_head = 16, positions = 0, d_pos = 16, max_len = 64, hidden = 16, batch = 32, output = 0;
     Score score = Score::scaled_dot;
     double p = 2, eps = 1e-3, temperature = 1, learning_rate = 0.01, seed = 1;
+    bool learned_temperature = false;
     Mask mask = Mask::none;
     Variant variant = Variant::automatic;
 };
@@ -525,6 +526,7 @@ public:
         o.p = static_cast<float>(jo.p);
         o.eps = static_cast<float>(jo.eps);
         o.temperature = static_cast<float>(jo.temperature);
+        o.learned_temperature = jo.learned_temperature;
         o.learning_rate = static_cast<float>(jo.learning_rate);
         o.seed = static_cast<std::uint32_t>(jo.seed);
         o.mask = jo.mask;
@@ -545,13 +547,13 @@ public:
     void read_params(std::uintptr_t out) const {
         std::memcpy(mfptr(out), t_.params().data(), t_.params().size() * sizeof(float));
     }
-    // [Wq, Wk, W, W1, W2, v, Wa, Wv, Wx, total, dFeat] offsets, as JSON.
+    // [Wq, Wk, W, W1, W2, v, Wa, Wv, Wx, logTau, total, dFeat] offsets, as JSON.
     std::string layout_json() const {
         const TrainerLayout& L = t_.layout();
         return "{\"Wq\":" + std::to_string(L.Wq) + ",\"Wk\":" + std::to_string(L.Wk) + ",\"W\":" + std::to_string(L.W) +
                ",\"W1\":" + std::to_string(L.W1) + ",\"W2\":" + std::to_string(L.W2) + ",\"v\":" + std::to_string(L.v) +
                ",\"Wa\":" + std::to_string(L.Wa) + ",\"Wv\":" + std::to_string(L.Wv) + ",\"Wx\":" + std::to_string(L.Wx) +
-               ",\"total\":" + std::to_string(L.total) +
+               ",\"logTau\":" + std::to_string(L.log_tau) + ",\"total\":" + std::to_string(L.total) +
                ",\"dFeat\":" + std::to_string(L.d_feat) + "}";
     }
     val losses() const {
@@ -1194,6 +1196,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
         .field("p", &JsTrainerOptions::p)
         .field("eps", &JsTrainerOptions::eps)
         .field("temperature", &JsTrainerOptions::temperature)
+        .field("learnedTemperature", &JsTrainerOptions::learned_temperature)
         .field("learningRate", &JsTrainerOptions::learning_rate)
         .field("seed", &JsTrainerOptions::seed)
         .field("mask", &JsTrainerOptions::mask)

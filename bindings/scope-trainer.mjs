@@ -46,7 +46,8 @@ export class Trainer {
       score: scoreOption('options.score', options.score, lists),
       ...idwOptions('options.', options),
       hidden: options.hidden === undefined ? 16 : checkInt('options.hidden', options.hidden, 1, 1024),
-      temperature: temperatureOption('options.temperature', options.temperature),
+      // A number, or 'learned': τ trained with the rest (log τ from 0, τ = 1; attention-only heads).
+      temperature: options.temperature === 'learned' ? 'learned' : temperatureOption('options.temperature', options.temperature),
       mask: maskOption('options.mask', options.mask, lists),
       learningRate: options.learningRate === undefined ? 0.01 : checkNumber('options.learningRate', options.learningRate,
         { min: 0, exclusiveMin: true, max: 1, hint: ' (Adam moves each weight by about this much per step; 0.001 to 0.03 are usual)' }),
@@ -57,6 +58,9 @@ export class Trainer {
     };
     checkEnum('options.positions', o.positions, TRAINER_POSITIONS);
     checkEnum('options.output', o.output, TRAINER_OUTPUTS);
+    if (o.temperature === 'learned' && o.output !== 'none') {
+      throw new RangeError(`options.temperature: 'learned' trains an attention-only head (output 'none'); with output '${o.output}' give a number`);
+    }
     if (o.positions === 'add' && o.dIn % 2 !== 0) { /* sinusoidal pairs: an odd width keeps its last sine; allowed */ }
     this._scope = scope;
     this._m = scope._m;
@@ -66,7 +70,9 @@ export class Trainer {
     try {
       scope._withArrays(this._arrays(data), {}, (ptrs) => {
         const e = scope._enum;
-        const err = t.init({ ...o, positions: TRAINER_POSITIONS.indexOf(o.positions), score: e.score[o.score], mask: e.mask[o.mask],
+        const learned = o.temperature === 'learned';
+        const err = t.init({ ...o, temperature: learned ? 1 : o.temperature, learnedTemperature: learned,
+          positions: TRAINER_POSITIONS.indexOf(o.positions), score: e.score[o.score], mask: e.mask[o.mask],
           variant: e.variant[o.variant], output: TRAINER_OUTPUTS.indexOf(o.output) }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T, ptrs.KX, data.keyTokens, ptrs.KL);
         if (err) throw coreError(err.replace(/^(vectors|lengths|targets|keyVectors|keyLengths)/, 'options.data.$1'));
       });
@@ -134,7 +140,8 @@ export class Trainer {
 
   /**
    * Copies of the trained matrices: Wq, Wk [dFeat, dHead], the score's (W; W1, W2, v; Wa) and the
-   * output's (Wv [dFeat, dIn] with output 'value' or 'scaled'; Wextra [dIn, dIn] with 'scaled').
+   * output's (Wv [dFeat, dIn] with output 'value' or 'scaled'; Wextra [dIn, dIn] with 'scaled'); with
+   * temperature 'learned', logTau [1] (τ = exp(logTau)).
    */
   weights() {
     const t = this._live();
@@ -151,6 +158,7 @@ export class Trainer {
     for (const m of this._scope._lists.scoreInfo.get(o.score).matrices) take(m, L[m], SCORE_MATRICES[m].trained(o));
     if (o.output !== 'none') take('Wv', L.Wv, L.dFeat * o.dIn);
     if (o.output === 'scaled') take('Wextra', L.Wx, o.dIn * o.dIn);
+    if (o.temperature === 'learned') take('logTau', L.logTau, 1);
     return out;
   }
 

@@ -45,6 +45,11 @@ function project(F, n, dFeat, W, dHead) {
  * ({ Wq, Wk, W?, W1?, W2?, v?, Wa? } from trainer.weights()) and the trainer's options; with
  * keyVectors [m, dIn] (cross-attention: the keys from a second sentence, e.g. its paraphrase) [n, m].
  */
+/** The head's τ at a saved step: exp(logTau) when the trainer learns it (temperature 'learned'), else the option's. */
+export function headTemperature(weights, o) {
+  return o.temperature === 'learned' ? Math.exp(weights.logTau[0]) : o.temperature;
+}
+
 export function headWeights(scope, weights, o, vectors, keyVectors) {
   const { F, n, dFeat } = features(vectors, o);
   const keys = keyVectors ? features(keyVectors, o) : { F, n };
@@ -55,7 +60,7 @@ export function headWeights(scope, weights, o, vectors, keyVectors) {
   if (weights.W1) Object.assign(params, { W1: weights.W1, W2: weights.W2, v: weights.v, hidden: o.hidden });
   if (weights.Wa) Object.assign(params, { Wa: weights.Wa, maxKeys: o.maxLen });
   return scope.attention(Q, K, new Float32Array(m), {
-    nq: n, nk: m, d: o.dHead, dv: 1, score: o.score, temperature: o.temperature, mask: o.mask, p: o.p, eps: o.eps,
+    nq: n, nk: m, d: o.dHead, dv: 1, score: o.score, temperature: headTemperature(weights, o), mask: o.mask, p: o.p, eps: o.eps,
     ...params, returns: ['weights'],
   }).weights;
 }

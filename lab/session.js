@@ -3,7 +3,7 @@
 // of any sentence at any saved step, and part 2's comparison. Plain JS over an AttnScope, so the page
 // keeps no wasm on its own thread and node can run the same code (tests, benchmarks).
 import { buildTask, chanceAccuracy, wordTokens, paraphraseTargets, isCross, positionBaseline, positionalShortcut, RULES } from './rules.js';
-import { headWeights } from './head-model.js';
+import { headTemperature, headWeights } from './head-model.js';
 import { Comparison, LAB_TEMPERATURE } from './compare.js';
 
 export const SNAP_EVERY = 5;      // steps between saved weights (the slider's unit)
@@ -39,22 +39,23 @@ export class LabSession {
     return t;
   }
 
-  trainerOptions({ learningRate, seed }) {
-    return { ...HEAD, dIn: this.scope.vocabulary.dim, learningRate, seed };
+  /** The head's trainer options; learnTau: its temperature learnt (from τ = 1) instead of the lab's fixed τ. */
+  trainerOptions({ learningRate, seed, learnTau = false }) {
+    return { ...HEAD, dIn: this.scope.vocabulary.dim, learningRate, seed, ...(learnTau ? { temperature: 'learned' } : {}) };
   }
 
-  /** A new run of part 1: { rule, score, learningRate, seed } → what the page shows of it. */
-  setup({ rule, score, learningRate, seed }) {
+  /** A new run of part 1: { rule, score, learningRate, seed, learnTau } → what the page shows of it. */
+  setup({ rule, score, learningRate, seed, learnTau = false }) {
     if (this.trainer) this.trainer.dispose();
     this.rule = rule;
     this.t = this.task(rule);
-    this.trainer = this.scope.createTrainer({ data: this.t.train.data, ...this.trainerOptions({ learningRate, seed }), score });
+    this.trainer = this.scope.createTrainer({ data: this.t.train.data, ...this.trainerOptions({ learningRate, seed, learnTau }), score });
     this.snapshots = [{ step: 0, weights: this.trainer.weights() }];
     this.evals = [{ step: 0, ...this.trainer.evaluate(this.t.heldOut.data) }];
     this.shortcut = this.measureShortcut();
     const cross = isCross(rule);
     return {
-      rule, score, learningRate, seed: this.trainer.options.seed, cross,
+      rule, score, learningRate, seed: this.trainer.options.seed, cross, learnTau,
       train: this.t.train.sentences.length, chance: this.t.chance,
       heldOut: this.t.heldOut.sentences.map((s) => (cross ? `${s.text} → ${s.paraphrase}` : s.text)),
       ...this.state(),
@@ -86,8 +87,9 @@ export class LabSession {
 
   /** Steps, losses, evaluations and saved steps of part 1 so far. */
   state() {
+    const w = this.snapshots[this.snapshots.length - 1].weights;
     return { steps: this.trainer.steps, losses: this.trainer.losses, evals: this.evals, snaps: this.snapshots.length, maxSteps: MAX_STEPS,
-      baseline: this.t.baseline, shortcut: this.shortcut };
+      baseline: this.t.baseline, shortcut: this.shortcut, tau: headTemperature(w, this.trainer.options) };
   }
 
   /**

@@ -158,6 +158,10 @@ ScoreParams HeadTrainer::score_params(const float* base) const {
     });
 }
 
+float HeadTrainer::inverse_tau(const float* base) const {
+    return o_.learned_temperature ? std::exp(-base[layout_.log_tau]) : 1.0f / o_.temperature;
+}
+
 Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
     if (o.d_in < 1 || o.d_in > 4096) return Status::error("dIn: expected 1 to 4096, got " + num(o.d_in));
     if (o.d_head < 1 || o.d_head > 1024) return Status::error("dHead: expected 1 to 1024, got " + num(o.d_head));
@@ -176,6 +180,8 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
         return Status::error("output: expected 'none', 'value' or 'scaled'");
     float inv_tau = 0.0f;
     if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
+    if (o.learned_temperature && o.output != TrainerOutput::none)
+        return Status::error("temperature: 'learned' trains an attention-only head; with an output (value or scaled) give a number");
     if (Status st = check_trainer_data(data, o); !st) return st;
     AdamOptions ao;
     ao.learning_rate = o.learning_rate;
@@ -198,7 +204,10 @@ Status HeadTrainer::init(const TrainerOptions& o, TrainerData data) {
     L.Wv = L.Wx = 0;
     if (o.output != TrainerOutput::none) { L.Wv = at; at += L.d_feat * o.d_in; }
     if (o.output == TrainerOutput::scaled) { L.Wx = at; at += o.d_in * o.d_in; }
+    L.log_tau = kAbsent;
+    if (o.learned_temperature) { L.log_tau = at; at += 1; }
     L.total = at;
+    if (L.log_tau == kAbsent) L.log_tau = at;
     for (std::size_t* offset : {&L.W, &L.W1, &L.W2, &L.v, &L.Wa})
         if (*offset == kAbsent) *offset = at;
     if (o.output == TrainerOutput::none) L.Wv = at;
@@ -361,11 +370,14 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
     kt.gemm_nn(rows, dh, df, F.values.data(), df, P + layout_.Wq, dh, Q.values.data(), dh);
     kt.gemm_nn(key_rows, dh, df, Fk.values.data(), df, P + layout_.Wk, dh, K.values.data(), dh);
     const ScoreParams sp = score_params(P);
+    const float inv_tau = inverse_tau(P);
+    if (!(std::isfinite(inv_tau) && inv_tau > 0.0f))
+        return Status::error("the learnt temperature (log τ = " + std::to_string(P[layout_.log_tau]) + ") gives no usable τ; call reset()");
     SoftmaxOptions so;
-    so.temperature = o_.temperature;
+    so.temperature = 1.0f / inv_tau;
     so.mask = o_.mask;
     so.variant = o_.variant;
-    const float inv_tau = 1.0f / o_.temperature;
+    double dlog_tau = 0.0;   // learnt τ: dL/d log τ of the batch
     const double scale = count ? 1.0 / static_cast<double>(count) : 0.0;
 
     std::vector<float> grads;
@@ -453,6 +465,15 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
                     for (std::size_t j = 0; j < m; ++j) row[j] = 0.0f;
                     continue;
                 }
+                // Learnt τ, before S is overwritten: A = softmax(Z), Z = S / τ, so dL/d log τ = Σ dZ · (−Z)
+                // with dZ = (A − onehot(t)) / count (keys with A = 0 and not the target add nothing: a
+                // masked key's S is −∞).
+                if (o_.learned_temperature) {
+                    for (std::size_t j = 0; j < m; ++j) {
+                        const double dz = (static_cast<double>(A(i, j)) - (static_cast<std::int32_t>(j) == t[i] ? 1.0 : 0.0)) * scale;
+                        if (dz != 0.0) dlog_tau -= dz * static_cast<double>(row[j]) * inv_tau;
+                    }
+                }
                 const float c = static_cast<float>(scale) * inv_tau;
                 for (std::size_t j = 0; j < m; ++j) row[j] = A(i, j) * c;
                 row[t[i]] -= c;
@@ -466,6 +487,7 @@ Status HeadTrainer::batch_loss(const TrainerData& data, const std::vector<std::u
         kr += m;
     }
     if (want_grads) {
+        if (o_.learned_temperature) grads[layout_.log_tau] = static_cast<float>(dlog_tau);
         const ConstMatrix Fv = F.view();
         if (Status st = linear_backward(Fv, ConstMatrix(P + layout_.Wq, df, dh), dQ.view(), Matrix(),
                                         Matrix(grads.data() + layout_.Wq, df, dh), o_.variant);
@@ -624,7 +646,7 @@ Status HeadTrainer::weights_of(ConstMatrix X, ConstMatrix KX, Tensor& A) const {
     if (Status st = compute_scores(o_.score, Q.view(), K.view(), score_params(params_.data()), S.view(), o_.variant); !st)
         return st;
     SoftmaxOptions so;
-    so.temperature = o_.temperature;
+    so.temperature = 1.0f / inverse_tau(params_.data());
     so.mask = o_.mask;
     so.variant = o_.variant;
     A = Tensor(n, m);

@@ -54,6 +54,9 @@ struct TrainerOptions {
     float p = 2.0f, eps = 1e-3f;     // idw (fixed)
     std::size_t hidden = 16;         // additive's hidden size
     float temperature = 1.0f;
+    // The temperature learnt with the rest: a parameter log τ (start 0, τ = 1; `temperature` is then
+    // unused), trained by Adam like the matrices. Attention-only heads (output none).
+    bool learned_temperature = false;
     Mask mask = Mask::none;
     float learning_rate = 0.01f;     // 0 < learning_rate <= kMaxLearningRate
     TrainerOutput output = TrainerOutput::none;
@@ -98,8 +101,8 @@ struct TrainerEval {
 // The trained matrices, each a flat row-major block of params(): W_q, W_k, then the score's, then the
 // output's (W_v d_feat x d_in, W_extra d_in x d_in).
 struct TrainerLayout {
-    std::size_t Wq = 0, Wk = 0, W = 0, W1 = 0, W2 = 0, v = 0, Wa = 0, Wv = 0, Wx = 0,
-                total = 0;  // offsets; W.. = total if absent
+    std::size_t Wq = 0, Wk = 0, W = 0, W1 = 0, W2 = 0, v = 0, Wa = 0, Wv = 0, Wx = 0, log_tau = 0,
+                total = 0;  // offsets; W.. (and log_tau) = total if absent
     std::size_t d_feat = 0;
 };
 
@@ -165,6 +168,8 @@ private:
                        const AttentionOptions& ao, double scale, Tensor& S, Tensor& A, float* dO, double& loss,
                        std::size_t& hits, std::size_t& out_hits) const;
     ScoreParams score_params(const float* base) const;
+    // 1/τ at the parameters `base`: exp(−log τ) when learnt, else 1 / options.temperature.
+    float inverse_tau(const float* base) const;
 
     TrainerOptions o_;
     TrainerData data_;

@@ -91,6 +91,19 @@ describe('lab, paraphrase rule (cross-attention)', () => {
       assert.equal(await page.isVisible('#shortcut'), true);
       await page.locator('#shortcut').scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(outDir, 'lab-pronoun-1366.png') });
+      // Learn τ (#34 item 1): a new run whose readout names the learnt τ; the link says so.
+      await page.selectOption('#score', 'cosine');
+      await settled(page);
+      await page.check('#learn-tau');
+      await settled(page);
+      assert.match(page.url(), /tau=learned/);
+      await page.click('#play');
+      await page.waitForFunction(() => Number(document.getElementById('step-count').dataset.steps) >= 500, null, { timeout: 120000 });
+      await settled(page);
+      const readout = await page.textContent('#accuracy');
+      assert.match(readout, /; learnt τ = [\d.]+ at step 500$/, readout);
+      const tau = Number(await page.$eval('#accuracy', (e) => e.dataset.tau));
+      assert.ok(tau > 0 && tau < 0.5, `cosine learns a τ below 1: ${tau}`);
       assert.deepEqual(h.log.pageErrors, []);
     } finally { await context.close(); }
   });

@@ -136,7 +136,7 @@ test('lab URL state: defaults give an empty hash; any state round trips; any has
   assert.equal(labToHash(labDefaults(SCORES), names), '');
   const state = fc.record({
     rule: fc.constantFrom(...RULE_IDS), score: fc.constantFrom(...SCORES), lr: fc.constantFrom(...LEARNING_RATES),
-    seed: fc.nat(0xffffffff), cmp: fc.subarray(SCORES, { minLength: 1 }), out: fc.subarray(OUTPUTS, { minLength: 1 }), steps: fc.constantFrom(100, 200, 300, 500),
+    seed: fc.nat(0xffffffff), learnTau: fc.boolean(), cmp: fc.subarray(SCORES, { minLength: 1 }), out: fc.subarray(OUTPUTS, { minLength: 1 }), steps: fc.constantFrom(100, 200, 300, 500),
   });
   fc.assert(fc.property(state, (s) => {
     const { state: back, problems } = labFromHash(labToHash(s, names), names);
@@ -144,7 +144,10 @@ test('lab URL state: defaults give an empty hash; any state round trips; any has
     assert.deepEqual(back, { ...s });
   }), { numRuns: 500 });
   const { state: s1, problems: p1 } = labFromHash('#rule=first&score=idw&lr=0.03&seed=42&cmp=dot,idw,nonsense&steps=100&x=1', names);
-  assert.deepEqual(s1, { rule: 'first', score: 'idw', lr: 0.03, seed: 42, cmp: ['dot', 'idw'], out: ['none'], steps: 100 });
+  assert.deepEqual(s1, { rule: 'first', score: 'idw', lr: 0.03, seed: 42, learnTau: false, cmp: ['dot', 'idw'], out: ['none'], steps: 100 });
+  assert.equal(labFromHash('#tau=learned', names).state.learnTau, true);
+  assert.equal(labToHash({ ...labDefaults(SCORES), learnTau: true }, names), '#tau=learned');
+  assert.match(labFromHash('#tau=0.1', names).problems.join(' '), /tau “0\.1” is not learned or fixed/);
   const { state: s3, problems: p3 } = labFromHash('#out=scaled,value,mirror', names);
   assert.deepEqual(s3.out, ['value', 'scaled'], 'the outputs, in their own order');
   assert.match(p3.join(' '), /out “mirror” is not one of none, value, scaled/);
@@ -154,10 +157,11 @@ test('lab URL state: defaults give an empty hash; any state round trips; any has
   const { state: s2, problems: p2 } = labFromHash('#rule=sideways&score=x&lr=1&seed=-1&steps=7&cmp=&a=1&b=2', names);
   assert.deepEqual(s2, labDefaults(SCORES));
   assert.ok(p2.length === MAX_PROBLEMS && /and \d+ more/.test(p2.at(-1)), p2.join(' | '));
-  fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom('rule', 'score', 'lr', 'seed', 'cmp', 'out', 'steps', 'q'), fc.string({ maxLength: 400 })), { maxLength: 12 }), (pairs) => {
+  fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom('rule', 'score', 'lr', 'seed', 'tau', 'cmp', 'out', 'steps', 'q'), fc.string({ maxLength: 400 })), { maxLength: 12 }), (pairs) => {
     const { state: s, problems } = labFromHash('#' + new URLSearchParams(pairs).toString(), names);
     assert.ok(RULE_IDS.includes(s.rule) && SCORES.includes(s.score) && LEARNING_RATES.includes(s.lr));
     assert.ok(Number.isInteger(s.seed) && s.seed >= 0 && s.seed <= 0xffffffff);
+    assert.equal(typeof s.learnTau, 'boolean');
     assert.ok(s.cmp.length >= 0 && s.cmp.every((x) => SCORES.includes(x)));
     assert.ok(s.out.length >= 1 && s.out.every((x) => OUTPUTS.includes(x)));
     assert.ok(problems.length <= MAX_PROBLEMS && problems.every((p) => p.length < 200));

@@ -113,6 +113,62 @@ for (const score of SCORE_NAMES) {
   });
 }
 
+// Temperature 'learned': log τ is a parameter (start 0: τ = 1). Its gradient against central differences
+// of the batch loss recomputed from the trainer's own Q and K at τ = exp(log τ ± h); the loss at the
+// trainer's τ is the trainer's; training moves τ, and cosine (bounded) learns a τ well below 1.
+for (const score of ['scaled-dot', 'cosine', 'idw', 'additive']) {
+  test(`'${score}', temperature 'learned': d loss / d log τ equals central differences; the loss is the trainer's`, () => {
+    const mask = score === 'idw' ? 'causal' : 'none';
+    const t = scope.createTrainer({ ...base, score, mask, temperature: 'learned', hidden: 5, seed: 4 });
+    try {
+      assert.deepEqual(Array.from(t.weights().logTau), [0]);
+      t.step(20);
+      const w = t.weights();
+      const logTau = w.logTau[0];
+      assert.notEqual(logTau, 0, 'training moved τ');
+      const examples = [1, 5, 9, 12];
+      const g = t.gradients(examples);
+      const dh = t.options.dHead, params = scoreParams(w);
+      const starts = [];
+      for (let s = 0, o = 0; s < train.lengths.length; s++) { starts.push(o); o += train.lengths[s]; }
+      const loss = (tau) => {
+        let sum = 0, row = 0;
+        for (const e of examples) {
+          const n = train.lengths[e];
+          const q = g.Q.slice(row * dh, (row + n) * dh), k = g.K.slice(row * dh, (row + n) * dh);
+          const A = scope.attention(q, k, identity(n), { nq: n, nk: n, d: dh, dv: n, score, mask, temperature: tau, ...params, maxKeys: 10, returns: ['weights'] }).weights;
+          for (let i = 0; i < n; i++) {
+            const target = train.targets[starts[e] + i];
+            if (target >= 0) sum -= Math.log(A[i * n + target]);
+          }
+          row += n;
+        }
+        return sum / g.count;
+      };
+      assert.ok(Math.abs(loss(Math.exp(logTau)) - g.loss) <= 1e-4 * Math.abs(g.loss) + 1e-6, `loss ${loss(Math.exp(logTau))} vs the trainer's ${g.loss}`);
+      const h = 1e-2;
+      const fd = (loss(Math.exp(logTau + h)) - loss(Math.exp(logTau - h))) / (2 * h);
+      const got = g.grads.logTau[0];
+      assert.ok(Math.abs(got - fd) <= 2e-3 * Math.abs(fd) + 2e-4, `d loss / d log τ: trainer ${got}, central differences ${fd}`);
+      assert.ok(Math.abs(fd) > 1e-4, `a gradient worth checking: ${fd}`);
+    } finally { t.dispose(); }
+  });
+}
+
+test("temperature 'learned': same seed, same bytes; with an output it is refused; the trainer's attention uses the learnt τ", () => {
+  const a = scope.createTrainer({ ...base, score: 'cosine', temperature: 'learned', seed: 2 });
+  const b = scope.createTrainer({ ...base, score: 'cosine', temperature: 'learned', seed: 2 });
+  try {
+    a.step(30); b.step(30);
+    assertSameBytes(a.weights().logTau, b.weights().logTau);
+    const tau = Math.exp(a.weights().logTau[0]);
+    assert.ok(tau < 0.8, `cosine learns a sharper τ than 1: ${tau}`);
+    assert.ok(a.evaluate(heldOut).accuracy > 0.5);
+  } finally { a.dispose(); b.dispose(); }
+  assertThrowsNaming(() => scope.createTrainer({ ...base, temperature: 'learned', output: 'value' }), RangeError, [/^options\.temperature: 'learned' trains an attention-only head/]);
+  assertThrowsNaming(() => scope.createTrainer({ ...base, temperature: 'learnt' }), TypeError, [/^options\.temperature/]);
+});
+
 /** The score's own parameters among a trainer's weights (W; W1, W2, v; Wa), as attentionBackward() takes them. */
 function scoreParams(w) {
   const params = {};

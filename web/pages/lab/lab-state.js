@@ -1,5 +1,6 @@
 // The lab's state in its URL hash, as the demo's (web/pages/demo/state.js): the rule, the scoring function, the
-// learning rate, the seed, and the comparison's functions, outputs and length. Only fields that differ from
+// learning rate, the seed, whether the head learns its temperature (tau=learned), and the comparison's
+// functions, outputs and length. Only fields that differ from
 // the defaults are written; every field read is checked, and one that is not understood keeps its
 // default and is reported (cut short: a link cannot make the page echo text of its author's choosing).
 // The names (rules, scoring functions) are arguments, so this stays pure: the page passes the worker's
@@ -11,7 +12,7 @@ export const MAX_PROBLEMS = 4;
 
 /** The defaults; `scores` is every scoring function (the comparison trains all of them, attention only). */
 export function labDefaults(scores) {
-  return { rule: 'previous', score: 'scaled-dot', lr: 0.01, seed: 1, cmp: [...scores], out: ['none'], steps: COMPARE_DEFAULT_STEPS };
+  return { rule: 'previous', score: 'scaled-dot', lr: 0.01, seed: 1, learnTau: false, cmp: [...scores], out: ['none'], steps: COMPARE_DEFAULT_STEPS };
 }
 
 /** The state as "#rule=…&cmp=…" (fields equal to their defaults are left out; '' when all are). */
@@ -19,6 +20,7 @@ export function labToHash(state, { scores }) {
   const d = labDefaults(scores);
   const p = new URLSearchParams();
   for (const k of ['rule', 'score', 'lr', 'seed', 'steps']) if (state[k] !== d[k]) p.set(k, String(state[k]));
+  if (state.learnTau) p.set('tau', 'learned');
   const cmp = scores.filter((s) => state.cmp.includes(s));   // the registry's order
   if (cmp.length !== scores.length) p.set('cmp', cmp.length ? cmp.join(',') : 'none');
   const out = OUTPUTS.filter((o) => (state.out || d.out).includes(o));
@@ -37,7 +39,7 @@ export function labFromHash(hash, { scores, rules }) {
   const bad = (field, value, why) => problems.push(`${cut(String(field), 20)} “${cut(String(value), 40)}” ${why}`);
   let p;
   try { p = new URLSearchParams(text); } catch { return { state, problems: ['the link could not be read'] }; }
-  const known = new Set(['rule', 'score', 'lr', 'seed', 'cmp', 'out', 'steps']);
+  const known = new Set(['rule', 'score', 'lr', 'seed', 'tau', 'cmp', 'out', 'steps']);
   for (const key of p.keys()) if (!known.has(key)) bad(key, p.get(key), 'is not a setting of the lab');
   if (p.has('rule')) {
     if (rules.includes(p.get('rule'))) state.rule = p.get('rule');
@@ -58,6 +60,11 @@ export function labFromHash(hash, { scores, rules }) {
     const n = /^\d{1,10}$/.test(v) ? Number(v) : NaN;
     if (Number.isInteger(n) && n <= 0xffffffff) state.seed = n;
     else bad('seed', v, 'is not a whole number from 0 to 4294967295');
+  }
+  if (p.has('tau')) {
+    const v = p.get('tau');
+    if (v === 'learned' || v === 'fixed') state.learnTau = v === 'learned';
+    else bad('tau', v, 'is not learned or fixed');
   }
   if (p.has('steps')) {
     const v = p.get('steps');

@@ -9,6 +9,7 @@ import * as figures from '../../shared/figures/registry.js';
 import { LossCurve } from '../../shared/figures/LossCurve.js';
 import { CompareCurves, scoreClass, seriesClass } from '../../shared/figures/CompareCurves.js';
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
+import { fmt } from '../../shared/figures/base.js';
 import { keepForOffline } from '../../shared/offline.js';
 import { RULES, RULE_IDS, shortcutReading } from '../../../lab/rules.js';
 import { COMPARE_EVAL_EVERY, COMPARE_STEPS, LAB_TEMPERATURE, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../../../lab/compare.js';
@@ -18,7 +19,7 @@ const SNAP_EVERY = 5;   // lab/session.js: the worker saves the weights every 5 
 const DHEAD = 16;
 
 const ui = {
-  rule: $('rule'), score: $('score'), lr: $('lr'), seed: $('seed'), play: $('play'), step: $('step'), reset: $('reset'),
+  rule: $('rule'), score: $('score'), lr: $('lr'), seed: $('seed'), learnTau: $('learn-tau'), play: $('play'), step: $('step'), reset: $('reset'),
   stepCount: $('step-count'), accuracy: $('accuracy'), shortcut: $('shortcut'), view: $('view-step'), viewLabel: $('view-label'),
   held: $('held-sentence'), own: $('own-sentence'), ownKey: $('own-paraphrase'), ownKeyRow: $('own-key-row'), taskInfo: $('task-info'), loadText: $('load-text'),
   progress: $('load-progress'), status: $('status'),
@@ -83,6 +84,7 @@ function settings() {
   return {
     rule: ui.rule.value, score: ui.score.value, lr: Number(ui.lr.value),
     seed: ui.seed.value.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : 1,
+    learnTau: ui.learnTau.checked,
     cmp: [...ui.cmpScores.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value),
     out: [...ui.cmpOutputs.querySelectorAll('input[type=checkbox]:checked')].map((c) => c.value),
     steps: Number(ui.cmpSteps.value),
@@ -95,6 +97,7 @@ function applyState(s) {
   ui.score.value = s.score;
   ui.lr.value = String(s.lr);
   ui.seed.value = String(s.seed);
+  ui.learnTau.checked = s.learnTau;
   ui.cmpSteps.value = String(s.steps);
   for (const c of ui.cmpScores.querySelectorAll('input[type=checkbox]')) c.checked = s.cmp.includes(c.value);
   for (const c of ui.cmpOutputs.querySelectorAll('input[type=checkbox]')) c.checked = s.out.includes(c.value);
@@ -119,7 +122,7 @@ async function setup() {
   const id = ++runId;
   let r;
   try {
-    r = await call('setup', { rule: s.rule, score: s.score, learningRate: s.lr, seed: s.seed });
+    r = await call('setup', { rule: s.rule, score: s.score, learningRate: s.lr, seed: s.seed, learnTau: s.learnTau });
   } catch (e) { notice(`Could not start training: ${e.message}`); return; }
   if (id !== runId) return;
   info = r;
@@ -296,7 +299,9 @@ function render() {
   setText(ui.stepCount, `step ${run.steps} of ${run.maxSteps}`);
   ui.stepCount.dataset.steps = String(run.steps);
   const e = run.evals[run.evals.length - 1];
-  setText(ui.accuracy, `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * info.chance).toFixed(0)}%)`);
+  setText(ui.accuracy, `held-out accuracy ${(100 * e.accuracy).toFixed(0)}% at step ${e.step} (chance ${(100 * info.chance).toFixed(0)}%)`
+    + (info.learnTau ? `; learnt τ = ${fmt(run.tau, 3)} at step ${run.steps}` : ''));
+  ui.accuracy.dataset.tau = String(run.tau);
   ui.accuracy.dataset.accuracy = String(e.accuracy);
   ui.accuracy.dataset.chance = String(info.chance);
   // Position alone against the head, and the shortcut if it took one (lab/rules.js). A live region: while
@@ -526,7 +531,7 @@ async function main() {
   ui.play.addEventListener('click', () => (playing ? (stop(), render()) : play()));
   ui.step.addEventListener('click', stepFive);
   ui.reset.addEventListener('click', setup);
-  for (const el of [ui.rule, ui.score, ui.lr, ui.seed]) el.addEventListener('change', () => { setup(); compareTaskText(); });
+  for (const el of [ui.rule, ui.score, ui.lr, ui.seed, ui.learnTau]) el.addEventListener('change', () => { setup(); compareTaskText(); });
   ui.view.addEventListener('input', () => { following = Number(ui.view.value) === run.snaps - 1; render(); requestView(); });
   ui.held.addEventListener('change', requestView);
   ui.own.addEventListener('input', requestView);
@@ -542,11 +547,11 @@ async function main() {
   ui.cmpCancel.addEventListener('click', compareCancel);
   // A link pasted or followed on the page: its settings, and a new run when part 1's changed.
   window.addEventListener('hashchange', () => {
-    const before = JSON.stringify([info.rule, info.score, info.learningRate, info.seed]);
+    const before = JSON.stringify([info.rule, info.score, info.learningRate, info.seed, info.learnTau]);
     readURL();
     compareTaskText();
     const s = settings();
-    if (JSON.stringify([s.rule, s.score, s.lr, s.seed]) !== before) setup();
+    if (JSON.stringify([s.rule, s.score, s.lr, s.seed, s.learnTau]) !== before) setup();
     else writeURL();
   });
   keepForOffline($('offline-status'));
