@@ -239,7 +239,7 @@ function readBounded(rows, temperature) {
       `at accuracy ${pct(r.accuracy)} against ${pct(best.accuracy)}): its scores lie in [${lo}, ${range[1]}], so at the lab's τ = ${temperature} ` +
       `no weight can be more than e^(${range[1] - range[0]}/τ) ≈ ${ratio.toFixed(2)} times another in its row; with n keys the target's weight is at most ` +
       `${ratio.toFixed(2)}/(${ratio.toFixed(2)} + n − 1). It can point at the right word (accuracy) but cannot get sharp (loss) ` +
-      'without a temperature: τ = 0.1 would allow a ratio of e^20.');
+      'without a temperature: τ = 0.1 would allow a ratio of e^20 (part 1’s “learn the temperature τ” trains one with the head).');
   }
   return out;
 }
