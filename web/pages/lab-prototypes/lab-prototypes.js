@@ -11,6 +11,7 @@ import { PrototypeMap } from '../../shared/figures/PrototypeMap.js';
 import { download } from '../../shared/downloads.js';
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { keepForOffline } from '../../shared/offline.js';
+import { workerClient } from '../../shared/worker-client.js';
 import { DATASETS, DATASET_IDS, VIEW } from '../../../lab/prototypes-data.js';
 import { SCORES } from '../../../lab/prototypes-model.js';
 import { comparisonCSV, readComparison } from '../../../lab/prototypes-compare.js';
@@ -86,17 +87,9 @@ let api = null;
 let run = 0;            // configurations so far: an answer for an older one is dropped
 let cur = null;         // { data, classes, step, K, V, keys, grid, train, test }
 let losses = new Float32Array(0), evals = [], trails = [];
-let playing = false, busy = 0;
+let playing = false;
+let client = null;      // the worker (web/shared/worker-client.js): its call() sets body.computing while waiting
 let comparison = null;
-
-function setBusy(delta) {
-  busy += delta;
-  document.body.classList.toggle('computing', busy > 0);
-}
-async function ask(fn) {
-  setBusy(1);
-  try { return await fn(); } finally { setBusy(-1); }
-}
 
 function take(snap) {
   if (snap.data) {
@@ -128,7 +121,7 @@ async function setup() {
   writeHash();
   const mine = ++run;
   const cfg = config();
-  const snap = await ask(() => api.configure(cfg));
+  const snap = await client.call('configure', cfg);
   if (mine !== run) return;
   take(snap);
   const d = DATASETS.find((x) => x.id === cfg.data.dataset);
@@ -140,7 +133,7 @@ async function setup() {
 /** Trains (n steps, or { budgetMs, until }) and takes the answer; false if the run changed meanwhile. */
 async function advance(what) {
   const mine = run;
-  const snap = await ask(() => api.advance(what));
+  const snap = await client.call('advance', what);
   if (mine !== run) return false;
   take(snap);
   // While training plays, at most one drawing per frame; a single step (or the first picture of a
@@ -290,8 +283,8 @@ async function main() {
   readHash();
   ui.noiseLabel.textContent = ui.noise.value;
   try {
-    const worker = new Worker(new URL('lab-prototypes-worker.js', import.meta.url), { type: 'module' });
-    api = Comlink.wrap(worker);
+    client = workerClient(new Worker(new URL('lab-prototypes-worker.js', import.meta.url), { type: 'module' }));
+    api = client.api;
     const info = await api.init();
     await setup();
     ui.loadText.textContent = `Ready (${info.isa}).`;

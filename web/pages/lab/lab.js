@@ -11,6 +11,7 @@ import { CompareCurves, scoreClass, seriesClass } from '../../shared/figures/Com
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { fmt } from '../../shared/figures/base.js';
 import { keepForOffline } from '../../shared/offline.js';
+import { workerClient } from '../../shared/worker-client.js';
 import { RULES, RULE_IDS, shortcutReading } from '../../../lab/rules.js';
 import { COMPARE_EVAL_EVERY, COMPARE_STEPS, LAB_TEMPERATURE, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../../../lab/compare.js';
 import { labDefaults, labFromHash, labToHash } from './lab-state.js';
@@ -28,23 +29,14 @@ const ui = {
   cmpTable: $('compare-table'), cmpSummary: $('compare-summary'), cmpReading: $('compare-reading'), cmpTask: $('compare-task'),
 };
 
-const worker = new Worker(new URL('lab-worker.js', import.meta.url), { type: 'module' });
-const api = Comlink.wrap(worker);
+// The worker and body.computing while the page waits for it (web/shared/worker-client.js).
+const { api, busy, call } = workerClient(new Worker(new URL('lab-worker.js', import.meta.url), { type: 'module' }),
+  { alsoBusy: () => pumping });
 let scoreNames = [], families = { dot: [], distance: [] };
 
 const notices = noticeBar();
 const notice = (text) => notices.set(text);
 
-// ---- busy: body.computing while the page waits for the worker (tests wait on it, as on the demo's) ----
-let pending = 0;
-function busy(delta) {
-  pending += delta;
-  document.body.classList.toggle('computing', pending > 0 || pumping);
-}
-async function call(name, ...args) {
-  busy(1);
-  try { return await api[name](...args); } finally { busy(-1); }
-}
 
 // ---- figures ----
 // The heatmap is the demo's figure (its registry entry's class); the lab has four, so each gets its own

@@ -3,7 +3,6 @@
 // task's per-head measure and every head's attention on one example; scrub back through saved steps;
 // generate text with the characters task; compare scoring functions by training each. The sentences
 // the page prints are computed from the run (reading.js). Settings live in the URL hash.
-import * as Comlink from 'comlink';
 import * as figures from '../../shared/figures/registry.js';
 import { LossCurve } from '../../shared/figures/LossCurve.js';
 import { CompareCurves } from '../../shared/figures/CompareCurves.js';
@@ -11,6 +10,7 @@ import { ModelGrid } from '../../shared/figures/ModelGrid.js';
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { download } from '../../shared/downloads.js';
 import { keepForOffline } from '../../shared/offline.js';
+import { workerClient } from '../../shared/worker-client.js';
 import { HeadCurves } from './HeadCurves.js';
 import { readTraining, readComparison } from './reading.js';
 
@@ -30,22 +30,13 @@ const ui = {
   surgeryHead: $('surgery-head'), surgeryInfo: $('surgery-info'),
 };
 
-const worker = new Worker(new URL('transformer-worker.js', import.meta.url), { type: 'module' });
-const api = Comlink.wrap(worker);
+// The worker and body.computing while the page waits for it (web/shared/worker-client.js).
+const { api, busy, call } = workerClient(new Worker(new URL('transformer-worker.js', import.meta.url), { type: 'module' }),
+  { alsoBusy: () => playing });
 const notices = noticeBar();
 const notice = (text) => notices.set(text);
 let scoreNames = [], tasks = [];
 
-// ---- busy: body.computing while the page waits for the worker ----
-let pending = 0;
-function busy(delta) {
-  pending += delta;
-  document.body.classList.toggle('computing', pending > 0 || playing);
-}
-async function call(name, ...args) {
-  busy(1);
-  try { return await api[name](...args); } finally { busy(-1); }
-}
 
 // ---- figures ----
 function heatmap(slotId, id) {
