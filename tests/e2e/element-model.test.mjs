@@ -112,7 +112,7 @@ test('head, head-score and knock-out (labels from 0, as the API) set the surgery
   await p.waitForFunction(() => document.getElementById('plain').result.head === '1.2');
   assert.equal(await p.$eval('#plain', (el) => el.getAttribute('head')), '1.2');
   await p.$eval('#plain', (el) => {
-    const sel = el.shadowRoot.querySelector('#figure-model-head select');
+    const sel = el.shadowRoot.querySelector('#figure-model-head select.model-swap-select');
     sel.value = 'dot';
     sel.dispatchEvent(new Event('change'));
   });

@@ -534,7 +534,8 @@ describe('failure is visible and local', () => {
         return {
           titles: [...s.querySelectorAll('#figure-model-heads g.panel .panel-title')].map((t) => t.textContent),
           n: el.result.n, row: Array.from(el.result.surgery.subarray(0, el.result.n)),
-          options: s.querySelectorAll('#figure-model-head select option').length,
+          options: s.querySelectorAll('#figure-model-head select.model-swap-select option').length,
+          taus: s.querySelectorAll('#figure-model-head select.model-tau-select option').length,
           knocks: s.querySelectorAll('#figure-model-knock input[type=checkbox]').length,
         };
       });
@@ -543,10 +544,11 @@ describe('failure is visible and local', () => {
       assert.equal(got.n, r.n);
       got.row.forEach((x, j) => assert.ok(Math.abs(x - r.attentions[j]) < 1e-5, `cell 0,${j}`));
       assert.equal(got.options, single.scoreFunctions.length);
+      assert.equal(got.taus, 6, 'the head\'s temperatures: 2, 1, 0.5, 0.2, 0.1, 0.05');
       assert.equal(got.knocks, 8);
       // Choose a score for the head shown and knock a head out, from inside the element.
       await p.$eval('#m', (el) => {
-        const sel = el.shadowRoot.querySelector('#figure-model-head select');
+        const sel = el.shadowRoot.querySelector('#figure-model-head select.model-swap-select');
         sel.value = 'cosine';
         sel.dispatchEvent(new Event('change'));
       });

@@ -92,7 +92,7 @@ describe('the demo with the trained model', () => {
   test('a swapped score: the swapped view differs; the original equals the unswapped model', async () => {
     await page.locator('#figure-model-heads g.panel').nth(1).click();   // layer 1, head 2
     assert.equal(await hashParam('model-head', '0.1'), '0.1');
-    await page.selectOption('#figure-model-head select', 'cosine');
+    await page.selectOption('#figure-model-head select.model-swap-select', 'cosine');
     assert.equal(await hashParam('head-score', 'cosine'), 'cosine');
     const got = await downloadJSON('#figure-model-head button.export-json');
     assert.equal(got.head, '0.1');
@@ -112,7 +112,7 @@ describe('the demo with the trained model', () => {
     // And says why cosine flattens it: its scores lie in [−1, 1] and the model's heads use τ = 1 (#34 item 1).
     assert.match(text, /Why cosine flattens the head: its scores lie in \[−1, 1\], and the model's heads use τ = 1, so no weight can be more than e\^2 ≈ 7\.39 times another in its row/);
     assert.ok(Math.abs((await measure('embedding-distance')) - dist) < 1e-5, 'the embedding distance is the node one');
-    await page.selectOption('#figure-model-head select', 'scaled-dot');
+    await page.selectOption('#figure-model-head select.model-swap-select', 'scaled-dot');
     assert.equal(await hashParam('head-score', null), null);
     assert.equal(await measure('embedding-distance'), 0, 'scaled-dot is the model\'s own: nothing changes');
   });
@@ -171,9 +171,9 @@ describe('the demo with the trained model', () => {
     await page.keyboard.press('Enter');
     assert.equal(await hashParam('model-head', '1.0'), '1.0');
     assert.match(await page.textContent('#figure-model-head .fig-title'), /layer 2, head 1/);
-    await page.focus('#figure-model-head select');
+    await page.focus('#figure-model-head select.model-swap-select');
     await page.keyboard.press('End');           // the last scoring function of the list
-    const last = await page.$eval('#figure-model-head select', (s) => s.options[s.options.length - 1].value);
+    const last = await page.$eval('#figure-model-head select.model-swap-select', (s) => s.options[s.options.length - 1].value);
     assert.equal(await hashParam('head-score', last), last);
     await page.focus('#figure-model-knock input[value="1.0"]');
     await page.keyboard.press('Space');
@@ -186,7 +186,7 @@ describe('the demo with the trained model', () => {
     await settled(p);
     await p.waitForSelector('#figure-model-heads g.panel');
     assert.ok(await p.isChecked('#engine-model'));
-    assert.equal(await p.inputValue('#figure-model-head select'), 'neg-euclidean');
+    assert.equal(await p.inputValue('#figure-model-head select.model-swap-select'), 'neg-euclidean');
     assert.deepEqual(await p.$$eval('#figure-model-knock input:checked', (cs) => cs.map((c) => c.value)), ['0.0', '0.3']);
     assert.match(await p.textContent('#figure-model-head .fig-title'), /layer 2, head 3/);
     const got = await downloadJSON('#figure-model-head button.export-json', p);
