@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 import { tfjsWasm } from './tfjs-wasm.mjs';
+import { mulberry32 } from '../web/shared/random.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
@@ -24,17 +25,8 @@ const { createAttnScope } = await import(pathToFileURL(join(root, 'dist', 'attns
 const scope = await createAttnScope({ preload: true });
 console.error(`attnscope: variants ${JSON.stringify(scope.variants)}`);
 
-// A seeded generator (mulberry32), so every run compares the same inputs.
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A seeded generator (mulberry32, web/shared/random.js), so every run compares the same inputs.
+const random = mulberry32;
 const matrix = (n, rnd) => Float32Array.from({ length: n }, () => rnd() * 2 - 1);
 
 // The plain JS implementation a developer would write first: Float32Array in and out, one row at a time.

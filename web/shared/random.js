@@ -1,7 +1,7 @@
 // A seeded generator of numbers in [0, 1): mulberry32 (32-bit state, every step in exact integer
 // arithmetic with Math.imul, period 2^32), so the same seed gives the same numbers in every engine.
-// Used for data and test inputs only (the transformer page's tasks, the scaling panel's vectors); no
-// attention math. seed: an integer, taken modulo 2^32.
+// Used for data and test inputs only (the transformer page's tasks, the scaling panel's vectors, the
+// tests' rng(), bench/attention-node.mjs's inputs); no attention math. seed: an integer, taken modulo 2^32.
 export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {

@@ -23,3 +23,36 @@ export function workerClient(worker, { alsoBusy = () => false } = {}) {
   };
   return { worker, api, busy, call };
 }
+
+/**
+ * Asks the worker one request at a time, the newest state winning: the returned request() calls
+ * ask() now, or — when an answer is still pending — once more after it, however many calls came
+ * meanwhile (a slider dragged while the worker computes). An answer goes to take(answer) unless
+ * token() changed while it was computed (the page started another run), an error to fail(error);
+ * busy (a workerClient's) counts the wait. request.lastAt: performance.now() of its last call, for a
+ * page that asks at most every so often while training.
+ */
+export function latestRequest({ ask, take, fail, busy, token = () => 0 }) {
+  let running = false, again = false;
+  const request = async () => {
+    request.lastAt = performance.now();
+    if (running) { again = true; return; }
+    running = true;
+    busy(1);
+    try {
+      do {
+        again = false;
+        const id = token();
+        const answer = await ask();
+        if (id === token()) take(answer);
+      } while (again);
+    } catch (e) {
+      fail(e);
+    } finally {
+      running = false;
+      busy(-1);
+    }
+  };
+  request.lastAt = 0;
+  return request;
+}

@@ -11,7 +11,7 @@ import { CompareCurves, scoreClass, seriesClass } from '../../shared/figures/Com
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { fmt } from '../../shared/figures/base.js';
 import { keepForOffline } from '../../shared/offline.js';
-import { workerClient } from '../../shared/worker-client.js';
+import { latestRequest, workerClient } from '../../shared/worker-client.js';
 import { RULES, RULE_IDS, shortcutReading } from '../../../lab/rules.js';
 import { COMPARE_EVAL_EVERY, COMPARE_STEPS, LAB_TEMPERATURE, OUTPUTS, curvesCSV, readComparison, runLabel, scoreFamilies, sortRows, stepsText, summaryRows } from '../../../lab/compare.js';
 import { labDefaults, labFromHash, labToHash } from './lab-state.js';
@@ -154,7 +154,7 @@ async function pump() {
       scheduleRender();
       // The heatmaps follow at most every VIEW_EVERY_MS while training (the curve every slice):
       // a frame then draws one figure or two, not five, which keeps each of this thread's tasks short.
-      if (following && performance.now() - lastViewAt >= VIEW_EVERY_MS) requestView();
+      if (following && performance.now() - requestView.lastAt >= VIEW_EVERY_MS) requestView();
     }
   } catch (e) {
     stop();
@@ -195,27 +195,12 @@ async function stepFive() {
 
 // ---- the heatmaps: asked of the worker (it holds every saved step), one request at a time ----
 const VIEW_EVERY_MS = 120;
-let viewBusy = false, viewAgain = false, lastViewAt = 0;
-async function requestView() {
-  lastViewAt = performance.now();
-  if (viewBusy) { viewAgain = true; return; }
-  viewBusy = true;
-  busy(1);
-  try {
-    do {
-      viewAgain = false;
-      const id = runId;
-      const snap = following ? undefined : Number(ui.view.value);
-      const v = await api.view({ snap, held: Number(ui.held.value) || 0, own: ui.own.value, ownKey: ui.ownKey.value });
-      if (id === runId) { shown = v; drawHeatmaps(); }
-    } while (viewAgain);
-  } catch (e) {
-    notice(`Could not draw the heatmaps: ${e.message}`);
-  } finally {
-    viewBusy = false;
-    busy(-1);
-  }
-}
+const requestView = latestRequest({
+  busy, token: () => runId,
+  ask: () => api.view({ snap: following ? undefined : Number(ui.view.value), held: Number(ui.held.value) || 0, own: ui.own.value, ownKey: ui.ownKey.value }),
+  take: (v) => { shown = v; drawHeatmaps(); },
+  fail: (e) => notice(`Could not draw the heatmaps: ${e.message}`),
+});
 
 function heatData(tokens, keyTokens, weights) {
   return { qTokens: tokens, kTokens: keyTokens, nq: tokens.length, nk: keyTokens.length, weights, scores: weights, masked: () => false,

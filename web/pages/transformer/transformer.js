@@ -10,7 +10,7 @@ import { ModelGrid } from '../../shared/figures/ModelGrid.js';
 import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
 import { download } from '../../shared/downloads.js';
 import { keepForOffline } from '../../shared/offline.js';
-import { workerClient } from '../../shared/worker-client.js';
+import { latestRequest, workerClient } from '../../shared/worker-client.js';
 import { HeadCurves } from './HeadCurves.js';
 import { readTraining, readComparison } from './reading.js';
 
@@ -191,7 +191,7 @@ async function pump(limit = Infinity) {
     if (id !== runId) return;
     absorb(p);
     scheduleRender();
-    if (following && performance.now() - lastViewAt > 250) requestView();
+    if (following && performance.now() - requestView.lastAt > 250) requestView();
     if (limit !== Infinity && run.steps >= target) break;
   }
   if (id === runId && run.steps >= info.maxSteps) stop();
@@ -224,29 +224,17 @@ function stop() {
 }
 
 // ---- the views: asked of the worker one at a time ----
-let viewBusy = false, viewAgain = false, lastViewAt = 0;
-async function requestView() {
-  lastViewAt = performance.now();
-  if (viewBusy) { viewAgain = true; return; }
-  viewBusy = true;
-  busy(1);
-  try {
-    do {
-      viewAgain = false;
-      const id = runId;
-      const at = following ? {} : { step: Number(ui.view.value) };
-      if (ui.bigView.value === 'gxa') at.explain = { position: ui.position.value === '' ? undefined : Number(ui.position.value) };
-      if (ui.bigView.value === 'rollout' || ui.bigView.value === 'flow') at.paths = true;
-      const v = await api.view(surgeryActive() ? { ...at, score: surgery.score, ablate: surgery.ablate } : at);
-      if (id === runId) { shown = v; drawViews(); }
-    } while (viewAgain);
-  } catch (e) {
-    notice(`Could not draw the heads: ${e.message}`);
-  } finally {
-    viewBusy = false;
-    busy(-1);
-  }
-}
+const requestView = latestRequest({
+  busy, token: () => runId,
+  ask: () => {
+    const at = following ? {} : { step: Number(ui.view.value) };
+    if (ui.bigView.value === 'gxa') at.explain = { position: ui.position.value === '' ? undefined : Number(ui.position.value) };
+    if (ui.bigView.value === 'rollout' || ui.bigView.value === 'flow') at.paths = true;
+    return api.view(surgeryActive() ? { ...at, score: surgery.score, ablate: surgery.ablate } : at);
+  },
+  take: (v) => { shown = v; drawViews(); },
+  fail: (e) => notice(`Could not draw the heads: ${e.message}`),
+});
 
 let current = { layer: 0, head: 0 };
 // Surgery on the trained model (the API's encodeIds options): { label: name } re-scored heads, knocked-out labels.
