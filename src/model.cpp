@@ -11,6 +11,7 @@
 #include "attnscope/limits.hpp"
 #include "attnscope/projection.hpp"
 #include "attnscope/score.hpp"
+#include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
 #include "scores/score_def.hpp"
 
@@ -410,11 +411,12 @@ Status Model::encode(const std::int32_t* ids, std::size_t count, const ModelSurg
         return Status::error("ablate: expected one flag per head (" + std::to_string(L * H) + "), got " + std::to_string(s.ablate.size()));
     if (!s.temperatures.empty() && s.temperatures.size() != L * H)
         return Status::error("temperature: expected one temperature per head (" + std::to_string(L * H) + "), got " + std::to_string(s.temperatures.size()));
+    // Each head's 1/τ, checked as every softmax's temperature is (inverse_temperature).
+    std::vector<float> inv_tau(L * H, 1.0f);
     for (std::size_t i = 0; i < s.temperatures.size(); ++i) {
-        const float t = s.temperatures[i];
-        if (!(t > 0.0f && std::isfinite(t) && std::isfinite(1.0f / t)))
-            return Status::error("temperature: head " + std::to_string(i / H) + "." + std::to_string(i % H) +
-                                 " has " + std::to_string(t) + "; expected a finite number > 0 (and >= 1e-30)");
+        if (Status st = inverse_temperature(s.temperatures[i], inv_tau[i]); !st)
+            return Status::error("temperature: head " + std::to_string(i / H) + "." + std::to_string(i % H) + ": " +
+                                 st.message().substr(std::string("temperature: ").size()));
     }
     const std::size_t n = std::min(count, max_tokens_);
     // Every buffer below is sized from the file's declared shapes and n: their sizes and the call's
@@ -476,8 +478,7 @@ Status Model::encode(const std::int32_t* ids, std::size_t count, const ModelSurg
                 head_params(params, ScoreParams{}, dh, n, source);
             }
             if (Status st = compute_scores(score, Q, K, params, Matrix(A, n, n), s.variant); !st) return st;
-            const float inv_tau = s.temperatures.empty() ? 1.0f : 1.0f / s.temperatures[index];
-            kt.softmax_rows(n, n, A, n, inv_tau, A, n);
+            kt.softmax_rows(n, n, A, n, inv_tau[index], A, n);
             if (!s.ablate.empty() && s.ablate[index]) continue;  // knocked out: its output stays zero
             kt.gemm_nn(n, dh, n, A, n, V, 3 * d, heads_out.data() + hd * dh, d);
         }
