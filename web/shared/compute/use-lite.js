@@ -37,6 +37,9 @@ export function rowTV(a, b, layers, heads, n) {
   return out;
 }
 
+/** Whether a view re-scores its head: another scoring function, or a temperature other than the model's 1. */
+export const rescored = (v) => (!!v.swap && v.swap !== 'scaled-dot') || (v.tau ?? 1) !== 1;
+
 /** One head's [n, n] block of a stack. */
 export const headBlock = (att, l, h, heads, n) => att.subarray(((l * heads + h) * n) * n, ((l * heads + h + 1) * n) * n);
 
@@ -119,7 +122,7 @@ export function explain(v, fmt) {
     const knocked = v.knock.map((k) => { const [l, h] = parseHead(k); return name(l, h); }).join(', ');
     const moved = `the sentence embedding moves by ${fmt(v.embedding.distance)} (1 − cosine)`;
     const tau = v.tau ?? 1;
-    const swapped = (v.swap && v.swap !== 'scaled-dot') || tau !== 1;
+    const swapped = rescored(v);
     // What the head is scored with: "cosine", "cosine at τ = 0.1", "scaled-dot at τ = 0.5".
     const scored = `${v.swap || 'scaled-dot'}${tau !== 1 ? ` at τ = ${tau}` : ''}`;
     if (swapped && v.knock.includes(v.head)) {

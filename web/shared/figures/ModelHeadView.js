@@ -4,7 +4,7 @@
 // ('swap' event { name }); the model's own is scaled-dot, so choosing it changes nothing.
 import { MatrixPanels } from './MatrixPanels.js';
 import { fmt } from './base.js';
-import { headBlock } from '../compute/use-lite.js';
+import { headBlock, rescored } from '../compute/use-lite.js';
 import { parseHead } from '../head-label.js';
 import { HEAD_LABELS } from './ModelHeads.js';
 import { HEAD_TEMPERATURES } from '../temperature.js';
@@ -58,7 +58,7 @@ export class ModelHeadView extends MatrixPanels {
     const name = `layer ${l + 1}, head ${h + 1}`;
     this.setTitle(`${name}: as trained, with the surgery, and the difference`);
     const tau = v.tau ?? 1;
-    const swapped = (v.swap && v.swap !== 'scaled-dot') || tau !== 1;
+    const swapped = rescored(v);
     const knocked = v.knock.includes(v.head);
     this.setPanels([
       { key: 'original', title: 'as trained', subtitle: 'scaled-dot', values: a, kind: 'weights' },
