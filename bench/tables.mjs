@@ -710,6 +710,7 @@ export const BLOCKS = [
   { doc: 'docs/limits.md', name: 'LIMITS', make: limits },
   { doc: 'docs/flow.md', name: 'FLOW', make: flow },
   { doc: 'docs/model.md', name: 'USELITEBENCH', make: useLite },
+  { doc: 'README.md', name: 'README-ATTENTION', make: readmeAttention },
 ];
 
 /** The docs that hold generated blocks. */
