@@ -2,7 +2,7 @@
 // Two builds of the package in one node process: attentionOutput() under the causal mask (mask:
 // 'causal'), scaled-dot at n 512/2048 × d 64 and n 512 × d 128, batches interleaved after >= 1 s of
 // warm-up per build, CPU-time medians of 9 batches, max |diff| between the builds. Prints JSON.
-//   node bench/causal-ab.mjs BEFORE_DIST AFTER_DIST > bench/results/….json
+//   node bench/causal-ab.mjs BEFORE_DIST AFTER_DIST   (an A/B: what a run establishes goes under "What we tried" in docs/benchmarks.md)
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 const [before, after] = process.argv.slice(2);

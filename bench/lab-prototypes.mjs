@@ -9,58 +9,18 @@
 //   accuracy and the mean distance from a key to its nearest training point (and at the start).
 //   The page: in headless Chromium, from a click on Train to 500 steps, the longest main-thread task
 //   (PerformanceObserver long tasks, > 50 ms; 0 = none) and the time taken; 3 runs.
-// Writes bench/results/lab-prototypes.json; --readme renders its table in docs/benchmarks.md from it. --page-only
+// Writes bench/results/lab-prototypes.json (node bench/tables.mjs renders its table in docs/benchmarks.md). --page-only
 // measures only the page and prints it (writes nothing); --web DIR serves another build's dist/web.
-//   node bench/lab-prototypes.mjs [--quick] [--no-page]     node bench/lab-prototypes.mjs --readme
+//   node bench/lab-prototypes.mjs [--quick] [--no-page]
 //   node bench/lab-prototypes.mjs --page-only [--web DIR]
 import { loadavg } from 'node:os';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const resultFile = join(root, 'bench/results/lab-prototypes.json');
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };
-const pct = (x) => `${(100 * x).toFixed(1)}%`;
-
-function renderReadme() {
-  const r = JSON.parse(readFileSync(resultFile, 'utf8'));
-  const c = r.comparison;
-  const mean = (rows, f) => rows.reduce((s, x) => s + f(x), 0) / rows.length;
-  const cell = (rows) => `${pct(mean(rows, (x) => x.test_accuracy))} · ${mean(rows, (x) => x.key_to_nearest_median).toFixed(2)} · ` +
-    `${(c.settings.m * mean(rows, (x) => x.keys_on_data)).toFixed(rows.length > 1 ? 1 : 0)}`;
-  const spacing = (d) => mean(c.rows.filter((x) => x.dataset === d && x.score === 'idw'), (x) => x.data_spacing);
-  let t = `Measured ${r.date.slice(0, 10)} with \`node bench/lab-prototypes.mjs\` (node ${r.node}, ${r.cpu}, ${r.cores} cores, load average ` +
-    `${r.loadavg[0]} while it ran). Every data set: ${c.settings.n} points (70% train, 30% test), noise ${c.settings.noise}; ` +
-    `${c.settings.m} keys, τ = ${c.settings.temperature}, Adam with learning rate ${c.settings.learningRate}, ${c.settings.steps} full-batch steps; ` +
-    'every scoring function starts from the same keys and values for a seed (uniform in [−1.5, 1.5]², where the data lie: a median ' +
-    `${mean(c.rows, (x) => x.key_to_nearest_median_at_start).toFixed(2)} from the nearest training point). Each cell: test accuracy · median distance from a key ` +
-    `to its nearest training point · keys (of ${c.settings.m}) on the data, i.e. within twice the points' own spacing (a training point's median ` +
-    `distance to its nearest neighbour: ${[...new Set(c.rows.map((x) => x.dataset))].map((d) => `${d} ${spacing(d).toFixed(3)}`).join(', ')}). ` +
-    'Cosine\'s distances say little: a cosine key\'s length gets no gradient.\n\n';
-  const datasets = [...new Set(c.rows.map((x) => x.dataset))];
-  const scores = [...new Set(c.rows.map((x) => x.score))];
-  for (const [label, seeds] of [[`Seed ${c.seeds[0]}`, [c.seeds[0]]], [`Mean over seeds ${c.seeds[0]}–${c.seeds[c.seeds.length - 1]}`, c.seeds]]) {
-    t += `${label}:\n\n| score | ${datasets.join(' | ')} |\n|---|${datasets.map(() => '--:').join('|')}|\n`;
-    for (const s of scores) {
-      t += `| ${s} | ${datasets.map((d) => cell(c.rows.filter((x) => x.dataset === d && x.score === s && seeds.includes(x.seed)))).join(' | ')} |\n`;
-    }
-    t += '\n';
-  }
-  t += `Keys that carry the class of their nearest training point (mean over all runs): ` +
-    scores.map((s) => { const rows = c.rows.filter((x) => x.score === s); return `${s} ${pct(rows.reduce((a, x) => a + x.keys_class_agrees, 0) / rows.length)}`; }).join(', ') + '.\n\n';
-  t += `One training step on the default data (${r.step.train_points} training points, ${r.step.keys} keys; forward, cross-entropy, backward, Adam), ` +
-    `SIMD wasm in node, median ms: ${r.step.per_score.map((p) => `${p.score} ${p.ms_per_step.toFixed(3)}`).join(', ')}.`;
-  if (r.page) t += ` In the page (Chromium, training in the worker, map and curves redrawn every frame): 500 steps in a median ${(r.page.median_ms_to_500_steps / 1000).toFixed(1)} s; longest main-thread task ${r.page.median_longest_task_ms} ms (median of ${r.page.runs.length} runs; 0 = no task over 50 ms).`;
-  t += '\n';
-  const readme = join(root, 'docs/benchmarks.md');
-  const text = readFileSync(readme, 'utf8');
-  const re = /(<!-- LAB-PROTOTYPES:START -->\n)[\s\S]*?(<!-- LAB-PROTOTYPES:END -->)/;
-  if (!re.test(text)) throw new Error('docs/benchmarks.md lacks the LAB-PROTOTYPES markers');
-  writeFileSync(readme, text.replace(re, `$1${t}$2`));
-}
-
-if (process.argv.includes('--readme')) { renderReadme(); process.exit(0); }
 
 // ---- the page ----
 /** In headless Chromium: 3 runs from a click on Train to 500 steps (Start over in between). */

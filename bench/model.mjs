@@ -11,30 +11,14 @@
 //
 // Also the page's own thread meanwhile: the longest main-thread task (the browser's long tasks, over
 // 50 ms) and the animation frames drawn between the drop and the last view drawn.
-//   node bench/model.mjs [--quick] [--web DIR]   (JSON on stdout; scripts/bench.sh stores bench/results/model.json;
+//   node bench/model.mjs [--quick] [--web DIR]   (JSON on stdout; scripts/bench.sh stores bench/results/model.json, whose table
+//                                                 node bench/tables.mjs writes into docs/benchmarks.md;
 //                                                 DIR: another build's dist/web, to compare under the same load)
 // A duration is never asserted anywhere: tests/e2e/model.test.mjs checks what is drawn, not how fast.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
 import { header, launch, option } from './browser.mjs';
-
-// --readme: writes the table of bench/results/model.json into docs/benchmarks.md (between the MODELBENCH markers).
-if (process.argv.includes('--readme')) {
-  const { readFileSync, writeFileSync } = await import('node:fs');
-  const r = JSON.parse(readFileSync(join(root, 'bench/results/model.json'), 'utf8'));
-  const ms = (x) => (x === null || x === undefined ? '–' : `${Math.round(x).toLocaleString('en')}`);
-  let t = `Measured ${r.date} in ${r.browser} (headless, software rendering, ${r.viewport}) on ${r.cpu} (${r.cores} cores, shared: load average ${r.loadavg.join(', ')}), `
-    + `a ${r.shape.join(' × ')} float32 .npy (${(r.file_bytes / 1e6).toFixed(0)} MB) and its tokens dropped ${r.runs} times after ${r.warmup_ms / 1000} s of drops to warm up; medians (\`node bench/model.mjs\`):\n\n`
-    + '| step | median ms |\n|---|--:|\n';
-  for (const x of r.results) t += `| ${x.name} | ${ms(x.median_ms)} |\n`;
-  const readme = join(root, 'docs/benchmarks.md');
-  const text = readFileSync(readme, 'utf8');
-  const re = /(<!-- MODELBENCH:START -->\n)[\s\S]*?(<!-- MODELBENCH:END -->)/;
-  if (!re.test(text)) throw new Error('docs/benchmarks.md lacks the MODELBENCH markers');
-  writeFileSync(readme, text.replace(re, (_, a, b) => `${a}${t}${b}`));
-  process.exit(0);
-}
 
 const quick = process.argv.includes('--quick');
 const folder = option('web');

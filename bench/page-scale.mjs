@@ -6,7 +6,7 @@
 //   3. keystroke → heatmap redrawn at 128 tokens ("attnscope:update", as bench/page.mjs);
 //   4. PerformanceObserver 'longtask' on the main thread while a 2,000-token computation runs.
 // Medians after at least 1 s of warm-up. Prints JSON (scripts/bench.sh stores it as
-// bench/results/page-scale.json; scripts/bench-report.mjs renders its table in docs/benchmarks.md).
+// bench/results/page-scale.json; node bench/tables.mjs renders its table in docs/benchmarks.md).
 // Never asserted in a test: the machine is shared and noisy.
 //   node bench/page-scale.mjs [--quick] [--web DIR]   (DIR: another build of dist/web/, to compare two builds)
 import { existsSync } from 'node:fs';

@@ -5,37 +5,17 @@
 // first), then the cases are timed in alternation, RUNS times each, so machine noise hits both alike;
 // medians and their ratio. A benchmark, not a test: nothing here is asserted.
 //   node bench/use-lite.mjs [--quick] > bench/results/use-lite.json
-//   node bench/use-lite.mjs --docs      writes that file's table into docs/model.md (between the USELITEBENCH markers)
+//   (node bench/tables.mjs then writes that file's table into docs/model.md, between the USELITEBENCH markers)
 // What is timed:
 //   attnscope encode(text)         tokenizer + forward pass + every attention [2, 4, n, n] and the embedding copied out
 //   attnscope encodeIds(ids)       the same without the tokenizer
 //   TF.js embedding                executeAsync of the graph to its embedding node (ids given; no tokenizer)
 //   TF.js embedding + attentions   the same graph asked for the two attention nodes too (what encode() returns)
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../tests/js/helpers.mjs';
 import { loadReferenceModel, referenceTokenizer } from '../tests/js/use-lite-reference.mjs';
-
-if (process.argv.includes('--docs')) {
-  const r = JSON.parse(readFileSync(join(ROOT, 'bench/results/use-lite.json'), 'utf8'));
-  const ms = (x) => x.toFixed(1);
-  let t = `Measured ${r.date.slice(0, 16).replace('T', ' ')} UTC, node ${r.node}, ${r.cpu} (${r.cores} cores, shared: load average ${r.loadavg.join(', ')}); `
-    + `attnscope ${r.attnscope_variant}, ${r.tfjs}; ${r.runs} runs per case after ${r.warmup_ms / 1000} s of warm-up, medians:\n\n`
-    + '| tokens | attnscope encode(text) ms | encodeIds(ids) ms | TF.js embedding ms | TF.js embedding + attentions ms | speed-up (vs embedding / vs + attentions) |\n|--:|--:|--:|--:|--:|--:|\n';
-  for (const x of r.results) {
-    const m = x.median_ms;
-    t += `| ${x.tokens} | ${ms(m['attnscope encode(text)'])} | ${ms(m['attnscope encodeIds(ids)'])} | ${ms(m['TF.js embedding'])} | ${ms(m['TF.js embedding + attentions'])} | `
-      + `${x.speedup_vs_tfjs_embedding.toFixed(2)}× / ${x.speedup_vs_tfjs_with_attentions.toFixed(2)}× |\n`;
-  }
-  const doc = join(ROOT, 'docs/model.md');
-  const text = readFileSync(doc, 'utf8');
-  const re = /(<!-- USELITEBENCH:START -->\n)[\s\S]*?(<!-- USELITEBENCH:END -->)/;
-  if (!re.test(text)) throw new Error('docs/model.md lacks the USELITEBENCH markers');
-  writeFileSync(doc, text.replace(re, `$1${t}$2`));
-  process.exit(0);
-}
 
 const quick = process.argv.includes('--quick');
 const WARMUP_MS = 1000;

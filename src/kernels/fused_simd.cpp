@@ -17,7 +17,7 @@
 //
 // Code size and register pressure matter here: V8 (11.x) hands functions it deems huge to its
 // mid-tier register allocator, and 5 x 8 tiles measured 1.5-1.9x slower than 4 x 8, inlined or out
-// of line (docs/benchmarks.md, "Second pass at 1.5x"). A/B anything added (bench/kernel-ab.mjs).
+// of line (docs/benchmarks.md, "What we tried"). A/B anything added (bench/kernel-ab.mjs).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
