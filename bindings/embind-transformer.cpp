@@ -3,7 +3,7 @@
 // (_malloc/_free) and hands copies to its callers. Arrays cross as addresses into the wasm heap;
 // results come back as copies (new Float32Array of a memory view). Failure is an error message (empty
 // string, or an object with `error`), never a throw: the core never throws, so the instance survives.
-// Kept apart from embind.cpp, which binds the scope's other state (issue #37: split it by what it binds).
+// How the glue is laid out: embind-registry.cpp.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
