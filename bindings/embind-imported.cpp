@@ -28,8 +28,6 @@ namespace {
 // {layers, heads, nq, nk, tokens, keyTokens, warnings}}.
 val load_attentions(const std::string& format, std::uintptr_t bytes, int size, const std::string& shape,
                     const std::string& tokens_json, const std::string& key_tokens_json, bool apply_softmax) {
-    val out = val::object();
-    auto fail = [&out](const std::string& m) { out.set("error", m); return out; };
     const auto* b = reinterpret_cast<const std::uint8_t*>(bytes);
     const auto n = static_cast<std::size_t>(size);
     FloatArray array;
@@ -43,33 +41,33 @@ val load_attentions(const std::string& format, std::uintptr_t bytes, int size, c
         bool digit = false;
         for (std::size_t i = 0; i <= shape.size(); ++i) {
             if (i < shape.size() && shape[i] >= '0' && shape[i] <= '9') {
-                if (d >= 100000000) return fail("attentions: shape '" + shape + "' is over the limit");
+                if (d >= 100000000) return error_object("attentions: shape '" + shape + "' is over the limit");
                 d = d * 10 + static_cast<std::size_t>(shape[i] - '0');
                 digit = true;
             } else {
-                if (!digit) return fail("attentions: invalid shape '" + shape + "'");
+                if (!digit) return error_object("attentions: invalid shape '" + shape + "'");
                 array.shape.push_back(d);
                 count = d == 0 || count > kMaxAttentionValues ? 0 : count * d;
                 d = 0;
                 digit = false;
             }
         }
-        if (count * 4 != n) return fail("attentions: shape '" + shape + "' does not match " + std::to_string(n / 4) + " numbers");
+        if (count * 4 != n) return error_object("attentions: shape '" + shape + "' does not match " + std::to_string(n / 4) + " numbers");
         array.values.resize(count);
         if (count) std::memcpy(array.values.data(), b, n);
     } else {
-        return fail("format: unknown '" + format + "'");
+        return error_object("format: unknown '" + format + "'");
     }
-    if (!st) return fail(st.message());
-    if (!tokens_json.empty() && !(st = parse_string_array(tokens_json, tokens))) return fail("tokens: " + st.message());
-    if (!key_tokens_json.empty() && !(st = parse_string_array(key_tokens_json, key_tokens))) return fail("keyTokens: " + st.message());
+    if (!st) return error_object(st.message());
+    if (!tokens_json.empty() && !(st = parse_string_array(tokens_json, tokens))) return error_object("tokens: " + st.message());
+    if (!key_tokens_json.empty() && !(st = parse_string_array(key_tokens_json, key_tokens))) return error_object("keyTokens: " + st.message());
     // Tokens given to the call win over tokens stored in the file.
     if (tokens.empty()) tokens = std::move(file_tokens);
     if (key_tokens.empty()) key_tokens = std::move(file_key_tokens);
     ImportOptions o;
     o.apply_softmax = apply_softmax;
     ImportedAttention r;
-    if (!(st = validate_attention(std::move(array), std::move(tokens), std::move(key_tokens), o, r))) return fail(st.message());
+    if (!(st = validate_attention(std::move(array), std::move(tokens), std::move(key_tokens), o, r))) return error_object(st.message());
     auto strings = [](std::string& s, const std::vector<std::string>& v) {
         s += '[';
         for (std::size_t i = 0; i < v.size(); ++i) {
@@ -86,7 +84,8 @@ val load_attentions(const std::string& format, std::uintptr_t bytes, int size, c
     meta += ",\"warnings\":";
     strings(meta, r.warnings);
     meta += '}';
-    out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(r.values.size(), r.values.data())));
+    val out = val::object();
+    out.set("data", float_copy(r.values));
     out.set("meta", meta);
     return out;
 }

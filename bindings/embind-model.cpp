@@ -60,19 +60,14 @@ public:
         val out = val::object();
         ModelSurgery s;
         std::string error;
-        if (!glue::parse_surgery(scores, ablate, variant, s, error) || !glue::parse_temperatures(temperatures, s.temperatures, error)) {
-            out.set("error", error);
-            return out;
-        }
+        if (!parse_surgery(scores, ablate, variant, s, error) || !parse_temperatures(temperatures, s.temperatures, error))
+            return error_object(error);
         ModelResult r;
         const Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), static_cast<std::size_t>(count), s, r);
-        if (!st) {
-            out.set("error", st.message());
-            return out;
-        }
+        if (!st) return error_object(st.message());
         std::vector<float> all(std::move(r.attentions));
         all.insert(all.end(), r.embedding.begin(), r.embedding.end());
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(all.size(), all.data())));
+        out.set("data", float_copy(all));
         out.set("n", static_cast<double>(r.n));
         out.set("truncated", r.truncated);
         return out;

@@ -202,10 +202,7 @@ public:
     val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult& r) const {
         val out = val::object();
         const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
-        if (!err.empty()) {
-            out.set("error", err);
-            return out;
-        }
+        if (!err.empty()) return error_object(err);
         const MultiHeadResult& a = r.attention;
         const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
         const std::size_t total = attend_float_count(r, false);
@@ -236,7 +233,7 @@ public:
         tokens_json(tokens, vocab_, r.key_tokens, r.key_vocab);
         tokens += '}';
         // new Float32Array(view) copies the floats into JS memory before `data` is freed.
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(total, data)));
+        out.set("data", float_copy(data, total));
         out.set("tokens", tokens);
         return out;
     }
@@ -248,11 +245,8 @@ public:
         Tensor result;
         const Status st = attend_output_projection(
             vocab_, o, ConstMatrix(fptr(concat), static_cast<std::size_t>(nq), static_cast<std::size_t>(cols)), result);
-        if (!st) {
-            out.set("error", st.message());
-            return out;
-        }
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(result.values.size(), result.values.data())));
+        if (!st) return error_object(st.message());
+        out.set("data", float_copy(result.values));
         out.set("dOut", static_cast<double>(result.cols));
         return out;
     }

@@ -1,8 +1,10 @@
 // What the files of the Embind glue share (bindings/embind-*.cpp; docs/architecture.md, item 2):
-// heap addresses as pointers, JSON strings, copies out to the heap, and the plain exports' reading of
-// the registry's enums and ScoreParams from the numbers JS passes. One definition each, inline: the
-// hot calls' plain exports use some of them on every call.
+// heap addresses as pointers, JSON strings, the copies and error objects handed to JS, copies out to
+// the heap, and the plain exports' reading of the registry's enums and ScoreParams from the numbers
+// JS passes. One definition each, inline: the hot calls' plain exports use some of them on every call.
 #pragma once
+
+#include <emscripten/val.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attnscope/registry.hpp"
 #include "attnscope/score.hpp"
@@ -48,6 +51,20 @@ inline void json_string(std::string& out, std::string_view s) {
         }
     }
     out += '"';
+}
+
+// A Float32Array holding a copy of n floats (new Float32Array(view) copies them into JS memory, so
+// the floats may be freed once it returns).
+inline emscripten::val float_copy(const float* p, std::size_t n) {
+    return emscripten::val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));
+}
+inline emscripten::val float_copy(const std::vector<float>& v) { return float_copy(v.data(), v.size()); }
+
+// {error: message}, the failed form of every call that returns an object.
+inline emscripten::val error_object(const std::string& message) {
+    emscripten::val out = emscripten::val::object();
+    out.set("error", message);
+    return out;
 }
 
 // Copies t's values to the address `to` (nothing when it is 0 or t is empty).

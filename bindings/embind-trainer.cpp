@@ -98,7 +98,7 @@ public:
     }
     val losses() const {
         const auto& l = t_.losses();
-        return val::global("Float32Array").new_(emscripten::typed_memory_view(l.size(), l.data()));
+        return float_copy(l);
     }
     int examples() const { return static_cast<int>(t_.examples()); }
     bool cross() const { return t_.cross(); }
@@ -110,10 +110,7 @@ public:
         Status st = t_.evaluate(trainer_data(X, tokens, static_cast<int>(t_.options().d_in), lengths, sentences, targets, KX,
                                              key_tokens, key_lengths),
                                 ev);
-        if (!st) {
-            out.set("error", st.message());
-            return out;
-        }
+        if (!st) return error_object(st.message());
         out.set("loss", ev.loss);
         out.set("hits", static_cast<double>(ev.hits));
         out.set("count", static_cast<double>(ev.count));
@@ -138,17 +135,14 @@ public:
         const auto* e = reinterpret_cast<const std::uint32_t*>(examples);
         HeadTrainer::Gradients g;
         Status st = t_.gradients(std::vector<std::uint32_t>(e, e + count), g);
-        if (!st) {
-            out.set("error", st.message());
-            return out;
-        }
+        if (!st) return error_object(st.message());
         std::vector<float> all(g.grads);
         for (const Tensor* t : {&g.F, &g.Q, &g.K, &g.dQ, &g.dK, &g.G, &g.V, &g.dV, &g.dO}) all.insert(all.end(), t->values.begin(), t->values.end());
         out.set("loss", g.loss);
         out.set("count", static_cast<double>(g.count));
         out.set("rows", static_cast<double>(g.F.rows));
         out.set("keyRows", static_cast<double>(g.K.rows));
-        out.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(all.size(), all.data())));
+        out.set("data", float_copy(all));
         return out;
     }
 
