@@ -118,7 +118,18 @@ std::string softmax(std::uintptr_t S, int rows, int cols, double temperature, Ma
     return masked_softmax(ConstMatrix(fptr(S), r, c), o, Matrix(mfptr(A), r, c)).message();
 }
 
-// The options of attention() and attentionOutput(), as JS hands them over.
+// Q [nq, d], K [nk, dk] and V [nk, dv] of attention(), attentionOutput() and attentionBackward(),
+// from their addresses and shapes.
+struct Inputs {
+    ConstMatrix Q, K, V;
+};
+Inputs inputs(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv) {
+    const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk);
+    return {ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)), ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)),
+            ConstMatrix(fptr(V), unk, static_cast<std::size_t>(dv))};
+}
+
+// The options of attention(), attentionOutput() and attentionBackward(), as JS hands them over.
 AttentionOptions attention_options(Score score, Variant variant, const ScoreParams& params, double temperature,
                                    Mask mask, std::uintptr_t padding, int query_offset) {
     AttentionOptions o;
@@ -132,19 +143,28 @@ AttentionOptions attention_options(Score score, Variant variant, const ScorePara
     return o;
 }
 
-// stats: 3*nq floats (entropy, max weight, argmax as float) written to `stats`.
-std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
-                         Score score, Variant variant, const ScoreParams& params, double temperature, Mask mask,
-                         std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
-                         std::uintptr_t stats, int query_offset) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, query_offset);
-    const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
+// The same from the numbers the plain exports take (enums as their integer values, ScoreParams as
+// its fields): "" or the message of an unknown enum index.
+std::string attention_options_from(int score, int variant, double p, double eps, std::uintptr_t W, std::uintptr_t W1,
+                                   std::uintptr_t W2, std::uintptr_t v, int hidden, std::uintptr_t Wa, int max_keys,
+                                   double temperature, int mask, std::uintptr_t padding, int query_offset, AttentionOptions& o) {
+    Score s;
+    Variant var;
+    Mask m;
+    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return err;
+    o = attention_options(s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), temperature, m, padding, query_offset);
+    return "";
+}
+
+// S, A [nq, nk], O [nq, dv] and stats (3*nq floats: entropy, max weight, argmax as float), each
+// written where its address is nonzero.
+std::string js_attention(const Inputs& in, const AttentionOptions& o, std::uintptr_t S, std::uintptr_t A, std::uintptr_t O,
+                         std::uintptr_t stats) {
+    const std::size_t unq = in.Q.rows, unk = in.K.rows, udv = in.V.cols;
     // A null pointer (0 from JS) = not asked for: attention() then neither computes nor writes it.
     std::vector<RowStats> rs(stats ? unq : 0);
-    Status st = attnscope::attention(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
-                                     ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)),
-                                     ConstMatrix(fptr(V), unk, udv), o, Matrix(mfptr(S), unq, unk),
-                                     Matrix(mfptr(A), unq, unk), Matrix(mfptr(O), unq, udv), stats ? rs.data() : nullptr);
+    Status st = attnscope::attention(in.Q, in.K, in.V, o, Matrix(mfptr(S), unq, unk), Matrix(mfptr(A), unq, unk),
+                                     Matrix(mfptr(O), unq, udv), stats ? rs.data() : nullptr);
     if (!st) return st.message();
     if (!stats) return "";
     float* out = mfptr(stats);
@@ -157,15 +177,8 @@ std::string js_attention(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, i
 }
 
 // O [nq, dv] only, through the fused kernel (attention_output): no nq x nk matrix is allocated.
-std::string js_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk,
-                                int dv, Score score, Variant variant, const ScoreParams& params, double temperature,
-                                Mask mask, std::uintptr_t padding, std::uintptr_t O, int query_offset) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, query_offset);
-    const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
-    return attention_output(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
-                            ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,
-                            Matrix(mfptr(O), unq, udv))
-        .message();
+std::string js_attention_output(const Inputs& in, const AttentionOptions& o, std::uintptr_t O) {
+    return attention_output(in.Q, in.K, in.V, o, Matrix(mfptr(O), in.Q.rows, in.V.cols)).message();
 }
 
 // ---- gradients (attnscope/backward.hpp) -----------------------------------------------------------
@@ -197,12 +210,10 @@ std::string js_attention_backward(std::uintptr_t Q, std::uintptr_t K, std::uintp
                                   Mask mask, std::uintptr_t padding, std::uintptr_t dO, std::uintptr_t dQ,
                                   std::uintptr_t dK, std::uintptr_t dV, std::uintptr_t dW, std::uintptr_t dW1,
                                   std::uintptr_t dW2, std::uintptr_t dv_, std::uintptr_t dWa) {
-    const AttentionOptions o = attention_options(score, variant, params, temperature, mask, padding, 0);
-    const auto unq = static_cast<std::size_t>(nq), unk = static_cast<std::size_t>(nk), udv = static_cast<std::size_t>(dv);
+    const Inputs in = inputs(Q, K, V, nq, nk, d, dk, dv);
     AttentionGrads g;
-    Status st = attention_backward(ConstMatrix(fptr(Q), unq, static_cast<std::size_t>(d)),
-                                   ConstMatrix(fptr(K), unk, static_cast<std::size_t>(dk)), ConstMatrix(fptr(V), unk, udv), o,
-                                   ConstMatrix(fptr(dO), unq, udv), g);
+    Status st = attention_backward(in.Q, in.K, in.V, attention_options(score, variant, params, temperature, mask, padding, 0),
+                                   ConstMatrix(fptr(dO), in.Q.rows, in.V.cols), g);
     if (!st) return st.message();
     copy_out(g.dQ, dQ);
     copy_out(g.dK, dK);
@@ -246,6 +257,9 @@ std::intptr_t checked_first(int score, int nq, int nk, int d, int dk, int dv, in
 // went there. The checks and the computations of scores(), attention() and attentionOutput() are
 // also plain wasm exports: numbers in (enums as their integer values, ScoreParams as its fields),
 // and 0 or the address of a NUL-terminated message out, which the JS layer decodes and frees.
+// Their arguments stay flat, about thirty of them for attention(): a struct would have to be written
+// into the heap by the JS layer (bindings/scope-class.mjs) in a layout kept by hand on both sides of
+// the boundary. They become one AttentionOptions as soon as they arrive (attention_options_from).
 
 extern "C" {
 
@@ -276,12 +290,12 @@ EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention(std::uintptr_t Q, std::ui
                                                        std::uintptr_t O, std::uintptr_t stats, int query_offset, int cost,
                                                        std::uintptr_t finite, int finite_count) {
     if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
-    Score s;
-    Variant var;
-    Mask m;
-    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_code(err);
-    return message_code(js_attention(Q, K, V, nq, nk, d, dk, dv, s, var, params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys),
-                                     temperature, m, padding, S, A, O, stats, query_offset));
+    AttentionOptions o;
+    if (std::string err = attention_options_from(score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature, mask,
+                                                 padding, query_offset, o);
+        !err.empty())
+        return message_code(err);
+    return message_code(js_attention(inputs(Q, K, V, nq, nk, d, dk, dv), o, S, A, O, stats));
 }
 
 EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq,
@@ -292,13 +306,12 @@ EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention_output(std::uintptr_t Q, 
                                                               std::uintptr_t padding, std::uintptr_t O, int query_offset,
                                                               int cost, std::uintptr_t finite, int finite_count) {
     if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
-    Score s;
-    Variant var;
-    Mask m;
-    if (std::string err = enums_from(score, variant, mask, s, var, m); !err.empty()) return message_code(err);
-    return message_code(js_attention_output(Q, K, V, nq, nk, d, dk, dv, s, var,
-                                            params_from(p, eps, W, W1, W2, v, hidden, Wa, max_keys), temperature, m, padding,
-                                            O, query_offset));
+    AttentionOptions o;
+    if (std::string err = attention_options_from(score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature, mask,
+                                                 padding, query_offset, o);
+        !err.empty())
+        return message_code(err);
+    return message_code(js_attention_output(inputs(Q, K, V, nq, nk, d, dk, dv), o, O));
 }
 
 }  // extern "C"
