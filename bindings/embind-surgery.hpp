@@ -1,4 +1,4 @@
-// How the Embind glue reads a call's surgery, shared by embind.cpp (USE-Lite's ModelState) and
+// How the Embind glue reads a call's surgery, shared by embind-model.cpp (USE-Lite's ModelState) and
 // embind-transformer.cpp (TransformerState): the JS layer (bindings/scope-surgery.mjs) has checked the
 // options and passes them as strings, `scores` "" (the model's own) or one registry name per head,
 // comma separated, layer-major, and `ablate` "" or one '0' / '1' per head.

@@ -3,7 +3,7 @@
 // (_malloc/_free) and hands copies to its callers. Arrays cross as addresses into the wasm heap;
 // results come back as copies (new Float32Array of a memory view). Failure is an error message (empty
 // string, or an object with `error`), never a throw: the core never throws, so the instance survives.
-// Kept apart from embind.cpp, which binds the scope's other state (issue #37: split it by what it binds).
+// How the glue is laid out: embind-registry.cpp.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -18,33 +18,18 @@
 #include "attnscope/registry.hpp"
 #include "attnscope/transformer.hpp"
 #include "attnscope/variant.hpp"
+#include "embind-shared.hpp"
 #include "embind-surgery.hpp"
 
 using namespace attnscope;
 using emscripten::val;
+using attnscope::glue::error_object;
+using attnscope::glue::float_copy;
+using attnscope::glue::json_string;
 using attnscope::glue::parse_scores;
 using attnscope::glue::parse_surgery;
 
 namespace {
-
-std::string json_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out;
-}
-
-val error_object(const std::string& message) {
-    val out = val::object();
-    out.set("error", message);
-    return out;
-}
-
-val float_copy(const std::vector<float>& v) {
-    return val::global("Float32Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
-}
 
 class TransformerState {
 public:
@@ -82,7 +67,9 @@ public:
         for (std::size_t i = 0; i < model_.tensors().size(); ++i) {
             const TensorInfo& t = model_.tensors()[i];
             if (i) out += ',';
-            out += "{\"name\":\"" + json_escape(t.name) + "\",\"shape\":[";
+            out += "{\"name\":";
+            json_string(out, t.name);
+            out += ",\"shape\":[";
             for (std::size_t k = 0; k < t.shape.size(); ++k) out += (k ? "," : "") + std::to_string(t.shape[k]);
             out += "],\"offset\":" + std::to_string(t.offset) + ",\"size\":" + std::to_string(t.size) + "}";
         }
@@ -279,18 +266,9 @@ public:
     val evaluate(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) const {
         val out = val::object();
         ModelEval e;
-        if (!model_) {
-            out.set("error", "trainer: not initialised");
-            return out;
-        }
-        if (std::string err = data_cost(rows, cols, target_cols); !err.empty()) {
-            out.set("error", "data: " + err);
-            return out;
-        }
-        if (Status st = t_.evaluate(token_data(*model_, ids, targets, rows, cols, target_cols), e); !st) {
-            out.set("error", st.message());
-            return out;
-        }
+        if (!model_) return error_object("trainer: not initialised");
+        if (std::string err = data_cost(rows, cols, target_cols); !err.empty()) return error_object("data: " + err);
+        if (Status st = t_.evaluate(token_data(*model_, ids, targets, rows, cols, target_cols), e); !st) return error_object(st.message());
         out.set("loss", e.loss);
         out.set("hits", static_cast<double>(e.hits));
         out.set("count", static_cast<double>(e.count));

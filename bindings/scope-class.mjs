@@ -369,7 +369,7 @@ class Scope {
     if (at[AT.V] >> 2 !== kEnd) heap32.fill(0, kEnd, at[AT.V] >> 2);
     return (at[AT.V] >> 2) + typedLength(V) - (at[AT.Q] >> 2);
   }
-  // The error of an export's refusal r (embind.cpp, checked_first): a message, or the index of a
+  // The error of an export's refusal r (embind-attention.cpp, checked_first): a message, or the index of a
   // non-finite element in the span of Q, K and V, named by its array (as _checkFinite names it).
   _attentionRefusal(r, Q, K, V, at) {
     if (r > 0) return coreError(exportMessage(this._m, r));

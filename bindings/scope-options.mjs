@@ -39,7 +39,7 @@ function enumsOf(module, registry) {
   })));
   const score = pick(module.Score, registry.scores), mask = pick(module.Mask, registry.masks);
   const variant = pick(module.Variant, registry.variants);
-  // The same values as integers, for the plain exports of the hot calls (embind.cpp, "plain exports").
+  // The same values as integers, for the plain exports of the hot calls (embind-attention.cpp, embind-scope.cpp).
   const ints = (e) => Object.freeze(Object.fromEntries(Object.entries(e).map(([n, v]) => [n, v.value])));
   const projection = pick(module.Projection, registry.projections);
   return {
@@ -49,7 +49,7 @@ function enumsOf(module, registry) {
 }
 // The message a plain export returned: 0 = none, else the address of a NUL-terminated UTF-8 string
 // that the core malloc'ed for us (freed here; a static fallback message lies outside the heap's
-// allocations and is not freed: embind.cpp, message_or_null).
+// allocations and is not freed: embind-shared.hpp, message_or_null).
 const utf8 = new TextDecoder();
 const STATIC_MESSAGE = 'memory: the heap could not grow for an error message';
 function exportMessage(module, ptr) {

@@ -102,7 +102,7 @@ export class TextCalls {
       maxTokens, experimentalScaledOutput, Wq: ptrs.Wq, Wk: ptrs.Wk, Wv: ptrs.Wv, Wo: ptrs.Wo, dHead, dValue, dOut, headBegin, headEnd,
     });
     // The same options as the plain export attnscope_attend's arguments after the addresses of the
-    // texts (bindings/embind.cpp): everything but the matrices' addresses and the heads' range.
+    // texts (bindings/embind-scope.cpp): everything but the matrices' addresses and the heads' range.
     const i = e.ints;
     const plain = [i.score[score], i.variant[variant], idw.p, idw.eps, weights.hidden, weights.maxKeys, temperature, heads,
       i.projection[projection], seed, positional ? 1 : 0, i.mask[mask], maxTokens, experimentalScaledOutput ? 1 : 0, dHead, dValue, dOut];
@@ -208,7 +208,7 @@ export class TextCalls {
 
 const utf8Encoder = new TextEncoder(), utf8Decoder = new TextDecoder();
 
-// The block attnscope_attend leaves in the heap (layout in bindings/embind.cpp, attend_block), read
+// The block attnscope_attend leaves in the heap (layout in bindings/embind-scope.cpp, attend_block), read
 // and freed: { data: a Float32Array copy of its floats, tokens: { query, keys } (Token objects) }.
 // The strings of every token are decoded in one call and sliced; a table whose decoded length is not
 // the one the core counted (bytes that are not UTF-8) is decoded string by string instead.
@@ -240,7 +240,7 @@ function readAttendBlock(m, slotAddress) {
   }
 }
 
-// The pool's shares (place given): the result of ScopeState::attendKept (bindings/embind.cpp).
+// The pool's shares (place given): the result of ScopeState::attendKept (bindings/embind-scope.cpp).
 // withTokens: true (the tokens' fields), 'json' (their JSON unparsed, as tokensJson) or false.
 function unpackAttend(res, d, score, temperature, variant, timeMs, big = null, withTokens = true) {
   const full = withTokens && withTokens !== 'json';
@@ -253,7 +253,7 @@ function unpackAttend(res, d, score, temperature, variant, timeMs, big = null, w
 }
 const TOKEN_KEYS = ['queryTokens', 'keyTokens', 'queryTokenInfo', 'keyTokenInfo'];
 
-// Splits the floats attend() hands back (layout in bindings/embind.cpp: attend_block, the same as
+// Splits the floats attend() hands back (layout in bindings/embind-scope.cpp: attend_block, the same as
 // ScopeState::attend_packed's) into the result's arrays: views of that one copy, no second copy.
 // tokens: { query, keys } (Token objects) or null. big: { scores, weights } held elsewhere (data
 // then lacks them: the small parts only, in the same order).
@@ -278,7 +278,7 @@ function attendResult(data, tokens, d, score, temperature, variant, timeMs, big 
   };
 }
 
-/** attend()'s token fields from the tokens' JSON (layout in bindings/embind.cpp, ScopeState::attend_packed). */
+/** attend()'s token fields from the tokens' JSON (layout in bindings/embind-scope.cpp, ScopeState::attend_packed). */
 export function tokenFields(json) {
   const tokens = JSON.parse(json);
   return { queryTokens: tokens.query.map((t) => t.text), keyTokens: tokens.keys.map((t) => t.text), queryTokenInfo: tokens.query, keyTokenInfo: tokens.keys };

@@ -1,0 +1,118 @@
+// What the files of the Embind glue share (bindings/embind-*.cpp; docs/architecture.md, item 2):
+// heap addresses as pointers, JSON strings, the copies and error objects handed to JS, copies out to
+// the heap, and the plain exports' reading of the registry's enums and ScoreParams from the numbers
+// JS passes. One definition each, inline: the hot calls' plain exports use some of them on every call.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnscope/registry.hpp"
+#include "attnscope/score.hpp"
+#include "attnscope/tensor.hpp"
+#include "attnscope/variant.hpp"
+
+namespace attnscope::glue {
+
+inline const float* fptr(std::uintptr_t p) { return reinterpret_cast<const float*>(p); }
+inline float* mfptr(std::uintptr_t p) { return reinterpret_cast<float*>(p); }
+
+// Pointer fields of the option structs, read from and written as wasm addresses.
+template <class T, const float* T::*M>
+std::uintptr_t get_address(const T& o) { return reinterpret_cast<std::uintptr_t>(o.*M); }
+template <class T, const float* T::*M>
+void set_address(T& o, std::uintptr_t a) { o.*M = fptr(a); }
+
+inline void json_string(std::string& out, std::string_view s) {
+    out += '"';
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += static_cast<char>(c);  // UTF-8 bytes pass through: JSON is UTF-8
+                }
+        }
+    }
+    out += '"';
+}
+
+// A Float32Array holding a copy of n floats (new Float32Array(view) copies them into JS memory, so
+// the floats may be freed once it returns).
+inline emscripten::val float_copy(const float* p, std::size_t n) {
+    return emscripten::val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));
+}
+inline emscripten::val float_copy(const std::vector<float>& v) { return float_copy(v.data(), v.size()); }
+
+// {error: message}, the failed form of every call that returns an object.
+inline emscripten::val error_object(const std::string& message) {
+    emscripten::val out = emscripten::val::object();
+    out.set("error", message);
+    return out;
+}
+
+// Copies t's values to the address `to` (nothing when it is 0 or t is empty).
+inline void copy_out(const Tensor& t, std::uintptr_t to) {
+    if (to && !t.values.empty()) std::memcpy(mfptr(to), t.values.data(), t.values.size() * sizeof(float));
+}
+
+// ---- the plain exports' arguments (embind-attention.cpp, embind-scope.cpp) -------------------------
+// A message is handed over in a malloc'ed copy that the JS layer frees after decoding it (nothing
+// stays allocated between calls; malloc failing gives the generic message below, never an abort).
+inline const char* message_or_null(const std::string& m) {
+    if (m.empty()) return nullptr;
+    char* out = static_cast<char*>(std::malloc(m.size() + 1));
+    if (!out) return "memory: the heap could not grow for an error message";
+    std::memcpy(out, m.c_str(), m.size() + 1);
+    return out;
+}
+
+#define ATTNSCOPE_COUNT_ROW(...) +1
+constexpr int kScoreCount = 0 ATTNSCOPE_SCORES(ATTNSCOPE_COUNT_ROW);
+constexpr int kMaskCount = 0 ATTNSCOPE_MASKS(ATTNSCOPE_COUNT_ROW);
+constexpr int kVariantCount = 1 ATTNSCOPE_ALL_KERNEL_VARIANTS(ATTNSCOPE_COUNT_ROW);
+constexpr int kProjectionCount = 0 ATTNSCOPE_PROJECTIONS(ATTNSCOPE_COUNT_ROW);
+#undef ATTNSCOPE_COUNT_ROW
+
+// The enums and ScoreParams from the integers and fields JS passes; "" or the message.
+inline std::string enums_from(int score, int variant, int mask, Score& s, Variant& v, Mask& m) {
+    if (score < 0 || score >= kScoreCount) return "score: unknown score index " + std::to_string(score);
+    if (variant < 0 || variant >= kVariantCount) return "variant: unknown variant index " + std::to_string(variant);
+    if (mask < 0 || mask >= kMaskCount) return "mask: unknown mask index " + std::to_string(mask);
+    s = static_cast<Score>(score);
+    v = static_cast<Variant>(variant);
+    m = static_cast<Mask>(mask);
+    return "";
+}
+inline ScoreParams params_from(double p, double eps, std::uintptr_t W, std::uintptr_t W1, std::uintptr_t W2, std::uintptr_t v,
+                               int hidden, std::uintptr_t Wa, int max_keys) {
+    ScoreParams sp;
+    sp.p = static_cast<float>(p);
+    sp.eps = static_cast<float>(eps);
+    sp.W = fptr(W);
+    sp.W1 = fptr(W1);
+    sp.W2 = fptr(W2);
+    sp.v = fptr(v);
+    sp.hidden = static_cast<std::size_t>(hidden < 0 ? 0 : hidden);
+    sp.Wa = fptr(Wa);
+    sp.max_keys = static_cast<std::size_t>(max_keys < 0 ? 0 : max_keys);
+    return sp;
+}
+
+}  // namespace attnscope::glue
