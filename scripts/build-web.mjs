@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { buildCorpus } from './build-corpus.mjs';
 import { writeServiceWorker } from './offline-manifest.mjs';
+import { buildFirstVocabulary } from './build-first-vocab.mjs';
+import { PRESETS } from '../web/pages/demo/presets.js';
 import { PAGES, SHARED_DIR, navHTML, roomFile } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
@@ -131,7 +133,9 @@ for (const css of STYLES) {
     logLevel: 'warning',
   });
 }
-for (const f of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin']) copyFileSync(join(dist, f), join(out, f));
+for (const f of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-scalar.wasm', 'glove-50k.bin', 'glove.LICENSE']) copyFileSync(join(dist, f), join(out, f));
+// The demo's first vocabulary: the 10,000 words and its examples' rarer words, copied from glove-50k.bin.
+const firstVocab = await buildFirstVocabulary({ dist, out: join(out, 'glove-first.bin'), sentences: PRESETS.flatMap((p) => [p.q, p.k]) });
 // The trained model (the demo's "trained model" choice, the model page's example): fetched by the
 // pages only when asked for, with its licence and attribution beside it.
 for (const f of ['use-lite.bin', 'use-lite.LICENSE']) {
@@ -158,6 +162,7 @@ const rows = readdirSync(out).filter((f) => !f.endsWith('.map')).sort().map((f) 
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 console.log('dist/web:');
 for (const [f, size, gz] of rows) console.log(`  ${f.padEnd(24)} ${kb(size).padStart(11)}   gzip ${kb(gz).padStart(10)}`);
+console.log(`  glove-first.bin: ${firstVocab.words.toLocaleString('en')} words, the examples' ${firstVocab.added.join(', ')} after the 10,000`);
 console.log(`  formulas typeset: ${Object.keys(rendered).length} of ${latexList.length}`);
 console.log(`  saved for offline use by sw.js (cache version ${offline.version}) on the first visit of any page: ${offline.site.join(', ')}`);
 const site = new Set(offline.site);

@@ -28,7 +28,8 @@ export function offlineFiles(dir) {
 /**
  * The files a page of dir needs offline: the page, the scripts and styles its HTML links, every file
  * of dir a script names in a string, bare or as './name' (its workers, the pool's worker, the wasm, the model page's example), followed
- * through the scripts it finds, and each script's .LEGAL.txt; the vocabulary only when `vocabulary`
+ * through the scripts it finds, and each script's .LEGAL.txt; the vocabulary only when `vocabulary` (true: every
+ * vocabulary file; a list of names: those)
  * (the module's code names it whether the page loads it or not).
  */
 export function pageFiles(dir, page, { vocabulary = false } = {}) {
@@ -48,7 +49,11 @@ export function pageFiles(dir, page, { vocabulary = false } = {}) {
     }
     if (all.has(`${f}.LEGAL.txt`)) out.add(`${f}.LEGAL.txt`);
   }
-  if (vocabulary) for (const f of all) if (VOCABULARY.test(f)) out.add(f);
+  // true: every vocabulary file; a list: those (a page's `vocabulary` in scripts/pages.mjs).
+  if (vocabulary) {
+    for (const f of all) if (VOCABULARY.test(f) && (vocabulary === true || vocabulary.includes(f))) out.add(f);
+    if (all.has('glove.LICENSE')) out.add('glove.LICENSE');   // the vocabulary's licence goes with it
+  }
   return [...out].sort();
 }
 
@@ -69,7 +74,8 @@ export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
   const all = offlineFiles(dir);
   for (const { html } of PAGES) {
     if (!all.includes(html)) throw new Error(`offline-manifest: ${dir} has no ${html} (scripts/pages.mjs)`);
-    pages[html] = pageFiles(dir, html, { vocabulary: vocabularyPages.includes(html) });
+    const own = PAGES.find((p) => p.html === html).vocabulary;
+    pages[html] = pageFiles(dir, html, { vocabulary: vocabularyPages.includes(html) && (Array.isArray(own) ? own : true) });
   }
   return pages;
 }

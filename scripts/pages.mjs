@@ -2,16 +2,17 @@
 // HTML, its script, its module worker and its style sheet when it has them, and the modules only it
 // uses; what several pages use is in web/shared/ (tests/js/layers.test.mjs keeps the imports pointing
 // one way). An entry names the page's folder (room), its files in that folder (html is also its
-// address: every file is built to the top of dist/web/ under its own name), its name in the nav, whether
-// it loads the vocabulary, and `ready`: a selector that shows the page has loaded and drawn (default
+// address: every file is built to the top of dist/web/ under its own name), its name in the nav, the
+// vocabulary files it loads (`vocabulary`), and `ready`: a selector that shows the page has loaded and drawn (default
 // body.ready), for the tests that open every page.
 // scripts/build-web.mjs bundles and writes the pages and generates each one's nav ({{nav}}) from this
 // list; scripts/offline-manifest.mjs saves every page's code on the first visit of any of them, and the
 // vocabulary when a page that loads it is visited; the tests that visit or count every page read it
 // (tests/e2e/axe, offline, tests/js/builds). A new page is its folder and one entry here.
 export const PAGES = [
-  { room: 'demo', html: 'index.html', script: 'demo.js', worker: 'demo-worker.js', nav: 'Demo', vocabulary: true },
-  { room: 'lab', html: 'lab.html', script: 'lab.js', worker: 'lab-worker.js', nav: 'Lab: train a head', vocabulary: true,
+  { room: 'demo', html: 'index.html', script: 'demo.js', worker: 'demo-worker.js', nav: 'Demo',
+    vocabulary: ['glove-first.bin', 'glove-50k.bin'] },   // the first plots from the 10,000 words (and the examples'), then the 50,000
+  { room: 'lab', html: 'lab.html', script: 'lab.js', worker: 'lab-worker.js', nav: 'Lab: train a head', vocabulary: ['glove-50k.bin'],
     ready: '#status[data-ready="true"]' },
   { room: 'lab-prototypes', html: 'lab-prototypes.html', script: 'lab-prototypes.js', worker: 'lab-prototypes-worker.js',
     style: 'lab-prototypes.css', nav: 'Lab, part 3: keys as prototypes' },

@@ -12,12 +12,15 @@ import { LONG_MS } from './scale.js';
 export class ComputeClient extends EventTarget {
   /**
    * @param {URL|string} url  the worker script
-   * @param {{ onLoadProgress?: (loaded: number, total: number) => void, longMs?: number }} [opts]
+   * @param {{ onLoadProgress?: (loaded: number, total: number) => void, onVocabulary?: (loaded: number, total: number, info: object|null, error?: string) => void, longMs?: number }} [opts]
+   *   onVocabulary: the worker's full vocabulary as it downloads in the background after the first one
+   *   (info: its size and dimension once the computations use it; error: why it could not be loaded).
    */
-  constructor(url, { onLoadProgress, longMs = LONG_MS } = {}) {
+  constructor(url, { onLoadProgress, onVocabulary, longMs = LONG_MS } = {}) {
     super();
     this.url = url;
     this.onLoadProgress = onLoadProgress;
+    this.onVocabulary = onVocabulary;
     this.longMs = longMs;
     this.gen = 0;          // the generation of the newest request
     this.running = null;   // { gen, st, opts, resolve, start }
@@ -38,7 +41,9 @@ export class ComputeClient extends EventTarget {
         this.dispatchEvent(new CustomEvent('progress', { detail: { gen, fraction, text } }));
       }
     });
-    this.ready = this.api.init(load ? Comlink.proxy((a, b) => load(a, b)) : null, progress);
+    const full = this.onVocabulary;
+    this.ready = this.api.init(load ? Comlink.proxy((a, b) => load(a, b)) : null, progress,
+      full ? Comlink.proxy((a, b, info, error) => full(a, b, info, error)) : null);
     this.ready.then(() => { this.spawnMs = performance.now() - t0; }, () => {});   // errors: reported by the first request
   }
 

@@ -16,6 +16,7 @@ import { SMALL_TOKENS, HEAD_IMAGES_FROM, POOL_FROM, POOL_MAX_WORKERS } from '../
 import { modelViews } from '../../shared/compute/use-lite.js';
 
 let scope = null;
+let fullVocabulary = false;   // whether `scope` holds the 50,000-word vocabulary yet (init)
 const nearestCache = new Map();
 // The last main computation, kept here (the page gets copies): a state that changes only what is
 // drawn (the open cell, the head, the idw exponent) reuses it instead of recomputing 2,000 × 2,000.
@@ -35,7 +36,8 @@ let poolStarting = null;
 let pooledCall = null;       // { gen, controller } of the pooled call running now
 const cores = () => (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
 /** Whether the main call of plan p (state st) is long enough, with heads enough, for the pool. */
-const usePool = (p, st) => cores() >= 2 && st.heads >= 2 && st.heads * p.nq * p.nk >= POOL_FROM;
+// (Only with the full vocabulary: the pool's workers load that one, and a pooled call gives one scope's numbers.)
+const usePool = (p, st) => fullVocabulary && cores() >= 2 && st.heads >= 2 && st.heads * p.nq * p.nk >= POOL_FROM;
 function startPool() {
   poolStarting ??= createAttnPool({
     workers: Math.max(2, Math.min(POOL_MAX_WORKERS, cores())),
@@ -80,10 +82,11 @@ async function pooledAttend(options, gen, progress) {
   }
 }
 
-/** The fields of a state that change the main attention result. */
-export function mainKey(st, limit) {
+/** The fields of a state that change the main attention result, and the vocabulary's size (the first
+ * plots come from the 10,000 words, the same state again from the 50,000). */
+export function mainKey(st, limit, words) {
   const { q, k, score, t, heads, proj, seed, pos, mask, variant } = st;
-  return JSON.stringify([q, k, score, t, heads, proj, seed, pos, mask, variant, limit]);
+  return JSON.stringify([q, k, score, t, heads, proj, seed, pos, mask, variant, limit, words]);
 }
 
 /** What the page draws from the main result (the heatmap, the line view, the selection, the heads, the
@@ -142,16 +145,37 @@ function loadModel(progress) {
 
 const api = {
   /** Loads the module and the vocabulary; onProgress(loaded, total) as the vocabulary downloads. */
-  async init(onProgress, computeProgress) {
+  /**
+   * Loads the module and the first vocabulary (1.1 MB: the 10,000 most frequent words and the examples'
+   * rarer ones; the first plots come from it);
+   * onProgress(loaded, total) as it downloads. Then the 50,000-word one (5.6 MB) downloads in the
+   * background, onFull(loaded, total, null) as it does; once it is in, every computation after uses it
+   * and onFull(total, total, info) says so (onFull(0, 0, null, message) if it could not be loaded: the
+   * small one stays). The two files hold the same vectors for the words they share.
+   */
+  async init(onProgress, computeProgress, onFull) {
     reportProgress = computeProgress;
     const t0 = performance.now();
+    const locateFile = (path) => new URL(path, import.meta.url).href;
     scope = await createAttnScope({
       preload: true,
-      locateFile: (path) => new URL(path, import.meta.url).href,
+      // The 10,000 most frequent words and the rarer words of the examples (scripts/build-first-vocab.mjs).
+      vocabulary: locateFile('glove-first.bin'),
+      locateFile,
       onProgress: onProgress ? (loaded, total) => { onProgress(loaded, total); } : undefined,
     });
+    fullVocabulary = false;
     // Tier the kernels up now (V8 runs new wasm in a baseline tier at first), off the page's thread.
     scope.attend({ query: 'warm up the kernels', maxTokens: 8 });
+    const small = scope;
+    small.newScope({ vocabulary: 'default', preload: true, onProgress: onFull ? (loaded, total) => { onFull(loaded, total, null); } : undefined })
+      .then((full) => {
+        scope = full;
+        fullVocabulary = true;
+        nearestCache.clear();   // the nearest words of the 10,000
+        // Not disposed: a model loaded on it, or a computation between two of its steps, may still hold it.
+        if (onFull) onFull(1, 1, { ...full.vocabulary });
+      }, (e) => { if (onFull) onFull(0, 0, null, e.message); });
     return {
       scoreFunctions: scope.scoreFunctions.map((s) => ({ ...s })),
       variants: { ...scope.variants, available: [...scope.variants.available] },
@@ -204,7 +228,7 @@ const api = {
     const laps = {};
     let tl = t0;
     const lap = (name) => { const n = performance.now(); laps[name] = n - tl; tl = n; };
-    const key = mainKey(st, limit);
+    const key = mainKey(st, limit, scope.vocabulary.size);
     let c;
     if (lastMain && lastMain.key === key) c = lastMain.c;
     else {

@@ -39,6 +39,7 @@ const ui = {
 
 let client = null;                 // the compute worker's client (web/shared/compute-client.js)
 let ready = false;
+let vocabularyFailed = false;   // the 50,000 words could not be loaded: the first vocabulary stays
 let scopeInfo = null;              // what the worker's module says about itself (score functions, variants, vocabulary)
 let state = defaultState();
 let scoreInfo = new Map();         // name → ScoreInfo, from the module
@@ -331,6 +332,12 @@ function render(c) {
   if (c.k) tokenChips(ui.keyTokens, r.keyTokenInfo, c.k.total, 'cols', x.cols); else clearChips(ui.keyTokens);
   // The "word?" legend, when a word is out of the vocabulary.
   ui.oovHint.hidden = !r.queryTokenInfo.some((t) => t.oov) && !(c.k && r.keyTokenInfo.some((t) => t.oov));
+  // The vocabulary that drew them: the first one (10,000 words and the examples') until the 50,000 are in.
+  if (!ui.oovHint.hidden && scopeInfo) {
+    const size = scopeInfo.vocabulary.size;
+    $('oov-vocab').textContent = `${size.toLocaleString('en')}-word`;
+    $('oov-loading').textContent = size < 50000 && !vocabularyFailed ? ' loaded so far (the 50,000 words are on their way)' : '';
+  }
   const ran = `ran: ${r.variant === 'simd' ? 'SIMD' : 'scalar'} kernels`;
   if (ui.ranVariant.textContent !== ran) ui.ranVariant.textContent = ran;
 }
@@ -618,12 +625,36 @@ async function start() {
   ui.keys.maxLength = MAX_TEXT;
   ui.progress.removeAttribute('value');
   const t0 = performance.now();
+  // The worker draws the first plots with the first vocabulary (the 10,000 most frequent words and the
+  // examples') and loads the 50,000 words behind
+  // them (demo-worker.js init); `full` settles when they are in (or could not be loaded: null).
+  let fullLoaded = null;
+  let shownTenth = -1;
+  const full = new Promise((resolve) => { fullLoaded = resolve; });
   try {
     client = new ComputeClient(new URL('demo-worker.js', import.meta.url), {
       onLoadProgress: (loaded, total) => {
         if (ready) return;
         if (total > 0) { ui.progress.max = total; ui.progress.value = loaded; }
         ui.loadText.textContent = `Loading the vocabulary… ${(loaded / 1e6).toFixed(1)}${total > 0 ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+      },
+      onVocabulary: (loaded, total, info, error) => {
+        if (error) {
+          vocabularyFailed = true;
+          fullLoaded(null);
+          notice(`The 50,000-word vocabulary could not be loaded (${error}); the plots use the first one, the ${scopeInfo ? scopeInfo.vocabulary.size.toLocaleString('en') : '10,000'} most frequent words and the examples'.`);
+        } else if (info) {
+          fullLoaded(info);
+          // A worker started again (after a cancelled computation) loads it again: the plots follow.
+          if (document.body.classList.contains('ready')) { scopeInfo.vocabulary = info; readyText = readyLine(); update('vocabulary'); }
+        } else if (ready && !document.body.classList.contains('ready') && total > 0) {
+          // Said in tenths, not at every chunk: the status line is read out to screen readers.
+          const tenth = Math.floor((10 * loaded) / total);
+          if (tenth === shownTenth) return;
+          shownTenth = tenth;
+          readyText = readyLine(`the full 50,000 words are loading: ${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`);
+          if (state.engine !== 'model') ui.loadText.textContent = readyText;
+        }
       },
     });
     client.addEventListener('progress', (ev) => {
@@ -653,16 +684,31 @@ async function start() {
     state.variant = 'auto';
   }
   ui.progress.hidden = true;
-  const v = scopeInfo.vocabulary;
-  readyText = `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  const readyLine = (loading) => {
+    const v = scopeInfo.vocabulary;
+    return `Ready: ${v.size.toLocaleString('en')} words × ${v.dim} dimensions${loading ? ` (${loading})` : ''}; kernels: ${scopeInfo.variants.isa}; loaded in ${Math.round(loadMs)} ms.`;
+  };
+  readyText = readyLine('the full 50,000 words are loading');
   ui.loadText.textContent = readyText;
   ready = true;
   syncControls();
   await update('load');
-  document.body.classList.add('ready');
   const first = performance.now();
   performance.measure('attnscope:first-render', { start: 0, end: first });
-  ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and vocabulary ${Math.round(loadMs)} ms, in a worker).`;
+  ui.buildInfo.textContent = `First render ${Math.round(first)} ms after navigation (module and first vocabulary ${Math.round(loadMs)} ms, in a worker).`;
+  const info = await full;
+  if (info) {
+    scopeInfo.vocabulary = info;
+    readyText = readyLine();
+    await update('vocabulary');
+    const at = performance.now();
+    performance.measure('attnscope:full-vocabulary', { start: 0, end: at });
+    ui.buildInfo.textContent += ` The 50,000 words in use ${Math.round(at)} ms after navigation.`;
+  } else {
+    readyText = readyLine();
+    if (state.engine !== 'model') ui.loadText.textContent = readyText;
+  }
+  document.body.classList.add('ready');
   writeURL(true);
   // Only now, so that saving the files for offline use does not compete with the first load.
   keepForOffline(ui.offline);

@@ -7,6 +7,9 @@
 import registry from 'virtual:registry';
 import { headFromURL, headLabel, parseHead } from '../../shared/head-label.js';
 import { HEAD_TEMPERATURES, naturalT } from '../../shared/temperature.js';
+import { PRESETS } from './presets.js';
+
+export { PRESETS };
 
 const names = (list) => list.map((x) => x.name);
 export const SCORE_NAMES = names(registry.scores);
@@ -39,15 +42,6 @@ const headOfAPI = (text) => {
   const at = parseHead(text, MODEL_LAYERS, MODEL_HEADS);
   return at && headLabel(...at) === text ? text : null;
 };
-
-export const PRESETS = [
-  { id: 'animal', label: 'The animal didn’t cross…',
-    q: 'The animal didn\'t cross the street because it was too tired.', k: '' },
-  { id: 'law', label: 'The law will never be perfect…',
-    q: 'The law will never be perfect, but its application should be just.', k: '' },
-  { id: 'paraphrase', label: 'Paraphrase pair: cat / kitten',
-    q: 'The cat sat on the mat.', k: 'A kitten rested on the rug.' },
-];
 
 export function defaultState() {
   return {
