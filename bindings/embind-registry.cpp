@@ -40,6 +40,13 @@ std::string registry_json_() { return registry_json(); }
 std::string simd_isa_name() { return simd_isa(); }
 std::string resolved_variant(Variant v) { return resolved_variant_name(v); }
 int memory_in_use() { return static_cast<int>(mallinfo().uordblks); }
+// The range a row's largest |component| must lie in for the scores' fast paths (score.hpp): { min, max }.
+emscripten::val safe_row_range() {
+    emscripten::val r = emscripten::val::object();
+    r.set("min", score_numerics::kSafeRowMin);
+    r.set("max", score_numerics::kSafeRowMax);
+    return r;
+}
 
 }  // namespace
 
@@ -77,6 +84,7 @@ EMSCRIPTEN_BINDINGS(attnscope_registry) {
 
     function("_registryJson", &registry_json_);
     function("_simdIsa", &simd_isa_name);
+    function("_safeRowRange", &safe_row_range);
     function("_resolvedVariant", &resolved_variant);
     function("_memoryInUse", &memory_in_use);
 }

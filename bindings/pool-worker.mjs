@@ -5,6 +5,7 @@
 // transfer. Messages go through comlink (bundled into dist/pool-worker.mjs).
 import * as Comlink from 'comlink';
 import { createScopeWith, optIn } from './scope.mjs';
+import { planInfo, runPlan } from './scope-plan.mjs';
 import { splitBuild } from './split-build.mjs';
 import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
 
@@ -32,16 +33,6 @@ function buffersOf(value, out = new Set()) {
   return out;
 }
 
-// A non-finite element of Q is named by its index in the share: the pool's caller gave all of Q, so
-// the message names the index there (the scope's message, with the row offset added back).
-function inCallerTerms(e, qOffset) {
-  const m = e instanceof RangeError && /^Q: element (\d+) is /.exec(e.message);
-  if (!m || !qOffset) return e;
-  const moved = new RangeError(`Q: element ${Number(m[1]) + qOffset} is ` + e.message.slice(m[0].length));
-  moved.qElement = true;
-  return moved;
-}
-
 const api = {
   /** Creates this worker's scope; files: { name: absolute URL } when the pool was given locateFile. */
   async init({ files, vocabulary, preload, assets = {} }) {
@@ -50,29 +41,17 @@ const api = {
     if (files) options.locateFile = (file) => files[file] ?? new URL(file, files['attnscope.wasm']).href;
     if (vocabulary !== undefined) options.vocabulary = vocabulary;
     scope = await createScopeWith(splitBuild, options);
-    return { registry: scope.registry, variants: scope.variants };
+    return planInfo(scope);
   },
 
   /**
-   * Runs scope[method] on this worker's share. cost: the whole call's cost-check arguments, checked
-   * here first so that a call too large for one scope is refused the same way by the pool; row0: the
-   * index in the caller's Q of this share's first row (the causal mask counts from it); qOffset: that
-   * of its first element.
+   * Runs a share of a call the pool planned (scope-plan.mjs, runPlan: { method, args, cost, row0 }),
+   * and sends its arrays back by transfer. A non-finite element of Q comes back named by its index in
+   * the caller's Q.
    */
-  run(method, args, cost, row0, qOffset) {
-    try {
-      if (cost) scope._checkCost(...cost);
-      const result = method === 'scores' ? scope.scores(...args)
-        : method === 'attention' ? scope._attention(...args, row0)
-          : method === 'attentionOutput' ? scope._attentionOutput(...args, row0)
-            : null;
-      if (!result) throw new TypeError(`pool worker: no method ${method}`);
-      return Comlink.transfer(result, [...buffersOf(result)]);
-    } catch (e) {
-      const err = inCallerTerms(e, qOffset);
-      if (err === e && e instanceof RangeError && /^Q: element \d+ is /.test(e.message)) e.qElement = true;
-      throw err;
-    }
+  run(plan) {
+    const result = runPlan(scope, plan);
+    return Comlink.transfer(result, [...buffersOf(result)]);
   },
 
   /**
@@ -81,7 +60,7 @@ const api = {
    */
   async attend(options, headBegin = 0, headEnd = 0) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const result = scope._attend(options, headBegin, headEnd);
+    const result = runPlan(scope, { method: 'attend', options, headBegin, headEnd });
     return Comlink.transfer(result, [...buffersOf(result)]);
   },
 
@@ -100,7 +79,7 @@ const api = {
     try {
       if (scope.vocabulary.size === 0) await scope.loadVocabulary();
       let joined = null;
-      const result = scope._attend(options, headBegin, headEnd, (nq, nk, count) => {
+      const result = runPlan(scope, { method: 'attend', options, headBegin, headEnd, tokens: 'json', place: (nq, nk, count) => {
         const cells = nq * nk;
         joined = new Float32Array(2 * heads * cells);
         const touch = (from, to) => { for (let i = from; i < to; i += 1024) joined[i] = 0; };   // a 4 KB page per 1,024 floats
@@ -109,7 +88,7 @@ const api = {
         touch((heads + headEnd) * cells, 2 * heads * cells);
         return { scores: joined.subarray(headBegin * cells, (headBegin + count) * cells),
           weights: joined.subarray((heads + headBegin) * cells, (heads + headBegin + count) * cells) };
-      }, 'json');
+      } });
       // The rest of the result are views of one small copy (the scores and weights are in joined).
       delete result.scores;
       delete result.weights;
@@ -133,7 +112,7 @@ const api = {
     let sent = false;
     try {
       if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-      const kept = scope._attendKeep(options, headBegin, headEnd);
+      const kept = runPlan(scope, { method: 'attendKeep', options, headBegin, headEnd });
       let result, joined;
       try {
         const message = await receive(prev);
@@ -163,7 +142,7 @@ const api = {
   /** attend()'s output from every head's output side by side (concat [nq, cols], transferred here). */
   async attendOutput(options, concat, nq, cols) {
     if (scope.vocabulary.size === 0) await scope.loadVocabulary();
-    const result = scope._attendOutput(options, concat, nq, cols);
+    const result = runPlan(scope, { method: 'attendOutput', options, concat, nq, cols });
     return Comlink.transfer(result, [result.output.buffer]);
   },
 };

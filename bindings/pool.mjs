@@ -7,9 +7,10 @@
 // SharedArrayBuffer: each worker gets its own copy of the keys and values and its rows by transfer;
 // results come back by transfer. See docs/pool.md.
 import * as Comlink from 'comlink';
-import { callValidator, checkInteger, checkOptionKeys, describeValue, optedInFiles, toAbsoluteUrl } from './scope.mjs';
+import { checkInteger, checkOptionKeys, describeValue, optedInFiles, toAbsoluteUrl } from './scope.mjs';
+import { planner } from './scope-plan.mjs';
 import { tokenFields } from './scope-text.mjs';
-import { errorTransfer, nodeEndpoint } from './pool-wire.mjs';
+import { errorTransfer, nodeEndpoint, wireRecord } from './pool-wire.mjs';
 
 Comlink.transferHandlers.set('throw', errorTransfer(Comlink.transferHandlers.get('throw')));
 
@@ -120,7 +121,7 @@ class AttnPool {
     this._queue = [];
     this._disposed = false;
     slots.forEach((slot) => this._watch(slot));
-    this._validator = callValidator(info.registry, info.variants.available);
+    this._planner = planner(info);
     /** The module's registry (scoring functions, masks, variants ...), as scope.registry. */
     this.registry = info.registry;
     /** As scope.variants: the variants the workers' instances have. */
@@ -218,7 +219,7 @@ class AttnPool {
     this._live();
     const { signal, rest } = this._signal(options);
     if (signal && signal.aborted) throw abortError(signal);
-    const plan = this._validator[method](...arrays, rest);
+    const plan = this._planner.plan(method, [...arrays, rest]);
     const [Q] = arrays;
     const { nq, d } = plan;
     const blocks = Math.ceil(nq / ROW_BLOCK);
@@ -235,7 +236,8 @@ class AttnPool {
       const rows = ArrayBuffer.isView(Q) ? Q.slice(r0 * d, count === 1 ? Q.length : r1 * d) : Q;
       const args = [rows, ...keys, count === 1 ? copied : { ...copied, nq: r1 - r0 }];
       // The share's rows are its own: transferred; K and V are cloned by postMessage.
-      jobs.push((api) => api.run(method, Comlink.transfer(args, ArrayBuffer.isView(rows) ? [rows.buffer] : []), plan.cost, r0, r0 * d));
+      const share = { method, args, cost: plan.cost, row0: r0 };
+      jobs.push((api) => api.run(Comlink.transfer(share, ArrayBuffer.isView(rows) ? [rows.buffer] : [])));
     }
     return this._submit(signal, jobs, (results) => (results.length === 1 ? results[0] : joinRows(results)));
   }
@@ -281,7 +283,7 @@ class AttnPool {
         }
         // The scope checks Q's elements before K's and V's: a share's non-finite Q element is the
         // error the scope raises, the first such share's; otherwise the first share's error.
-        finish(reject, failed.find((e) => e && e.qElement) || failed[0]);
+        finish(reject, failed.find(isQElement) || failed[0]);
       });
       this._pump();
     });
@@ -378,6 +380,12 @@ class AttnPool {
     unwatch = slot.onDeath((e) => end(task.reject, e));
     Promise.resolve(work).then((v) => end(task.resolve, v), (e) => end(task.reject, e));
   }
+}
+
+/** Whether a share's error is the scope's for a non-finite element of Q (by its code, from the wire). */
+function isQElement(e) {
+  const r = wireRecord(e);
+  return !!r && r.code === 'non-finite' && r.argument === 'Q';
 }
 
 /**

@@ -72,14 +72,27 @@ function checkShape(name, value, length, shape) {
   if (n !== length) throw new RangeError(`${name}: expected ${length} numbers ${shape}, got ${n}`);
   return value;
 }
+// The details of the errors raised with a code (the pool rebuilds them across a worker: scope-plan.mjs,
+// errorRecord), kept beside the error rather than on it: the errors users see are unchanged.
+const DETAILS = new WeakMap();
+/** The code and subject of an error this layer raised with one, or undefined. */
+function errorDetails(e) {
+  return e !== null && typeof e === 'object' ? DETAILS.get(e) : undefined;
+}
+/** A non-finite element `value` at index i of the array `name` (code 'non-finite'). */
+function nonFiniteElement(name, i, value) {
+  const e = new RangeError(`${name}: element ${i} is ${value}; every element must be a finite number`);
+  DETAILS.set(e, { code: 'non-finite', argument: name, index: i, value });
+  return e;
+}
 function nonFinite(name, value, i) {
-  return new RangeError(`${name}: element ${i} is ${value[i]}; every element must be a finite number`);
+  return nonFiniteElement(name, i, value[i]);
 }
 function checkMatrix(name, value, length, shape) {
   const n = checkFloat32(name, value, shape);
   if (n !== length) throw new RangeError(`${name}: expected ${length} numbers ${shape}, got ${n}`);
   for (let i = 0; i < n; i++) {
-    if (!Number.isFinite(value[i])) throw new RangeError(`${name}: element ${i} is ${value[i]}; every element must be a finite number`);
+    if (!Number.isFinite(value[i])) throw nonFinite(name, value, i);
   }
   return value;
 }
@@ -186,5 +199,6 @@ function headIndex(name, label, layers, heads) {
 
 export {
   MAX_CALL_BYTES, MAX_TEXT_BYTES, headIndex, checkPlainEntries, checkTextBytes, clip, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
+  nonFiniteElement, errorDetails,
   checkMatrix, checkText, checkWellFormed, describe, coreError, checkKnownKeys,
 };

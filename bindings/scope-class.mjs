@@ -11,10 +11,10 @@ import {
   MAX_CALL_BYTES, checkBlock, checkEnum, checkFloat32, checkInt, checkKnownKeys, checkShape, coreError, describe, nonFinite, typedKind, typedLength,
 } from './scope-checks.mjs';
 import { ImportedCalls } from './scope-imported.mjs';
+import { attentionInputs, queryKeyShapes, scoreAndVariant } from './scope-plan.mjs';
 import { ModelCalls } from './scope-model.mjs';
 import {
-  SCORE_KEYS, SCORE_MATRICES, exportMessage, idwOptions, maskOption, paddingOption, returnsOption, scoreOption, scoreParams,
-  scoreWeights, temperatureOption,
+  SCORE_KEYS, SCORE_MATRICES, exportMessage, maskOption, paddingOption, returnsOption, scoreParams, temperatureOption,
 } from './scope-options.mjs';
 import { TextCalls } from './scope-text.mjs';
 import { TransformerCalls } from './scope-transformer.mjs';
@@ -23,9 +23,6 @@ import { Trainer } from './scope-trainer.mjs';
 const NO_NAMES = Object.freeze([]);
 const QK = Object.freeze(['Q', 'K']), QKV_DO = Object.freeze(['Q', 'K', 'V', 'gradOutput']);
 
-// attention()'s and attentionOutput()'s option names (the extra one: attention()'s `returns`).
-const ATTENTION_KEYS = Object.freeze(['nq', 'nk', 'd', 'dk', 'dv', 'temperature', 'mask', 'keyPadding', ...SCORE_KEYS]);
-const ATTENTION_KEYS_RETURNS = Object.freeze([...ATTENTION_KEYS, 'returns']);
 const RETURNS = Object.freeze(['returns']);
 // attention()'s and attentionOutput()'s blocks up to this size are allocated before the call's cost
 // is checked, which the export then checks first (_attentionBlock): one crossing of the boundary is
@@ -175,29 +172,11 @@ class Scope {
   }
 
   // ---- bring your own vectors ----
-  // Shapes shared by scores() and attention(): nq, nk, d, dk (default d), then Q [nq, d] and K [nk, dk].
-  _queryKeyShapes(Q, K, options) {
-    const nq = checkInt('options.nq', options.nq, 1, 1 << 16);
-    const nk = checkInt('options.nk', options.nk, 1, 1 << 16);
-    const d = checkInt('options.d', options.d, 1, 1 << 16);
-    const dk = options.dk === undefined ? d : checkInt('options.dk', options.dk, 1, 1 << 16);
-    // The shape in the message is written only when it is needed (the check itself is checkShape's).
-    if (typedKind(Q) !== 'Float32Array' || typedLength(Q) !== nq * d) checkShape('Q', Q, nq * d, `[nq=${nq}, d=${d}]`);  // finite: checked in wasm
-    if (typedKind(K) !== 'Float32Array' || typedLength(K) !== nk * dk) checkShape('K', K, nk * dk, `[nk=${nk}, dk=${dk}]`);
-    return { nq, nk, d, dk };
-  }
-  // The variant and the score with its parameters; keys narrower or wider than queries only where a
-  // score's matrices map between them (the registry's needsWeights).
-  _scoreAndVariant(options, d, dk, nk) {
-    const variant = this._variantOption(options.variant);
-    const score = scoreOption('options.score', options.score, this._lists);
-    const idw = idwOptions('options.', options);
-    const info = this._lists.scoreInfo.get(score);
-    const weights = scoreWeights('options.', options, score, info, { dq: d, dk, nk });
-    if (dk !== d && !info.needsWeights)
-      throw new RangeError(`options.dk: score '${score}' needs keys as wide as queries (d=${d}), got dk=${dk}`);
-    return { variant, score, idw, weights };
-  }
+  // The checks the scope shares with the pool's planner (scope-plan.mjs), on this scope's lists,
+  // variants and current variant.
+  _queryKeyShapes(Q, K, options) { return queryKeyShapes(Q, K, options); }
+  _scoreAndVariant(options, d, dk, nk) { return scoreAndVariant(this._checks(), options, d, dk, nk); }
+  _checks() { return { lists: this._lists, available: this.variants.available, variant: this._variant }; }
 
   scores(Q, K, options) {
     checkKnownKeys('options', options, ['nq', 'nk', 'd', 'dk', ...SCORE_KEYS]);
@@ -234,17 +213,7 @@ class Scope {
   }
 
   // Shapes and options shared by attention() and attentionOutput(): validated once, the same way.
-  _attentionInputs(Q, K, V, options, extraKeys) {
-    checkKnownKeys('options', options, extraKeys.length ? ATTENTION_KEYS_RETURNS : ATTENTION_KEYS);
-    const { nq, nk, d, dk } = this._queryKeyShapes(Q, K, options);
-    const dv = checkInt('options.dv', options.dv, 1, 1 << 16);
-    if (typedKind(V) !== 'Float32Array' || typedLength(V) !== nk * dv) checkShape('V', V, nk * dv, `[nk=${nk}, dv=${dv}]`);  // finite: checked in wasm
-    const temperature = temperatureOption('options.temperature', options.temperature);
-    const mask = maskOption('options.mask', options.mask, this._lists);
-    const padding = paddingOption('options.keyPadding', options.keyPadding, nk);
-    const { variant, score, idw, weights } = this._scoreAndVariant(options, d, dk, nk);
-    return { nq, nk, d, dk, dv, temperature, mask, padding, variant, score, idw, weights };
-  }
+  _attentionInputs(Q, K, V, options, extraKeys) { return attentionInputs(this._checks(), Q, K, V, options, extraKeys); }
 
   attention(Q, K, V, options) { return this._attention(Q, K, V, options, 0); }
   attentionOutput(Q, K, V, options) { return this._attentionOutput(Q, K, V, options, 0); }

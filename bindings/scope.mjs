@@ -18,7 +18,7 @@
 //   scope-imported.mjs  loadAttentions and rollout, attentionFlow, headSummaries
 //   scope-trainer.mjs   the head Trainer (createTrainer)
 //   scope-transformer.mjs  transformers from a config (createModel): parameters, encodeIds, lossAndGradients
-//   scope-pool.mjs      the pool's argument validator (callValidator)
+//   scope-plan.mjs      the checks of the calls on your own vectors, and the pool's seam: plans, runPlan, error records
 
 import { engineHasRelaxedSimd, engineHasSimd, readUrl, startsWith, toUrl, WASM_MAGIC } from './scope-assets.mjs';
 import { checkInt, checkKnownKeys, describe } from './scope-checks.mjs';
@@ -116,6 +116,5 @@ export async function createScopeWith(build, options = {}) {
 }
 
 export { engineHasRelaxedSimd, engineHasSimd };
-export { callValidator } from './scope-pool.mjs';
 export { optedInFiles, optIn } from './scope-files.mjs';
 export { checkKnownKeys as checkOptionKeys, checkInt as checkInteger, describe as describeValue, toUrl as toAbsoluteUrl };

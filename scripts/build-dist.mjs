@@ -123,11 +123,12 @@ for (const file of ['attnscope.mjs', ...SCOPE_FILES, 'split-build.mjs', 'sentenc
 
 // The pool of workers: pool.mjs (the entry 'attnscope/pool') and pool-worker.mjs (each worker's module),
 // each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
-// the scope and the entry stay the shipped files beside them (one copy of the scope's code).
+// the scope (scope.mjs, and scope-plan.mjs, its seam for the pool) and the entry stay the shipped files
+// beside them (one copy of the scope's code).
 const besideInDist = {
   name: 'beside-in-dist',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(scope|split-build)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^\.\/(scope|scope-plan|split-build)\.mjs$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 // The worker is one self-contained module (the scope and both wasm glues bundled in, their dynamic

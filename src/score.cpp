@@ -39,8 +39,8 @@ namespace {
 // exactly-enough: cosine by scaling each such row by a power of two (exact, and cosine ignores it),
 // the Euclidean family through the direct distance in double precision (float squares at most
 // 2^256 and at least 2^-298: a double holds both).
-constexpr float kSafeMax = 1099511627776.0f;         // 2^40
-constexpr float kSafeMin = 1.0f / 1099511627776.0f;  // 2^-40
+constexpr float kSafeMax = score_numerics::kSafeRowMax;  // 2^40
+constexpr float kSafeMin = score_numerics::kSafeRowMin;  // 2^-40
 
 // Largest |x| of a row; NaN and infinity count as "in range" (they propagate as before).
 float row_max_abs(const float* x, std::size_t n) {

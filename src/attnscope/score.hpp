@@ -46,6 +46,11 @@ Status compute_scores(Score score, ConstMatrix Q, ConstMatrix K, const ScorePara
 // The pieces of those conventions that the fused output path (attention_output) shares, so that its
 // output equals softmax(compute_scores(...)) V on the same input.
 namespace score_numerics {
+// The safe range of a row's largest |component|: [2^-40, 2^40] (or 0). Inside it every square, squared
+// norm (d < 2^40) and product of two such rows is finite and normal-range (score.cpp). The bindings
+// hand these to JS (_safeRowRange), which the pool reads to tell which calls it may split by rows.
+constexpr float kSafeRowMax = 1099511627776.0f;         // 2^40
+constexpr float kSafeRowMin = 1.0f / 1099511627776.0f;  // 2^-40
 // Every row's largest |component| is 0 or in [2^-40, 2^40] (NaN and infinity count as in range).
 bool all_rows_in_safe_range(ConstMatrix X);
 // A copy of X whose out-of-range rows are scaled by a power of two into [0.5, 1) (for cosine).

@@ -192,3 +192,34 @@ test('the checks fail on a circle and on an import against the layers', () => {
   assert.ok(v.some((line) => line.startsWith('web/stray.js belongs to no layer')));
   assert.deepEqual(circles(graph).map((c) => c.join(' ')).sort(), ['lab/b.js web/pages/one/p.js web/shared/a.js', 'web/shared/x.js web/shared/y.js']);
 });
+
+// The pool goes through the scope's one internal seam (bindings/scope-plan.mjs: planner, runPlan,
+// errorRecord), never into a scope's private members: no Scope.prototype, no scope._method(), no
+// import of the AttnScope class, and no error told apart by its message text.
+export function poolPrivacyProblems(sources) {
+  const out = [];
+  for (const [file, source] of Object.entries(sources)) {
+    const code = transformSync(source, { loader: 'js', legalComments: 'none' }).code;
+    if (/\bScope\.prototype\b/.test(code)) out.push(`${file} names Scope.prototype`);
+    for (const m of code.matchAll(/\bscope\??\.(_\w+)/g)) out.push(`${file} calls the scope's private ${m[1]}`);
+    if (specifiersOf(source).some((s) => /scope-class\.mjs$/.test(s.spec))) out.push(`${file} imports the AttnScope class`);
+    if (/\.message\b/.test(code) && /\.exec\(|\.test\(|\.match\(/.test(code.split('\n').filter((l) => /\.message\b/.test(l)).join('\n')))
+      out.push(`${file} reads an error's message text with a regular expression`);
+  }
+  return out;
+}
+
+test("the pool's files use the scope's seam (scope-plan.mjs), not its private members", () => {
+  const files = readdirSync(join(ROOT, 'bindings')).filter((f) => /^pool.*\.mjs$/.test(f));
+  assert.ok(files.length >= 3, files.join(', '));
+  const sources = Object.fromEntries(files.map((f) => [`bindings/${f}`, readFileSync(join(ROOT, 'bindings', f), 'utf8')]));
+  assert.deepEqual(poolPrivacyProblems(sources), []);
+  // The check itself finds each of them.
+  const bad = poolPrivacyProblems({
+    'a.mjs': "import { Scope } from './scope-class.mjs';\nconst v = Object.create(Scope.prototype);",
+    'b.mjs': 'export const run = (scope) => scope._attention(1);',
+    'c.mjs': 'const m = /^Q: element (\\d+) is /.exec(e.message);',
+  });
+  assert.deepEqual(bad, ['a.mjs names Scope.prototype', 'a.mjs imports the AttnScope class', "b.mjs calls the scope's private _attention",
+    "c.mjs reads an error's message text with a regular expression"]);
+});

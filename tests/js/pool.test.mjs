@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { DIST, loadScope, rng, weightsFor } from './helpers.mjs';
+import { DIST, ROOT, loadScope, rng, weightsFor } from './helpers.mjs';
 
 const { createAttnPool } = await import(pathToFileURL(join(DIST, 'pool.mjs')).href);
 const scope = await loadScope();
@@ -283,6 +283,43 @@ describe('createAttnPool() errors', () => {
     try { scope.scores(Q, badK, withoutDv(options)); } catch (e) { expected = e; }
     await assert.rejects(pool.scores(Q, badK, withoutDv(options)), { name: 'RangeError', message: expected.message });
     assertSameBits(await pool.attentionOutput(Q, K, V, options), scope.attentionOutput(Q, K, V, options), 'after the errors');
+  });
+
+  test("the scope's seam: the safe range is the core's, plans are plain data, and errors cross as records", async () => {
+    const { errorRecord, planInfo, planner } = await import(pathToFileURL(join(DIST, 'scope-plan.mjs')).href);
+    // The wire (bundled into the pool's files), from the sources, with an error of the sources' scope-checks.
+    const { errorTransfer, wireRecord } = await import(pathToFileURL(join(ROOT, 'bindings', 'pool-wire.mjs')).href);
+    const { nonFiniteElement } = await import(pathToFileURL(join(ROOT, 'bindings', 'scope-checks.mjs')).href);
+    const info = planInfo(scope);
+    assert.deepEqual(info.safeRange, { min: 2 ** -40, max: 2 ** 40 }, 'src/attnscope/score.hpp, kSafeRowMin and kSafeRowMax');
+    assert.deepEqual(structuredClone(info), info);
+    const { Q, K, V, options } = makeCase('neg-euclidean', 9, 200, 70, 8, 4);
+    const plan = (q) => planner(info).plan('attentionOutput', [q, K, V, options]);
+    assert.deepEqual(structuredClone(plan(Q)), plan(Q));
+    for (const [top, splittable] of [[2 ** 40, true], [2 ** 41, false], [2 ** -40, true], [2 ** -41, false], [0, true]]) {
+      const q = Q.slice();
+      q.fill(0, 8, 16);
+      q[9] = top;
+      assert.equal(plan(q).splittable, splittable, `a row whose largest |component| is ${top}`);
+    }
+    // A non-finite element: its record, and the pool's error carries it counted in the caller's Q.
+    const bad = Q.slice();
+    bad[190 * 8 + 3] = -Infinity;  // in the second share (rows 128..199)
+    let expected;
+    try { scope.attentionOutput(bad, K, V, options); } catch (e) { expected = e; }
+    assert.deepEqual(errorRecord(expected), { name: 'RangeError', message: expected.message, code: 'non-finite', argument: 'Q', index: 1523, value: -Infinity });
+    const got = await pool.attentionOutput(bad, K, V, options).then(() => assert.fail('accepted'), (e) => e);
+    assert.ok(got instanceof RangeError);
+    assert.equal(got.message, expected.message);
+    assert.deepEqual(Object.keys(got), [], 'the error a user sees has no properties of the wire');
+    const wire = errorTransfer({ canHandle: () => true });
+    const [sent] = wire.serialize({ value: nonFiniteElement('Q', 1523, -Infinity) });
+    assert.throws(() => wire.deserialize(structuredClone(sent)), (e) => {
+      assert.ok(e instanceof RangeError);
+      assert.equal(e.message, expected.message);
+      assert.deepEqual(wireRecord(e), errorRecord(expected));
+      return true;
+    });
   });
 
   test('calls after dispose reject, and dispose twice is fine', async () => {
