@@ -13,8 +13,9 @@ const VOCABULARY = /^glove-[0-9a-z]+\.bin$/;
 export const VOCABULARY_PAGES = PAGES.filter((p) => p.vocabulary).map((p) => p.html);
 
 /**
- * The trained model's file and its licence: not saved for offline use (about 14 MB, fetched only when a
- * visitor chooses the model; saving it with the page would download it on every first visit).
+ * The trained model's file and its licence: not saved with the pages (about 14 MB, fetched only when a
+ * visitor chooses the model; saving it with the page would download it on every first visit), but
+ * saved by the service worker the first time a page loads them (sw.js MODEL), so they download once.
  */
 export const NOT_OFFLINE = /^use-lite\./;
 
@@ -82,7 +83,7 @@ export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
 
 /**
  * Fills the template's placeholders and writes dir/sw.js.
- * @returns {{ version: string, files: Record<string, string>, pages: Record<string, string[]>, site: string[] }}
+ * @returns {{ version: string, files: Record<string, string>, pages: Record<string, string[]>, site: string[], model: Record<string, string> }}
  */
 export function writeServiceWorker(dir, templatePath) {
   const template = readFileSync(templatePath, 'utf8');
@@ -92,6 +93,12 @@ export function writeServiceWorker(dir, templatePath) {
     const bytes = readFileSync(join(dir, f));
     files[f] = createHash('sha256').update(bytes).digest('hex');
     all.update(`${f}\0${files[f]}\0`);
+  }
+  // The trained model's files: saved when a page first loads them (the service worker's fetch), not before.
+  const model = {};
+  for (const f of readdirSync(dir).filter((f) => NOT_OFFLINE.test(f) && statSync(join(dir, f)).isFile()).sort()) {
+    model[f] = createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+    all.update(`model\0${f}\0${model[f]}\0`);
   }
   const pages = offlinePages(dir);
   const site = siteFiles(pages);
@@ -104,10 +111,11 @@ export function writeServiceWorker(dir, templatePath) {
     ['/* build: FILES */ {}', JSON.stringify(files, null, 2)],
     ['/* build: PAGES */ {}', JSON.stringify(pages, null, 2)],
     ['/* build: SITE */ []', JSON.stringify(site, null, 2)],
+    ['/* build: MODEL */ {}', JSON.stringify(model, null, 2)],
   ]) {
     if (!out.includes(placeholder)) throw new Error(`offline-manifest: ${templatePath} lacks ${placeholder}`);
     out = out.replace(placeholder, () => value);
   }
   writeFileSync(join(dir, 'sw.js'), out);
-  return { version, files, pages, site };
+  return { version, files, pages, site, model };
 }

@@ -124,6 +124,43 @@ describe('offline', () => {
     }
   });
 
+  test('the trained model downloads once: saved as the demo first loads it, then it opens offline', async () => {
+    const server = await startServer();
+    const context = await h.newContext({}, new URL(server.url).origin);
+    try {
+      const page = await h.open(context, '', server.url);
+      await controlled(page);
+      await page.waitForSelector('#offline-status[data-kept="true"]', { state: 'attached', timeout: 60000 });
+      const saved = async () => Object.values(await cacheContents(page))[0].some((u) => u.endsWith('/use-lite.bin'));
+      assert.equal(await saved(), false, 'not saved before it is used');
+      // The visitor chooses the trained model: it downloads (through the service worker) and is saved.
+      await page.check('#engine-model');
+      await settled(page, 60000);
+      await until(page, async () => {
+        for (const name of await caches.keys()) if ((await (await caches.open(name)).keys()).some((r) => r.url.endsWith('/use-lite.bin'))) return true;
+        return false;
+      }, null, { timeout: 60000, what: 'use-lite.bin in the cache' });
+
+      await server.stop();
+      await context.setOffline(true);
+      // (The model is fetched by the page's worker: with the server stopped and the network off, that it
+      // loads at all says it came from the service worker's cache.)
+      const failed = [];
+      context.on('requestfailed', (r) => failed.push(r.url()));
+      await page.reload();
+      await page.waitForSelector('body.ready', { timeout: 60000 });
+      await settled(page, 60000);
+      assert.ok(await page.isChecked('#engine-model'));
+      assert.equal(await page.isVisible('#model-views'), true);
+      assert.equal(await page.locator('#model-views svg, #model-views canvas').count() > 0, true, 'the model\'s figures are drawn');
+      assert.deepEqual(failed, []);
+      assert.match(await page.textContent('#model-views'), /layer/i);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
   test('lab part 3 saves the site\'s code without the vocabulary; the demo opened next adds it; both load offline', async () => {
     const server = await startServer();
     const context = await h.newContext({}, new URL(server.url).origin);

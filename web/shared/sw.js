@@ -2,7 +2,7 @@
 // The first visit of any page saves the code of every page (HTML, scripts, styles, wasm, workers:
 // SITE), so the other pages then open offline too; large data is saved only by a page that uses it
 // (the vocabulary, by the demo and the lab: PAGES), so lab part 3 or the model page never downloads
-// the 50 MB vocabulary. The build writes in every file with its SHA-256, SITE, and for each page the
+// the 50 MB vocabulary; the trained model (MODEL) is saved as a page first downloads it. The build writes in every file with its SHA-256, SITE, and for each page the
 // files it needs (scripts/build-web.mjs, see scripts/offline-manifest.mjs). Files go into one cache
 // named after the build's content hash: on install, SITE, the large files of the pages open now (the
 // one registering this worker among them) and those an older build's cache held; afterwards, the
@@ -15,6 +15,9 @@ const VERSION = /* build: VERSION */ 'unbuilt';
 const FILES = /* build: FILES */ {};   // path relative to this file → SHA-256 of its bytes (hex)
 const PAGES = /* build: PAGES */ {};   // page (its .html) → the files it needs, itself included
 const SITE = /* build: SITE */ [];     // every page's code: saved by the first visit of any page
+// The trained model's files (about 14 MB) → SHA-256: never fetched by the worker itself, but saved as
+// a page first downloads them (the fetch handler), so the model downloads once and then opens offline.
+const MODEL = /* build: MODEL */ {};
 const PREFIX = 'attnscope-web-';
 const CACHE = PREFIX + VERSION;
 
@@ -22,6 +25,7 @@ const at = (file) => new URL(file, self.location.href).href;   // the files sit 
 const scope = self.registration.scope;
 const INDEX = at('index.html');
 const PRECACHED = new Set(Object.keys(FILES).map(at));
+const MODEL_AT = new Map(Object.keys(MODEL).map((f) => [at(f), f]));
 
 async function sha256(buffer) {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', buffer));
@@ -51,7 +55,7 @@ async function keep(pages, more = []) {
     // A file from another build (a deploy half done, a proxy's old copy) would mix versions in
     // this cache: refuse it, and the install (or the keep) fails and is retried on a later visit.
     const got = await sha256(await response.clone().arrayBuffer());
-    if (got !== FILES[file]) throw new Error(`sw: ${file} is not the file of build ${VERSION}`);
+    if (got !== (FILES[file] ?? MODEL[file])) throw new Error(`sw: ${file} is not the file of build ${VERSION}`);
     await cache.put(url, response);
   }));
 }
@@ -70,7 +74,7 @@ self.addEventListener('install', (event) => {
     for (const name of await caches.keys()) {
       if (!name.startsWith(PREFIX) || name === CACHE) continue;
       const old = await caches.open(name);
-      for (const f of Object.keys(FILES)) if (!site.has(f) && await old.match(at(f))) large.add(f);
+      for (const f of [...Object.keys(FILES), ...Object.keys(MODEL)]) if (!site.has(f) && await old.match(at(f))) large.add(f);
     }
     await keep(pages, [...large]);
     // Take over from an older build's worker at once. Safe for a page it was serving: the page
@@ -113,6 +117,27 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   url.search = '';
   url.hash = '';   // a request's URL keeps the fragment (the page's state lives there)
+  const modelFile = MODEL_AT.get(url.href);
+  if (modelFile) {
+    // The model: from the cache once saved; else from the network, the page reading it as it comes
+    // (its progress bar), and a copy saved once it is whole and is this build's file.
+    event.respondWith((async () => {
+      const cached = await caches.match(url.href, { cacheName: CACHE });
+      if (cached) return cached;
+      const response = await fetch(request);
+      if (response.status === 200) {
+        const copy = response.clone();
+        event.waitUntil((async () => {
+          const bytes = await copy.arrayBuffer();
+          if (await sha256(bytes) !== MODEL[modelFile]) return;   // another build's file: not saved
+          const cache = await caches.open(CACHE);
+          await cache.put(url.href, new Response(bytes, { headers: { 'Content-Type': copy.headers.get('Content-Type') || 'application/octet-stream', 'Content-Length': String(bytes.byteLength) } }));
+        })().catch(() => {}));
+      }
+      return response;
+    })());
+    return;
+  }
   let key = null;
   if (request.mode === 'navigate' && (url.href === scope || url.href === INDEX)) key = INDEX;
   else if (PRECACHED.has(url.href)) key = url.href;
