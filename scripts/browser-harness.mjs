@@ -164,7 +164,8 @@ export function parseCSV(text) {
 export async function settled(page, timeout = 30000) {
   // First let events the action queued run (a same-document navigation's hashchange fires after
   // goto() returns), then wait for the computation they started.
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  // (A frame, or 200 ms if none comes: a page the browser is not painting gets no animation frames.)
+  await page.evaluate(() => new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); setTimeout(resolve, 200); }));
   await page.waitForFunction(() => document.body.classList.contains('ready') && !document.body.classList.contains('computing'),
     null, { timeout });
 }

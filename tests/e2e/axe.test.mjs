@@ -26,7 +26,9 @@ let h, context, fileContext, tmp;
  */
 async function drawEverything(p) {
   await p.evaluate(async () => {
-    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    // A frame, or 200 ms if none comes (a page the browser is not painting gets no animation frames,
+    // and an evaluation waiting for one would never end).
+    const frame = () => new Promise((r) => { requestAnimationFrame(() => setTimeout(r, 0)); setTimeout(r, 200); });
     const idle = () => new Promise((r) => (window.requestIdleCallback ? requestIdleCallback(r, { timeout: 500 }) : setTimeout(r, 50)));
     for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
       scrollTo(0, y);
@@ -64,7 +66,7 @@ function assertClean(violations, where) {
 /** The same page on a phone's screen (figures that no longer fit scroll sideways in their box). */
 async function onPhone(p) {
   await p.setViewportSize({ width: 390, height: 844 });
-  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await p.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 400); }));
   await drawEverything(p);
 }
 
