@@ -73,10 +73,9 @@ export function siteFiles(pages) {
 export function offlinePages(dir, vocabularyPages = VOCABULARY_PAGES) {
   const pages = {};
   const all = offlineFiles(dir);
-  for (const { html } of PAGES) {
+  for (const { html, vocabulary } of PAGES) {
     if (!all.includes(html)) throw new Error(`offline-manifest: ${dir} has no ${html} (scripts/pages.mjs)`);
-    const own = PAGES.find((p) => p.html === html).vocabulary;
-    pages[html] = pageFiles(dir, html, { vocabulary: vocabularyPages.includes(html) && (Array.isArray(own) ? own : true) });
+    pages[html] = pageFiles(dir, html, { vocabulary: vocabularyPages.includes(html) && (Array.isArray(vocabulary) ? vocabulary : true) });
   }
   return pages;
 }

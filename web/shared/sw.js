@@ -2,8 +2,8 @@
 // The first visit of any page saves the code of every page (HTML, scripts, styles, wasm, workers:
 // SITE), so the other pages then open offline too; large data is saved only by a page that uses it
 // (the vocabulary, by the demo and the lab: PAGES), so lab part 3 or the model page never downloads
-// the 50 MB vocabulary; the trained model (MODEL) is saved as a page first downloads it. The build writes in every file with its SHA-256, SITE, and for each page the
-// files it needs (scripts/build-web.mjs, see scripts/offline-manifest.mjs). Files go into one cache
+// the 50 MB vocabulary; the trained model (MODEL) is saved as a page first downloads it. The build
+// writes in every file with its SHA-256, SITE, and for each page the files it needs (scripts/build-web.mjs, see scripts/offline-manifest.mjs). Files go into one cache
 // named after the build's content hash: on install, SITE, the large files of the pages open now (the
 // one registering this worker among them) and those an older build's cache held; afterwards, the
 // large files of each page that loads (web/shared/offline.js asks with a 'keep' message). Requests for saved files are answered from the
@@ -32,6 +32,11 @@ async function sha256(buffer) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** Whether a response holds this build's `file` (its SHA-256 in FILES or MODEL); the response stays unread. */
+async function isBuildFile(file, response) {
+  return await sha256(await response.clone().arrayBuffer()) === (FILES[file] ?? MODEL[file]);
+}
+
 /** The page (a key of PAGES) at a URL, or null; the scope itself is the demo. */
 function pageAt(href) {
   const url = new URL(href);
@@ -54,8 +59,7 @@ async function keep(pages, more = []) {
     if (!response.ok) throw new Error(`sw: ${file}: HTTP ${response.status}`);
     // A file from another build (a deploy half done, a proxy's old copy) would mix versions in
     // this cache: refuse it, and the install (or the keep) fails and is retried on a later visit.
-    const got = await sha256(await response.clone().arrayBuffer());
-    if (got !== (FILES[file] ?? MODEL[file])) throw new Error(`sw: ${file} is not the file of build ${VERSION}`);
+    if (!(await isBuildFile(file, response))) throw new Error(`sw: ${file} is not the file of build ${VERSION}`);
     await cache.put(url, response);
   }));
 }
@@ -128,10 +132,8 @@ self.addEventListener('fetch', (event) => {
       if (response.status === 200) {
         const copy = response.clone();
         event.waitUntil((async () => {
-          const bytes = await copy.arrayBuffer();
-          if (await sha256(bytes) !== MODEL[modelFile]) return;   // another build's file: not saved
-          const cache = await caches.open(CACHE);
-          await cache.put(url.href, new Response(bytes, { headers: { 'Content-Type': copy.headers.get('Content-Type') || 'application/octet-stream', 'Content-Length': String(bytes.byteLength) } }));
+          // Another build's file (a deploy half done) is not saved.
+          if (await isBuildFile(modelFile, copy)) await (await caches.open(CACHE)).put(url.href, copy);
         })().catch(() => {}));
       }
       return response;

@@ -144,13 +144,12 @@ function loadModel(progress) {
 }
 
 const api = {
-  /** Loads the module and the vocabulary; onProgress(loaded, total) as the vocabulary downloads. */
   /**
    * Loads the module and the first vocabulary (1.1 MB: the 10,000 most frequent words and the examples'
    * rarer ones; the first plots come from it);
    * onProgress(loaded, total) as it downloads. Then the 50,000-word one (5.6 MB) downloads in the
    * background, onFull(loaded, total, null) as it does; once it is in, every computation after uses it
-   * and onFull(total, total, info) says so (onFull(0, 0, null, message) if it could not be loaded: the
+   * and onFull(1, 1, info) says so (onFull(0, 0, null, message) if it could not be loaded: the
    * small one stays). The two files hold the same vectors for the words they share.
    */
   async init(onProgress, computeProgress, onFull) {
