@@ -629,6 +629,13 @@ export interface TransformerModel {
   readonly shapes: Readonly<Record<string, readonly number[]>>;
   /** The config, as createModel takes it (score: one name per head). */
   readonly config: ModelConfig;
+  /** The text each id stands for (one string per id, id order), or null: {@link TransformerModel.setTokens}, or the loaded file's. */
+  readonly tokens: readonly string[] | null;
+  /**
+   * Names the text each id stands for (vocab non-empty strings, id order; null clears them). `save()`
+   * writes them as `'attnscope.tokens'`, so that a reader (the `<attn-scope>` element) can turn text into ids.
+   */
+  setTokens(tokens: readonly string[] | null): void;
   /** `{ name: Float32Array }` of every parameter (copies, row-major in `shapes`). */
   parameters(): Record<string, Float32Array>;
   /** Replaces the named parameters (any subset); names and lengths checked before any is replaced. */
@@ -651,7 +658,8 @@ export interface TransformerModel {
   /**
    * The model as a safetensors file: every parameter as float32 under its nanoGPT name (state_dict
    * order), and in `__metadata__` `'attnscope.architecture'` and `'attnscope.config'` (the config as
-   * JSON). `scope.loadModel({ model: bytes })` gives the same model back.
+   * JSON), and `'attnscope.tokens'` when the model has {@link TransformerModel.tokens}.
+   * `scope.loadModel({ model: bytes })` gives the same model back.
    */
   save(): Uint8Array;
   /** Frees the model in the wasm heap; the scope keeps working. */

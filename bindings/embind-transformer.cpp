@@ -206,6 +206,16 @@ public:
             .message();
     }
     std::string config_json() const { return model_.config_json(); }
+    // The text of each id: a JS array of strings (the JS layer checked its type), or [] for none; "" or the message.
+    std::string set_tokens(const val& list) {
+        return model_.set_tokens(emscripten::vecFromJSArray<std::string>(list)).message();
+    }
+    // The text of each id (an array of strings), or [] when the model has none.
+    val tokens() const {
+        val out = val::array();
+        for (const std::string& t : model_.tokens()) out.call<void>("push", t);
+        return out;
+    }
     Transformer& model() { return model_; }
 
 private:
@@ -297,7 +307,9 @@ EMSCRIPTEN_BINDINGS(attnscope_transformer) {
         .function("lossPairs", &TransformerState::loss_pairs)
         .function("save", &TransformerState::save)
         .function("load", &TransformerState::load)
-        .function("configJson", &TransformerState::config_json);
+        .function("configJson", &TransformerState::config_json)
+        .function("setTokens", &TransformerState::set_tokens)
+        .function("tokens", &TransformerState::tokens);
     class_<ModelTrainerState>("ModelTrainerState")
         .constructor<>()
         .function("init", &ModelTrainerState::init)

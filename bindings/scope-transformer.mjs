@@ -175,6 +175,31 @@ class TransformerModel {
     this._byName = new Map(tensors.map((t, i) => [t.name, i]));
     /** The parameters' names and PyTorch shapes, in state_dict order (frozen). */
     this.shapes = Object.freeze(Object.fromEntries(tensors.map((t) => [t.name, Object.freeze(t.shape.slice())])));
+    const tokens = state.tokens();
+    this._tokens = tokens.length ? Object.freeze(tokens) : null;
+  }
+
+  /** The text each id stands for (a frozen array, one string per id), or null: setTokens(), or the file's. */
+  get tokens() { return this._tokens; }
+
+  /**
+   * Names the text each id stands for (an array of vocab non-empty strings, id order; null: none), saved
+   * with the model (`attnscope.tokens` in the file's metadata) so that a reader, such as the
+   * <attn-scope> element, can turn text into ids and draw them. A refused call changes nothing.
+   */
+  setTokens(tokens) {
+    const state = this._live();
+    if (tokens === null) {
+      state.setTokens([]);
+      this._tokens = null;
+      return;
+    }
+    if (!Array.isArray(tokens)) throw new TypeError(`tokens: expected an array of ${this.vocab} strings (the text of each id, in id order) or null, got ${describe(tokens)}`);
+    const bad = tokens.findIndex((x) => typeof x !== 'string');
+    if (bad >= 0) throw new TypeError(`tokens[${bad}]: expected a string (the text id ${bad} stands for), got ${describe(tokens[bad])}`);
+    const err = state.setTokens(tokens);
+    if (err) throw new RangeError(err);
+    this._tokens = Object.freeze(tokens.slice());
   }
 
   /** The config it was made from, as createModel takes it (score: one name per head label). */
@@ -360,7 +385,8 @@ class TransformerModel {
 
   /**
    * The model as a safetensors file (Uint8Array): every parameter as float32 under its nanoGPT name, and
-   * in __metadata__ 'attnscope.architecture' ('decoder') and 'attnscope.config' (the config as JSON).
+   * in __metadata__ 'attnscope.architecture' ('decoder') and 'attnscope.config' (the config as JSON), and
+   * 'attnscope.tokens' (the text of each id, a JSON array) when the model has tokens (setTokens()).
    * scope.loadModel({ model: bytes }) gives the same model back; PyTorch reads it with safetensors.
    */
   save() {

@@ -15,11 +15,22 @@ namespace attnscope {
 
 namespace {
 
+// A JSON string literal: quotes and backslashes escaped, control characters as \u00XX (a token may be
+// a newline); every other byte as it is (UTF-8 stays UTF-8).
 std::string json_string(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", u);
+            out += buf;
+        } else {
+            out += c;
+        }
     }
     return out + "\"";
 }
@@ -60,11 +71,37 @@ std::string Transformer::config_json() const {
     return s + "}";
 }
 
+Status Transformer::check_tokens(const std::vector<std::string>& tokens) const {
+    if (tokens.empty()) return {};
+    if (tokens.size() != c_.vocab)
+        return Status::error("tokens: " + std::to_string(tokens.size()) + " of them for a vocabulary of " + std::to_string(c_.vocab) +
+                             "; give one text per id, in id order");
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].empty()) return Status::error("tokens[" + std::to_string(i) + "]: empty; give each id the text it stands for");
+        if (tokens[i].size() > kMaxTokenBytes)
+            return Status::error("tokens[" + std::to_string(i) + "]: " + std::to_string(tokens[i].size()) + " bytes, over the limit of " +
+                                 std::to_string(kMaxTokenBytes));
+    }
+    return {};
+}
+
+Status Transformer::set_tokens(std::vector<std::string> tokens) {
+    if (Status st = check_tokens(tokens); !st) return st;
+    tokens_ = std::move(tokens);
+    return {};
+}
+
 Status Transformer::save_safetensors(std::vector<std::uint8_t>& out) const {
     out.clear();
     if (empty()) return Status::error("model: no model was created");
     std::string h = "{\"__metadata__\":{\"format\":\"pt\",\"attnscope.architecture\":\"" + std::string(kind_name(c_.kind)) + "\",\"attnscope.config\":" +
-                    json_string(config_json()) + "}";
+                    json_string(config_json());
+    if (!tokens_.empty()) {
+        std::string list = "[";
+        for (std::size_t i = 0; i < tokens_.size(); ++i) list += (i ? "," : "") + json_string(tokens_[i]);
+        h += ",\"attnscope.tokens\":" + json_string(list + "]");
+    }
+    h += "}";
     for (const TensorInfo& t : tensors_) {
         h += "," + json_string(t.name) + ":{\"dtype\":\"F32\",\"shape\":[";
         for (std::size_t k = 0; k < t.shape.size(); ++k) h += (k ? "," : "") + std::to_string(t.shape[k]);
@@ -164,6 +201,14 @@ Status Transformer::from_safetensors(const std::uint8_t* bytes, std::size_t size
     cfg.activation = static_cast<MlpActivation>(activation);
     Transformer t;
     if (Status st = create(cfg, t); !st) return Status::error("model: attnscope.config: " + st.message());
+    // The text of each id (optional): a JSON array of strings, one per id of the vocabulary.
+    if (const Json* tj = meta->find("attnscope.tokens")) {
+        Json list;
+        std::vector<std::string> tokens;
+        if (tj->kind != Json::string || !io::parse_json(tj->str.data(), tj->str.size(), list, err) || !io::json_string_array(list, tokens))
+            return Status::error("model: attnscope.tokens is not a JSON array of strings" + (err.empty() ? std::string() : " (" + err + ")"));
+        if (Status st = t.set_tokens(std::move(tokens)); !st) return Status::error("model: attnscope." + st.message());
+    }
     const std::uint64_t data_size = size - 8 - n;
     const std::uint8_t* data = bytes + 8 + n;
     for (const auto& m : header.members) {

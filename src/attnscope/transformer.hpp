@@ -164,7 +164,14 @@ public:
     // that order), and in __metadata__ "format": "pt", "attnscope.architecture": "decoder" and
     // "attnscope.config": the config as JSON ({"kind", "layers", "heads", "dModel", "dFF", "vocab",
     // "maxTokens", "score": [one name per head], "temperature": number | "learned", "seed"}).
+    // With tokens (set_tokens, or read from a file), also "attnscope.tokens": the text of each id, a JSON
+    // array of strings (one per id of the vocabulary) as a string.
     Status save_safetensors(std::vector<std::uint8_t>& out) const;
+    // The text each id stands for (one per id of the vocabulary, none empty, each at most kMaxTokenBytes
+    // bytes), or none (empty): saved with the model so that a reader can turn text into ids and back.
+    Status set_tokens(std::vector<std::string> tokens);
+    const std::vector<std::string>& tokens() const { return tokens_; }
+    static constexpr std::size_t kMaxTokenBytes = 256;
     // Reads such a file: the config from its metadata, then every tensor (F32, the shape the config
     // implies; an extra "lm_head.weight", as PyTorch's state_dict of a tied model has, is ignored). Every
     // size is checked in 64-bit arithmetic against the file before it is read; on error `out` is empty.
@@ -232,6 +239,8 @@ private:
     TransformerConfig c_;
     std::vector<TensorInfo> tensors_;
     std::vector<float> params_;
+    std::vector<std::string> tokens_;
+    Status check_tokens(const std::vector<std::string>& tokens) const;
     std::size_t wte_ = 0;
     StackSlots enc_, dec_;  // enc_: encoder_decoder only
     std::vector<ScoreSlots> score_slots_;

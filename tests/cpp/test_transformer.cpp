@@ -774,6 +774,18 @@ TEST_CASE("transformer trainer: one AdamW step is the formula's; training lowers
 }
 
 // ---- saving and loading -------------------------------------------------------------------------------
+namespace {
+// A safetensors file with its header (the first `header` bytes after the length) replaced by `h`, padded to 8 bytes.
+std::vector<std::uint8_t> with_header(const std::vector<std::uint8_t>& file, std::uint64_t header, std::string h) {
+    while (h.size() % 8) h += ' ';
+    std::vector<std::uint8_t> out;
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(h.size()) >> (8 * i)));
+    out.insert(out.end(), h.begin(), h.end());
+    out.insert(out.end(), file.begin() + 8 + static_cast<std::ptrdiff_t>(header), file.end());
+    return out;
+}
+}  // namespace
+
 TEST_CASE("transformer: safetensors round trip, and damaged files refused with their fault named", "[transformer]") {
     TransformerConfig c = small_config(Score::scaled_dot, true, 8);
     c.scores = {Score::general, Score::additive, Score::location, Score::idw};
@@ -816,12 +828,7 @@ TEST_CASE("transformer: safetensors round trip, and damaged files refused with t
         const std::size_t at = h.find(from);
         REQUIRE(at != std::string::npos);
         h.replace(at, from.size(), to);
-        while (h.size() % 8) h += ' ';
-        std::vector<std::uint8_t> out;
-        for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(h.size()) >> (8 * i)));
-        out.insert(out.end(), h.begin(), h.end());
-        out.insert(out.end(), file.begin() + 8 + static_cast<std::ptrdiff_t>(header), file.end());
-        return out;
+        return with_header(file, header, h);
     };
     refused(edit("\"attnscope.architecture\":\"decoder\"", "\"attnscope.architecture\":\"encoder\""), "architecture 'encoder'");
     refused(edit("\"attnscope.config\"", "\"other\""), "no attnscope.architecture and attnscope.config");
@@ -834,6 +841,58 @@ TEST_CASE("transformer: safetensors round trip, and damaged files refused with t
     const std::size_t at = 8 + header;  // the first float of wte
     nan[at] = 0; nan[at + 1] = 0; nan[at + 2] = 0xc0; nan[at + 3] = 0x7f;
     refused(nan, "element 0 is not finite");
+}
+
+TEST_CASE("transformer: the text of each id travels in the file (attnscope.tokens), checked on the way in", "[transformer]") {
+    TransformerConfig c = small_config(Score::scaled_dot, false, 8);
+    c.vocab = 5;
+    Transformer m;
+    REQUIRE(Transformer::create(c, m).ok());
+    CHECK(m.tokens().empty());
+    std::vector<std::uint8_t> file;
+    REQUIRE(m.save_safetensors(file).ok());
+    CHECK(std::string(file.begin(), file.end()).find("attnscope.tokens") == std::string::npos);  // none: not written
+
+    // A newline, a quote, a backslash, a control character and UTF-8 come back as they were.
+    const std::vector<std::string> tokens = {"a", "\n", "\"q\\", "\x01\t", "\xc3\xa9t\xc3\xa9"};
+    REQUIRE(m.set_tokens(tokens).ok());
+    REQUIRE(m.save_safetensors(file).ok());
+    Transformer back;
+    REQUIRE(Transformer::from_safetensors(file.data(), file.size(), back).ok());
+    CHECK(back.tokens() == tokens);
+    CHECK(back.params() == m.params());
+    std::vector<std::uint8_t> again;
+    REQUIRE(back.save_safetensors(again).ok());
+    CHECK(again == file);  // a loaded model saves the same file
+
+    CHECK(m.set_tokens({"a", "b"}).message().find("2 of them for a vocabulary of 5") != std::string::npos);
+    CHECK(m.set_tokens({"a", "b", "", "d", "e"}).message().find("tokens[2]: empty") != std::string::npos);
+    CHECK(m.set_tokens({"a", "b", "c", "d", std::string(300, 'x')}).message().find("tokens[4]: 300 bytes") != std::string::npos);
+    CHECK(m.tokens() == tokens);  // a refused call changes nothing
+    REQUIRE(m.set_tokens({}).ok());
+    CHECK(m.tokens().empty());
+
+    // Damaged metadata: not a string, not an array of strings, the wrong count.
+    const std::uint64_t header = file[0] | (std::uint64_t{file[1]} << 8) | (std::uint64_t{file[2]} << 16);
+    const std::string head(file.begin() + 8, file.begin() + 8 + static_cast<std::ptrdiff_t>(header));
+    auto with_tokens = [&](const std::string& value) {
+        std::string h = head;
+        const std::size_t at = h.find("\"attnscope.tokens\":");
+        REQUIRE(at != std::string::npos);
+        const std::size_t end = h.find("]\"", at);
+        REQUIRE(end != std::string::npos);
+        h.replace(at, end + 2 - at, "\"attnscope.tokens\":" + value);
+        const std::vector<std::uint8_t> out = with_header(file, header, h);
+        Transformer t;
+        const Status st = Transformer::from_safetensors(out.data(), out.size(), t);
+        CHECK(t.empty() == !st.ok());
+        return st.message();
+    };
+    CHECK(with_tokens("\"[\\\"a\\\",\\\"b\\\",\\\"c\\\",\\\"d\\\",\\\"e\\\"]\"").empty());  // a list written by hand
+    CHECK(with_tokens("5").find("attnscope.tokens is not a JSON array of strings") != std::string::npos);
+    CHECK(with_tokens("\"[1,2,3,4,5]\"").find("attnscope.tokens is not a JSON array of strings") != std::string::npos);
+    CHECK(with_tokens("\"[\\\"a\\\"\"").find("attnscope.tokens is not a JSON array of strings") != std::string::npos);
+    CHECK(with_tokens("\"[\\\"a\\\"]\"").find("attnscope.tokens: 1 of them for a vocabulary of 5") != std::string::npos);
 }
 
 // ---- the encoder-decoder ------------------------------------------------------------------------------

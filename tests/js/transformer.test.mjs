@@ -347,6 +347,42 @@ test('model.save() is safetensors; scope.loadModel({ model: bytes }) gives the s
   }
 });
 
+test('model.setTokens(): the text of each id, saved in the file and read back with it; bad lists refused', async () => {
+  const model = scope.createModel({ layers: 1, heads: 1, dModel: 4, dFF: 0, vocab: 4, maxTokens: 8, seed: 2 });
+  try {
+    assert.equal(model.tokens, null);
+    const tokens = ['a', '\n', '"é"', ' '];
+    model.setTokens(tokens);
+    assert.deepEqual([...model.tokens], tokens);
+    assert.ok(Object.isFrozen(model.tokens));
+    tokens[0] = 'z';
+    assert.equal(model.tokens[0], 'a', 'a copy');
+    const bytes = model.save();
+    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+    assert.deepEqual(JSON.parse(header.__metadata__['attnscope.tokens']), ['a', '\n', '"é"', ' ']);
+    const back = await scope.loadModel({ model: bytes });
+    try {
+      assert.deepEqual([...back.tokens], ['a', '\n', '"é"', ' ']);
+      assert.deepEqual(back.save(), bytes);
+    } finally {
+      back.dispose();
+    }
+    throwsNaming(() => model.setTokens('abcd'), TypeError, 'tokens: expected an array of 4 strings');
+    throwsNaming(() => model.setTokens(['a', 'b', 3, 'd']), TypeError, 'tokens[2]: expected a string');
+    throwsNaming(() => model.setTokens(['a', 'b']), RangeError, 'tokens: 2 of them for a vocabulary of 4');
+    throwsNaming(() => model.setTokens(['a', '', 'c', 'd']), RangeError, 'tokens[1]: empty');
+    assert.deepEqual([...model.tokens], ['a', '\n', '"é"', ' '], 'a refused call changes nothing');
+    model.setTokens(null);
+    assert.equal(model.tokens, null);
+    const plain = model.save();
+    const m = Number(new DataView(plain.buffer, plain.byteOffset).getBigUint64(0, true));
+    assert.ok(!('attnscope.tokens' in JSON.parse(new TextDecoder().decode(plain.subarray(8, 8 + m))).__metadata__));
+  } finally {
+    model.dispose();
+  }
+});
+
 test("kind 'encoder-decoder': labels, the contract's shapes, training on a reversal, a file round trip, errors", async () => {
   const model = scope.createModel({ kind: 'encoder-decoder', layers: 1, heads: 2, dModel: 16, dFF: 32, vocab: 8, maxTokens: 6, score: { 'cross.0.1': 'additive', 'encoder.0.0': 'cosine' }, seed: 3 });
   try {

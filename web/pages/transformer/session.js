@@ -58,6 +58,7 @@ class Run {
     this.seed = seed;
     this.model = scope.createModel({ ...task.config, score: this.scores, temperature, seed });
     try {
+      this.model.setTokens(task.tokens);   // saved with it: <attn-scope> reads text into ids with them
       this.trainer = scope.createModelTrainer(this.model, {
         data: task.train, batch: task.training.batch, learningRate, weightDecay: task.training.weightDecay, seed,
       });

@@ -252,6 +252,7 @@ function inductionTask(seed, settings) {
     // the earlier occurrence, a head that attends a fixed distance back does not.
     probes: { plain: { ids: plain, from: p.probeLength }, reversed: { ids: reversed, from: p.probeLength } },
     token: (id) => SYMBOLS[id] ?? `#${id}`,
+    tokens: Array.from({ length: config.vocab }, (_, id) => SYMBOLS[id] ?? `#${id}`),
     target: {
       metric: 'prefixMatching',
       value: 0.5,
@@ -336,6 +337,7 @@ function reversalTask(seed) {
     held,
     probe: row(held, probeRow),
     token: (id) => (id === START ? '·' : id === END ? '.' : String.fromCharCode(95 + id)),   // 2 → 'a'
+    tokens: Array.from({ length: config.vocab }, (_, id) => (id === START ? '·' : id === END ? '.' : String.fromCharCode(95 + id))),
     target: {
       metric: 'accuracy',
       value: 0.95,
@@ -433,6 +435,7 @@ function charactersTask(seed, text) {
     text: toText,
     /** text → ids (characters not in the vocabulary become its U+FFFD id, or are dropped when it has none). */
     encode: (s) => Int32Array.from([...String(s)].map((c) => index.get(c) ?? unknown).filter((id) => id >= 0)),
+    tokens: chars.slice(),
     token: (id) => {
       const c = chars[id];
       if (c === undefined) return `#${id}`;
@@ -483,7 +486,7 @@ function checkSettings(settings, defaults) {
 /**
  * A task by name ('induction', 'reversal' or 'characters'): its model config (without score,
  * temperature and seed), default scores, training defaults, data made from `seed`, probe, labels,
- * target and measure(model). 'characters' needs `text`, the corpus. `settings` (induction only, for
+ * tokens (the text of each id, saved with the model: model.setTokens), target and measure(model). 'characters' needs `text`, the corpus. `settings` (induction only, for
  * experiments such as bench/transformer-tasks.mjs) overrides its data's numbers: { vocab, cols, minSpan,
  * maxSpan, skip, rows, heldRows, probeLength }.
  */
