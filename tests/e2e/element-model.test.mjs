@@ -1,4 +1,5 @@
 // <attn-scope model="use-lite"> and its head, head-score, head-temperature and knock-out attributes (issue 34 item 7),
+// and <attn-scope model="transformer"> showing a decoder saved by model.save() (issue 32),
 // in headless Chromium, the way a lecture note written with MkDocs holds two of them in a narrow
 // column. Expected numbers come from the single-file module in node (dist/attnscope.single.mjs with
 // dist/use-lite.bin: the same wasm and weights). Screenshots go to test-output/element-model-*.png.
@@ -266,6 +267,98 @@ for (const [name, viewport] of [['mkdocs', { width: 1366, height: 768 }], ['phon
     await p.context().close();
   });
 }
+
+// <attn-scope model="transformer">: a decoder saved by model.save() with its tokens (as transformer.html's
+// “Save the model” writes it), its numbers against the same file's model in node.
+test('model="transformer": a saved decoder\'s heads, its own scoring functions, the surgery and its prediction; wrong attributes named', async () => {
+  const made = single.createModel({ kind: 'decoder', layers: 2, heads: 2, dModel: 16, dFF: 0, vocab: 6, maxTokens: 16,
+    score: { '0.1': 'additive', '1.0': 'cosine' }, temperature: 'learned', seed: 7 });
+  const params = made.parameters();
+  for (const [name, v] of Object.entries(params)) for (let i = 0; i < v.length; i++) v[i] += (name.endsWith('log_tau') ? 0.3 : 0.5) * Math.sin(5 * i + v.length);
+  made.setParameters(params);
+  made.setTokens(['a', 'b', 'c', 'd', 'e', ' ']);
+  const bytes = made.save();
+  const saved = await single.loadModel({ model: bytes });
+  made.dispose();
+  const URL_T = 'http://models.attnscope.test/induction.safetensors';
+  const context = await offlineContext(browser, { viewport: { width: 1366, height: 768 } });
+  await context.route('http://models.attnscope.test/**', (route) => route.fulfill({ status: 200, body: Buffer.from(bytes),
+    headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } }));
+  const p = await context.newPage();
+  p.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  p.on('pageerror', (e) => errors.push(`page error ${e}`));
+  const el = (id, attrs) => `<attn-scope id="${id}" model="transformer" model-src="${URL_T}" ${attrs}></attn-scope>`;
+  const file = join(dir, 'transformer-note.html');
+  writeFileSync(file, `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Lecture 6</title>
+<style>body { margin: 0; font: 16px sans-serif; } main { max-width: 640px; margin: 0 auto; padding: 0 16px; }</style>
+<script src="attnscope-element.js"></script></head>
+<body><main><h1>Lecture 6: a model trained in the page</h1>
+${el('tplain', 'query="abcde abcd"')}
+${el('tcut', 'query="abcde abcd" head="0.0" head-score="cosine" knock-out="1.1"')}
+${el('tbad', 'query="abcxyz"')}
+${el('tkeys', 'query="abc" keys="de"')}
+${el('ttau', 'query="abc" head-temperature="0.5"')}
+<attn-scope id="tnosrc" model="transformer" query="abc"></attn-scope>
+<attn-scope id="tkind" model="use-lite" model-src="${URL_T}" query="abc"></attn-scope>
+</main></body></html>\n`);
+  await p.goto(pathToFileURL(file).href);
+  await settled(p);
+  try {
+    const ids = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3];
+    const base = saved.encodeIds(ids), cut = saved.encodeIds(ids, { score: { '0.0': 'cosine' }, ablate: ['1.1'] });
+    const close = (got, want, what) => {
+      assert.equal(got.length, want.length, what);
+      got.forEach((x, k) => assert.ok(Math.abs(x - want[k]) < 1e-5, `${what} ${k}: ${x} vs ${want[k]}`));
+    };
+    const read = (id) => p.$eval(`#${id}`, (e) => ({ kind: e.result.kind, tokens: e.result.tokens, own: e.result.own, changed: e.result.changed,
+      original: Array.from(e.result.original), surgery: Array.from(e.result.surgery), prediction: e.result.prediction,
+      options: [...e.shadowRoot.querySelectorAll('#figure-model-head select.model-swap-select option')].map((o) => o.textContent),
+      tauShown: getComputedStyle(e.shadowRoot.querySelector('#figure-model-head select.model-tau-select')).display !== 'none',
+      subtitles: [...e.shadowRoot.querySelectorAll('#figure-model-heads g.panel')].map((g) => g.getAttribute('aria-label')),
+      numbers: Object.fromEntries([...e.shadowRoot.querySelectorAll('#figure-model-effect dd')].map((d) => [d.dataset.measure, d.textContent])),
+      said: e.shadowRoot.querySelector('#figure-model-effect .model-explain').textContent }));
+    const plain = await read('tplain');
+    assert.equal(plain.kind, 'decoder');
+    assert.deepEqual(plain.tokens, ['a', 'b', 'c', 'd', 'e', '␣', 'a', 'b', 'c', 'd']);
+    assert.deepEqual(plain.own, ['scaled-dot', 'additive', 'cosine', 'scaled-dot']);
+    close(plain.original, base.attentions, 'as trained');
+    assert.equal(plain.changed, false);
+    assert.equal(plain.tauShown, false, 'a saved model\'s heads keep their own τ: no τ menu');
+    assert.ok(plain.options.includes('scaled-dot (the model\'s own)'), 'head 0.0 scores by scaled-dot');
+    // The prediction after the last token, from the logits in node.
+    const last = Array.from(base.logits.subarray(9 * 6, 10 * 6));
+    const best = last.indexOf(Math.max(...last));
+    assert.equal(plain.prediction.before.id, best);
+    assert.equal(plain.numbers['prediction-before'], `«${['a', 'b', 'c', 'd', 'e', '␣'][best]}» ${fmt(plain.prediction.before.p)}`);
+    assert.match(plain.said, /its heads score by scaled-dot \(layer 1, head 1; layer 2, head 2\), additive \(layer 1, head 2\), cosine \(layer 2, head 1\)/);
+    assert.match(plain.said, new RegExp(`After «d», the last token, the model predicts «${['a', 'b', 'c', 'd', 'e', '␣'][best]}»`));
+
+    const c = await read('tcut');
+    close(c.surgery, cut.attentions, 'with the surgery');
+    assert.equal(c.changed, true);
+    assert.ok(c.subtitles.some((x) => /layer 2, head 2.*knocked out/.test(x)), JSON.stringify(c.subtitles));
+    assert.ok(c.subtitles.some((x) => /layer 1, head 1.*scored by cosine/.test(x)), JSON.stringify(c.subtitles));
+    assert.match(c.said, /^Scoring layer 1, head 1 by cosine moves each of that head's rows by a total variation of [0-9.]+ on average; with layer 2, head 2 knocked out as well, the prediction of the next token moves by [0-9.]+ \(total variation\)\./);
+    assert.ok('prediction-after' in c.numbers && 'prediction-tv' in c.numbers);
+    // Picking another head shows its own scoring function as the model's own.
+    await p.$eval('#tplain', (e) => e.shadowRoot.querySelectorAll('#figure-model-heads g.panel')[1].dispatchEvent(new MouseEvent('click', { bubbles: true })));
+    await p.waitForFunction(() => document.getElementById('tplain').result.head === '0.1');
+    const picked = await read('tplain');
+    assert.ok(picked.options.includes('additive (the model\'s own)'), JSON.stringify(picked.options));
+    assert.equal(picked.changed, false, 'the head shown with its own function: no surgery');
+
+    const error = (id) => p.$eval(`#${id}`, (e) => e.shadowRoot.querySelector('.attn-error').textContent);
+    assert.match(await error('tbad'), /query="abcxyz" is not valid: expected text made of the model's tokens \(“a” “b” “c” “d” “e” “␣”\); “x”, “y”, “z” are not among them/);
+    assert.match(await error('tkeys'), /keys="de" is not valid: expected nothing: a saved decoder reads one text, the query/);
+    assert.match(await error('ttau'), /head-temperature="0\.5" is not valid: expected 1: a saved transformer's heads keep their own τ/);
+    assert.match(await error('tnosrc'), /model-src="" is not valid: expected the URL of a transformer saved by model\.save\(\)/);
+    assert.match(await error('tkind'), /model="use-lite" is not valid: expected “transformer”: the file at model-src is a transformer saved by model\.save\(\)/);
+    await p.locator('#tcut').screenshot({ path: join(outDir, 'element-model-transformer.png') });
+  } finally {
+    saved.dispose();
+    await context.close();
+  }
+});
 
 test('no console error and no page error', () => {
   assert.deepEqual(errors, []);

@@ -21,6 +21,12 @@ import { fmt } from '../shared/figures/base.js';
 import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
 import { modelViews, MODEL_NAME } from '../shared/compute/use-lite.js';
+import { decoderViews } from '../shared/compute/saved-model.js';
+
+// model="transformer": a decoder saved by model.save() (transformer.html's “Save the model”), at model-src.
+const SAVED_MODEL = 'transformer';
+// What scope.loadModel() read: a transformer (createModel's kind, 'decoder' or 'encoder-decoder'), or USE-Lite.
+const isSavedTransformer = (m) => m.kind === 'decoder' || m.kind === 'encoder-decoder';
 import { headLabel, parseHead, parseHeadList, HEAD_ALLOWED, HEAD_LIST_ALLOWED } from '../shared/head-label.js';
 import { HEAD_TEMPERATURES } from '../shared/temperature.js';
 import { renderTeaching } from '../shared/formulas.js';
@@ -145,7 +151,8 @@ export const DEFAULTS = {
   theme: 'auto',
   caption: '',
   vocab: '',              // URL of a vocabulary file; empty: the built-in 10,000 words
-  model: '',              // 'use-lite': the trained model's views (query: the sentence, keys: a second one)
+  model: '',              // 'use-lite': the trained model's views (query: the sentence, keys: a second one);
+                          // 'transformer': a decoder saved by model.save(), at model-src (query: its text)
   'model-src': 'use-lite.bin',  // URL of the model's weights file (dist/use-lite.bin)
   // With model: the head shown large, the scoring function it is re-scored with, the heads knocked
   // out. Heads are labelled 'L.H' as the API labels them (layer and head counted from 0); the figures
@@ -246,11 +253,11 @@ function controlOwnsKey(ev) {
 // What a model that could not be loaded needs, in the page's words. From a page opened from disk the
 // browser refuses to read the file beside it: the reader chooses it instead (a file chosen by the person
 // at the computer can be read; it goes nowhere), or serves the folder over http.
-function modelError(src, error) {
+function modelError(src, error, transformer = false) {
   let url = null;
   try { url = new URL(src, document.baseURI); } catch { /* the library's message says what is wrong */ }
   if (url && url.protocol === 'file:') {
-    const name = url.pathname.split('/').pop() || 'use-lite.bin';
+    const name = url.pathname.split('/').pop() || (transformer ? 'model.safetensors' : 'use-lite.bin');
     // A file chosen below that is not the model: say so, and offer the choice again.
     const chosen = /^options\.model/.test(error.message) ? ` The file chosen is not the model (${error.message.replace(/^options\.model: /, '')}).` : '';
     const e = new Error(`the trained model's file (${name}) cannot be read by this page.${chosen} It was opened from disk (file://), and browsers do not `
@@ -261,7 +268,7 @@ function modelError(src, error) {
     return e;
   }
   const why = error.message.replace(/check the URL given as options\.model/, 'check the model-src attribute');
-  return new AttributeError('model-src', src, `the URL of the model's weights file (dist/use-lite.bin) that this page can load (${why})`);
+  return new AttributeError('model-src', src, `the URL of ${transformer ? 'a model saved by model.save() (a .safetensors file)' : 'the model\'s weights file (dist/use-lite.bin)'} that this page can load (${why})`);
 }
 
 // What a vocab attribute that could not be loaded needs. A page opened from disk cannot read another
@@ -399,9 +406,14 @@ export class AttnScopeElement extends ElementBase {
     try { R.layout(); } catch { /* a deck that cannot lay out now: its own next layout will */ }
   }
 
-  /** The model file's URL: model-src, else where the app's bundler put use-lite.bin, else use-lite.bin beside the page. */
+  /**
+   * The model file's URL: model-src, else (model="use-lite") where the app's bundler put use-lite.bin,
+   * else use-lite.bin beside the page. A saved transformer (model="transformer") has no default.
+   */
   _modelSrcNow() {
-    return (this.getAttribute('model-src') ?? '').trim() || optedInUrl('use-lite.bin')?.href || DEFAULTS['model-src'];
+    const given = (this.getAttribute('model-src') ?? '').trim();
+    if (this._attr('model').trim() === SAVED_MODEL) return given;
+    return given || optedInUrl('use-lite.bin')?.href || DEFAULTS['model-src'];
   }
 
   /** This element no longer shows its model (removed, or showing another): freed with its last element. */
@@ -467,8 +479,10 @@ export class AttnScopeElement extends ElementBase {
       }
       const modelName = this._attr('model').trim();
       if (modelName) {
-        choice('model', modelName, [MODEL_NAME]);
+        choice('model', modelName, [MODEL_NAME, SAVED_MODEL]);
+        const saved = modelName === SAVED_MODEL;
         const src = this._modelSrcNow();
+        if (!src) throw new AttributeError('model-src', '', 'the URL of a transformer saved by model.save() (a .safetensors file, such as the one transformer.html\'s “Save the model” downloads)');
         if (!this._model || this._modelSrc !== src) {
           this._status.textContent = `Loading the trained model ${src}…`;
           let m;
@@ -477,7 +491,7 @@ export class AttnScopeElement extends ElementBase {
             // element, and the model needs no vocabulary).
             m = await modelFor((await scopeFor('')).scope, src);
           } catch (e) {
-            throw modelError(src, e);
+            throw modelError(src, e, saved);
           }
           if (this._modelSrcNow() !== src) return;   // changed while loading: a newer update follows
           if (!this.isConnected) return;   // removed while loading: connected again, it asks anew
@@ -485,6 +499,13 @@ export class AttnScopeElement extends ElementBase {
           this._model = m;
           this._modelSrc = src;
           useModel(this, modelKey(src));
+        }
+        // The file decides what the model is (use-lite.bin, or a transformer's safetensors): the attribute must say the same.
+        const isTransformer = isSavedTransformer(this._model);
+        if (isTransformer !== saved) {
+          throw new AttributeError('model', modelName, isTransformer
+            ? `“${SAVED_MODEL}”: the file at model-src is a transformer saved by model.save()`
+            : `“${MODEL_NAME}”: the file at model-src is the trained model ${MODEL_NAME}`);
         }
         this._renderModel(changed);
         return;
@@ -614,9 +635,12 @@ export class AttnScopeElement extends ElementBase {
   _modelState(scope, m) {
     const headText = this._attr('head').trim();
     if (!parseHead(headText, m.layers, m.heads)) throw new AttributeError('head', headText, HEAD_ALLOWED(m.layers, m.heads));
-    const swap = choice('head-score', this._attr('head-score').trim(), namesOf(scope.registry.scores));
+    const saved = isSavedTransformer(m);
+    // A saved transformer's heads each have their own scoring function: without head-score, the head's own.
+    const swap = saved && !this.hasAttribute('head-score') ? '' : choice('head-score', this._attr('head-score').trim(), namesOf(scope.registry.scores));
     const tauText = this._attr('head-temperature').trim();
     const tau = /^[0-9.]+$/.test(tauText) ? Number(tauText) : NaN;
+    if (saved && tau !== 1) throw new AttributeError('head-temperature', tauText, '1: a saved transformer\'s heads keep their own τ (head-temperature is for the trained model use-lite)');
     if (!HEAD_TEMPERATURES.includes(tau)) throw new AttributeError('head-temperature', tauText, `one of ${HEAD_TEMPERATURES.join(', ')} (1: the model's own)`);
     const knock = parseHeadList(this._attr('knock-out'), m.layers, m.heads);
     if (!knock) throw new AttributeError('knock-out', this._attr('knock-out'), HEAD_LIST_ALLOWED(m.layers, m.heads));
@@ -637,12 +661,25 @@ export class AttnScopeElement extends ElementBase {
     const q = this._attr('query');
     if (!q.trim()) throw new AttributeError('query', q, 'text with at least one word');
     const { head, swap, tau, knock } = this._modelState(scope, m);
-    const v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap, tau, knock });
+    let v;
+    if (isSavedTransformer(m)) {
+      if (this._attr('keys').trim()) throw new AttributeError('keys', this._attr('keys'), 'nothing: a saved decoder reads one text, the query');
+      const name = decodeURIComponent(new URL(this._modelSrc, document.baseURI).pathname.split('/').pop() || SAVED_MODEL);
+      try {
+        v = decoderViews(scope, m, { name, text: q, head, swap, knock });
+      } catch (e) {
+        if (e instanceof RangeError && e.message.startsWith('text: expected ')) throw new AttributeError('query', q, e.message.slice('text: expected '.length));
+        throw e;
+      }
+    } else {
+      v = modelViews(scope, m, { text: q, text2: this._attr('keys'), head, swap, tau, knock });
+    }
     this._result = v;
     this._clearError();
+    const most = v.maxTokens ?? 128;
     this._status.textContent = v.truncated || (v.second && v.second.truncated)
-      ? 'The trained model reads at most 128 tokens: the text was cut after its 128th token.' : '';
-    this._box.setAttribute('aria-label', label(this._attr('caption')) || `The trained model ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
+      ? `The ${v.kind === 'decoder' ? 'model' : 'trained model'} reads at most ${most} tokens: the text was cut after its ${most}th token.` : '';
+    this._box.setAttribute('aria-label', label(this._attr('caption')) || `The ${v.kind === 'decoder' ? 'saved transformer' : 'trained model'} ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
     this._controls.textContent = '';
     this._controlsKey = null;
     this._buildFigures('model');

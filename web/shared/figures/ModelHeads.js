@@ -6,7 +6,7 @@
 import { SmallMultiples } from './SmallMultiples.js';
 import { fmt } from './base.js';
 import { parseHead } from '../head-label.js';
-import { rescored } from '../compute/use-lite.js';
+import { ownScore, rescored } from '../compute/use-lite.js';
 
 /** What the JSON exports say of their head labels (the page writes heads from 1). */
 export const HEAD_LABELS = '"L.H": layer L, head H, both counted from 0 as the API counts them; the page writes "layer L+1, head H+1"';
@@ -39,7 +39,7 @@ export class ModelHeads extends SmallMultiples {
         const tau = v.tau ?? 1;
         const swapped = key === v.head && rescored(v);
         // "scored by cosine"; with a temperature, shorter so that it fits a panel: "cosine, τ 0.1".
-        const scoredBy = `${v.swap || 'scaled-dot'}${tau !== 1 ? `, τ ${tau}` : ''}`;
+        const scoredBy = `${v.swap || ownScore(v, key)}${tau !== 1 ? `, τ ${tau}` : ''}`;
         const sub = knocked ? 'knocked out'
           : swapped ? (tau !== 1 ? scoredBy : `scored by ${scoredBy}`)
             : v.changed ? `moved ${fmt(v.tv[k], 2)} (TV)` : `d=${v.headDims[l] || ''}`;
@@ -77,7 +77,7 @@ export class ModelHeads extends SmallMultiples {
       out[key] = Array.from({ length: n }, (_, i) => Array.from(v.surgery.subarray((k * n + i) * n, (k * n + i + 1) * n)));
     }
     return JSON.stringify({ model: v.name, labels: HEAD_LABELS, tokens: v.tokens, n, layers: v.layers, heads: v.heads, truncated: v.truncated,
-      swap: v.changed && rescored(v) ? { head: v.head, score: v.swap || 'scaled-dot', temperature: v.tau ?? 1 } : null,
+      swap: v.changed && rescored(v) ? { head: v.head, score: v.swap || ownScore(v, v.head), temperature: v.tau ?? 1 } : null,
       knockedOut: v.knock, attentions: out });
   }
 }
