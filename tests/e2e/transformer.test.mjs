@@ -4,6 +4,7 @@
 // predictions; the encoder–decoder task shows its cross-attention; the keyboard drives it all.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setup, outDir, settled, root } from '../../scripts/browser-harness.mjs';
@@ -69,6 +70,22 @@ test('induction: the readout and the reading are the run in node; the slider, a 
     // The run in node with the same head knocked out gives the same count.
     const v = session.view({ ablate: ['0.1'] });
     assert.match(await page.$eval('#prediction', (e) => e.textContent), new RegExp(`With the changes: ${v.surgery.right} of ${v.counted} right`));
+    // Save: the file holds the model and its tokens; the note beside the button says how a lecture note
+    // shows it, with a query the element reads with those tokens.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
+    assert.equal(download.suggestedFilename(), 'attnscope-induction-step100.safetensors');
+    const bytes = readFileSync(await download.path());
+    await page.waitForFunction(() => !document.querySelector('#save-note').hidden);
+    const note = await page.$eval('#save-note', (e) => e.textContent);
+    const query = /query="([^"]*)"/.exec(note)[1];
+    assert.match(note, /^Saved as attnscope-induction-step100\.safetensors\. To show it in lecture notes, .*<attn-scope model="transformer" model-src="attnscope-induction-step100\.safetensors" query="/);
+    const saved = await h.scope.loadModel({ model: bytes });
+    try {
+      assert.equal(saved.tokens.length, 64);
+      const { decoderViews } = await import(pathToFileURL(join(root, 'web/shared/compute/saved-model.js')).href);
+      const shown = decoderViews(h.scope, saved, { text: query, head: '1.0' });
+      assert.deepEqual([...shown.ids], [...session.run.task.probe.ids], 'the note\'s query is the probe, read back with the file\'s tokens');
+    } finally { saved.dispose(); }
     await page.screenshot({ path: join(outDir, 'transformer-induction-1366-light.png'), fullPage: true });
     // Train from the keyboard too: Enter on +50.
     await page.focus('#step');

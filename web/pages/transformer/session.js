@@ -242,6 +242,20 @@ export class TransformerSession {
   /** The run's model as a safetensors file. */
   save() { return this.requireRun().model.save(); }
 
+  /**
+   * How a saved file is shown in lecture notes: { query } — the probe's text, written with the file's
+   * tokens (what <attn-scope model="transformer"> reads) — for a decoder; { query: null } for an
+   * encoder-decoder, which the element does not show yet.
+   */
+  noteExample() {
+    const r = this.requireRun();
+    if (r.task.kind !== 'decoder') return { query: null };
+    const ids = Array.from(r.task.probe.ids);
+    // Tokens of one character each read back as written; longer ones are kept apart by a space.
+    const join = r.task.tokens.every((t) => [...t].length === 1) ? '' : ' ';
+    return { query: ids.map((id) => r.task.tokens[id]).join(join) };
+  }
+
   // ---- the comparison: the same task, one run per scoring function, trained in turn ----
   compareStart({ task, scores, learned = false, steps = 1500, learningRate = null, seed = 1 }) {
     this.compareCancel();

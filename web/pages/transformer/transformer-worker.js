@@ -32,6 +32,7 @@ const api = {
   view: (o) => transferable(session.view(o)),
   generate: (o) => transferable(session.generate(o)),
   save: () => transferable(session.save()),
+  noteExample: () => session.noteExample(),
   async compareStart(o) { await ensureText(o.task); return session.compareStart(o); },
   // Copied, not transferred: the finished runs' arrays are sent again with every answer.
   compareAdvance: (budgetMs) => session.compareAdvance(budgetMs),

@@ -19,7 +19,7 @@ const SLICE_MS = 40;
 const ui = {
   task: $('task'), lr: $('lr'), seed: $('seed'), learned: $('learned'), taskInfo: $('task-info'),
   allScores: $('all-scores'), allApply: $('all-apply'), headScores: $('head-scores'),
-  play: $('play'), step: $('step'), reset: $('reset'), save: $('save'), stepCount: $('step-count'), readout: $('readout'),
+  play: $('play'), step: $('step'), reset: $('reset'), save: $('save'), saveNote: $('save-note'), stepCount: $('step-count'), readout: $('readout'),
   view: $('view-step'), viewLabel: $('view-label'), reading: $('reading'), probeInfo: $('probe-info'),
   stackRow: $('stack-row'), stack: $('stack'), prediction: $('prediction'), loadText: $('load-text'), status: $('status'),
   generation: $('generation'), prompt: $('prompt'), genTemp: $('gen-temp'), genTopK: $('gen-topk'), genRun: $('gen-run'),
@@ -126,6 +126,7 @@ const writeURL = () => url.write();
 /** Starts over with the current settings (taskChanged: the heads and the learning rate come from the task's defaults, then `wanted`). */
 let lrFromHash = false;
 async function setup({ taskChanged = false, wanted = null } = {}) {
+  ui.saveNote.hidden = true;   // it named the last run's file
   stop();
   const id = ++runId;
   let r;
@@ -518,7 +519,16 @@ fig.grid.addEventListener('pick', (ev) => { current = { layer: ev.detail.layer, 
 ui.save.addEventListener('click', async () => {
   try {
     const bytes = await call('save');
-    download(new Blob([bytes], { type: 'application/octet-stream' }), `attnscope-${info.task}-step${run.steps}.safetensors`);
+    const name = `attnscope-${info.task}-step${run.steps}.safetensors`;
+    download(new Blob([bytes], { type: 'application/octet-stream' }), name);
+    // How to show the file in lecture notes (the element reads text with the tokens saved in it).
+    const { query } = await call('noteExample');
+    ui.saveNote.hidden = false;
+    ui.saveNote.textContent = query === null
+      ? `Saved as ${name}. This page reads it back; the <attn-scope> element of lecture notes shows decoders, not yet encoder–decoders.`
+      : `Saved as ${name}. To show it in lecture notes, put the file beside them with attnscope-element.js and write `
+        + `<attn-scope model="transformer" model-src="${name}" query="${query.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;')}"></attn-scope> `
+        + '(the query here is the probe drawn above; any text made of the model\'s tokens will do).';
   } catch (e) { notice(`Could not save the model: ${e.message}`); }
 });
 ui.genRun.addEventListener('click', generateText);
