@@ -360,6 +360,32 @@ ${el('ttau', 'query="abc" head-temperature="0.5"')}
   }
 });
 
+test('model="transformer" in a note opened from disk: the file beside it is chosen, and the element draws it', async () => {
+  const made = single.createModel({ kind: 'decoder', layers: 1, heads: 2, dModel: 8, dFF: 0, vocab: 3, maxTokens: 8, seed: 3 });
+  made.setTokens(['x', 'y', 'z']);
+  writeFileSync(join(dir, 'saved.safetensors'), made.save());
+  const want = made.encodeIds([0, 1, 2, 0]).attentions;
+  made.dispose();
+  const file = join(dir, 'disk-transformer.html');
+  writeFileSync(file, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>disk</title><script src="attnscope-element.js"></script></head>
+<body><main><h1>From disk</h1><attn-scope id="d" model="transformer" model-src="saved.safetensors" query="xyzx"></attn-scope></main></body></html>`);
+  const context = await offlineContext(browser, { viewport: { width: 1366, height: 768 } });
+  const p = await context.newPage();
+  p.on('pageerror', (e) => errors.push(`page error ${e}`));
+  try {
+    await p.goto(pathToFileURL(file).href);
+    await p.waitForFunction(() => !document.getElementById('d').shadowRoot.querySelector('.attn-error').hidden, null, { timeout: 30_000 });
+    assert.match(await p.$eval('#d', (el) => el.shadowRoot.querySelector('.attn-error').textContent), /the trained model's file \(saved\.safetensors\) cannot be read by this page\. It was opened from disk/);
+    assert.match(await p.$eval('#d', (el) => el.shadowRoot.querySelector('.attn-choose input').accept), /\.safetensors/);
+    await p.locator('#d').locator('.attn-choose input[type=file]').setInputFiles(join(dir, 'saved.safetensors'));
+    await p.waitForFunction(() => document.getElementById('d').result?.n === 4, null, { timeout: 60_000 });
+    const got = await p.$eval('#d', (el) => Array.from(el.result.original));
+    got.forEach((x, k) => assert.ok(Math.abs(x - want[k]) < 1e-5, `attention ${k}`));
+  } finally {
+    await context.close();
+  }
+});
+
 test('no console error and no page error', () => {
   assert.deepEqual(errors, []);
 });

@@ -936,7 +936,7 @@ export class AttnScopeElement extends ElementBase {
     label.className = 'attn-choose';
     const input = document.createElement('input');
     input.type = 'file';
-    input.accept = '.bin,application/octet-stream';
+    input.accept = '.bin,.safetensors,application/octet-stream';
     label.append(`Choose ${name}: `, input);
     input.addEventListener('change', () => {
       const file = input.files && input.files[0];
