@@ -106,12 +106,13 @@ export function mainThreadTasks(traceBuffer, markName) {
 
 /**
  * A page for benchmarks against TF.js in the same page: `site` (a folder, made anew) holds dist/'s modules
- * and wasm files (and `extra` file names of dist/), TF.js's script bundles (core, `converter` when asked,
+ * and wasm files (and `extra` file names of dist/), TF.js's script bundles (core or with `union` the whole
+ * of TF.js, `converter` when asked,
  * the wasm backend), its wasm files and `copies` ([from, relative to] pairs); index.html sets TF.js's wasm backend up (SIMD, one thread: the
  * page is not cross-origin isolated) and then runs `setup`, module code that sets window.bench. Resolves
  * { page, close } once the page says it is ready.
  */
-export async function tfjsPage({ site, setup, converter = false, extra = [], copies = [], timeout = 60000 }) {
+export async function tfjsPage({ site, setup, converter = false, union = false, extra = [], copies = [], timeout = 60000 }) {
   const { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } = await import('node:fs');
   const { createRequire } = await import('node:module');
   const { dirname, join } = await import('node:path');
@@ -121,7 +122,9 @@ export async function tfjsPage({ site, setup, converter = false, extra = [], cop
   mkdirSync(site, { recursive: true });
   for (const f of readdirSync(join(root, 'dist'))) if (/\.(mjs|wasm)$/.test(f) || extra.includes(f)) copyFileSync(join(root, 'dist', f), join(site, f));
   const pkg = (name) => dirname(require.resolve(`${name}/package.json`));
-  const scripts = [['@tensorflow/tfjs-core', 'tf-core'], ...(converter ? [['@tensorflow/tfjs-converter', 'tf-converter']] : []), ['@tensorflow/tfjs-backend-wasm', 'tf-backend-wasm']];
+  // `union`: the whole of TF.js (the `tf` bundle of @tensorflow/tfjs), whose core has the gradients and
+  // chained methods that the tfjs-core bundle leaves out (what training needs).
+  const scripts = [union ? ['@tensorflow/tfjs', 'tf'] : ['@tensorflow/tfjs-core', 'tf-core'], ...(converter ? [['@tensorflow/tfjs-converter', 'tf-converter']] : []), ['@tensorflow/tfjs-backend-wasm', 'tf-backend-wasm']];
   for (const [name, file] of scripts) copyFileSync(join(pkg(name), `dist/${file}.es2017.min.js`), join(site, `${file}.js`));
   for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm', 'tfjs-backend-wasm-threaded-simd.wasm']) copyFileSync(join(pkg('@tensorflow/tfjs-backend-wasm'), 'dist', f), join(site, f));
   for (const [from, to] of copies) {

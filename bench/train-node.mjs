@@ -2,11 +2,8 @@
 // One training step of a decoder (nanoGPT's GPT: 2 layers x 4 heads, dModel 128, dFF 512, vocabulary 64,
 // batch 16 x 64 tokens, scaled-dot heads) in one node process: attnscope's trainer (createModelTrainer,
 // step(1): forward, backward, gradient clipping, Adam) against the same model trained by TF.js 4.22 on
-// its wasm backend (XNNPACK, SIMD, one thread), written op by op from the same definition: learned
-// positions, pre-LayerNorm (ε 1e-5), causal softmax(q·k/√dh), GELU (exact, through erf), lm_head tied to
-// the token embedding, mean cross-entropy, the gradient's global norm clipped to 1, Adam (β 0.9, 0.95,
-// ε 1e-8; weight decay 0 on both sides: TF.js has no AdamW). The token embedding is a one-hot matMul on
-// the TF.js side (its wasm backend has no gradient for gather). Both start from the same parameters, so
+// its wasm backend (XNNPACK, SIMD, one thread), written op by op from the same definition
+// (bench/tfjs-gpt.mjs; weight decay 0 on both sides: TF.js has no AdamW). Both start from the same parameters, so
 // their first losses agree; each is warmed up for ≥ 1 s, then the two alternate step by step (the order
 // flipped each round); CPU-time medians and the ratio. Then attnscope's wasm memory over --steps steps.
 //   node bench/train-node.mjs [--rounds 15] [--steps 1000] [--dist DIR] > bench/results/train-node.json
@@ -14,6 +11,7 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { tfjsGpt, trainingBatch } from './tfjs-gpt.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -28,10 +26,7 @@ const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) /
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
 
 // ---- the data: 16 rows of 64 tokens (one batch, so both sides train on exactly the same rows) -------
-let seed = 7;
-const next = () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed; };
-const ids = Int32Array.from({ length: B * T }, () => next() % V);
-const targets = Int32Array.from(ids, (_, i) => ((i + 1) % T === 0 ? -1 : ids[i + 1]));  // next token; the last of each row not counted
+const { ids, targets } = trainingBatch({ rows: B, tokens: T, vocab: V });
 
 // ---- attnscope ---------------------------------------------------------------------------------------
 const { createAttnScope } = await import(pathToFileURL(join(dist, 'attnscope.mjs')).href);
@@ -48,61 +43,18 @@ tfwasm.setWasmPaths(join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/
 tfwasm.setThreadsCount(1);
 await tf.setBackend('wasm');
 await tf.ready();
-const P = {};
-for (const [name, value] of Object.entries(params)) P[name] = tf.variable(tf.tensor(value, model.shapes[name]), true, name);
-const dh = D / H;
-const linear = (x, w, b) => tf.add(tf.matMul(x, w, false, true), b);  // x [n, in], w [out, in]
-const layerNorm = (x, g, b) => {
-  const { mean, variance } = tf.moments(x, -1, true);
-  return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), g), b);
-};
-const gelu = (x) => tf.mul(tf.mul(x, 0.5), tf.add(1, tf.erf(tf.div(x, Math.SQRT2))));
-const causal = tf.tensor2d(Array.from({ length: T * T }, (_, k) => (k % T > Math.floor(k / T) ? -1e9 : 0)), [T, T]);
-const xIds = tf.tensor1d(ids, 'int32'), yIds = tf.tensor1d(Int32Array.from(targets, (t) => Math.max(t, 0)), 'int32');
-const mask = tf.tensor1d(Float32Array.from(targets, (t) => (t >= 0 ? 1 : 0)));
-const counted = mask.sum().dataSync()[0];
-const oneHotX = tf.oneHot(xIds, V).toFloat(), oneHotY = tf.oneHot(yIds, V).toFloat();
-const positions = tf.tensor1d(Int32Array.from({ length: B * T }, (_, i) => i % T), 'int32');
-const oneHotPos = tf.oneHot(positions, T).toFloat();
-function tfLoss() {
-  const wte = P['transformer.wte.weight'];
-  let x = tf.add(tf.matMul(oneHotX, wte), tf.matMul(oneHotPos, P['transformer.wpe.weight']));  // [B*T, D]
-  for (let l = 0; l < L; l++) {
-    const p = (k) => P[`transformer.h.${l}.${k}`];
-    const h = layerNorm(x, p('ln_1.weight'), p('ln_1.bias'));
-    const qkv = linear(h, p('attn.c_attn.weight'), p('attn.c_attn.bias'));         // [B*T, 3D]
-    const [q, k, v] = tf.split(qkv, 3, 1).map((t) => tf.transpose(tf.reshape(t, [B, T, H, dh]), [0, 2, 1, 3]));  // [B, H, T, dh]
-    const att = tf.softmax(tf.add(tf.div(tf.matMul(q, k, false, true), Math.sqrt(dh)), causal));
-    const y = tf.reshape(tf.transpose(tf.matMul(att, v), [0, 2, 1, 3]), [B * T, D]);
-    x = tf.add(x, linear(y, p('attn.c_proj.weight'), p('attn.c_proj.bias')));
-    const m = layerNorm(x, p('ln_2.weight'), p('ln_2.bias'));
-    x = tf.add(x, linear(gelu(linear(m, p('mlp.c_fc.weight'), p('mlp.c_fc.bias'))), p('mlp.c_proj.weight'), p('mlp.c_proj.bias')));
-  }
-  const logits = tf.matMul(layerNorm(x, P['transformer.ln_f.weight'], P['transformer.ln_f.bias']), wte, false, true);  // [B*T, V]
-  const nll = tf.neg(tf.sum(tf.mul(oneHotY, tf.logSoftmax(logits)), 1));
-  return tf.div(tf.sum(tf.mul(nll, mask)), counted);
-}
-const optimizer = tf.train.adam(LR, 0.9, 0.95, 1e-8);
-function tfStep() {
-  return tf.tidy(() => {
-    const { value, grads } = tf.variableGrads(tfLoss);
-    const norm = tf.sqrt(tf.addN(Object.values(grads).map((g) => tf.sum(tf.square(g))))).dataSync()[0];
-    const scale = norm > 1 ? 1 / norm : 1;
-    optimizer.applyGradients(Object.fromEntries(Object.entries(grads).map(([n, g]) => [n, tf.mul(g, scale)])));
-    return value.dataSync()[0];
-  });
-}
+const gpt = tfjsGpt(tf, { params, shapes: model.shapes, ids, targets, layers: L, heads: H, dModel: D, vocab: V, tokens: T, rows: B, learningRate: LR });
 
 // Before any step, from the same parameters: the same loss over the 16 rows (each row counts 63
 // positions, so the batch's mean is the mean of the rows' means), a check that the two models agree.
-const firstTf = tf.tidy(() => tfLoss().dataSync()[0]);
+const firstTf = gpt.loss();
 let firstOurs = 0;
 for (let r = 0; r < B; r++) firstOurs += model.lossAndGradients(ids.subarray(r * T, (r + 1) * T), targets.subarray(r * T, (r + 1) * T)).loss / B;
 console.error(`loss before training: attnscope ${firstOurs}, TF.js ${firstTf}`);
 
 const impls = [
   { name: 'attnscope step', run: () => trainer.step(1) },
-  { name: 'tfjs-wasm step', run: () => tfStep() },
+  { name: 'tfjs-wasm step', run: () => gpt.step() },
 ];
 for (const im of impls) { const t0 = cpuMs(); let k = 0; while (cpuMs() - t0 < 1000 || k < 3) { im.run(); k++; } im.times = []; }
 for (let r = 0; r < ROUNDS; r++) {
