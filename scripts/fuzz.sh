@@ -10,7 +10,7 @@ source "$(dirname "$0")/env.sh"
 cd "$ATTNSCOPE_ROOT"
 seconds="${ATTNSCOPE_FUZZ_SECONDS:-15}"
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tokenizer vocab scores imported trainer model flow)
+[ ${#targets[@]} -gt 0 ] || targets=(tokenizer vocab scores imported trainer model flow transformer)
 
 command -v clang++ >/dev/null || { echo "fuzz: clang++ missing (scripts/bootstrap.sh installs it)" >&2; exit 1; }
 if [ ! -f build/fuzz/CMakeCache.txt ]; then

@@ -49,7 +49,7 @@ echo "=== C++ suite under AddressSanitizer + UBSan: build: $((SECONDS - asan_t0)
 
 # libFuzzer (clang, ASan + UBSan): tokenizer, vocabulary loader, scores + softmax, from the committed
 # seed corpora, ATTNSCOPE_FUZZ_SECONDS (default 15) per target. Longer runs: docs/limits.md, "Fuzzing".
-# (15 s: seven targets now, and the fuzz stage must end before the JS tests do, or they share a core.)
+# (15 s: eight targets now, and the fuzz stage should end about when the JS tests do, or they share a core.)
 # Fuzzing runs for a fixed time on one core, so it runs in the background while the suites that
 # mostly keep one core busy (the ASan run, CTest wasm, the JS API tests) run in the
 # foreground. Its output is printed, and its result counted, when it ends: before the browser tests,
