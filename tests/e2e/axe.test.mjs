@@ -3,7 +3,8 @@
 // is every rule but the WCAG AAA ones (the bar is AA: text contrast 4.5:1, not AAA's 7:1), over every page of the site once it has loaded and drawn: each page of
 // scripts/pages.mjs (so a new page is covered the day it is listed there), the demo again with the
 // trained model (#engine=model), the model page with its example loaded, and the <attn-scope> element
-// in the teaching note of dist/examples/ and in a page of its own (the elements right under an h1, an h2). Content that only shows after an
+// in the teaching note of dist/examples/ and in a page of its own (the elements right under an h1, an h2), and showing a
+// saved transformer (model="transformer"). Content that only shows after an
 // interaction is checked after it: "Why this weight?" opened, a selection's summary, the demo's
 // settings opened, the trained model's head picked; each page again at a phone's width (390 × 844),
 // where figures scroll sideways. One browser, one context, one tab per page.
@@ -132,6 +133,32 @@ describe('axe-core: no violation on any page', () => {
       await settled(p);
       await drawEverything(p);
       assertClean(await axe(p), 'index.html#engine=model with another head picked');
+    } finally {
+      await p.close();
+    }
+  });
+
+  test('<attn-scope model="transformer">: a saved decoder\'s views, a head re-scored and one knocked out', async () => {
+    const made = h.scope.createModel({ kind: 'decoder', layers: 2, heads: 2, dModel: 8, dFF: 0, vocab: 4, maxTokens: 16, score: { '0.1': 'additive' }, seed: 2 });
+    made.setTokens(['a', 'b', 'c', ' ']);
+    const bytes = Buffer.from(made.save());
+    made.dispose();
+    await fileContext.route('http://models.attnscope.test/**', (route) => route.fulfill({ status: 200, body: bytes,
+      headers: { 'content-type': 'application/octet-stream', 'access-control-allow-origin': '*' } }));
+    copyFileSync(join(root, 'dist/attnscope-element.js'), join(tmp, 'attnscope-element.js'));
+    writeFileSync(join(tmp, 'saved.html'), '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>A saved transformer</title>'
+      + '<script src="attnscope-element.js"></script></head><body><main><h1>A model trained in the page</h1>\n'
+      + '<attn-scope model="transformer" model-src="http://models.attnscope.test/saved.safetensors" query="abc abca" head="0.0" head-score="cosine" knock-out="1.1"></attn-scope>'
+      + '\n</main></body></html>\n');
+    const p = h.watch(await fileContext.newPage());
+    try {
+      await p.goto(pathToFileURL(join(tmp, 'saved.html')).href);
+      await p.waitForFunction(() => { const el = document.querySelector('attn-scope'); el.flush(); return el.result || !el.shadowRoot.querySelector('.attn-error').hidden; }, null, { timeout: 60000 });
+      assert.equal(await p.$eval('attn-scope', (el) => el.result?.kind), 'decoder');
+      await drawEverything(p);
+      assertClean(await axe(p), 'saved.html');
+      await onPhone(p);
+      assertClean(await axe(p), 'saved.html on a phone (390 × 844)');
     } finally {
       await p.close();
     }
