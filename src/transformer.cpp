@@ -124,9 +124,12 @@ bool parse_head_label(const std::string& label, std::size_t layers, std::size_t 
     return true;
 }
 
-Status Transformer::create(const TransformerConfig& c, Transformer& out) {
+// The config checked and the tensors laid out (names, shapes, offsets, the heads' score slots), in
+// `t`; nothing allocated for the parameters yet: create() initialises them, from_safetensors() reads
+// them once the file is known to hold them.
+Status Transformer::layout(const TransformerConfig& c, Transformer& t) {
     namespace tl = transformer_limits;
-    out = Transformer{};
+
     if (c.layers < 1 || c.layers > tl::kMaxLayers) return Status::error("layers: expected 1 to " + num(tl::kMaxLayers) + ", got " + num(c.layers));
     if (c.heads < 1 || c.heads > tl::kMaxHeads) return Status::error("heads: expected 1 to " + num(tl::kMaxHeads) + ", got " + num(c.heads));
     if (c.d_model < 1 || c.d_model > tl::kMaxWidth) return Status::error("dModel: expected 1 to " + num(tl::kMaxWidth) + ", got " + num(c.d_model));
@@ -144,7 +147,7 @@ Status Transformer::create(const TransformerConfig& c, Transformer& out) {
     if (!c.learned_temperature && !(c.temperature > 0.0f && std::isfinite(c.temperature) && std::isfinite(1.0f / c.temperature)))
         return Status::error("temperature: expected a finite number > 0 (and >= 1e-30) or 'learned', got " + std::to_string(c.temperature));
 
-    Transformer t;
+    t = Transformer{};
     t.c_ = c;
     if (t.c_.scores.empty()) t.c_.scores.assign(heads_total, Score::scaled_dot);
     const std::size_t D = c.d_model, F = c.d_ff, H = c.heads, dh = D / H, T = c.max_tokens;
@@ -245,7 +248,17 @@ Status Transformer::create(const TransformerConfig& c, Transformer& out) {
         t.wte_ = tensor("transformer.wte.weight", {c.vocab, D});
         stack("transformer", t.dec_, true, false, 0, 0);
     }
-    t.params_.assign(at, 0.0f);
+    return {};
+}
+
+Status Transformer::create(const TransformerConfig& c, Transformer& out) {
+    out = Transformer{};
+    Transformer t;
+    if (Status st = layout(c, t); !st) return st;
+    const std::size_t D = c.d_model, H = c.heads, dh = D / H, T = c.max_tokens;
+    const std::size_t heads_total = t.c_.scores.size();
+    const TensorInfo& last = t.tensors_.back();
+    t.params_.assign(last.offset + last.size, 0.0f);
 
     // Initialisation. Uniform draws of the project's PCG32 (exactly rounded operations only, so the
     // same bytes natively and in wasm) with nanoGPT's standard deviations: U(−a, a) has σ = a/√3.

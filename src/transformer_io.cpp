@@ -199,8 +199,11 @@ Status Transformer::from_safetensors(const std::uint8_t* bytes, std::size_t size
     cfg.positions = static_cast<Positions>(positions);
     cfg.norm = static_cast<Norm>(norm);
     cfg.activation = static_cast<MlpActivation>(activation);
+    // The tensors the config implies, laid out but not allocated: the file's header must place every
+    // one of them inside its data before the parameters take any memory (a small file may claim a
+    // large model), and they are read from the file, not initialised.
     Transformer t;
-    if (Status st = create(cfg, t); !st) return Status::error("model: attnscope.config: " + st.message());
+    if (Status st = layout(cfg, t); !st) return Status::error("model: attnscope.config: " + st.message());
     // The text of each id (optional): a JSON array of strings, one per id of the vocabulary.
     if (const Json* tj = meta->find("attnscope.tokens")) {
         Json list;
@@ -216,6 +219,7 @@ Status Transformer::from_safetensors(const std::uint8_t* bytes, std::size_t size
         if (t.find(m.first) < 0)
             return Status::error("model: tensor '" + io::clip_text(m.first) + "' is not a parameter of the model its config describes");
     }
+    std::vector<std::uint64_t> begins(t.tensors_.size());
     for (std::size_t i = 0; i < t.tensors_.size(); ++i) {
         const TensorInfo& ti = t.tensors_[i];
         const Json* e = header.find(ti.name);
@@ -241,8 +245,15 @@ Status Transformer::from_safetensors(const std::uint8_t* bytes, std::size_t size
         if (end > data_size)
             return Status::error("model: file truncated: '" + ti.name + "' ends at byte " + std::to_string(end) + " of the data, the file has " +
                                  std::to_string(data_size));
-        std::vector<float> v(ti.size);
-        for (std::size_t k = 0; k < ti.size; ++k) v[k] = io::bits_to_float(io::le32(data + begin + 4 * k));
+        begins[i] = begin;
+    }
+    const TensorInfo& last = t.tensors_.back();
+    t.params_.assign(last.offset + last.size, 0.0f);
+    std::vector<float> v;
+    for (std::size_t i = 0; i < t.tensors_.size(); ++i) {
+        const TensorInfo& ti = t.tensors_[i];
+        v.resize(ti.size);
+        for (std::size_t k = 0; k < ti.size; ++k) v[k] = io::bits_to_float(io::le32(data + begins[i] + 4 * k));
         if (Status st = t.set_tensor(i, v.data(), v.size()); !st) return Status::error("model: " + st.message());
     }
     out = std::move(t);

@@ -209,6 +209,9 @@ public:
     struct StackCache;  // what one stack's forward pass keeps for its backward pass (transformer.cpp)
 
 private:
+    // The config checked and the tensors laid out in `t` (no parameter allocated): create() and
+    // from_safetensors() start from it.
+    static Status layout(const TransformerConfig& config, Transformer& t);
     bool pairs() const { return c_.kind == ModelKind::encoder_decoder; }
     Budget encode_budget(std::uint64_t ns, std::uint64_t n, const TransformerSurgery& s, bool want_grads = false) const;
     // The checks of encode / encode_pair and the forward pass of one sequence (ns = 0: a decoder's ids);

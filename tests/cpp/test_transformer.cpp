@@ -837,6 +837,9 @@ TEST_CASE("transformer: safetensors round trip, and damaged files refused with t
     refused(edit("{\"dtype\":\"F32\",\"shape\":[7,6]", "{\"dtype\":\"F16\",\"shape\":[7,6]"), "'transformer.wte.weight' is F16");
     refused(edit("\\\"layers\\\":2", "\\\"layers\\\":-2"), "attnscope.config.layers");
     refused(edit("\\\"dModel\\\":6", "\\\"dModel\\\":7"), "dModel: expected a multiple of heads");
+    // A small file that claims a large model: refused at its first tensor's header, before the model's
+    // 8 million parameters take any memory.
+    refused(edit("\\\"dModel\\\":6", "\\\"dModel\\\":1024"), "'transformer.wte.weight' has another shape than [7, 1024]");
     std::vector<std::uint8_t> nan = file;
     const std::size_t at = 8 + header;  // the first float of wte
     nan[at] = 0; nan[at + 1] = 0; nan[at + 2] = 0xc0; nan[at + 3] = 0x7f;
