@@ -355,6 +355,38 @@ struct HeadsArgs {
     const std::uint8_t* ablate = nullptr;  // H, or null
 };
 
+// What every sublayer of one pass shares: the kernels, the rows, the heads' sizes, the fixed temperature.
+HeadsArgs heads_args(const kernels::KernelTable& kt, Variant variant, std::size_t rows, std::size_t H, std::size_t D, float fixed_inv_tau) {
+    HeadsArgs a;
+    a.kt = &kt;
+    a.variant = variant;
+    a.rows = rows;
+    a.H = H;
+    a.dh = D / H;
+    a.D = D;
+    a.fixed_inv_tau = fixed_inv_tau;
+    return a;
+}
+
+// Points a at one sublayer: Q (leading dimension ldq), K and V side by side in KV (K's D columns, then
+// V's; leading dimension ldkv), the heads' scores, parameters and knock-outs from entry `base`.
+void aim_heads(HeadsArgs& a, std::size_t nq, std::size_t nk, const float* Q, std::size_t ldq, const float* KV, std::size_t ldkv,
+               bool causal, std::size_t base, const std::vector<Score>& scores, const std::vector<ScoreParams>& hp,
+               const std::vector<std::uint8_t>& ablate, const float* log_tau) {
+    a.nq = nq;
+    a.nk = nk;
+    a.Q = Q;
+    a.ldq = ldq;
+    a.K = KV;
+    a.V = KV + a.D;
+    a.ldk = a.ldv = ldkv;
+    a.causal = causal;
+    a.scores = scores.data() + base;
+    a.hp = hp.data() + base;
+    a.log_tau = log_tau;
+    a.ablate = ablate.empty() ? nullptr : ablate.data() + base;
+}
+
 float head_inv_tau(const HeadsArgs& a, std::size_t h) { return a.log_tau ? std::exp(-a.log_tau[h]) : a.fixed_inv_tau; }
 
 Status heads_forward(const HeadsArgs& a, float* S, float* A, float* ho) {
@@ -528,7 +560,7 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
                               std::size_t nm, const std::vector<Score>& scores, const std::vector<ScoreParams>& hp,
                               const std::vector<std::uint8_t>& ablate, Variant variant, StackCache& k) const {
     const auto& kt = kernels_for(variant);
-    const std::size_t L = c_.layers, H = c_.heads, D = c_.d_model, F = c_.d_ff, dh = D / H;
+    const std::size_t L = c_.layers, H = c_.heads, D = c_.d_model, F = c_.d_ff;
     const std::size_t N = rows * n;
     const float* P = params_.data();
     k.rows = rows;
@@ -550,60 +582,47 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
         for (std::size_t c = 0; c < D; ++c) x[c] = e[c] + pe[c];
     }
     std::vector<float> tmp;
-    HeadsArgs a;
-    a.kt = &kt;
-    a.variant = variant;
-    a.rows = rows;
-    a.H = H;
-    a.dh = dh;
-    a.D = D;
-    a.fixed_inv_tau = 1.0f / c_.temperature;
+    // A sublayer reads h = LN(x) (pre-LN) or x itself (post-LN); xin keeps x for the backward pass.
+    auto enter = [&](std::vector<float>& xin, std::vector<float>& h, std::size_t w, std::size_t b) {
+        xin = k.x;
+        if (post) {
+            h = k.x;
+        } else {
+            h.resize(N * D);
+            kt.layer_norm(N, D, k.x.data(), D, P + w, P + b, kLnEps, h.data(), D);
+        }
+    };
+    // Its output (in tmp) joins the residual; post-LN then normalises the sum, which it keeps.
+    auto leave = [&](std::vector<float>& sum, std::size_t w, std::size_t b) {
+        for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
+        if (post) {
+            sum = k.x;
+            kt.layer_norm(N, D, sum.data(), D, P + w, P + b, kLnEps, k.x.data(), D);
+        }
+    };
+    HeadsArgs a = heads_args(kt, variant, rows, H, D, 1.0f / c_.temperature);
     for (std::size_t l = 0; l < L; ++l) {
         const LayerSlots& s = st.layers[l];
         StackCache::Layer& y = k.layers[l];
         // self-attention: x += c_proj(heads(c_attn(ln_1(x))))
         StackCache::Attn& at = y.self;
-        at.xin = k.x;
-        if (post) {
-            at.h = k.x;
-        } else {
-            at.h.resize(N * D);
-            kt.layer_norm(N, D, k.x.data(), D, P + s.ln1_w, P + s.ln1_b, kLnEps, at.h.data(), D);
-        }
+        enter(at.xin, at.h, s.ln1_w, s.ln1_b);
         at.q.resize(N * 3 * D);
         linear(kt, N, D, 3 * D, at.h.data(), P + s.attn_w, P + s.attn_b, at.q.data(), kernels::Activation::none);
         at.S.assign(rows * H * n * n, 0.0f);
         at.A.assign(rows * H * n * n, 0.0f);
         at.ho.assign(N * D, 0.0f);
         const std::size_t sb = st.self_base + l * H;
-        a.nq = a.nk = n;
-        a.Q = at.q.data();
-        a.K = at.q.data() + D;
-        a.V = at.q.data() + 2 * D;
-        a.ldq = a.ldk = a.ldv = 3 * D;
-        a.causal = st.causal;
-        a.scores = scores.data() + sb;
-        a.hp = hp.data() + sb;
-        a.log_tau = s.log_tau == kAbsent ? nullptr : P + s.log_tau;
-        a.ablate = ablate.empty() ? nullptr : ablate.data() + sb;
+        aim_heads(a, n, n, at.q.data(), 3 * D, at.q.data() + D, 3 * D, st.causal, sb, scores, hp, ablate,
+                  s.log_tau == kAbsent ? nullptr : P + s.log_tau);
         if (Status st2 = heads_forward(a, at.S.data(), at.A.data(), at.ho.data()); !st2) return st2;
         tmp.resize(N * D);
         linear(kt, N, D, D, at.ho.data(), P + s.proj_w, P + s.proj_b, tmp.data(), kernels::Activation::none);
-        for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
-        if (post) {
-            at.sum = k.x;
-            kt.layer_norm(N, D, at.sum.data(), D, P + s.ln1_w, P + s.ln1_b, kLnEps, k.x.data(), D);
-        }
+        leave(at.sum, s.ln1_w, s.ln1_b);
         if (st.cross) {
             // cross-attention: x += c_proj(heads(c_q(ln_cross(x)), c_kv(memory)))
             StackCache::Attn& ct = y.cross;
-            ct.xin = k.x;
-            if (post) {
-                ct.h = k.x;
-            } else {
-                ct.h.resize(N * D);
-                kt.layer_norm(N, D, k.x.data(), D, P + s.lnc_w, P + s.lnc_b, kLnEps, ct.h.data(), D);
-            }
+            enter(ct.xin, ct.h, s.lnc_w, s.lnc_b);
             ct.q.resize(N * D);
             linear(kt, N, D, D, ct.h.data(), P + s.cq_w, P + s.cq_b, ct.q.data(), kernels::Activation::none);
             ct.kv.resize(rows * nm * 2 * D);
@@ -612,45 +631,21 @@ Status Transformer::run_stack(const StackSlots& st, const std::int32_t* ids, std
             ct.A.assign(rows * H * n * nm, 0.0f);
             ct.ho.assign(N * D, 0.0f);
             const std::size_t cb = st.cross_base + l * H;
-            a.nq = n;
-            a.nk = nm;
-            a.Q = ct.q.data();
-            a.ldq = D;
-            a.K = ct.kv.data();
-            a.V = ct.kv.data() + D;
-            a.ldk = a.ldv = 2 * D;
-            a.causal = false;
-            a.scores = scores.data() + cb;
-            a.hp = hp.data() + cb;
-            a.log_tau = s.clog_tau == kAbsent ? nullptr : P + s.clog_tau;
-            a.ablate = ablate.empty() ? nullptr : ablate.data() + cb;
+            aim_heads(a, n, nm, ct.q.data(), D, ct.kv.data(), 2 * D, false, cb, scores, hp, ablate,
+                      s.clog_tau == kAbsent ? nullptr : P + s.clog_tau);
             if (Status st2 = heads_forward(a, ct.S.data(), ct.A.data(), ct.ho.data()); !st2) return st2;
             linear(kt, N, D, D, ct.ho.data(), P + s.cproj_w, P + s.cproj_b, tmp.data(), kernels::Activation::none);
-            for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
-            if (post) {
-                ct.sum = k.x;
-                kt.layer_norm(N, D, ct.sum.data(), D, P + s.lnc_w, P + s.lnc_b, kLnEps, k.x.data(), D);
-            }
+            leave(ct.sum, s.lnc_w, s.lnc_b);
         }
         if (F) {
-            y.xm = k.x;
-            if (post) {
-                y.h2 = k.x;
-            } else {
-                y.h2.resize(N * D);
-                kt.layer_norm(N, D, k.x.data(), D, P + s.ln2_w, P + s.ln2_b, kLnEps, y.h2.data(), D);
-            }
+            enter(y.xm, y.h2, s.ln2_w, s.ln2_b);
             y.f.resize(N * F);
             linear(kt, N, D, F, y.h2.data(), P + s.fc_w, P + s.fc_b, y.f.data(), kernels::Activation::none);
             y.g = y.f;
             const std::vector<float> zero_bias(F, 0.0f);
             kt.bias_activation(N, F, y.g.data(), F, zero_bias.data(), kernel_activation(c_.activation));
             linear(kt, N, F, D, y.g.data(), P + s.mproj_w, P + s.mproj_b, tmp.data(), kernels::Activation::none);
-            for (std::size_t i = 0; i < N * D; ++i) k.x[i] += tmp[i];
-            if (post) {
-                y.sum2 = k.x;
-                kt.layer_norm(N, D, y.sum2.data(), D, P + s.ln2_w, P + s.ln2_b, kLnEps, k.x.data(), D);
-            }
+            leave(y.sum2, s.ln2_w, s.ln2_b);
         }
     }
     if (st.lnf_w == kAbsent) {
@@ -668,7 +663,7 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
     // A re-scored head's matrices are not the config's: their gradients have no place in G.
     const ScoreSlots* slots = &scores == &c_.scores || scores == c_.scores ? score_slots_.data() : nullptr;
     const auto& kt = kernels_for(variant);
-    const std::size_t L = c_.layers, H = c_.heads, D = c_.d_model, F = c_.d_ff, dh = D / H, n = k.n, N = k.N, rows = k.rows;
+    const std::size_t L = c_.layers, H = c_.heads, D = c_.d_model, F = c_.d_ff, n = k.n, N = k.N, rows = k.rows;
     const float* P = params_.data();
     std::vector<float> dx(N * D, 0.0f), dh_(N * D), dho(N * D), dq(N * 3 * D), dg(N * F), dkv(st.cross ? rows * nm * 2 * D : 0), scratch;
     if (st.lnf_w == kAbsent)
@@ -691,14 +686,7 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
             kt.layer_norm_backward(N, D, xin.data(), D, P + w, kLnEps, dh_.data(), D, dx.data(), D, G + w, G + b);
         }
     };
-    HeadsArgs a;
-    a.kt = &kt;
-    a.variant = variant;
-    a.rows = rows;
-    a.H = H;
-    a.dh = dh;
-    a.D = D;
-    a.fixed_inv_tau = 1.0f / c_.temperature;
+    HeadsArgs a = heads_args(kt, variant, rows, H, D, 1.0f / c_.temperature);
     for (std::size_t l = L; l-- > 0;) {
         const LayerSlots& s = st.layers[l];
         const StackCache::Layer& y = k.layers[l];
@@ -716,18 +704,8 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
             if (post) through_norm(ct.sum, s.lnc_w, s.lnc_b);
             linear_backward_into(kt, N, D, D, ct.ho.data(), P + s.cproj_w, dx.data(), G + s.cproj_w, G + s.cproj_b, dho.data(), false, scratch);
             const std::size_t cb = st.cross_base + l * H;
-            a.nq = n;
-            a.nk = nm;
-            a.Q = ct.q.data();
-            a.ldq = D;
-            a.K = ct.kv.data();
-            a.V = ct.kv.data() + D;
-            a.ldk = a.ldv = 2 * D;
-            a.causal = false;
-            a.scores = scores.data() + cb;
-            a.hp = hp.data() + cb;
-            a.log_tau = s.clog_tau == kAbsent ? nullptr : P + s.clog_tau;
-            a.ablate = ablate.empty() ? nullptr : ablate.data() + cb;
+            aim_heads(a, n, nm, ct.q.data(), D, ct.kv.data(), 2 * D, false, cb, scores, hp, ablate,
+                      s.clog_tau == kAbsent ? nullptr : P + s.clog_tau);
             if (Status st2 = heads_backward(a, ct.S.data(), ct.A.data(), dho.data(), dq.data(), dkv.data(), dkv.data() + D, D, 2 * D,
                                             2 * D, slots ? slots + cb : nullptr, G, s.clog_tau == kAbsent ? nullptr : G + s.clog_tau,
                                             dA_cross ? dA_cross + l * rows * H * n * nm : nullptr);
@@ -742,16 +720,8 @@ Status Transformer::back_stack(const StackSlots& st, const std::int32_t* ids, co
         if (post) through_norm(at.sum, s.ln1_w, s.ln1_b);
         linear_backward_into(kt, N, D, D, at.ho.data(), P + s.proj_w, dx.data(), G + s.proj_w, G + s.proj_b, dho.data(), false, scratch);
         const std::size_t sb = st.self_base + l * H;
-        a.nq = a.nk = n;
-        a.Q = at.q.data();
-        a.K = at.q.data() + D;
-        a.V = at.q.data() + 2 * D;
-        a.ldq = a.ldk = a.ldv = 3 * D;
-        a.causal = st.causal;
-        a.scores = scores.data() + sb;
-        a.hp = hp.data() + sb;
-        a.log_tau = s.log_tau == kAbsent ? nullptr : P + s.log_tau;
-        a.ablate = ablate.empty() ? nullptr : ablate.data() + sb;
+        aim_heads(a, n, n, at.q.data(), 3 * D, at.q.data() + D, 3 * D, st.causal, sb, scores, hp, ablate,
+                  s.log_tau == kAbsent ? nullptr : P + s.log_tau);
         if (Status st2 = heads_backward(a, at.S.data(), at.A.data(), dho.data(), dq.data(), dq.data() + D, dq.data() + 2 * D, 3 * D,
                                         3 * D, 3 * D, slots ? slots + sb : nullptr, G, s.log_tau == kAbsent ? nullptr : G + s.log_tau,
                                         dA ? dA + l * rows * H * n * n : nullptr);
