@@ -14,6 +14,7 @@
 #include "attnscope/softmax.hpp"
 #include "kernels/kernels.hpp"
 #include "scores/score_def.hpp"
+#include "seeded_head.hpp"
 
 namespace attnscope {
 
@@ -340,21 +341,6 @@ std::string_view Model::piece(std::size_t i) const {
 }
 
 namespace {
-
-// A re-scored head's score matrices: seeded Xavier matrices of seed 1 on head `index`'s streams.
-class SeededHeadMatrices final : public scores::MatrixSource {
-public:
-    SeededHeadMatrices(std::size_t index, std::vector<std::vector<float>>& store) : index_(index), store_(store) {}
-    const float* matrix(const float* given, std::size_t rows, std::size_t cols, MatrixKind kind) override {
-        if (given) return given;
-        store_.push_back(xavier_uniform(rows, cols, 1, matrix_stream(kind, index_)));
-        return store_.back().data();  // (an inner vector keeps its buffer when `store_` grows)
-    }
-
-private:
-    std::size_t index_;
-    std::vector<std::vector<float>>& store_;
-};
 
 // Y (n x cols) = X W + b, then the activation: one GEMM and one epilogue kernel.
 void dense(const kernels::KernelTable& kt, std::size_t n, std::size_t in, std::size_t cols, const float* X,

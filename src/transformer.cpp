@@ -13,6 +13,7 @@
 #include "attnscope/random.hpp"
 #include "kernels/kernels.hpp"
 #include "scores/score_def.hpp"
+#include "seeded_head.hpp"
 
 namespace attnscope {
 
@@ -781,21 +782,6 @@ Status Transformer::head_loss(const StackCache& k, const std::int32_t* targets, 
 }
 
 namespace {
-
-// Seeded score matrices for a re-scored head (seed 1, the head's streams), as USE-Lite's re-scored heads get.
-class SeededHeadMatrices final : public scores::MatrixSource {
-public:
-    SeededHeadMatrices(std::size_t index, std::vector<std::vector<float>>& store) : index_(index), store_(store) {}
-    const float* matrix(const float* given, std::size_t rows, std::size_t cols, MatrixKind kind) override {
-        if (given) return given;
-        store_.push_back(xavier_uniform(rows, cols, 1, matrix_stream(kind, index_)));
-        return store_.back().data();
-    }
-
-private:
-    std::size_t index_;
-    std::vector<std::vector<float>>& store_;
-};
 
 Status check_ids(const char* what, const std::int32_t* ids, std::size_t count, std::size_t vocab) {
     for (std::size_t i = 0; i < count; ++i)
