@@ -26,6 +26,22 @@ bool hidden_key(const SoftmaxOptions& o, std::size_t i, std::size_t j) {
 
 }  // namespace
 
+ScoreMatrixKind score_matrix_kind(MatrixKind kind) {
+    switch (kind) {
+        case MatrixKind::W_general: return {0, &ScoreGrads::dW};
+        case MatrixKind::W1_additive: return {1, &ScoreGrads::dW1};
+        case MatrixKind::W2_additive: return {2, &ScoreGrads::dW2};
+        case MatrixKind::v_additive: return {3, &ScoreGrads::dv};
+        case MatrixKind::Wa_location: return {4, &ScoreGrads::dWa};
+        case MatrixKind::Wq:
+        case MatrixKind::Wk:
+        case MatrixKind::Wv:
+        case MatrixKind::Wo:
+        case MatrixKind::W_extra: break;
+    }
+    return {};
+}
+
 Status masked_softmax_backward(ConstMatrix A, ConstMatrix dA, const SoftmaxOptions& o, Matrix dS) {
     if (Status st = expect_shape("dA", dA, A.rows, A.cols, "the shape of A"); !st) return st;
     if (Status st = expect_shape("dS", dS, A.rows, A.cols, "the shape of A"); !st) return st;

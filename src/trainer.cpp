@@ -109,19 +109,12 @@ struct ScoreMatrixSlot {
     Tensor ScoreGrads::*grad = nullptr;
 };
 ScoreMatrixSlot score_matrix_slot(MatrixKind kind) {
-    switch (kind) {
-        case MatrixKind::W_general: return {&TrainerLayout::W, &ScoreGrads::dW};
-        case MatrixKind::W1_additive: return {&TrainerLayout::W1, &ScoreGrads::dW1};
-        case MatrixKind::W2_additive: return {&TrainerLayout::W2, &ScoreGrads::dW2};
-        case MatrixKind::v_additive: return {&TrainerLayout::v, &ScoreGrads::dv};
-        case MatrixKind::Wa_location: return {&TrainerLayout::Wa, &ScoreGrads::dWa};
-        case MatrixKind::Wq:
-        case MatrixKind::Wk:
-        case MatrixKind::Wv:
-        case MatrixKind::Wo:
-        case MatrixKind::W_extra: break;
-    }
-    return {};
+    // in the order of score_matrix_kind()
+    static constexpr std::size_t TrainerLayout::*kOffsets[] = {&TrainerLayout::W, &TrainerLayout::W1, &TrainerLayout::W2,
+                                                               &TrainerLayout::v, &TrainerLayout::Wa};
+    const ScoreMatrixKind m = score_matrix_kind(kind);
+    if (m.index < 0) return {};
+    return {kOffsets[m.index], m.grad};
 }
 
 // The score's ScoreParams for the trainer's options, its matrices visited as its definition lays them

@@ -33,19 +33,14 @@ struct KindSlot {
     Tensor ScoreGrads::*grad = nullptr;
 };
 KindSlot kind_slot(MatrixKind kind) {
-    switch (kind) {
-        case MatrixKind::W_general: return {"W", &Transformer::ScoreSlots::W, &ScoreGrads::dW};
-        case MatrixKind::W1_additive: return {"W1", &Transformer::ScoreSlots::W1, &ScoreGrads::dW1};
-        case MatrixKind::W2_additive: return {"W2", &Transformer::ScoreSlots::W2, &ScoreGrads::dW2};
-        case MatrixKind::v_additive: return {"v", &Transformer::ScoreSlots::v, &ScoreGrads::dv};
-        case MatrixKind::Wa_location: return {"Wa", &Transformer::ScoreSlots::Wa, &ScoreGrads::dWa};
-        case MatrixKind::Wq:
-        case MatrixKind::Wk:
-        case MatrixKind::Wv:
-        case MatrixKind::Wo:
-        case MatrixKind::W_extra: break;
-    }
-    return {};
+    // in the order of score_matrix_kind()
+    static constexpr const char* kSuffixes[] = {"W", "W1", "W2", "v", "Wa"};
+    static constexpr std::size_t Transformer::ScoreSlots::*kSlots[] = {&Transformer::ScoreSlots::W, &Transformer::ScoreSlots::W1,
+                                                                      &Transformer::ScoreSlots::W2, &Transformer::ScoreSlots::v,
+                                                                      &Transformer::ScoreSlots::Wa};
+    const ScoreMatrixKind m = score_matrix_kind(kind);
+    if (m.index < 0) return {};
+    return {kSuffixes[m.index], kSlots[m.index], m.grad};
 }
 
 // Visits the matrices a score's definition lays out for one head (dh wide, max_tokens key positions;

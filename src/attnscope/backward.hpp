@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "attnscope/attention.hpp"
+#include "attnscope/projection.hpp"
 #include "attnscope/score.hpp"
 #include "attnscope/softmax.hpp"
 #include "attnscope/tensor.hpp"
@@ -40,6 +41,15 @@ struct ScoreGrads {
 // p >= 2 with ε > 0 that is the true gradient); neg-manhattan uses sign(0) = 0 per equal coordinate.
 Status compute_scores_backward(Score score, ConstMatrix Q, ConstMatrix K, const ScoreParams& params, ConstMatrix dS,
                                ScoreGrads& out, Variant variant = Variant::automatic);
+
+// A score's own matrices, in this order: general's W, additive's W1, W2 and v, location's Wa. For one
+// of them: its place in that order and the member of ScoreGrads that holds its gradient; for the other
+// kinds of matrix (the projections, the output's) there is none: index -1, grad null.
+struct ScoreMatrixKind {
+    int index = -1;
+    Tensor ScoreGrads::*grad = nullptr;
+};
+ScoreMatrixKind score_matrix_kind(MatrixKind kind);
 
 struct AttentionGrads : ScoreGrads {
     Tensor dV;        // V.rows x V.cols
