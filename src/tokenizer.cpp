@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "io/common.hpp"
 #include "unicode_tables.hpp"
 
 namespace attnscope {
@@ -360,24 +361,6 @@ bool decode_utf8(std::string_view s, std::size_t& i, u32& cp) {
     }
     i += len;
     return true;
-}
-
-void append_utf8(std::string& out, u32 cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -807,7 +790,7 @@ private:
         }
         std::string out;
         out.reserve(s.size());
-        for (u32 cp : scratch_) append_utf8(out, cp);
+        for (u32 cp : scratch_) io::append_utf8(out, cp);
         return out;
     }
 };

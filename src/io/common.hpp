@@ -1,5 +1,6 @@
 // Helpers the attention-file readers share (src/io/): little-endian reads, float16 and bfloat16,
-// UTF-8, and the checked size arithmetic of declared shapes. Internal to the core.
+// UTF-8, and the checked size arithmetic of declared shapes. Internal to the core (the tokenizer writes
+// its UTF-8 with append_utf8 too).
 #pragma once
 
 #include <cmath>
