@@ -21,35 +21,39 @@ std::string num(std::size_t x) { return std::to_string(x); }
 
 bool hidden_by_mask(Mask mask, std::size_t i, std::size_t j) { return mask == Mask::causal && j > i; }
 
+// Where each sentence starts among the stacked rows, and their total; a length outside 1..max_len is
+// refused naming the array (`name`) and what to do (`fix`).
+Status stack_offsets(const std::vector<std::uint32_t>& lengths, std::size_t max_len, const char* name, const char* fix,
+                     std::vector<std::size_t>& offsets, std::uint64_t& total) {
+    offsets.assign(lengths.size(), 0);
+    for (std::size_t e = 0; e < lengths.size(); ++e) {
+        const std::uint32_t n = lengths[e];
+        if (n < 1 || n > max_len)
+            return Status::error(std::string(name) + "[" + num(e) + "]: expected 1 to maxLen = " + num(max_len) + " tokens, got " +
+                                 num(n) + "; " + fix);
+        offsets[e] = static_cast<std::size_t>(total);
+        total += n;
+    }
+    return {};
+}
+
 }  // namespace
 
 Status check_trainer_data(TrainerData& data, const TrainerOptions& o) {
     if (data.lengths.empty()) return Status::error("lengths: expected at least one sentence");
-    data.offsets.assign(data.lengths.size(), 0);
     std::uint64_t total = 0;
-    for (std::size_t e = 0; e < data.lengths.size(); ++e) {
-        const std::uint32_t n = data.lengths[e];
-        if (n < 1 || n > o.max_len)
-            return Status::error("lengths[" + num(e) + "]: expected 1 to maxLen = " + num(o.max_len) + " tokens, got " +
-                                 num(n) + "; raise maxLen or split the sentence");
-        data.offsets[e] = static_cast<std::size_t>(total);
-        total += n;
-    }
+    if (Status st = stack_offsets(data.lengths, o.max_len, "lengths", "raise maxLen or split the sentence", data.offsets, total); !st)
+        return st;
     std::uint64_t key_total = 0;
     data.key_offsets.clear();
     if (data.cross()) {
         if (data.key_lengths.size() != data.lengths.size())
             return Status::error("keyLengths: expected one key sentence per sentence (" + num(data.lengths.size()) + "), got " +
                                  num(data.key_lengths.size()));
-        data.key_offsets.assign(data.key_lengths.size(), 0);
-        for (std::size_t e = 0; e < data.key_lengths.size(); ++e) {
-            const std::uint32_t m = data.key_lengths[e];
-            if (m < 1 || m > o.max_len)
-                return Status::error("keyLengths[" + num(e) + "]: expected 1 to maxLen = " + num(o.max_len) + " tokens, got " +
-                                     num(m) + "; raise maxLen or shorten the key sentence");
-            data.key_offsets[e] = static_cast<std::size_t>(key_total);
-            key_total += m;
-        }
+        if (Status st = stack_offsets(data.key_lengths, o.max_len, "keyLengths", "raise maxLen or shorten the key sentence",
+                                      data.key_offsets, key_total);
+            !st)
+            return st;
     } else if (!data.KX.empty()) {
         return Status::error("keyVectors: given without keyLengths; give both (cross-attention) or neither");
     }
