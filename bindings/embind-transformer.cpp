@@ -31,6 +31,20 @@ using attnscope::glue::parse_surgery;
 
 namespace {
 
+// A count from JS as a size: a negative one as 0, which the core refuses with its own message.
+std::size_t size_arg(int v) { return v < 0 ? std::size_t{0} : static_cast<std::size_t>(v); }
+
+// What a loss call hands back: {error}, or {loss, count, hits, gradients?: Float32Array}.
+val loss_object(const Status& st, const TransformerLoss& r, bool want_grads) {
+    if (!st) return error_object(st.message());
+    val out = val::object();
+    out.set("loss", r.loss);
+    out.set("count", static_cast<int>(r.count));
+    out.set("hits", static_cast<int>(r.hits));
+    if (want_grads) out.set("gradients", float_copy(r.grads));
+    return out;
+}
+
 class TransformerState {
 public:
     // kind: 0 = decoder, 1 = encoder-decoder. scores: "" or one registry name per head (layer-major; an
@@ -90,7 +104,7 @@ public:
         std::string error;
         if (!parse_surgery(scores, ablate, variant, s, error)) return error_object(error);
         TransformerRun r;
-        if (Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), count < 0 ? 0 : static_cast<std::size_t>(count), s, r);
+        if (Status st = model_.encode(reinterpret_cast<const std::int32_t*>(ids), size_arg(count), s, r);
             !st) {
             out.set("error", st.message());
             return out;
@@ -108,8 +122,8 @@ public:
         std::string error;
         if (!parse_surgery(scores, ablate, variant, s, error)) return error_object(error);
         TransformerRun r;
-        if (Status st = model_.encode_pair(reinterpret_cast<const std::int32_t*>(source), ns < 0 ? 0 : static_cast<std::size_t>(ns),
-                                           reinterpret_cast<const std::int32_t*>(target), nt < 0 ? 0 : static_cast<std::size_t>(nt), s, r);
+        if (Status st = model_.encode_pair(reinterpret_cast<const std::int32_t*>(source), size_arg(ns),
+                                           reinterpret_cast<const std::int32_t*>(target), size_arg(nt), s, r);
             !st) {
             out.set("error", st.message());
             return out;
@@ -131,12 +145,12 @@ public:
         TransformerSurgery s;
         std::string error;
         if (!parse_surgery(scores, ablate, variant, s, error)) return error_object(error);
-        auto sz = [](int v) { return v < 0 ? std::size_t{0} : static_cast<std::size_t>(v); };
         TransformerAttribution a;
         const auto* i = reinterpret_cast<const std::int32_t*>(ids);
         const Status st = model_.config().kind == ModelKind::encoder_decoder
-                              ? model_.attention_gradients_pair(reinterpret_cast<const std::int32_t*>(source), sz(ns), i, sz(count), sz(position), token, s, a)
-                              : model_.attention_gradients(i, sz(count), sz(position), token, s, a);
+                              ? model_.attention_gradients_pair(reinterpret_cast<const std::int32_t*>(source), size_arg(ns), i, size_arg(count),
+                                                                size_arg(position), token, s, a)
+                              : model_.attention_gradients(i, size_arg(count), size_arg(position), token, s, a);
         if (!st) return error_object(st.message());
         val out = val::object();
         out.set("n", static_cast<int>(a.run.n));
@@ -157,37 +171,17 @@ public:
     }
     // encoder-decoder: rows pairs of ns source and nt target ids. {error} or {loss, count, hits, gradients?}.
     val loss_pairs(std::uintptr_t source, std::uintptr_t target, int rows, int ns, int nt, bool want_grads, Variant variant) const {
-        val out = val::object();
         TransformerLoss r;
-        auto sz = [](int v) { return v < 0 ? std::size_t{0} : static_cast<std::size_t>(v); };
-        if (Status st = model_.loss_pairs(reinterpret_cast<const std::int32_t*>(source), reinterpret_cast<const std::int32_t*>(target), sz(rows),
-                                          sz(ns), sz(nt), want_grads, variant, r);
-            !st) {
-            out.set("error", st.message());
-            return out;
-        }
-        out.set("loss", r.loss);
-        out.set("count", static_cast<int>(r.count));
-        out.set("hits", static_cast<int>(r.hits));
-        if (want_grads) out.set("gradients", float_copy(r.grads));
-        return out;
+        const Status st = model_.loss_pairs(reinterpret_cast<const std::int32_t*>(source), reinterpret_cast<const std::int32_t*>(target),
+                                            size_arg(rows), size_arg(ns), size_arg(nt), want_grads, variant, r);
+        return loss_object(st, r, want_grads);
     }
     // rows x cols ids and targets at the addresses. {error} or {loss, count, hits, gradients?: Float32Array}.
     val loss(std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, bool want_grads, Variant variant) const {
-        val out = val::object();
         TransformerLoss r;
-        if (Status st = model_.loss(reinterpret_cast<const std::int32_t*>(ids), reinterpret_cast<const std::int32_t*>(targets),
-                                    rows < 0 ? 0 : static_cast<std::size_t>(rows), cols < 0 ? 0 : static_cast<std::size_t>(cols),
-                                    want_grads, variant, r);
-            !st) {
-            out.set("error", st.message());
-            return out;
-        }
-        out.set("loss", r.loss);
-        out.set("count", static_cast<int>(r.count));
-        out.set("hits", static_cast<int>(r.hits));
-        if (want_grads) out.set("gradients", float_copy(r.grads));
-        return out;
+        const Status st = model_.loss(reinterpret_cast<const std::int32_t*>(ids), reinterpret_cast<const std::int32_t*>(targets), size_arg(rows),
+                                      size_arg(cols), want_grads, variant, r);
+        return loss_object(st, r, want_grads);
     }
 
     // The model as safetensors bytes (a Uint8Array copy), or {error}.
@@ -202,7 +196,7 @@ public:
     }
     // Replaces the model with the one in a safetensors file (`size` bytes at `bytes`); "" or the message.
     std::string load(std::uintptr_t bytes, int size) {
-        return Transformer::from_safetensors(reinterpret_cast<const std::uint8_t*>(bytes), size < 0 ? 0 : static_cast<std::size_t>(size), model_)
+        return Transformer::from_safetensors(reinterpret_cast<const std::uint8_t*>(bytes), size_arg(size), model_)
             .message();
     }
     std::string config_json() const { return model_.config_json(); }
@@ -233,8 +227,8 @@ std::string data_cost(int rows, int cols, int target_cols) {
 
 TokenData token_data(const Transformer& m, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols) {
     TokenData d;
-    d.rows = rows < 0 ? 0 : static_cast<std::size_t>(rows);
-    const std::size_t c = cols < 0 ? 0 : static_cast<std::size_t>(cols), tc = target_cols < 0 ? 0 : static_cast<std::size_t>(target_cols);
+    d.rows = size_arg(rows);
+    const std::size_t c = size_arg(cols), tc = size_arg(target_cols);
     const auto* i = reinterpret_cast<const std::int32_t*>(ids);
     const auto* t = reinterpret_cast<const std::int32_t*>(targets);
     if (m.config().kind == ModelKind::encoder_decoder) {
@@ -259,7 +253,7 @@ public:
     std::string init(TransformerState& model, std::uintptr_t ids, std::uintptr_t targets, int rows, int cols, int target_cols, int batch,
                      double lr, double weight_decay, double clip, double seed, Variant variant) {
         ModelTrainerOptions o;
-        o.batch = batch < 0 ? 0 : static_cast<std::size_t>(batch);
+        o.batch = size_arg(batch);
         o.learning_rate = static_cast<float>(lr);
         o.weight_decay = static_cast<float>(weight_decay);
         o.clip = static_cast<float>(clip);
@@ -269,7 +263,7 @@ public:
         model_ = &model.model();
         return t_.init(model.model(), o, token_data(model.model(), ids, targets, rows, cols, target_cols)).message();
     }
-    std::string step(int count) { return t_.step(count < 0 ? 0 : static_cast<std::size_t>(count)).message(); }
+    std::string step(int count) { return t_.step(size_arg(count)).message(); }
     val losses() const { return float_copy(t_.losses()); }
     double last_grad_norm() const { return t_.last_grad_norm(); }
     // {error} or {loss, hits, count}
