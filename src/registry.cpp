@@ -53,6 +53,15 @@ void json_string(std::string& out, const char* s) {
     out += '"';
 }
 
+// `lead` (',' or '{'), then "key":"text".
+void json_field(std::string& out, char lead, const char* key, const char* text) {
+    out += lead;
+    out += '"';
+    out += key;
+    out += "\":";
+    json_string(out, text);
+}
+
 // "W1 W2 v" -> ["W1","W2","v"]
 void json_words(std::string& out, const char* words) {
     out += '[';
@@ -81,10 +90,8 @@ void json_named(std::string& out, const char* key, const Named (&list)[N]) {
     out += "\":[";
     for (std::size_t i = 0; i < N; ++i) {
         if (i) out += ',';
-        out += "{\"name\":";
-        json_string(out, list[i].name);
-        out += ",\"description\":";
-        json_string(out, list[i].description);
+        json_field(out, '{', "name", list[i].name);
+        json_field(out, ',', "description", list[i].description);
         out += '}';
     }
     out += ']';
@@ -138,16 +145,11 @@ std::string registry_json() {
     for (const auto& info : score_infos()) {
         if (!first) out += ',';
         first = false;
-        out += "{\"name\":";
-        json_string(out, info.name);
-        out += ",\"formula\":";
-        json_string(out, info.formula);
-        out += ",\"latex\":";
-        json_string(out, info.latex);
-        out += ",\"source\":";
-        json_string(out, info.source);
-        out += ",\"description\":";
-        json_string(out, info.description);
+        json_field(out, '{', "name", info.name);
+        json_field(out, ',', "formula", info.formula);
+        json_field(out, ',', "latex", info.latex);
+        json_field(out, ',', "source", info.source);
+        json_field(out, ',', "description", info.description);
         out += ",\"matrices\":";
         json_words(out, info.matrices);
         out += ",\"needsWeights\":";
@@ -159,8 +161,7 @@ std::string registry_json() {
         bool compiled = i == 0;  // auto always runs (it falls back to scalar)
         for (const char* c : kCompiledVariants) compiled = compiled || std::string(c) == kVariants[i];
         if (i) out += ',';
-        out += "{\"name\":";
-        json_string(out, kVariants[i]);
+        json_field(out, '{', "name", kVariants[i]);
         out += ",\"compiled\":";
         out += compiled ? "true" : "false";
         out += '}';
