@@ -184,11 +184,8 @@ Status flow_budget(std::size_t layers, std::size_t heads, std::size_t n) {
 
 Status attention_flow(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& o, float* out,
                       FlowSolver solver) {
-    Status st = check_rollout_input(A, layers, heads, n, o);
+    Status st = check_rollout_call(A, layers, heads, n, o, out, flow_budget);
     if (!st) return st;
-    if (!out) return Status::error("out: missing");
-    if (Status cost = flow_budget(layers, heads, n); !cost) return cost;
-    if (Status w = check_rollout_weights(A, layers, heads, n); !w) return w;
     const std::size_t nn = n * n;
     std::vector<std::vector<float>> bars(layers, std::vector<float>(nn));
     for (std::size_t l = 0; l < layers; ++l) {

@@ -46,6 +46,14 @@ Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads
     return {};
 }
 
+Status check_rollout_call(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& o,
+                          const float* out, Status (*budget)(std::size_t layers, std::size_t heads, std::size_t n)) {
+    if (Status st = check_rollout_input(A, layers, heads, n, o); !st) return st;
+    if (!out) return Status::error("out: missing");
+    if (Status cost = budget(layers, heads, n); !cost) return cost;
+    return check_rollout_weights(A, layers, heads, n);
+}
+
 Status check_rollout_weights(const float* A, std::size_t layers, std::size_t heads, std::size_t n) {
     // Every weight, not only each row's sum: a row of negative and positive weights with a positive sum
     // would give flows outside [0, 1] and "shares" below 0.
@@ -98,11 +106,8 @@ Status residual_attention(const float* A, std::size_t heads, std::size_t n, cons
 
 Status attention_rollout(const float* A, std::size_t layers, std::size_t heads, std::size_t n,
                          const RolloutOptions& o, float* out) {
-    Status st = check_rollout_input(A, layers, heads, n, o);
+    Status st = check_rollout_call(A, layers, heads, n, o, out, rollout_budget);
     if (!st) return st;
-    if (!out) return Status::error("out: missing");
-    if (Status cost = rollout_budget(layers, heads, n); !cost) return cost;
-    if (Status w = check_rollout_weights(A, layers, heads, n); !w) return w;
     const std::size_t nn = n * n;
     std::vector<float> bar(nn), R(nn), next(nn);
     for (std::size_t l = 0; l < layers; ++l) {

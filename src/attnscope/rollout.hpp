@@ -43,6 +43,12 @@ Status check_rollout_input(const float* A, std::size_t layers, std::size_t heads
 // that is not (its layer, head, row and column). Run after the budget checks: a refused call reads nothing.
 Status check_rollout_weights(const float* A, std::size_t layers, std::size_t heads, std::size_t n);
 
+// What attention_rollout and attention_flow check before they compute, in this order: the input
+// (check_rollout_input), the output's address, the call's budget (rollout_budget or flow_budget: a
+// refused call reads no weight), then every weight (check_rollout_weights).
+Status check_rollout_call(const float* A, std::size_t layers, std::size_t heads, std::size_t n, const RolloutOptions& options,
+                          const float* out, Status (*budget)(std::size_t layers, std::size_t heads, std::size_t n));
+
 // Steps 1 and 2 for one layer l of a checked stack: Ā_l into bar [n, n] (float32, as rollout uses it).
 // Fails when a row sums to 0 or less after the residual (negative weights).
 Status residual_attention(const float* A, std::size_t heads, std::size_t n, const RolloutOptions& options, std::size_t l, float* bar);
