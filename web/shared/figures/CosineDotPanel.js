@@ -2,7 +2,8 @@
 // the dot product favours keys with long vectors; cosine divides the lengths out. The bars show, for
 // one query word, every key's length next to its weight under dot and under cosine.
 import { select } from 'd3-selection';
-import { Figure, setTokenText, fmt, fmtApart } from './base.js';
+import { setTokenText, fmt, fmtApart } from './base.js';
+import { TeachingPanel } from './TeachingPanel.js';
 
 /** A labelled row chooser shared by the teaching panels: a <select> of the query tokens. */
 export function rowChooser(parent, id, onChange) {
@@ -67,23 +68,19 @@ export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
   return top + 60;
 }
 
-export class CosineDotPanel extends Figure {
+export class CosineDotPanel extends TeachingPanel {
   constructor(slot, { formula, onRow }) {
-    super(slot, { id: 'cosine-dot', title: '2 · Cosine vs dot' });
-    const text = this.body.append('div').attr('class', 'teach-text');
-    text.append('p').text('The dot product is the cosine of the angle between two vectors times both their lengths. For one query, its own length scales every score alike, but each key’s length does not: under dot, keys with long vectors win whatever they mean. Cosine divides the lengths out and keeps only the direction, i.e. the meaning.');
-    formula(text.append('div').attr('class', 'formula').node(), 'cosine');
+    super(slot, {
+      id: 'cosine-dot', title: '2 · Cosine vs dot', formula, formulaOf: 'cosine', width: 520,
+      text: 'The dot product is the cosine of the angle between two vectors times both their lengths. For one query, its own length scales every score alike, but each key’s length does not: under dot, keys with long vectors win whatever they mean. Cosine divides the lengths out and keeps only the direction, i.e. the meaning.',
+    });
     this.chooser = rowChooser(this.body, 'cosine-row', onRow);
     this.addPlot('cosine-dot');
     this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }
 
-  /** d: { qTokens, kTokens, row, keyNorms: number[], dot: AttendResult, cosine: AttendResult, head, temperature, maskedKey } */
-  setData(d) { this.d = d; }
-
-  /** The width (in plot units) the figure has on screen now. */
-  fitRoom() { return (this.body.node().clientWidth || 520) / this.scale; }
+  // setData(d), d: { qTokens, kTokens, row, keyNorms: number[], dot: AttendResult, cosine: AttendResult, head, temperature, maskedKey }
 
   draw() {
     const d = this.d;
@@ -91,10 +88,7 @@ export class CosineDotPanel extends Figure {
     const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
     this.chooser.set(d.qTokens, i);
     const rowOf = (r) => r.weights.subarray(h * nq * nk + i * nk, h * nq * nk + (i + 1) * nk);
-    // As wide as the figure is on screen (a phone's 330 px drew a 440-unit plot at 0.75: 6 px labels),
-    // redrawn when that width changes.
-    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 520) / this.scale;
-    this.room = room;
+    const room = this.watchRoom();
     const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
     const bottom = barRows(this.g, {
       rows: [

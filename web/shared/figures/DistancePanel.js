@@ -1,15 +1,16 @@
 // Teaching panel 3: distance-based scores. −‖q−k‖ and −log(ε + ‖q−k‖^p) both prefer near keys, but
 // the softmax turns them into very different weights: exp(−‖q−k‖) decays with distance, while
 // exp(−log(ε + ‖q−k‖^p)) = 1/(ε + ‖q−k‖^p) is Shepard's inverse distance weighting.
-import { Figure, fmt } from './base.js';
+import { fmt } from './base.js';
+import { TeachingPanel } from './TeachingPanel.js';
 import { rowChooser, barRows } from './CosineDotPanel.js';
 
-export class DistancePanel extends Figure {
+export class DistancePanel extends TeachingPanel {
   constructor(slot, { formula, onRow, onP }) {
-    super(slot, { id: 'distance', title: '3 · Distance as a score' });
-    const text = this.body.append('div').attr('class', 'teach-text');
-    text.append('p').text('Scores can also come from distances: a near key is a similar key. With the negative Euclidean distance, the softmax gives weights ∝ e^(−distance), which depend on differences of distances. With idw, the score is −log(ε + distance^p), so the softmax gives weights ∝ 1/(ε + distance^p): inverse distance weighting, where a key twice as near gets 2^p times the weight.');
-    formula(text.append('div').attr('class', 'formula').node(), 'idw');
+    super(slot, {
+      id: 'distance', title: '3 · Distance as a score', formula, formulaOf: 'idw', width: 520,
+      text: 'Scores can also come from distances: a near key is a similar key. With the negative Euclidean distance, the softmax gives weights ∝ e^(−distance), which depend on differences of distances. With idw, the score is −log(ε + distance^p), so the softmax gives weights ∝ 1/(ε + distance^p): inverse distance weighting, where a key twice as near gets 2^p times the weight.',
+    });
     const controls = this.body.append('div').attr('class', 'panel-controls');
     this.chooser = rowChooser(controls, 'distance-row', onRow);
     const pw = controls.append('div').attr('class', 'row-chooser');
@@ -22,11 +23,7 @@ export class DistancePanel extends Figure {
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }
 
-  /** d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1) */
-  setData(d) { this.d = d; }
-
-  /** The width (in plot units) the figure has on screen now. */
-  fitRoom() { return (this.body.node().clientWidth || 520) / this.scale; }
+  // setData(d), d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1)
 
   draw() {
     const d = this.d;
@@ -44,10 +41,7 @@ export class DistancePanel extends Figure {
     const inv = dist.map((x, j) => (d.maskedKey(i, j) ? 0 : 1 / (d.eps + x ** d.p)));
     const sum = inv.reduce((a, b) => a + b, 0);
     const shepard = inv.map((x) => x / sum);
-    // As wide as the figure is on screen (a phone's 330 px drew a 440-unit plot at 0.75: 6 px labels),
-    // redrawn when that width changes.
-    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 520) / this.scale;
-    this.room = room;
+    const room = this.watchRoom();
     const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
     const bottom = barRows(this.g, {
       rows: [
