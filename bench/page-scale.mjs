@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, launch, openPage, option } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
 const webDir = option('web');
@@ -76,10 +76,7 @@ const server = await startServer(webDir);
 const browser = await launch();
 const results = [];
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(server.url);
-  await page.waitForSelector('body.ready', { timeout: 60000 });
+  const page = await openPage(browser, server.url, 'body.ready');
   await page.fill('#keys', '');
   await settled(page);
 
@@ -193,7 +190,7 @@ try {
     name: 'keystroke → heatmap redrawn, 128 tokens', keystrokes: typed, drawn: keys.update.length, superseded: keys.superseded,
     median_ms: round(median(keys.update)), p90_ms: round(p90(keys.update)),
   });
-  await context.close();
+  await page.context().close();
 } finally {
   await browser.close();
   await server.stop();
