@@ -2,10 +2,9 @@
 // the softmax turns them into very different weights: exp(−‖q−k‖) decays with distance, while
 // exp(−log(ε + ‖q−k‖^p)) = 1/(ε + ‖q−k‖^p) is Shepard's inverse distance weighting.
 import { fmt } from './base.js';
-import { TeachingPanel } from './TeachingPanel.js';
-import { rowChooser, barRows } from './CosineDotPanel.js';
+import { BarRowsPanel, rowChooser } from './CosineDotPanel.js';
 
-export class DistancePanel extends TeachingPanel {
+export class DistancePanel extends BarRowsPanel {
   constructor(slot, { formula, onRow, onP }) {
     super(slot, {
       id: 'distance', title: '3 · Distance as a score', formula, formulaOf: 'idw', width: 520,
@@ -18,9 +17,7 @@ export class DistancePanel extends TeachingPanel {
     this.pInput = pw.append('input').attr('type', 'range').attr('id', 'idw-p').attr('min', 0.5).attr('max', 8).attr('step', 0.5)
       .on('input', (ev) => onP(Number(ev.target.value)));
     this.pOut = pw.append('output').attr('for', 'idw-p');
-    this.addPlot('distance');
-    this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
-    this.stat = this.body.append('p').attr('class', 'teach-stat');
+    this.addBars('distance');
   }
 
   // setData(d), d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1)
@@ -42,19 +39,13 @@ export class DistancePanel extends TeachingPanel {
     const sum = inv.reduce((a, b) => a + b, 0);
     const shepard = inv.map((x) => x / sum);
     const room = this.watchRoom();
-    const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
-    const bottom = barRows(this.g, {
-      rows: [
-        { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
-        { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
-        // The row's title fits the plot's width (~7 px a character at 11 px): the long form, else a short one.
-        { label: room >= 470 ? `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`
-          : `idw (τ = 1, p = ${d.p}); dots: normalised 1/(ε + d^p)`, values: wI, cls: 'c-cos', markers: shepard },
-      ],
-      kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
-    });
-    const W = Math.max(Math.min(440, room - 4), nk * bw + 40), H = bottom + 8;
-    this.setSize(W, H);
+    this.drawBars([
+      { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
+      { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
+      // The row's title fits the plot's width (~7 px a character at 11 px): the long form, else a short one.
+      { label: room >= 470 ? `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`
+        : `idw (τ = 1, p = ${d.p}); dots: normalised 1/(ε + d^p)`, values: wI, cls: 'c-cos', markers: shepard },
+    ], i, room);
     let err = 0;
     for (let j = 0; j < nk; j++) err = Math.max(err, Math.abs(shepard[j] - wI[j]));
     this.stat.text(`Largest difference between the idw weights and normalised 1/(ε + distance^p): ${fmt(err, 2)}.`);
