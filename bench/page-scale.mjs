@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, openPage, option } from './browser.mjs';
+import { header, launch, openPage, option, typeAndErase } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
 const webDir = option('web');
@@ -164,8 +164,7 @@ try {
   await page.keyboard.press('End');
   const k0 = Date.now();
   while (Date.now() - k0 < WARMUP_MS) {
-    await page.keyboard.type(tail, { delay: 10 });
-    for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 10 });
+    await typeAndErase(page, tail, 10);
   }
   await settled(page);
   await page.evaluate(() => {
@@ -180,8 +179,7 @@ try {
   });
   let typed = 0;
   while (typed < KEYSTROKES) {
-    await page.keyboard.type(tail, { delay: 30 });
-    for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 30 });
+    await typeAndErase(page, tail, 30);
     typed += 2 * tail.length;
   }
   await settled(page);
