@@ -1,5 +1,5 @@
-// What the browser benchmarks (bench/page.mjs, page-scale.mjs, element.mjs, model.mjs, lab-page.mjs,
-// lab-prototypes.mjs) share: headless Chromium launched as the e2e tests launch it, the header of
+// What the browser benchmarks (bench/page.mjs, page-scale.mjs, element.mjs, model.mjs, model-big.mjs, lab-page.mjs,
+// lab-prototypes.mjs) share: headless Chromium launched as the e2e tests launch it, a page opened once ready, text typed and erased in it, the header of
 // their JSON (when, on what machine, how busy it was, which browser), `--web DIR` (another build's
 // dist/web, to compare two builds under the same load), and for the lab pages the long-task observer
 // and the run "click Train, poll every animation frame until 500 steps, report the longest task".
@@ -36,6 +36,25 @@ export function header({ load = loadavg() } = {}) {
 export function option(name, argv = process.argv) {
   const i = argv.indexOf(`--${name}`);
   return i > 0 && i + 1 < argv.length ? argv[i + 1] : undefined;
+}
+
+/**
+ * A page in a new context of `browser` (a `viewport`), at `url`, once `ready` (a selector) is on it;
+ * `pageErrors`: an error thrown in the page ends the benchmark. Close it with page.context().close().
+ */
+export async function openPage(browser, url, ready, { viewport = { width: 1440, height: 900 }, timeout = 60000, pageErrors = false } = {}) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  if (pageErrors) page.on('pageerror', (e) => { throw e; });
+  await page.goto(url);
+  await page.waitForSelector(ready, { timeout });
+  return page;
+}
+
+/** Types `tail` into the focused text box, then erases it key by key: `delay` ms between keys. */
+export async function typeAndErase(page, tail, delay) {
+  await page.keyboard.type(tail, { delay });
+  for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay });
 }
 
 export const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[Math.floor(s.length / 2)] : null; };

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, median, observeLongTasks, option, trainUntil } from './browser.mjs';
+import { header, launch, median, observeLongTasks, openPage, option, trainUntil } from './browser.mjs';
 
 const folder = option('web') ?? (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : undefined);
 if (!folder && !existsSync(join(root, 'dist/web/lab.html'))) throw new Error('dist/web/lab.html is missing: run `npm run build` first');
@@ -21,10 +21,7 @@ const server = await startServer(folder);
 const browser = await launch();
 const runs = [], compareRuns = [];
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(server.url + 'lab.html');
-  await page.waitForSelector('#status[data-ready="true"]', { timeout: 60000 });
+  const page = await openPage(browser, server.url + 'lab.html', '#status[data-ready="true"]');
   await observeLongTasks(page);
   for (let r = 0; r < RUNS; r++) {
     await page.click('#reset');

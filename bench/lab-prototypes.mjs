@@ -26,15 +26,12 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.len
 /** In headless Chromium: 3 runs from a click on Train to 500 steps (Start over in between). */
 async function measurePage(folder) {
   const { startServer } = await import(pathToFileURL(join(root, 'scripts/browser-harness.mjs')).href);
-  const { launch, observeLongTasks, trainUntil } = await import('./browser.mjs');
+  const { launch, observeLongTasks, openPage, trainUntil } = await import('./browser.mjs');
   const server = await startServer(folder);
   const browser = await launch();
   const runs = [];
   try {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const p = await context.newPage();
-    await p.goto(server.url + 'lab-prototypes.html');
-    await p.waitForSelector('body.ready', { timeout: 60000 });
+    const p = await openPage(browser, server.url + 'lab-prototypes.html', 'body.ready');
     await observeLongTasks(p);
     for (let r = 0; r < 3; r++) {
       await p.click('#reset');

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
 import { npy, npyStrings, zip } from '../tests/js/attention-files.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, launch, openPage, option } from './browser.mjs';
 
 const folder = option('web');
 const [L, H, N] = (option('shape') || '16,1,2048,2048').split(',').map(Number);
@@ -24,11 +24,7 @@ const server = await startServer(folder);
 const browser = await launch();
 let out;
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => { throw e; });
-  await page.goto(server.url + 'model.html');
-  await page.waitForSelector('body.model-ready', { timeout: 60000 });
+  const page = await openPage(browser, server.url + 'model.html', 'body.model-ready', { pageErrors: true });
   // The file is made in the page first (its base64 decoded), so that the drop starts the clock.
   await page.evaluate((b64) => {
     const bin = atob(b64);
@@ -65,7 +61,7 @@ try {
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }));
   out = { ...header(), build: folder || 'dist/web', shape: [L, H, N, N], file_bytes: bytes.length, ...r };
-  await context.close();
+  await page.context().close();
 } finally {
   await browser.close();
   await server.stop();

@@ -18,7 +18,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, launch, openPage, option } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
 const folder = option('web');
@@ -36,11 +36,7 @@ const browser = await launch();
 const runs = [];
 let drawn;
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => { throw e; });
-  await page.goto(server.url + 'model.html');
-  await page.waitForSelector('body.model-ready', { timeout: 60000 });
+  const page = await openPage(browser, server.url + 'model.html', 'body.model-ready', { pageErrors: true });
   // The file: an .npy v1 header and the float32 rows, plus one token per line.
   await page.evaluate((shape) => {
     const [L, H, n] = shape;
@@ -103,7 +99,7 @@ try {
     info: document.getElementById('file-info').textContent,
     labels: document.querySelectorAll('#figure-grid .grid-labels text').length,
   }));
-  await context.close();
+  await page.context().close();
 } finally {
   await browser.close();
   await server.stop();

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, option } from './browser.mjs';
+import { header, launch, openPage, option, typeAndErase } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
 const webDir = option('web');
@@ -76,10 +76,7 @@ const server = await startServer(webDir);
 const browser = await launch();
 const results = [];
 try {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(server.url);
-  await page.waitForSelector('body.ready', { timeout: 60000 });
+  const page = await openPage(browser, server.url, 'body.ready');
   await page.fill('#keys', '');
   await settled(page);
 
@@ -167,8 +164,7 @@ try {
   await page.keyboard.press('End');
   const k0 = Date.now();
   while (Date.now() - k0 < WARMUP_MS) {
-    await page.keyboard.type(tail, { delay: 10 });
-    for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 10 });
+    await typeAndErase(page, tail, 10);
   }
   await settled(page);
   await page.evaluate(() => {
@@ -183,8 +179,7 @@ try {
   });
   let typed = 0;
   while (typed < KEYSTROKES) {
-    await page.keyboard.type(tail, { delay: 30 });
-    for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 30 });
+    await typeAndErase(page, tail, 30);
     typed += 2 * tail.length;
   }
   await settled(page);
@@ -193,7 +188,7 @@ try {
     name: 'keystroke → heatmap redrawn, 128 tokens', keystrokes: typed, drawn: keys.update.length, superseded: keys.superseded,
     median_ms: round(median(keys.update)), p90_ms: round(p90(keys.update)),
   });
-  await context.close();
+  await page.context().close();
 } finally {
   await browser.close();
   await server.stop();

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { root, startServer } from '../scripts/browser-harness.mjs';
-import { header, launch, option, mainThreadTasks, TRACE_CATEGORIES } from './browser.mjs';
+import { header, launch, openPage, option, mainThreadTasks, typeAndErase, TRACE_CATEGORIES } from './browser.mjs';
 
 const quick = process.argv.includes('--quick');
 const webDir = option('web');
@@ -62,10 +62,7 @@ const server = await startServer(webDir);
 const browser = await launch();
 const results = [];
 try {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 768 } });
-  const page = await context.newPage();
-  await page.goto(server.url);
-  await page.waitForSelector('body.ready', { timeout: 30000 });
+  const page = await openPage(browser, server.url, 'body.ready', { viewport: { width: 1366, height: 768 }, timeout: 30000 });
   const firstRender = await page.evaluate(() => performance.getEntriesByName('attnscope:first-render').map((e) => e.duration)[0]);
 
   for (const n of SIZES) {
@@ -78,16 +75,14 @@ try {
     // Warm-up: type for at least WARMUP_MS before anything is recorded.
     const t0 = Date.now();
     while (Date.now() - t0 < WARMUP_MS) {
-      await page.keyboard.type(tail, { delay: 10 });
-      for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 10 });
+      await typeAndErase(page, tail, 10);
     }
     await page.waitForTimeout(100);
     // The page trims its performance buffer now and then: collect the measures as they come.
     await collectMeasures(page);
     let typed = 0;
     while (typed < KEYSTROKES) {
-      await page.keyboard.type(tail, { delay: 30 });
-      for (let i = 0; i < tail.length; i++) await page.keyboard.press('Backspace', { delay: 30 });
+      await typeAndErase(page, tail, 30);
       typed += 2 * tail.length;
     }
     await page.waitForTimeout(200);
@@ -156,7 +151,7 @@ try {
     });
   }
   results.push({ name: 'first render after navigation (module + vocabulary + plots)', first_render_ms: round(firstRender) });
-  await context.close();
+  await page.context().close();
 } finally {
   await browser.close();
   await server.stop();

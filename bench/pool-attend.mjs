@@ -12,23 +12,20 @@
 //     makes the joined buffer, passed on from worker to worker) and one other (the default), two or four others.
 // Writes bench/results/pool-attend.json (or --out FILE) and prints a table.
 //   node bench/pool-attend.mjs [--rounds N] [--out FILE]
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { attendOptions, rand, text } from './pool-workload.mjs';
+import { attendOptions, rand, text, argValue, loadNow, median } from './pool-workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
 const ROUNDS = Number(argValue('--rounds', 9));
 const OUT = resolve(argValue('--out', join(root, 'bench/results/pool-attend.json')));
 const WARMUP_MS = 1000;
 
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
 const { createAttnPool } = await import(pathToFileURL(join(root, 'dist/pool.mjs')).href);
-const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
-const loadBefore = load();
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const loadBefore = loadNow();
 const round = (x, k = 2) => Math.round(x * 10 ** k) / 10 ** k;
 // The workload of bench/pool.mjs: the 1,000-word text and its attend() options (8 heads).
 const o = attendOptions;
@@ -92,7 +89,7 @@ for (const [key, name] of [['same_round_speedup_host_and_1', 'pool of 2: attend,
 const report = {
   benchmark: 'where a pooled attend() (1,000 words, 8 heads, 2 workers) spends its time; medians of interleaved rounds after >= 1 s of warm-up per case',
   date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length,
-  load_average_before: loadBefore, load_average_after: load(), rounds: ROUNDS, tokens: n, d_head: dh,
+  load_average_before: loadBefore, load_average_after: loadNow(), rounds: ROUNDS, tokens: n, d_head: dh,
   note: 'measured on a machine shared with other builds (see the load averages): absolute times are inflated and noisy; compare figures of one run',
   rows, derived,
 };

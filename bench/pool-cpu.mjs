@@ -16,10 +16,9 @@ import { cpus, loadavg } from 'node:os';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { n, d, Q, K, V, outputOptions, attendOptions } from './pool-workload.mjs';
+import { n, d, Q, K, V, outputOptions, attendOptions, argValue } from './pool-workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
 const CALLS = Number(argValue('--calls', 24));
 const OUT = resolve(argValue('--out', join(root, 'bench/results/pool-cpu.json')));
 const TICK_MS = 10;   // USER_HZ = 100 on Linux

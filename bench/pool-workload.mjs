@@ -1,6 +1,15 @@
 // The workload the pool benchmarks share (bench/pool.mjs: wall clock, bench/pool-cpu.mjs: CPU time),
 // so that their figures measure the same calls: attentionOutput at n = 4,096 (d = dv = 64,
-// scaled-dot) on seeded Q, K, V, and a 1,000-word attend() with 8 heads.
+// scaled-dot) on seeded Q, K, V, and a 1,000-word attend() with 8 heads; and the small helpers of
+// their runs (the command line's values, the load average, the median).
+import { loadavg } from 'node:os';
+
+/** The value after `name` on the command line ('--rounds'), or `fallback`. */
+export const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
+/** The machine's load averages (1, 5, 15 minutes) now, to two decimals: the machine is shared. */
+export const loadNow = () => loadavg().map((x) => Math.round(x * 100) / 100);
+/** The median (of an even count, the mean of the middle two). */
+export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 /** n seeded floats in [-1, 1) (a linear congruential generator: the same numbers on every machine). */
 export function rand(n, seed) {

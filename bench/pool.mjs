@@ -11,14 +11,13 @@
 // interleaved with the rest: an A/B of the pool's code in one process. --cases 0,1 runs only those
 // cases (0 attentionOutput, 1 one attend call, 2 four attend calls at once).
 //   node bench/pool.mjs [--rounds N] [--workers 1,2] [--baseline DIR] [--cases 0,1,2] [--out FILE]
-import { cpus, loadavg, availableParallelism } from 'node:os';
+import { cpus, availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join, resolve } from 'node:path';
-import { n, d, Q, K, V, outputOptions, attendOptions } from './pool-workload.mjs';
+import { n, d, Q, K, V, outputOptions, attendOptions, argValue, loadNow, median } from './pool-workload.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const argValue = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
 const ROUNDS = Number(argValue('--rounds', 7));
 const WORKERS = argValue('--workers', '1,2').split(',').map(Number);
 const OUT = resolve(argValue('--out', join(root, 'bench/results/pool.json')));
@@ -28,10 +27,8 @@ const WARMUP_MS = 1000;  // V8 runs new wasm in a baseline tier at first (TOOLCH
 
 const { createAttnScope } = await import(pathToFileURL(join(root, 'dist/attnscope.mjs')).href);
 const { createAttnPool } = await import(pathToFileURL(join(root, 'dist/pool.mjs')).href);
-const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
-const loadBefore = load();
+const loadBefore = loadNow();
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const round = (x, k = 3) => Math.round(x * 10 ** k) / 10 ** k;
 
 const scope = await createAttnScope({ preload: true });
@@ -83,7 +80,7 @@ const report = {
   benchmark: 'createAttnPool against one scope in Node (medians of interleaved rounds after >= 1 s warm-up per configuration)',
   date: new Date().toISOString(),
   node: process.version, cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, availableParallelism: availableParallelism(),
-  load_average_before: loadBefore, load_average_after: load(),
+  load_average_before: loadBefore, load_average_after: loadNow(),
   note: 'the machine was shared with other builds: the load average says how much; treat the figures as provisional',
   isa: scope.variants.isa, attend_tokens: tokens, warmup_ms: WARMUP_MS, baseline: BASELINE,
   results,

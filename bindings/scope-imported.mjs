@@ -59,12 +59,7 @@ export class ImportedCalls {
    * residual (default 0.5) is the weight of the identity: Ā = residual·I + (1 − residual)·A, rows renormalised.
    */
   rollout(attentions, options) {
-    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._rolloutCost(l, h, t));
-    return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
-      const err = this._m._rollout(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
-      if (err) throw coreError(err);
-      return this._read(ptrs.out, n * n);
-    });
+    return stackToMatrix(this, attentions, options, (l, h, t) => this._m._rolloutCost(l, h, t), (...args) => this._m._rollout(...args));
   }
 
   /**
@@ -75,12 +70,7 @@ export class ImportedCalls {
    * call budget of every method. See docs/flow.md.
    */
   attentionFlow(attentions, options) {
-    const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, (l, h, t) => this._m._attentionFlowCost(l, h, t));
-    return this._withArrays({ attentions }, { out: n * n }, (ptrs) => {
-      const err = this._m._attentionFlow(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
-      if (err) throw coreError(err);
-      return this._read(ptrs.out, n * n);
-    });
+    return stackToMatrix(this, attentions, options, (l, h, t) => this._m._attentionFlowCost(l, h, t), (...args) => this._m._attentionFlow(...args));
   }
 
   /** Per layer and head: mean row entropy (nats), largest weight, mean row maximum; each Float32Array [layers, heads]. */
@@ -126,6 +116,19 @@ function stackOptions(attentions, options, cost) {
   if (typeof head === 'number') { index = checkInt('options.head', head, 0, heads - 1); mode = 'index'; }
   else if (head !== 'mean' && head !== 'max') throw new TypeError(`options.head: expected 'mean', 'max' or a head index from 0 to ${heads - 1}, got ${describe(head)}`);
   return { layers, heads, n, residual, mode, index };
+}
+
+/**
+ * What rollout and attentionFlow share: the stack's options read, the [n, n] answer computed by the
+ * core's `kernel(attentions, layers, heads, n, residual, mode, index, out)` and handed back as a copy.
+ */
+function stackToMatrix(scope, attentions, options, cost, kernel) {
+  const { layers, heads, n, residual, mode, index } = stackOptions(attentions, options, cost);
+  return scope._withArrays({ attentions }, { out: n * n }, (ptrs) => {
+    const err = kernel(ptrs.attentions, layers, heads, n, residual, mode, index, ptrs.out);
+    if (err) throw coreError(err);
+    return scope._read(ptrs.out, n * n);
+  });
 }
 
 /** The format from a file's first bytes. */

@@ -3,6 +3,8 @@
 // class split in the same proportion. Pure JS, no DOM: the page's worker, the tests and the
 // benchmark all use it. Same options → same points, bit for bit.
 
+import { mulberry32 } from './random.js';
+
 /** The data sets: id, label (for the page's menu), classes. */
 export const DATASETS = [
   { id: 'blobs', label: 'Blobs (3 classes)', classes: 3 },
@@ -16,18 +18,12 @@ export const BOX = 1.5;
 export const VIEW = 2.2;
 
 /**
- * A small seeded generator of uniform numbers in [0, 1) (a 32-bit state stepped by a Weyl sequence
- * and mixed by a murmur-style finaliser): deterministic for a seed, plenty for drawing points.
+ * A small seeded generator of uniform numbers in [0, 1): mulberry32 (lab/random.js) from the seed mixed
+ * with 0x9e3779b9, so the lab's streams are not the pages' for the same seed. Deterministic for a seed,
+ * plenty for drawing points.
  */
 export function uniformRng(seed) {
-  let s = (seed >>> 0) ^ 0x9e3779b9;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32((seed >>> 0) ^ 0x9e3779b9);
 }
 
 /** Standard normal numbers from a uniform generator (Box–Muller, both values used). */

@@ -1,5 +1,5 @@
 // What every page of the site shares: $, its notice bar, its figures' downloads and the writing of its
-// state into the address bar's hash. (Their markup: web/shared/head.html and the nav, scripts/pages.mjs.)
+// state into the address bar's hash, and its button that copies the address. (Their markup: web/shared/head.html and the nav, scripts/pages.mjs.)
 import { download } from './downloads.js';
 
 export const $ = (id) => document.getElementById(id);
@@ -80,4 +80,21 @@ export function hashWriter(hashOf, { delay = 0 } = {}) {
       if (now || delay <= 0) go(); else timer = setTimeout(go, delay);
     },
   };
+}
+
+/**
+ * The "Copy link to this view" button: writes the state into the hash (writeURL()), copies the address
+ * and says for `ms` milliseconds whether that worked ('Link copied') or the reader has to do it.
+ */
+export function copyLinkButton(button, writeURL, { ms = 2000 } = {}) {
+  button.addEventListener('click', async () => {
+    writeURL();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      button.textContent = 'Link copied';
+    } catch {
+      button.textContent = 'Copy the address bar';
+    }
+    setTimeout(() => { button.textContent = 'Copy link to this view'; }, ms);
+  });
 }

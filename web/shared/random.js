@@ -1,14 +1,2 @@
-// A seeded generator of numbers in [0, 1): mulberry32 (32-bit state, every step in exact integer
-// arithmetic with Math.imul, period 2^32), so the same seed gives the same numbers in every engine.
-// Used for data and test inputs only (the transformer page's tasks, the scaling panel's vectors, the
-// tests' rng(), bench/attention-node.mjs's inputs); no attention math. seed: an integer, taken modulo 2^32.
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator of the pages' data (mulberry32), kept in lab/ where the lab's data uses it too.
+export { mulberry32 } from '../../lab/random.js';

@@ -16,7 +16,7 @@ import { applySelect } from '../../shared/selection.js';
 import { fmt } from '../../shared/figures/base.js';
 import { context } from '../../shared/compute/attention.js';
 import { weightsCSV, weightsJSON, download } from '../../shared/downloads.js';
-import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
+import { $, noticeBar, wireExports, hashWriter, copyLinkButton } from '../../shared/page.js';
 import { tokenChips, clearChips, wireChipStrip } from './token-strip.js';
 import { renderLatex, renderTeaching } from '../../shared/formulas.js';
 import { keepForOffline } from '../../shared/offline.js';
@@ -192,16 +192,7 @@ ui.json.addEventListener('click', () => {
     download(new Blob([weightsJSON(last.main, publicSettings())], { type: 'application/json' }), 'attnscope-weights.json');
   }
 });
-ui.copyLink.addEventListener('click', async () => {
-  writeURL(true);
-  try {
-    await navigator.clipboard.writeText(location.href);
-    ui.copyLink.textContent = 'Link copied';
-  } catch {
-    ui.copyLink.textContent = 'Copy the address bar';
-  }
-  setTimeout(() => { ui.copyLink.textContent = 'Copy link to this view'; }, 1800);
-});
+copyLinkButton(ui.copyLink, () => writeURL(true), { ms: 1800 });
 
 function publicSettings() {
   const { q, k, score, t, heads, proj, seed, pos, mask, variant } = state;

@@ -15,7 +15,7 @@ import { TokenFlow } from '../../shared/figures/TokenFlow.js';
 import { shortLabel } from '../../shared/figures/base.js';
 import { download } from '../../shared/downloads.js';
 import { csvCell, csvNumber } from '../../../lab/csv.js';
-import { $, noticeBar, wireExports, hashWriter } from '../../shared/page.js';
+import { $, noticeBar, wireExports, hashWriter, copyLinkButton } from '../../shared/page.js';
 import { keepForOffline } from '../../shared/offline.js';
 
 export const WINDOW = 32;          // tokens shown at once in the heatmaps and the line view
@@ -532,16 +532,7 @@ ui.json.addEventListener('click', async () => {
   download(new Blob([JSON.stringify(out) + '\n'], { type: 'application/json' }), `${fileStem()}.json`);
 });
 
-ui.copyLink.addEventListener('click', async () => {
-  writeURL();
-  try {
-    await navigator.clipboard.writeText(location.href);
-    ui.copyLink.textContent = 'Link copied';
-  } catch {
-    ui.copyLink.textContent = 'Copy the address bar';
-  }
-  setTimeout(() => { ui.copyLink.textContent = 'Copy link to this view'; }, 2000);
-});
+copyLinkButton(ui.copyLink, () => writeURL());
 
 // ---------------------------------------------------------------------------------- URL ----
 /** The hash for the view: 1-based layer, head, window start and token, as on screen. */

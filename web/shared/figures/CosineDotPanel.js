@@ -2,7 +2,8 @@
 // the dot product favours keys with long vectors; cosine divides the lengths out. The bars show, for
 // one query word, every key's length next to its weight under dot and under cosine.
 import { select } from 'd3-selection';
-import { Figure, setTokenText, fmt, fmtApart } from './base.js';
+import { setTokenText, fmt, fmtApart } from './base.js';
+import { TeachingPanel } from './TeachingPanel.js';
 
 /** A labelled row chooser shared by the teaching panels: a <select> of the query tokens. */
 export function rowChooser(parent, id, onChange) {
@@ -67,23 +68,38 @@ export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
   return top + 60;
 }
 
-export class CosineDotPanel extends Figure {
-  constructor(slot, { formula, onRow }) {
-    super(slot, { id: 'cosine-dot', title: '2 · Cosine vs dot' });
-    const text = this.body.append('div').attr('class', 'teach-text');
-    text.append('p').text('The dot product is the cosine of the angle between two vectors times both their lengths. For one query, its own length scales every score alike, but each key’s length does not: under dot, keys with long vectors win whatever they mean. Cosine divides the lengths out and keeps only the direction, i.e. the meaning.');
-    formula(text.append('div').attr('class', 'formula').node(), 'cosine');
-    this.chooser = rowChooser(this.body, 'cosine-row', onRow);
-    this.addPlot('cosine-dot');
+/**
+ * A teaching panel that shows rows of bars for one query word (2 · cosine vs dot, 3 · distance): its
+ * plot and the sentence under it, and the bars drawn as wide as the panel has room for.
+ */
+export class BarRowsPanel extends TeachingPanel {
+  /** The plot (class `name`) and the paragraph under it, after whatever controls the panel put above. */
+  addBars(name) {
+    this.addPlot(name);
     this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }
 
-  /** d: { qTokens, kTokens, row, keyNorms: number[], dot: AttendResult, cosine: AttendResult, head, temperature, maskedKey } */
-  setData(d) { this.d = d; }
+  /** The rows of bars (see barRows) for query row i of this.d, the plot sized to them and to the room. */
+  drawBars(rows, i, room = this.watchRoom()) {
+    const d = this.d, nk = d.kTokens.length;
+    const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
+    const bottom = barRows(this.g, { rows, kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j) });
+    this.setSize(Math.max(Math.min(440, room - 4), nk * bw + 40), bottom + 8);
+  }
+}
 
-  /** The width (in plot units) the figure has on screen now. */
-  fitRoom() { return (this.body.node().clientWidth || 520) / this.scale; }
+export class CosineDotPanel extends BarRowsPanel {
+  constructor(slot, { formula, onRow }) {
+    super(slot, {
+      id: 'cosine-dot', title: '2 · Cosine vs dot', formula, formulaOf: 'cosine', width: 520,
+      text: 'The dot product is the cosine of the angle between two vectors times both their lengths. For one query, its own length scales every score alike, but each key’s length does not: under dot, keys with long vectors win whatever they mean. Cosine divides the lengths out and keeps only the direction, i.e. the meaning.',
+    });
+    this.chooser = rowChooser(this.body, 'cosine-row', onRow);
+    this.addBars('cosine-dot');
+  }
+
+  // setData(d), d: { qTokens, kTokens, row, keyNorms: number[], dot: AttendResult, cosine: AttendResult, head, temperature, maskedKey }
 
   draw() {
     const d = this.d;
@@ -91,21 +107,11 @@ export class CosineDotPanel extends Figure {
     const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
     this.chooser.set(d.qTokens, i);
     const rowOf = (r) => r.weights.subarray(h * nq * nk + i * nk, h * nq * nk + (i + 1) * nk);
-    // As wide as the figure is on screen (a phone's 330 px drew a 440-unit plot at 0.75: 6 px labels),
-    // redrawn when that width changes.
-    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 520) / this.scale;
-    this.room = room;
-    const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
-    const bottom = barRows(this.g, {
-      rows: [
-        { label: 'length of each key vector ‖k‖', values: d.keyNorms, cls: 'c-norm' },
-        { label: `weight under dot (τ = ${fmt(d.temperature)})`, values: rowOf(d.dot), cls: 'c-dot' },
-        { label: `weight under cosine (τ = ${fmt(d.temperature)})`, values: rowOf(d.cosine), cls: 'c-cos' },
-      ],
-      kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
-    });
-    const W = Math.max(Math.min(440, room - 4), nk * bw + 40), H = bottom + 8;
-    this.setSize(W, H);
+    this.drawBars([
+      { label: 'length of each key vector ‖k‖', values: d.keyNorms, cls: 'c-norm' },
+      { label: `weight under dot (τ = ${fmt(d.temperature)})`, values: rowOf(d.dot), cls: 'c-dot' },
+      { label: `weight under cosine (τ = ${fmt(d.temperature)})`, values: rowOf(d.cosine), cls: 'c-cos' },
+    ], i);
     // A pair of keys that the two scores rank in opposite orders, where the longer key wins under dot.
     const off = h * nq * nk + i * nk;
     const sd = d.dot.scores, sc = d.cosine.scores;

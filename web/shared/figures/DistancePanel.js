@@ -1,15 +1,15 @@
 // Teaching panel 3: distance-based scores. −‖q−k‖ and −log(ε + ‖q−k‖^p) both prefer near keys, but
 // the softmax turns them into very different weights: exp(−‖q−k‖) decays with distance, while
 // exp(−log(ε + ‖q−k‖^p)) = 1/(ε + ‖q−k‖^p) is Shepard's inverse distance weighting.
-import { Figure, fmt } from './base.js';
-import { rowChooser, barRows } from './CosineDotPanel.js';
+import { fmt } from './base.js';
+import { BarRowsPanel, rowChooser } from './CosineDotPanel.js';
 
-export class DistancePanel extends Figure {
+export class DistancePanel extends BarRowsPanel {
   constructor(slot, { formula, onRow, onP }) {
-    super(slot, { id: 'distance', title: '3 · Distance as a score' });
-    const text = this.body.append('div').attr('class', 'teach-text');
-    text.append('p').text('Scores can also come from distances: a near key is a similar key. With the negative Euclidean distance, the softmax gives weights ∝ e^(−distance), which depend on differences of distances. With idw, the score is −log(ε + distance^p), so the softmax gives weights ∝ 1/(ε + distance^p): inverse distance weighting, where a key twice as near gets 2^p times the weight.');
-    formula(text.append('div').attr('class', 'formula').node(), 'idw');
+    super(slot, {
+      id: 'distance', title: '3 · Distance as a score', formula, formulaOf: 'idw', width: 520,
+      text: 'Scores can also come from distances: a near key is a similar key. With the negative Euclidean distance, the softmax gives weights ∝ e^(−distance), which depend on differences of distances. With idw, the score is −log(ε + distance^p), so the softmax gives weights ∝ 1/(ε + distance^p): inverse distance weighting, where a key twice as near gets 2^p times the weight.',
+    });
     const controls = this.body.append('div').attr('class', 'panel-controls');
     this.chooser = rowChooser(controls, 'distance-row', onRow);
     const pw = controls.append('div').attr('class', 'row-chooser');
@@ -17,16 +17,10 @@ export class DistancePanel extends Figure {
     this.pInput = pw.append('input').attr('type', 'range').attr('id', 'idw-p').attr('min', 0.5).attr('max', 8).attr('step', 0.5)
       .on('input', (ev) => onP(Number(ev.target.value)));
     this.pOut = pw.append('output').attr('for', 'idw-p');
-    this.addPlot('distance');
-    this.g = this.svg.append('g').attr('transform', 'translate(8,8)');
-    this.stat = this.body.append('p').attr('class', 'teach-stat');
+    this.addBars('distance');
   }
 
-  /** d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1) */
-  setData(d) { this.d = d; }
-
-  /** The width (in plot units) the figure has on screen now. */
-  fitRoom() { return (this.body.node().clientWidth || 520) / this.scale; }
+  // setData(d), d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1)
 
   draw() {
     const d = this.d;
@@ -44,23 +38,14 @@ export class DistancePanel extends Figure {
     const inv = dist.map((x, j) => (d.maskedKey(i, j) ? 0 : 1 / (d.eps + x ** d.p)));
     const sum = inv.reduce((a, b) => a + b, 0);
     const shepard = inv.map((x) => x / sum);
-    // As wide as the figure is on screen (a phone's 330 px drew a 440-unit plot at 0.75: 6 px labels),
-    // redrawn when that width changes.
-    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 520) / this.scale;
-    this.room = room;
-    const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
-    const bottom = barRows(this.g, {
-      rows: [
-        { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
-        { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
-        // The row's title fits the plot's width (~7 px a character at 11 px): the long form, else a short one.
-        { label: room >= 470 ? `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`
-          : `idw (τ = 1, p = ${d.p}); dots: normalised 1/(ε + d^p)`, values: wI, cls: 'c-cos', markers: shepard },
-      ],
-      kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j),
-    });
-    const W = Math.max(Math.min(440, room - 4), nk * bw + 40), H = bottom + 8;
-    this.setSize(W, H);
+    const room = this.watchRoom();
+    this.drawBars([
+      { label: 'distance ‖q − k‖ to each key', values: dist, cls: 'c-norm' },
+      { label: 'weight under neg-euclidean (τ = 1)', values: wE, cls: 'c-dot' },
+      // The row's title fits the plot's width (~7 px a character at 11 px): the long form, else a short one.
+      { label: room >= 470 ? `weight under idw (τ = 1, p = ${d.p}); dots: 1/(ε + distance^p), normalised`
+        : `idw (τ = 1, p = ${d.p}); dots: normalised 1/(ε + d^p)`, values: wI, cls: 'c-cos', markers: shepard },
+    ], i, room);
     let err = 0;
     for (let j = 0; j < nk; j++) err = Math.max(err, Math.abs(shepard[j] - wI[j]));
     this.stat.text(`Largest difference between the idw weights and normalised 1/(ε + distance^p): ${fmt(err, 2)}.`);

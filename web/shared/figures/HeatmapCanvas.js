@@ -358,25 +358,24 @@ export class HeatmapCanvas extends Figure {
     ctx.fillStyle = fg;
     const rowsLabelled = ch >= LABEL_MIN, colsLabelled = cw >= LABEL_MIN;
     this.labelsShown = rowsLabelled && colsLabelled;
-    if (rowsLabelled) {
-      ctx.font = `${Math.min(12, Math.floor(ch * 0.8))}px system-ui, sans-serif`;
-      ctx.textAlign = 'right';
+    // A token's label (a word not in the vocabulary marked '?'), in a font sized to its row or column.
+    const label = (tok) => shortLabel(tok.text, 12) + (tok.oov ? '?' : '');
+    const labelFont = (cell, align) => {
+      ctx.font = `${Math.min(12, Math.floor(cell * 0.8))}px system-ui, sans-serif`;
+      ctx.textAlign = align;
       ctx.textBaseline = 'middle';
-      for (let i = i0; i < i1; i++) {
-        const tok = d.qTokens[i];
-        ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), MARGIN - 4, y(i) + ch / 2, MARGIN - 6);
-      }
+    };
+    if (rowsLabelled) {
+      labelFont(ch, 'right');
+      for (let i = i0; i < i1; i++) ctx.fillText(label(d.qTokens[i]), MARGIN - 4, y(i) + ch / 2, MARGIN - 6);
     }
     if (colsLabelled) {
-      ctx.font = `${Math.min(12, Math.floor(cw * 0.8))}px system-ui, sans-serif`;
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'middle';
+      labelFont(cw, 'left');
       for (let j = j0; j < j1; j++) {
-        const tok = d.kTokens[j];
         ctx.save();
         ctx.translate(x(j) + cw / 2, MARGIN - 4);
         ctx.rotate(-Math.PI / 3);
-        ctx.fillText(shortLabel(tok.text, 12) + (tok.oov ? '?' : ''), 0, 0, MARGIN + 10);
+        ctx.fillText(label(d.kTokens[j]), 0, 0, MARGIN + 10);
         ctx.restore();
       }
     }

@@ -6,14 +6,15 @@
 // view is fitted to the values and the outputs: an experimental output beyond it is pinned to the
 // edge, drawn hollow, and counted in the text.
 import { scaleLinear } from 'd3-scale';
-import { Figure, setTokenText } from './base.js';
+import { setTokenText } from './base.js';
+import { TeachingPanel } from './TeachingPanel.js';
 
-export class HullPanel extends Figure {
+export class HullPanel extends TeachingPanel {
   constructor(slot, { formula, onToggle }) {
-    super(slot, { id: 'hull', title: '4 · Outputs stay inside the values' });
-    const text = this.body.append('div').attr('class', 'teach-text');
-    text.append('p').text('Attention’s output for a query is the weighted average of the value vectors, with weights that are never negative and sum to 1: a convex combination. So every output lies inside the convex hull of the values (the polygon they span). Here the values are the key sentence’s word vectors (one head, identity projection), flattened to 2-D along their two main directions (PCA); a linear map keeps an average an average, so the outputs must land inside the outline.');
-    formula(text.append('div').attr('class', 'formula').node(), 'convex');
+    super(slot, {
+      id: 'hull', title: '4 · Outputs stay inside the values', formula, formulaOf: 'convex', width: 860,
+      text: 'Attention’s output for a query is the weighted average of the value vectors, with weights that are never negative and sum to 1: a convex combination. So every output lies inside the convex hull of the values (the polygon they span). Here the values are the key sentence’s word vectors (one head, identity projection), flattened to 2-D along their two main directions (PCA); a linear map keeps an average an average, so the outputs must land inside the outline.',
+    });
     const c = this.body.append('div').attr('class', 'panel-controls');
     const lab = c.append('label').attr('class', 'checkbox');
     this.toggle = lab.append('input').attr('type', 'checkbox').attr('id', 'hull-experimental')
@@ -29,14 +30,11 @@ export class HullPanel extends Figure {
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }
 
-  /**
-   * d: { kTokens, qTokens, values: Float32Array [nk, dv], outputs: [nq, dv], dv,
+  /*
+   * setData(d), d: { kTokens, qTokens, values: Float32Array [nk, dv], outputs: [nq, dv], dv,
    *      experimental: Float32Array [nq, dv] | null, showExperimental,
    *      geometry: what web/shared/compute/hull.js hullGeometry computes of the same data }
    */
-  setData(d) { this.d = d; }
-
-  fitRoom() { return (this.body.node().clientWidth || 860) / this.scale; }
 
   draw() {
     const d = this.d;
@@ -44,8 +42,7 @@ export class HullPanel extends Figure {
     this.toggle.property('checked', !!d.showExperimental);
     // Wide: the legend beside the plot (860 × 400). Narrow (a phone): the plot as wide as the panel and
     // the legend under it, so the labels keep their size instead of the whole picture shrinking.
-    const room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || 860) / this.scale;
-    this.room = room;
+    const room = this.watchRoom();
     const narrow = room < 640;
     const legendRows = d.geometry && d.geometry.E && d.geometry.E.length ? 4 : 3;
     const legendH = narrow ? legendRows * 18 + 8 : 0;

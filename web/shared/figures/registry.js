@@ -240,6 +240,13 @@ export const hull = {
 
 // The trained model (the demo's "trained model" choice, <attn-scope model="use-lite">): x.v is
 // web/shared/compute/use-lite.js modelViews' answer; the state's fields: mhead ('L.H'), mswap, mtau, mknock.
+
+/** The model's views that take x.v as it is (the knock-outs, the effect, the flow). */
+function feedModelView(fig, x) {
+  fig.setData(x.v);
+  fig.draw();
+}
+
 export const modelHeads = {
   figure: ModelHeads,
   on: { pick: (d) => ({ mhead: d.key }) },
@@ -266,28 +273,19 @@ export const modelHead = {
 export const modelKnock = {
   figure: ModelKnockouts,
   on: { knock: (d) => ({ mknock: d.heads }) },
-  feed(fig, x) {
-    fig.setData(x.v);
-    fig.draw();
-  },
+  feed: feedModelView,
   when: 'model', slot: 'fig-model-knock',
 };
 
 export const modelEffect = {
   figure: ModelEffect,
-  feed(fig, x) {
-    fig.setData(x.v);
-    fig.draw();
-  },
+  feed: feedModelView,
   when: 'model', slot: 'fig-model-effect',
 };
 
 export const modelFlow = {
   figure: ModelFlow,
-  feed(fig, x) {
-    fig.setData(x.v);
-    fig.draw();
-  },
+  feed: feedModelView,
   when: 'model', slot: 'fig-model-flow',
 };
 
