@@ -22,11 +22,6 @@ import { FIGURES, VIEWS, makeFigure } from '../shared/figures/registry.js';
 import { compute, context, nearestWords } from '../shared/compute/attention.js';
 import { modelViews, MODEL_NAME } from '../shared/compute/use-lite.js';
 import { decoderViews } from '../shared/compute/saved-model.js';
-
-// model="transformer": a decoder saved by model.save() (transformer.html's “Save the model”), at model-src.
-const SAVED_MODEL = 'transformer';
-// What scope.loadModel() read: a transformer (createModel's kind, 'decoder' or 'encoder-decoder'), or USE-Lite.
-const isSavedTransformer = (m) => m.kind === 'decoder' || m.kind === 'encoder-decoder';
 import { headLabel, parseHead, parseHeadList, HEAD_ALLOWED, HEAD_LIST_ALLOWED } from '../shared/head-label.js';
 import { HEAD_TEMPERATURES } from '../shared/temperature.js';
 import { renderTeaching } from '../shared/formulas.js';
@@ -37,6 +32,11 @@ const MAX_TOKENS = 64;
 import themeCss from '../shared/figures/theme.css';
 import figuresCss from '../shared/figures/figures.css';
 import elementCss from './element.css';
+
+// model="transformer": a decoder saved by model.save() (transformer.html's “Save the model”), at model-src.
+const SAVED_MODEL = 'transformer';
+// What scope.loadModel() read: a transformer (createModel's kind, 'decoder' or 'encoder-decoder'), or USE-Lite.
+const isSavedTransformer = (m) => m.kind === 'decoder' || m.kind === 'encoder-decoder';
 
 // ---------------------------------------------------------------------------- the vocabulary ----
 // One promise per vocabulary: '' is the built-in 10,000-word one, shared by every element without a
@@ -676,9 +676,8 @@ export class AttnScopeElement extends ElementBase {
     }
     this._result = v;
     this._clearError();
-    const most = v.maxTokens ?? 128;
     this._status.textContent = v.truncated || (v.second && v.second.truncated)
-      ? `The ${v.kind === 'decoder' ? 'model' : 'trained model'} reads at most ${most} tokens: the text was cut after its ${most}th token.` : '';
+      ? `The ${v.kind === 'decoder' ? 'model' : 'trained model'} reads at most ${v.maxTokens} tokens: the text was cut after its first ${v.maxTokens}.` : '';
     this._box.setAttribute('aria-label', label(this._attr('caption')) || `The ${v.kind === 'decoder' ? 'saved transformer' : 'trained model'} ${v.name}: ${v.layers} layers × ${v.heads} heads on ${v.n} tokens`);
     this._controls.textContent = '';
     this._controlsKey = null;

@@ -13,6 +13,19 @@ export const shownToken = (t) => t.replace(/ /g, '␣').replace(/\n/g, '↵').re
 
 const clipped = (s) => (s.length > 24 ? `${s.slice(0, 24)}…` : s);
 
+// Each token list's index (text → its first id) and longest token, made once: model.tokens is one
+// frozen array for the model's life, and the text is read again at every keystroke.
+const indexes = new WeakMap();
+function tokenIndex(tokens) {
+  if (!indexes.has(tokens)) {
+    const index = new Map();
+    let longest = 0;
+    tokens.forEach((t, id) => { if (!index.has(t)) index.set(t, id); longest = Math.max(longest, t.length); });
+    indexes.set(tokens, { index, longest });
+  }
+  return indexes.get(tokens);
+}
+
 /**
  * Text as a model's ids. With `tokens` (the text of each id, model.tokens): the longest token that
  * starts at each place, left to right; whitespace that no token covers separates tokens. Without:
@@ -33,9 +46,7 @@ export function readText(text, { tokens, vocab, maxTokens }) {
     }
     return { ids: Int32Array.from(ids), tokens: ids.map(String), truncated };
   }
-  const index = new Map();
-  let longest = 0;
-  tokens.forEach((t, id) => { if (!index.has(t)) index.set(t, id); longest = Math.max(longest, t.length); });
+  const { index, longest } = tokenIndex(tokens);
   const unknown = new Set();
   const s = String(text);
   for (let i = 0; i < s.length;) {

@@ -87,7 +87,7 @@ export function stackPaths(scope, original, cut, ro) {
  * Everything the model's figures draw for one state. model: scope.loadModel()'s; scope: its scope
  * (rollout, attentionFlow). st: { text, text2, head ('L.H'), swap ('' or a name), tau (that head's
  * temperature, default 1), knock (labels), residual (rollout's, default 0.5) }. Returns
- *   { name, layers, heads, headDims, n, tokens, truncated, total?, head, swap, tau, knock,
+ *   { name, layers, heads, headDims, n, tokens, truncated, maxTokens, total?, head, swap, tau, knock,
  *     original: Float32Array [L, H, n, n] (the trained model), surgery: the same with the surgery
  *     (the trained model's own when there is none), embedding distance 1 − cos, tv (per head, mean
  *     row total variation surgery vs original), second: { text tokens n truncated, before, after }
@@ -121,7 +121,7 @@ export function modelViews(scope, model, st) {
   const { rollout, flow, flowMs } = stackPaths(scope, base.attentions, changed ? cut.attentions : null, { layers, heads, n, residual });
   return {
     name: model.name, layers, heads, headDims: [...(model.headDims || [])], n,
-    tokens: base.tokens, spans: base.spans || null, truncated: base.truncated,
+    tokens: base.tokens, spans: base.spans || null, truncated: base.truncated, maxTokens: model.maxTokens,
     head, swap, tau, knock, changed,
     original: base.attentions, surgery: cut.attentions,
     embedding: { distance: changed ? 1 - cosine(base.embedding, cut.embedding) : 0 },

@@ -49,7 +49,7 @@ export class ModelEffect extends Figure {
       rows.push(['similarity-before', 'Similarity of the two sentences, as trained', fmt(v.second.before), v.second.before]);
       rows.push(['similarity-after', 'Similarity with the surgery', fmt(v.second.after), v.second.after]);
     }
-    rows.push(['tokens', 'Tokens', `${v.n}${v.truncated ? ` (cut at ${v.maxTokens ?? 128})` : ''}`, v.n]);
+    rows.push(['tokens', 'Tokens', `${v.n}${v.truncated ? ` (cut at ${v.maxTokens})` : ''}`, v.n]);
     const dl = this.table.node();
     dl.textContent = '';
     for (const [key, label, value, exact] of rows) {
