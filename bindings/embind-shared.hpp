@@ -19,6 +19,7 @@
 #include "attnscope/score.hpp"
 #include "attnscope/tensor.hpp"
 #include "attnscope/variant.hpp"
+#include "io/json.hpp"
 
 namespace attnscope::glue {
 
@@ -31,27 +32,8 @@ std::uintptr_t get_address(const T& o) { return reinterpret_cast<std::uintptr_t>
 template <class T, const float* T::*M>
 void set_address(T& o, std::uintptr_t a) { o.*M = fptr(a); }
 
-inline void json_string(std::string& out, std::string_view s) {
-    out += '"';
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);  // UTF-8 bytes pass through: JSON is UTF-8
-                }
-        }
-    }
-    out += '"';
-}
+// A JSON string literal of s appended to out (the core's writer, the reader's twin in io/json).
+inline void json_string(std::string& out, std::string_view s) { io::append_json_string(out, s); }
 
 // A Float32Array holding a copy of n floats (new Float32Array(view) copies them into JS memory, so
 // the floats may be freed once it returns).

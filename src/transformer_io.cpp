@@ -15,24 +15,11 @@ namespace attnscope {
 
 namespace {
 
-// A JSON string literal: quotes and backslashes escaped, control characters as \u00XX (a token may be
-// a newline); every other byte as it is (UTF-8 stays UTF-8).
+// A JSON string literal (a token may be a newline: io's writer escapes control characters).
 std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", u);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
+    std::string out;
+    io::append_json_string(out, s);
+    return out;
 }
 
 std::string float_text(float x) {

@@ -1,5 +1,8 @@
-// The JSON reader of the attention-file formats (json.hpp) and parse_string_array (imported.hpp).
+// The JSON reader of the attention-file formats (json.hpp) and parse_string_array (imported.hpp), and the
+// writer of a JSON string literal (append_json_string) that the model files and the glue use.
 #include "io/json.hpp"
+
+#include <cstdio>
 
 #include "io/common.hpp"
 
@@ -155,6 +158,28 @@ private:
 }  // namespace
 
 bool parse_json(const char* p, std::size_t n, Json& out, std::string& err) { return JsonReader(p, n).parse(out, err); }
+
+void append_json_string(std::string& out, std::string_view s) {
+    out += '"';
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += static_cast<char>(c);  // UTF-8 bytes pass through: JSON is UTF-8
+                }
+        }
+    }
+    out += '"';
+}
 
 bool json_string_array(const Json& j, std::vector<std::string>& out) {
     if (j.kind != Json::array) return false;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -26,5 +27,8 @@ struct Json {
 bool parse_json(const char* p, std::size_t n, Json& out, std::string& err);
 // A JSON array of strings into `out`; false for anything else.
 bool json_string_array(const Json& j, std::vector<std::string>& out);
+// `s` as a JSON string literal appended to `out`: quotes and backslashes escaped, \n \r \t by name,
+// other control characters as \u00XX, every other byte as it is (UTF-8 stays UTF-8).
+void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace attnscope::io
