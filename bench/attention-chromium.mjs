@@ -50,24 +50,9 @@ try {
       const outputs = impls.map((im) => im.run());
       let diff = 0;
       for (let i = 0; i < outputs[0].length; i++) diff = Math.max(diff, Math.abs(outputs[0][i] - outputs[2][i]), Math.abs(outputs[1][i] - outputs[2][i]));
-      for (const im of impls) {
-        const t0 = performance.now();
-        let calls = 0;
-        while (performance.now() - t0 < 1000 || calls < 3) { im.run(); calls++; }
-        im.per = (performance.now() - t0) / calls;
-        im.times = [];
-      }
-      for (let b = 0; b < batches; b++) {
-        for (const im of b % 2 ? [...impls].reverse() : impls) {
-          const calls = Math.max(1, Math.ceil(20 / im.per));
-          const t0 = performance.now();
-          for (let i = 0; i < calls; i++) im.run();
-          im.times.push((performance.now() - t0) / calls);
-        }
-      }
+      const ms = await timeCases(impls, batches);
       q.dispose(); k.dispose(); v.dispose(); scale.dispose();
-      const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
-      return { n, d, ms: Object.fromEntries(impls.map((im) => [im.name, Math.round(median(im.times) * 1000) / 1000])), max_abs_diff_vs_tfjs: diff };
+      return { n, d, ms, max_abs_diff_vs_tfjs: diff };
     }, { n, d, batches });
     const [fast, plain, tfjs] = Object.values(row.ms);
     row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;

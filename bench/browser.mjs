@@ -124,11 +124,37 @@ export function mainThreadTasks(traceBuffer, markName) {
 }
 
 /**
+ * Runs in the page (tfjsPage installs it as window.timeCases): each case's run() (sync or async) warmed
+ * up for ≥ 1 s (V8 runs new wasm in a slower tier first), then `rounds` rounds in which the cases take
+ * turns, the order flipped every round, each case's turn ≥ 20 ms of calls (the page's timer is
+ * coarsened to 100 µs). Returns { [case name]: the median ms per call, to the µs }.
+ */
+async function timeCases(cases, rounds) {
+  for (const c of cases) {
+    const t0 = performance.now();
+    let calls = 0;
+    while (performance.now() - t0 < 1000 || calls < 3) { const r = c.run(); if (r instanceof Promise) await r; calls++; }
+    c.per = (performance.now() - t0) / calls;
+    c.times = [];
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const c of r % 2 ? [...cases].reverse() : cases) {
+      const calls = Math.max(1, Math.ceil(20 / c.per));
+      const t0 = performance.now();
+      for (let i = 0; i < calls; i++) { const p = c.run(); if (p instanceof Promise) await p; }
+      c.times.push((performance.now() - t0) / calls);
+    }
+  }
+  const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
+  return Object.fromEntries(cases.map((c) => [c.name, Math.round(median(c.times) * 1000) / 1000]));
+}
+
+/**
  * A page for benchmarks against TF.js in the same page: `site` (a folder, made anew) holds dist/'s modules
  * and wasm files (and `extra` file names of dist/), TF.js's script bundles (core or with `union` the whole
  * of TF.js, `converter` when asked,
  * the wasm backend), its wasm files and `copies` ([from, relative to] pairs); index.html sets TF.js's wasm backend up (SIMD, one thread: the
- * page is not cross-origin isolated) and then runs `setup`, module code that sets window.bench. Resolves
+ * page is not cross-origin isolated), defines window.timeCases (above) and then runs `setup`, module code that sets window.bench. Resolves
  * { page, close } once the page says it is ready.
  */
 export async function tfjsPage({ site, setup, converter = false, union = false, extra = [], copies = [], timeout = 60000 }) {
@@ -157,6 +183,7 @@ tf.wasm.setWasmPaths(new URL('./', location.href).href);
 tf.wasm.setThreadsCount(1);
 await tf.setBackend('wasm');
 await tf.ready();
+window.timeCases = ${timeCases};
 ${setup}
 document.title = 'ready';
 </script>`);

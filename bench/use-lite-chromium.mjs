@@ -59,23 +59,7 @@ try {
       const e = await Promise.all(cases.map((c) => c.run()));
       let diff = 0;
       for (let i = 0; i < e[2].length; i++) diff = Math.max(diff, Math.abs(e[0][i] - e[2][i]), Math.abs(e[1][i] - e[2][i]));
-      for (const c of cases) {
-        const t0 = performance.now();
-        let k = 0;
-        while (performance.now() - t0 < 1000 || k < 3) { await c.run(); k++; }
-        c.per = (performance.now() - t0) / k;
-        c.times = [];
-      }
-      for (let r = 0; r < runs; r++) {
-        for (const c of r % 2 ? [...cases].reverse() : cases) {
-          const calls = Math.max(1, Math.ceil(20 / c.per));
-          const t0 = performance.now();
-          for (let i = 0; i < calls; i++) await c.run();
-          c.times.push((performance.now() - t0) / calls);
-        }
-      }
-      const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
-      return { tokens: ids.length, ms: Object.fromEntries(cases.map((c) => [c.name, Math.round(median(c.times) * 1000) / 1000])), embedding_max_abs_diff: diff };
+      return { tokens: ids.length, ms: await timeCases(cases, runs), embedding_max_abs_diff: diff };
     }, { text, runs });
     const [fast, plain, tfjs] = Object.values(row.ms);
     row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;

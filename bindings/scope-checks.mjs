@@ -131,6 +131,19 @@ function coreError(message) {
   for (const [cpp, js] of CPP_NAMES) m = m.replace(cpp, js);
   return new RangeError(m);
 }
+/**
+ * A new Embind object `state` set up by init(state): returned when init succeeds, deleted (its wasm
+ * memory freed) when init throws, so a call the core refuses leaves nothing behind.
+ */
+function initOrDelete(state, init) {
+  try {
+    init(state);
+    return state;
+  } catch (e) {
+    state.delete();
+    throw e;
+  }
+}
 /** At most `max` characters of a text a caller handed in, for an error message (a 1 MB key stays out). */
 function clip(text, max = 40) {
   const t = String(text);
@@ -200,5 +213,5 @@ function headIndex(name, label, layers, heads) {
 export {
   MAX_CALL_BYTES, MAX_TEXT_BYTES, headIndex, checkPlainEntries, checkTextBytes, clip, checkBlock, checkInt, checkNumber, checkEnum, typedKind, typedLength, checkFloat32, checkShape, nonFinite,
   nonFiniteElement, errorDetails,
-  checkMatrix, checkText, checkWellFormed, describe, coreError, checkKnownKeys,
+  checkMatrix, checkText, checkWellFormed, describe, coreError, initOrDelete, checkKnownKeys,
 };

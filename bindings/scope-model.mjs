@@ -3,7 +3,7 @@
 // and the sentence embedding, heads re-scored or knocked out), similarity.
 import { createSentencePiece } from './sentencepiece.mjs';
 import { readUrl, toUrl } from './scope-assets.mjs';
-import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, headIndex, typedKind } from './scope-checks.mjs';
+import { checkInt, checkKnownKeys, checkPlainEntries, checkTextBytes, checkWellFormed, clip, coreError, describe, headIndex, initOrDelete, typedKind } from './scope-checks.mjs';
 import { deepFreeze, temperatureOption } from './scope-options.mjs';
 import { surgeryOptions } from './scope-surgery.mjs';
 import { isSafetensors, loadTransformer } from './scope-transformer.mjs';
@@ -96,21 +96,17 @@ export class ModelCalls {
       throw new TypeError(`options.model: expected 'default', a Uint8Array or ArrayBuffer of a model file, or its URL, got ${describe(source)}`);
     }
     const m = this._m;
-    const state = new m.ModelState();
-    try {
+    const state = initOrDelete(new m.ModelState(), (s) => {
       const ptr = m._malloc(bytes.length);
       if (!ptr) throw new RangeError(`${label}: out of wasm memory for ${bytes.length} bytes`);
       try {
         m.HEAPU8.set(bytes, ptr);
-        const err = state.load(ptr, bytes.length);
+        const err = s.load(ptr, bytes.length);
         if (err) throw (label === 'options.model' ? new RangeError(`options.model: ${err}`) : new Error(`${label}: ${err}`));
       } finally {
         m._free(ptr);
       }
-    } catch (e) {
-      state.delete();
-      throw e;
-    }
+    });
     return withSource(new Model(this, state), from);
   }
 }

@@ -1,6 +1,6 @@
 // The head trainer (src/attnscope/trainer.hpp): scope.createTrainer(options) makes one; it trains one
 // attention head on the caller's sentences, in the scope's wasm instance.
-import { checkEnum, checkFloat32, checkInt, checkKnownKeys, checkMatrix, checkNumber, coreError, describe, typedKind, typedLength } from './scope-checks.mjs';
+import { checkEnum, checkFloat32, checkInt, checkKnownKeys, checkMatrix, checkNumber, coreError, describe, initOrDelete, typedKind, typedLength } from './scope-checks.mjs';
 import { SCORE_MATRICES, idwOptions, maskOption, scoreOption, temperatureOption } from './scope-options.mjs';
 
 const TRAINER_KEYS = ['data', 'dIn', 'dHead', 'positions', 'dPos', 'maxLen', 'score', 'p', 'eps', 'hidden', 'temperature',
@@ -66,20 +66,16 @@ export class Trainer {
     this._m = scope._m;
     this.options = Object.freeze({ ...o });
     const data = this._data('options.data', options.data);
-    const t = new this._m.HeadTrainer();
-    try {
+    const t = initOrDelete(new this._m.HeadTrainer(), (trainer) => {
       scope._withArrays(this._arrays(data), {}, (ptrs) => {
         const e = scope._enum;
         const learned = o.temperature === 'learned';
-        const err = t.init({ ...o, temperature: learned ? 1 : o.temperature, learnedTemperature: learned,
+        const err = trainer.init({ ...o, temperature: learned ? 1 : o.temperature, learnedTemperature: learned,
           positions: TRAINER_POSITIONS.indexOf(o.positions), score: e.score[o.score], mask: e.mask[o.mask],
           variant: e.variant[o.variant], output: TRAINER_OUTPUTS.indexOf(o.output) }, ptrs.X, data.tokens, ptrs.L, data.lengths.length, ptrs.T, ptrs.KX, data.keyTokens, ptrs.KL);
         if (err) throw coreError(err.replace(/^(vectors|lengths|targets|keyVectors|keyLengths)/, 'options.data.$1'));
       });
-    } catch (err) {
-      t.delete();
-      throw err;
-    }
+    });
     this._t = t;
     this.layout = Object.freeze(JSON.parse(t.layoutJson()));
     /** Number of training sentences. */

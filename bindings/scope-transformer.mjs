@@ -4,7 +4,7 @@
 // attention, heads re-scored or knocked out), lossAndGradients (the mean cross-entropy and the
 // gradient of every parameter). The C++ side is src/attnscope/transformer.hpp; its Embind glue
 // bindings/embind-transformer.cpp. docs/transformer.md describes the models and this contract.
-import { checkBlock, checkInt, checkKnownKeys, checkPlainEntries, clip, coreError, describe, headIndex, typedKind, typedLength } from './scope-checks.mjs';
+import { checkBlock, checkInt, checkKnownKeys, checkPlainEntries, clip, coreError, describe, headIndex, initOrDelete, typedKind, typedLength } from './scope-checks.mjs';
 import { surgeryOptions } from './scope-surgery.mjs';
 
 const NO_MODEL = 'model: this model was disposed; create another with scope.createModel()';
@@ -143,30 +143,15 @@ class TransformerModel {
       if (!learned && !(typeof t === 'number' && Number.isFinite(t) && t >= 1e-30)) {
         throw new (typeof t === 'number' ? RangeError : TypeError)(`config.temperature: expected a finite number >= 1e-30 or 'learned' (τ = exp(log_tau) per head), got ${describe(t)}`);
       }
-      state = new scope._m.TransformerState();
-      try {
-        const err = state.create(kind === 'decoder' ? 0 : 1, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed,
+      state = initOrDelete(new scope._m.TransformerState(), (s) => {
+        const err = s.create(kind === 'decoder' ? 0 : 1, layers, heads, dModel, dFF, vocab, maxTokens, scores.join(','), learned, learned ? 1 : t, seed,
           CHOICES.positions.indexOf(positions), CHOICES.norm.indexOf(norm), CHOICES.activation.indexOf(activation));
         if (err) throw coreError(err.startsWith('model:') ? `config: ${err.slice(7)}` : `config.${err}`);
-      } catch (e) {
-        state.delete();
-        throw e;
-      }
+      });
     }
     this._scope = scope;
     this._state = state;
-    this.kind = kind;
-    this.layers = layers;
-    this.heads = heads;
-    this.dModel = dModel;
-    this.dFF = dFF;
-    this.vocab = vocab;
-    this.maxTokens = maxTokens;
-    this.temperature = learned ? 'learned' : t;
-    this.seed = seed;
-    this.positions = positions;
-    this.norm = norm;
-    this.activation = activation;
+    Object.assign(this, { kind, layers, heads, dModel, dFF, vocab, maxTokens, temperature: learned ? 'learned' : t, seed, positions, norm, activation });
     this._labels = headLabels(kind, layers, heads);
     /** Every head's scoring function, by label: 'L.H' (decoder), 'encoder.L.H' | 'decoder.L.H' | 'cross.L.H' (encoder-decoder) (frozen). */
     this.scores = Object.freeze(Object.fromEntries(scores.map((name, i) => [this._labels[i], name])));
@@ -486,23 +471,13 @@ class ModelTrainer {
     const variant = scope._variantOption(options.variant);
     const modelState = model._live();
     const m = scope._m;
-    const state = new m.ModelTrainerState();
-    try {
+    this._model = model;
+    this._state = initOrDelete(new m.ModelTrainerState(), (state) => {
       const err = model._withIds([data.ids, data.targets], (pi, pt) =>
         state.init(modelState, pi, pt, data.rows, data.cols, data.targetCols, batch, learningRate, weightDecay, clip, seed, scope._enum.variant[variant]));
       if (err) throw coreError(/^(memory|work):/.test(err) ? `options.batch: ${err}` : `options.${err.replace(/^weight_decay/, 'weightDecay')}`);
-    } catch (e) {
-      state.delete();
-      throw e;
-    }
-    this._model = model;
-    this._state = state;
-    this.batch = batch;
-    this.learningRate = learningRate;
-    this.weightDecay = weightDecay;
-    this.clip = clip;
-    this.seed = seed;
-    this.model = model;
+    });
+    Object.assign(this, { batch, learningRate, weightDecay, clip, seed, model });
   }
 
   _live() {

@@ -121,6 +121,11 @@ for (const f of readdirSync(dist)) {
 }
 for (const file of ['attnscope.mjs', ...SCOPE_FILES, 'split-build.mjs', 'sentencepiece.mjs', ...ASSET_ENTRIES]) checkPortable(file, readFileSync(join(dist, file), 'utf8'), true);
 
+/** dist/`out`, esbuild's bundle of `entry` as the package ships its bundles (readable, not minified); `options` says for what. */
+function bundleInto(out, entry, options) {
+  return build({ entryPoints: [entry], outfile: join(dist, out), bundle: true, minify: false, logLevel: 'warning', ...options });
+}
+
 // The pool of workers: pool.mjs (the entry 'attnscope/pool') and pool-worker.mjs (each worker's module),
 // each bundled with comlink and pool-wire.mjs by esbuild, so the package keeps no runtime dependency;
 // the scope (scope.mjs, and scope-plan.mjs, its seam for the pool) and the entry stay the shipped files
@@ -143,18 +148,8 @@ const gluesFromDist = {
   },
 };
 for (const [entry, out, plugins] of [['pool.mjs', 'pool.mjs', [besideInDist]], ['pool-worker.mjs', 'pool-worker.mjs', [gluesFromDist]]]) {
-  await build({
-    entryPoints: [join(root, 'bindings', entry)],
-    outfile: join(dist, out),
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    minify: false,
-    legalComments: 'inline',
-    logLevel: 'warning',
-    mainFields: ['module', 'main'],
-    plugins,
+  await bundleInto(out, join(root, 'bindings', entry), {
+    format: 'esm', platform: 'neutral', target: 'es2022', legalComments: 'inline', mainFields: ['module', 'main'], plugins,
   });
   const text = readFileSync(join(dist, out), 'utf8');
   checkPortable(out, text, true);
@@ -172,16 +167,8 @@ copyFileSync(join(wasmDir, 'attnscope-single-wasm.mjs'), join(stage, 'attnscope-
 copyFileSync(join(root, 'bindings/single.mjs'), join(stage, 'single.mjs'));
 for (const f of SCOPE_FILES) copyFileSync(join(root, 'bindings', f), join(stage, f));
 copyFileSync(join(root, 'bindings/sentencepiece.mjs'), join(stage, 'sentencepiece.mjs'));
-await build({
-  entryPoints: [join(stage, 'single.mjs')],
-  outfile: join(dist, 'attnscope.single.mjs'),
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2020',
-  minify: false,
-  legalComments: 'none',
-  logLevel: 'warning',
+await bundleInto('attnscope.single.mjs', join(stage, 'single.mjs'), {
+  format: 'esm', platform: 'neutral', target: 'es2020', legalComments: 'none',
   banner: { js: '// attnscope single-file build: wasm (SIMD) and a 10,000-word GloVe vocabulary inlined.' },
 });
 checkPortable('attnscope.single.mjs', readFileSync(join(dist, 'attnscope.single.mjs'), 'utf8'));
@@ -189,17 +176,8 @@ checkPortable('attnscope.single.mjs', readFileSync(join(dist, 'attnscope.single.
 // CommonJS entry (package.json "require"): a loader that import()s ./attnscope.mjs (see
 // bindings/attnscope.cjs.mjs for why not a second build), with engineHasSimd() copied in by esbuild.
 // Its declarations are those of the ES module, as a .d.cts (attnscope.d.ts imports nothing).
-await build({
-  entryPoints: [join(root, 'bindings/attnscope.cjs.mjs')],
-  outfile: join(dist, 'attnscope.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node18',
-  external: ['./attnscope.mjs', './pool.mjs'],
-  minify: false,
-  legalComments: 'none',
-  logLevel: 'warning',
+await bundleInto('attnscope.cjs', join(root, 'bindings/attnscope.cjs.mjs'), {
+  format: 'cjs', platform: 'node', target: 'node18', external: ['./attnscope.mjs', './pool.mjs'], legalComments: 'none',
   banner: { js: "// attnscope for require(): loads the ES module ./attnscope.mjs with import(); built from bindings/attnscope.cjs.mjs." },
 });
 const cjs = readFileSync(join(dist, 'attnscope.cjs'), 'utf8');

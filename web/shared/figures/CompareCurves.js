@@ -71,14 +71,10 @@ export class CompareCurves extends Figure {
     for (const [k, m] of Object.entries(METRICS)) this.select.append('option').attr('value', k).text(m.label);
     this.select.select('option[value=outputAccuracy]').attr('hidden', true);
     this.select.on('change', () => { this.metric = this.select.property('value'); this.draw(); });
-    this.addPlot('compare-curves');
-    this.gx = this.svg.append('g').attr('class', 'axis x');
-    this.gy = this.svg.append('g').attr('class', 'axis y');
-    this.chance = this.svg.append('line').attr('class', 'chance');
-    this.target = this.svg.append('line').attr('class', 'target');
-    this.targetLabel = this.svg.append('text').attr('class', 'target-label').attr('text-anchor', 'end').text('90%');
-    this.gLines = this.svg.append('g').attr('class', 'lines');
-    this.gKey = this.svg.append('g').attr('class', 'key');
+    this.addPlot('compare-curves', {
+      gx: 'g.axis.x', gy: 'g.axis.y', chance: 'line.chance', target: 'line.target', targetLabel: 'text.target-label', gLines: 'g.lines', gKey: 'g.key',
+    });
+    this.targetLabel.attr('text-anchor', 'end').text('90%');
     this.xTitle = this.svg.append('text').attr('class', 'axis-title').text('training step');
     this.yTitle = this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10);
     this.setSize(WIDE.W, WIDE.plotH);

@@ -2,7 +2,7 @@
 // the dot product favours keys with long vectors; cosine divides the lengths out. The bars show, for
 // one query word, every key's length next to its weight under dot and under cosine.
 import { select } from 'd3-selection';
-import { setTokenText, fmt, fmtApart } from './base.js';
+import { appendParts, setTokenText, fmt, fmtApart } from './base.js';
 import { TeachingPanel } from './TeachingPanel.js';
 
 /** A labelled row chooser shared by the teaching panels: a <select> of the query tokens. */
@@ -26,13 +26,9 @@ export function rowChooser(parent, id, onChange) {
  */
 export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
   const TITLE = 14, NUMS = 13, GAP = 10, block = TITLE + NUMS + rowH + GAP;
-  const rg = g.selectAll('g.bar-row').data(rows).join((enter) => {
-    const r = enter.append('g').attr('class', 'bar-row');
-    r.append('text').attr('class', 'bar-row-label');
-    r.append('g').attr('class', 'bars');
-    r.append('line').attr('class', 'baseline');
-    return r;
-  }).attr('transform', (_, r) => `translate(0,${r * block})`);
+  const rg = g.selectAll('g.bar-row').data(rows)
+    .join((enter) => appendParts(enter.append('g').attr('class', 'bar-row'), ['text.bar-row-label', 'g.bars', 'line.baseline']))
+    .attr('transform', (_, r) => `translate(0,${r * block})`);
   rg.select('.bar-row-label').attr('x', 0).attr('y', 10).text((r) => r.label);
   const base = TITLE + NUMS + rowH;
   rg.select('.baseline').attr('x1', x0).attr('x2', x0 + bw * kTokens.length).attr('y1', base).attr('y2', base);
@@ -41,12 +37,8 @@ export function barRows(g, { rows, kTokens, x0, bw, rowH, maskedKey }) {
     for (const v of r.values) if (Number.isFinite(v)) max = Math.max(max, v);
     const hgt = (v) => (rowH * Math.max(0, v)) / (max || 1);
     const keys = Array.from(r.values, (v, j) => ({ v, j }));
-    const bars = select(this).select('.bars').selectAll('g.b').data(keys).join((enter) => {
-      const b = enter.append('g').attr('class', 'b');
-      b.append('rect');
-      b.append('text').attr('class', 'bar-num');
-      return b;
-    });
+    const bars = select(this).select('.bars').selectAll('g.b').data(keys)
+      .join((enter) => appendParts(enter.append('g').attr('class', 'b'), ['rect', 'text.bar-num']));
     bars.select('rect').attr('class', `bar ${r.cls}`)
       .classed('masked', (k) => !!maskedKey && maskedKey(k.j))
       .attr('x', (k) => x0 + k.j * bw + 1).attr('width', Math.max(1, bw - 2))
@@ -80,6 +72,18 @@ export class BarRowsPanel extends TeachingPanel {
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }
 
+  /**
+   * Shows this.d's query row (d.row, also set in the panel's chooser) by the subclass's drawRow(d, off,
+   * nk): that row's nk values of head d.head start at `off` in each [heads, nq, nk] array of d.
+   */
+  draw() {
+    const d = this.d;
+    if (!d) return;
+    this.chooser.set(d.qTokens, d.row);
+    const nk = d.kTokens.length;
+    this.drawRow(d, (d.head * d.qTokens.length + d.row) * nk, nk);
+  }
+
   /** The rows of bars (see barRows) for query row i of this.d, the plot sized to them and to the room. */
   drawBars(rows, i, room = this.watchRoom()) {
     const d = this.d, nk = d.kTokens.length;
@@ -101,19 +105,15 @@ export class CosineDotPanel extends BarRowsPanel {
 
   // setData(d), d: { qTokens, kTokens, row, keyNorms: number[], dot: AttendResult, cosine: AttendResult, head, temperature, maskedKey }
 
-  draw() {
-    const d = this.d;
-    if (!d) return;
-    const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
-    this.chooser.set(d.qTokens, i);
-    const rowOf = (r) => r.weights.subarray(h * nq * nk + i * nk, h * nq * nk + (i + 1) * nk);
+  drawRow(d, off, nk) {
+    const i = d.row;
+    const rowOf = (r) => r.weights.subarray(off, off + nk);
     this.drawBars([
       { label: 'length of each key vector ‖k‖', values: d.keyNorms, cls: 'c-norm' },
       { label: `weight under dot (τ = ${fmt(d.temperature)})`, values: rowOf(d.dot), cls: 'c-dot' },
       { label: `weight under cosine (τ = ${fmt(d.temperature)})`, values: rowOf(d.cosine), cls: 'c-cos' },
     ], i);
     // A pair of keys that the two scores rank in opposite orders, where the longer key wins under dot.
-    const off = h * nq * nk + i * nk;
     const sd = d.dot.scores, sc = d.cosine.scores;
     let flip = null;
     for (let a = 0; a < nk; a++) for (let b = 0; b < nk; b++) {

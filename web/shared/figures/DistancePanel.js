@@ -22,14 +22,10 @@ export class DistancePanel extends BarRowsPanel {
 
   // setData(d), d: { qTokens, kTokens, row, head, p, eps, negEuclid: AttendResult, idw: AttendResult, maskedKey } (both at τ = 1)
 
-  draw() {
-    const d = this.d;
-    if (!d) return;
-    const nk = d.kTokens.length, nq = d.qTokens.length, i = d.row, h = d.head;
-    this.chooser.set(d.qTokens, i);
+  drawRow(d, off, nk) {
+    const i = d.row;
     this.pInput.property('value', d.p);
     this.pOut.text(`p = ${d.p}`);
-    const off = h * nq * nk + i * nk;
     // The distances are the wasm's own scores, negated: −(−‖q−k‖).
     const dist = Array.from(d.negEuclid.scores.subarray(off, off + nk), (s) => -s);
     const wE = d.negEuclid.weights.subarray(off, off + nk);

@@ -3,7 +3,7 @@
 // (from the module's headSummaries kernel), with each head's largest weight and mean row maximum.
 // The numbers download as CSV or JSON; the picture as PNG or SVG.
 import { interpolateViridis, interpolateCividis } from 'd3-scale-chromatic';
-import { Figure, setTokenText, labelWidth, fmt, matrixImage, colourTable, lookup, luminance } from './base.js';
+import { Figure, appendParts, matrixPanelParts, setTokenText, labelWidth, fmt, matrixImage, colourTable, lookup, luminance } from './base.js';
 import { csvCell, csvNumber } from './export.js';
 import { headClass } from './heads.js';
 
@@ -73,16 +73,10 @@ export class HeadSummary extends Figure {
     this.setSize(W, H);
 
     this.gMats.selectAll('g.hs-mat').data(mats, (M) => M.key).join((enter) => {
-      const g = enter.append('g').attr('class', (M) => `hs-mat hs-${M.key}`);
-      g.append('text').attr('class', 'chart-title').attr('y', 12);
-      g.append('text').attr('class', 'panel-sub').attr('y', 26);
-      // Under the picture, in the theme's masked colour: the picture's masked cells are transparent.
-      g.append('rect').attr('class', 'panel-back');
-      g.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none').attr('image-rendering', 'pixelated');
-      g.append('rect').attr('class', 'panel-frame');
-      g.append('g').attr('class', 'row-labels');
-      g.append('g').attr('class', 'col-labels');
-      return g;
+      // panel-back: under the picture, in the theme's masked colour (the picture's masked cells are transparent).
+      const g = appendParts(enter.append('g').attr('class', (M) => `hs-mat hs-${M.key}`),
+        ['text.chart-title', 'text.panel-sub', 'rect.panel-back', 'image.panel-img', 'rect.panel-frame', 'g.row-labels', 'g.col-labels']);
+      return matrixPanelParts(g);
     })
       .attr('transform', (M) => `translate(${M.x},0)`)
       .each(function (M) {

@@ -43,15 +43,12 @@ export class Heatmap extends Figure {
     // The plot is the grid (aria-grid.js): one tab stop, the arrows move its cursor.
     this.addPlot('heatmap')
       .attr('tabindex', 0).attr('aria-roledescription', 'attention matrix');
-    this.gCols = this.svg.append('g').attr('class', 'col-labels');
-    this.gRows = this.svg.append('g').attr('class', 'row-labels');
-    this.gCells = this.svg.append('g').attr('class', 'cells');
-    this.gSel = this.svg.append('g').attr('class', 'selection');
-    this.gText = this.svg.append('g').attr('class', 'cell-values');
-    this.cursor = this.svg.append('rect').attr('class', 'cursor').attr('visibility', 'hidden');
-    this.selRect = this.svg.append('rect').attr('class', 'selected-cell').attr('visibility', 'hidden');
-    this.gLegend = this.svg.append('g').attr('class', 'legend');
-    this.axisTitles = this.svg.append('g').attr('class', 'axis-titles');
+    this.addLayers({
+      gCols: 'g.col-labels', gRows: 'g.row-labels', gCells: 'g.cells', gSel: 'g.selection', gText: 'g.cell-values',
+      cursor: 'rect.cursor', selRect: 'rect.selected-cell', gLegend: 'g.legend', axisTitles: 'g.axis-titles',
+    });
+    this.cursor.attr('visibility', 'hidden');
+    this.selRect.attr('visibility', 'hidden');
     this.xTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('keys →');
     this.yTitle = this.axisTitles.append('text').attr('class', 'axis-title').text('queries ↓');
     this.ariaGrid = new AriaGrid(this.svg.node());

@@ -20,13 +20,9 @@ export class HullPanel extends TeachingPanel {
     this.toggle = lab.append('input').attr('type', 'checkbox').attr('id', 'hull-experimental')
       .on('change', (ev) => onToggle(ev.target.checked));
     this.toggleText = lab.append('span').text(' also show the EXPERIMENTAL scaled output (A·V·Wₓ)/√d_v');
-    this.addPlot('hull');
-    this.gHull = this.svg.append('path').attr('class', 'hull-path');
-    this.gLinks = this.svg.append('g').attr('class', 'hull-links');
-    this.gValues = this.svg.append('g').attr('class', 'values');
-    this.gOut = this.svg.append('g').attr('class', 'outputs');
-    this.gExp = this.svg.append('g').attr('class', 'experimental');
-    this.gLegend = this.svg.append('g').attr('class', 'hull-legend');
+    this.addPlot('hull', {
+      gHull: 'path.hull-path', gLinks: 'g.hull-links', gValues: 'g.values', gOut: 'g.outputs', gExp: 'g.experimental', gLegend: 'g.hull-legend',
+    });
     this.stat = this.body.append('p').attr('class', 'teach-stat');
   }
 

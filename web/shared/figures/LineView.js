@@ -20,14 +20,11 @@ export class LineView extends Figure {
     });
     this.legend = this.body.append('div').attr('class', 'head-legend').attr('role', 'group')
       .attr('aria-label', 'Heads shown');
-    this.addPlot('lineview');
-    this.gLines = this.svg.append('g').attr('class', 'lines');
-    this.gFocus = this.svg.append('g').attr('class', 'focus-lines');
-    this.gLeft = this.svg.append('g').attr('class', 'tokens left');
-    this.gRight = this.svg.append('g').attr('class', 'tokens right');
-    this.gWeights = this.svg.append('g').attr('class', 'focus-weights');
-    this.gKey = this.svg.append('g').attr('class', 'svg-key');  // head colours inside the picture, for exports
-    this.colTitles = this.svg.append('g').attr('class', 'axis-titles');
+    this.addPlot('lineview', {
+      gLines: 'g.lines', gFocus: 'g.focus-lines', gLeft: 'g.tokens.left', gRight: 'g.tokens.right', gWeights: 'g.focus-weights',
+      gKey: 'g.svg-key',   // head colours inside the picture, for exports
+      colTitles: 'g.axis-titles',
+    });
     this.colTitles.append('text').attr('class', 'axis-title q-title').text('queries');
     this.colTitles.append('text').attr('class', 'axis-title k-title').text('keys');
     this.data = null;

@@ -17,15 +17,10 @@ export class LossCurve extends Figure {
       dataFormats: csv ? ['csv'] : [],
     });
     if (csv) this.dataCSV = () => csv(this.data);
-    this.addPlot('loss-curve');
-    this.gx = this.svg.append('g').attr('class', 'axis x');
-    this.gy = this.svg.append('g').attr('class', 'axis y');
-    this.gy2 = this.svg.append('g').attr('class', 'axis y2');
-    this.chance = this.svg.append('line').attr('class', 'chance');
-    this.path = this.svg.append('path').attr('class', 'loss-line');
-    this.gHeld = this.svg.append('g').attr('class', 'held-loss');
-    this.gAcc = this.svg.append('g').attr('class', 'held-acc');
-    this.marker = this.svg.append('line').attr('class', 'step-marker');
+    this.addPlot('loss-curve', {
+      gx: 'g.axis.x', gy: 'g.axis.y', gy2: 'g.axis.y2', chance: 'line.chance', path: 'path.loss-line',
+      gHeld: 'g.held-loss', gAcc: 'g.held-acc', marker: 'line.step-marker',
+    });
     this.svg.append('text').attr('class', 'axis-title').attr('x', M.left).attr('y', H - 4).text('training step');
     this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10).text('loss');
     this.svg.append('text').attr('class', 'axis-title').attr('x', W - 4).attr('y', 10).attr('text-anchor', 'end').text('accuracy');

@@ -7,7 +7,7 @@
 // tokens and every panel's value there. The trained model's head view (original, with the surgery,
 // difference) and its rollout/flow are made of it.
 import { interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
-import { Figure, colourTable, lookup, fmt, shortLabel, labelWidth, consumeKey, withCommandModifier, toRGB } from './base.js';
+import { Figure, appendParts, matrixPanelParts, colourTable, lookup, fmt, shortLabel, labelWidth, consumeKey, withCommandModifier, toRGB } from './base.js';
 import { matrixImage } from '../compute/images.js';
 import { AriaGrid } from './aria-grid.js';
 
@@ -82,16 +82,10 @@ export class MatrixPanels extends Figure {
     this.geom = { S, labelW, titleH, cols, rowH, cellW };
     const tokens = this.tokens, self = this;
     const g = this.gPanels.selectAll('g.mpanel').data(P, (p) => p.key).join((enter) => {
-      const e = enter.append('g').attr('class', 'mpanel');
-      e.append('text').attr('class', 'panel-title').attr('y', 12);
-      e.append('text').attr('class', 'panel-sub').attr('y', 26);
-      e.append('rect').attr('class', 'panel-frame');
-      e.append('image').attr('class', 'panel-img').attr('preserveAspectRatio', 'none').attr('image-rendering', 'pixelated');
-      e.append('g').attr('class', 'row-labels');
-      e.append('g').attr('class', 'col-labels');
-      e.append('g').attr('class', 'legend');
-      e.append('rect').attr('class', 'mcursor').attr('visibility', 'hidden');
-      return e;
+      const e = appendParts(enter.append('g').attr('class', 'mpanel'),
+        ['text.panel-title', 'text.panel-sub', 'rect.panel-frame', 'image.panel-img', 'g.row-labels', 'g.col-labels', 'g.legend', 'rect.mcursor']);
+      e.select('.mcursor').attr('visibility', 'hidden');
+      return matrixPanelParts(e);
     });
     g.attr('transform', (_, k) => `translate(${labelW + 2 + (k % cols) * cellW},${2 + Math.floor(k / cols) * rowH})`)
       .each(function (p, k) {

@@ -24,13 +24,9 @@ export class PrototypeMap extends Figure {
     this.liveRegions = this.svg.append('foreignObject').attr('class', 'regions-live');
     this.canvas = this.liveRegions.append('xhtml:canvas').attr('class', 'regions-canvas').attr('width', 1).attr('height', 1).node();
     this.image = this.svg.append('image').attr('class', 'regions').attr('preserveAspectRatio', 'none').attr('display', 'none');
-    this.frame = this.svg.append('rect').attr('class', 'map-frame');
-    this.gx = this.svg.append('g').attr('class', 'axis x');
-    this.gy = this.svg.append('g').attr('class', 'axis y');
-    this.gTrain = this.svg.append('g').attr('class', 'points train');
-    this.gTest = this.svg.append('g').attr('class', 'points test');
-    this.gTrails = this.svg.append('g').attr('class', 'trails');
-    this.gKeys = this.svg.append('g').attr('class', 'keys');
+    this.addLayers({
+      frame: 'rect.map-frame', gx: 'g.axis.x', gy: 'g.axis.y', gTrain: 'g.points.train', gTest: 'g.points.test', gTrails: 'g.trails', gKeys: 'g.keys',
+    });
     this.setSize(size + this.m.left + this.m.right, size + this.m.top + this.m.bottom);
     this.data = null;
     this.pointsKey = null;

@@ -15,9 +15,7 @@ export class ScalingPanel extends Figure {
     this.formulaEl = text.append('div').attr('class', 'formula');
     formula(this.formulaEl.node(), 'scaling');
     text.append('p').attr('class', 'hint').text(`Computed now, in your browser, by the wasm kernels: for each d, ${N} random queries × ${N} random keys scored with dot and scaled-dot, then a softmax at τ = 1.`);
-    this.addPlot('scaling');
-    this.left = this.svg.append('g');
-    this.right = this.svg.append('g');
+    this.addPlot('scaling', { left: 'g', right: 'g' });
     this.rows = null;
   }
 

@@ -8,9 +8,7 @@ const LIST_MAX = 64;
 export class TokenFlow extends Figure {
   constructor(slot) {
     super(slot, { id: 'flow', title: 'Rollout of one output token', caption: '' });
-    this.addPlot('token-flow');
-    this.gBars = this.svg.append('g');
-    this.gLabels = this.svg.append('g');
+    this.addPlot('token-flow', { gBars: 'g', gLabels: 'g' });
     this.data = null;
   }
 

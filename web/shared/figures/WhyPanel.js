@@ -4,7 +4,7 @@
 import { select } from 'd3-selection';
 import { scaleDiverging } from 'd3-scale';
 import { interpolatePuOr } from 'd3-scale-chromatic';
-import { Figure, setTokenText, shortLabel, fmt, consumeKey, withCommandModifier, scrollableByKeyboard } from './base.js';
+import { Figure, appendParts, setTokenText, shortLabel, fmt, consumeKey, withCommandModifier, scrollableByKeyboard } from './base.js';
 
 const STRIP_W = 300, STRIP_H = 16, LABEL_W = 96;
 
@@ -122,13 +122,9 @@ export class WhyPanel extends Figure {
     g.selectAll('text.strip-head').data([0]).join('text').attr('class', 'strip-head')
       .attr('x', LABEL_W).attr('y', -6)
       .text(`the ${d} numbers of each vector (purple < 0 < orange)`);
-    const rowG = g.selectAll('g.strip').data(rows).join((enter) => {
-      const r = enter.append('g').attr('class', 'strip');
-      r.append('text').attr('class', 'strip-label');
-      r.append('g').attr('class', 'strip-cells');
-      r.append('text').attr('class', 'strip-note');
-      return r;
-    }).attr('transform', (_, r) => `translate(0,${r * (STRIP_H + 8)})`);
+    const rowG = g.selectAll('g.strip').data(rows)
+      .join((enter) => appendParts(enter.append('g').attr('class', 'strip'), ['text.strip-label', 'g.strip-cells', 'text.strip-note']))
+      .attr('transform', (_, r) => `translate(0,${r * (STRIP_H + 8)})`);
     rowG.select('.strip-label').attr('x', LABEL_W - 6).attr('y', STRIP_H / 2).attr('text-anchor', 'end')
       .attr('dominant-baseline', 'central').text((r) => r.label);
     rowG.select('.strip-note').attr('x', LABEL_W + STRIP_W + 8).attr('y', STRIP_H / 2)

@@ -114,6 +114,34 @@ function frameFlush() {
   if (frameQueue.size) nextFrameJob(); else framePending = false;
 }
 
+/** Appends to each element of `sel` a child written 'tag.class.class' ('g.axis.x': <g class="axis x">); returns the children. */
+function appendPart(sel, part) {
+  const [tag, ...classes] = part.split('.');
+  return sel.append(tag).attr('class', classes.length ? classes.join(' ') : null);
+}
+
+/**
+ * Appends to each element of `sel` its `parts` ('tag.class.class' each, see appendPart) in the order
+ * given, a later one drawn over an earlier one; returns `sel`. For a data join's entering groups:
+ * join((enter) => appendParts(enter.append('g').attr('class', 'row'), ['text.label', 'g.bars'])).
+ */
+export function appendParts(sel, parts) {
+  for (const part of parts) appendPart(sel, part);
+  return sel;
+}
+
+/**
+ * The fixed attributes of a matrix panel's entering groups, whose parts appendParts made: a title (the
+ * first text) and its .panel-sub line under it, and the .panel-img picture, one image pixel a cell,
+ * stretched to the panel's cells. Returns `g`. (The panels of the head summaries and of the weights' matrices.)
+ */
+export function matrixPanelParts(g) {
+  g.select('text').attr('y', 12);
+  g.select('.panel-sub').attr('y', 26);
+  g.select('.panel-img').attr('preserveAspectRatio', 'none').attr('image-rendering', 'pixelated');
+  return g;
+}
+
 /**
  * A figure: builds its fixed DOM once in the constructor, takes state through setters, binds data in
  * draw(), and reports interactions as DOM-style events (figure.addEventListener('select', …)).
@@ -289,12 +317,24 @@ export class Figure extends EventTarget {
   // ---- size ----
   /**
    * The figure's drawing surface: an <svg class="cls"> in the body with its background rect (so
-   * exports keep the theme's background). Sets this.svg and this.bg and returns the svg.
+   * exports keep the theme's background), then its `layers` (addLayers). Sets this.svg and this.bg
+   * and returns the svg.
    */
-  addPlot(cls) {
+  addPlot(cls, layers = {}) {
     this.svg = this.body.append('svg').attr('class', cls).attr('xmlns', SVG_NS);
     this.bg = this.svg.append('rect').attr('class', 'plot-bg');
+    this.addLayers(layers);
     return this.svg;
+  }
+
+  /**
+   * The plot's fixed parts, appended to `parent` (the svg by default) in the order given, so a later
+   * one is drawn over an earlier one; each is written 'tag.class.class' and kept on the figure under
+   * its key: addLayers({ gx: 'g.axis.x', marker: 'line.step-marker' }) sets this.gx to a
+   * <g class="axis x"> and this.marker to a <line class="step-marker">.
+   */
+  addLayers(layers, parent = this.svg) {
+    for (const [key, part] of Object.entries(layers)) this[key] = appendPart(parent, part);
   }
 
   /** Sets the plot's coordinate system to W × H and its size on screen to scale × that. */
