@@ -320,9 +320,10 @@ std::size_t f32_distance_row__simd(FusedScore kind, std::size_t n, float* s, flo
                 return eps >= std::numeric_limits<float>::min()
                            ? idw2_rows<true, true>(1, n, s, n, &qa, kb, eps, cancel_fraction, out)
                            : idw2_rows<false, true>(1, n, s, n, &qa, kb, eps, cancel_fraction, out);
-            } else {
-                const IdwGeneral f(p, eps);
-                return distance_row_scanned(n, s, qa, kb, cancel_fraction, out, f, f);
+            } else {  // its logs and exps outweigh a second pass; one copy of their code is kept
+                const std::size_t count = f32_cancelled_keys__simd(n, s, qa, kb, cancel_fraction, out);
+                f32_idw_epilogue__simd(1, n, s, n, &qa, kb, p, eps);
+                return count;
             }
         default: assert(false && "distance_row: not a distance kind"); return 0;
     }
