@@ -316,11 +316,11 @@ std::size_t f32_distance_row__simd(FusedScore kind, std::size_t n, float* s, flo
                 n, s, qa, kb, cancel_fraction, out, [](const batch& d2) { return -xsimd::sqrt(d2); },
                 [](float d2) { return -std::sqrt(d2); });
         case FusedScore::idw:
-            if (p == 2.0f) {
-                return eps >= std::numeric_limits<float>::min()
-                           ? idw2_rows<true, true>(1, n, s, n, &qa, kb, eps, cancel_fraction, out)
-                           : idw2_rows<false, true>(1, n, s, n, &qa, kb, eps, cancel_fraction, out);
-            } else {  // its logs and exps outweigh a second pass; one copy of their code is kept
+            // The default (p = 2, eps normal) in one pass; the others, whose logs and exps outweigh a
+            // second pass, scan and then run the epilogue (one copy of their code in the module).
+            if (p == 2.0f && eps >= std::numeric_limits<float>::min())
+                return idw2_rows<true, true>(1, n, s, n, &qa, kb, eps, cancel_fraction, out);
+            {
                 const std::size_t count = f32_cancelled_keys__simd(n, s, qa, kb, cancel_fraction, out);
                 f32_idw_epilogue__simd(1, n, s, n, &qa, kb, p, eps);
                 return count;
