@@ -19,6 +19,8 @@ namespace {
 // Keys are processed in blocks so a packed panel of K rows (128 x d floats, 32 KB at d = 64) stays
 // in cache while every query tile passes over it.
 constexpr std::size_t kKeyBlock = 128;
+// gemm_nn's column strip: B's block is read a strip at a time by every row tile (a multiple of kNR).
+constexpr std::size_t kGemmStrip = 4 * kNR;
 
 // Dot product of two rows: 4 accumulators over 4 vectors, a one-vector loop, a scalar tail.
 inline float dot_row(const float* a, const float* b, std::size_t k) {
@@ -106,21 +108,28 @@ void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float*
 void f32_gemm_nn__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                        const float* B, std::size_t ldb, float* C, std::size_t ldc) {
     assert(lda >= k && ldb >= n && ldc >= n);
-    // Register tiles of 4 rows x 8 columns over the shared dimension (simd_tiles.hpp), the k rows of
-    // B taken in blocks so a block stays in cache across the row tiles.
+    // Register tiles of 4 rows x 8 columns over the shared dimension (simd_tiles.hpp). The k rows of
+    // B are taken in blocks, and each block in strips of kNR columns: every row tile runs over one
+    // strip (kb rows of 32 bytes, in L1) before the next strip is read, so B comes from memory once
+    // per block whatever m is. (Row tiles over the whole block width re-read it from the outer caches
+    // once per tile: a model's dense layers have blocks of 128 x 1,536 floats.) Every sum is made of
+    // the same operations in the same order as a tile over the whole width.
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < n; ++j) C[i * ldc + j] = 0.0f;
     for (std::size_t t0 = 0; t0 < k; t0 += kKeyBlock) {
         const std::size_t kb = std::min(kKeyBlock, k - t0);
-        for (std::size_t i = 0; i < m; i += kMR) {
-            const std::size_t mr = std::min(kMR, m - i);
-            const float* a[kMR];
-            float* c[kMR];
-            for (std::size_t r = 0; r < mr; ++r) {
-                a[r] = A + (i + r) * lda + t0;
-                c[r] = C + (i + r) * ldc;
+        for (std::size_t c0 = 0; c0 < n; c0 += kGemmStrip) {
+            const std::size_t nc = std::min(kGemmStrip, n - c0);
+            for (std::size_t i = 0; i < m; i += kMR) {
+                const std::size_t mr = std::min(kMR, m - i);
+                const float* a[kMR];
+                float* c[kMR];
+                for (std::size_t r = 0; r < mr; ++r) {
+                    a[r] = A + (i + r) * lda + t0;
+                    c[r] = C + (i + r) * ldc + c0;
+                }
+                av_rows(mr, a, kb, B + t0 * ldb + c0, ldb, nc, c);
             }
-            av_rows(mr, a, kb, B + t0 * ldb, ldb, n, c);
         }
     }
 }
