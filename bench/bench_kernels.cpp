@@ -221,6 +221,17 @@ OpCase op_cancelled_keys() {  // the distance scores' scan of every row of S = A
             },
             [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
 }
+OpCase op_distance_row() {  // idw's rows of S = A in one pass: the scan and the epilogue (no pair cancels)
+    return {[](const kernels::KernelTable& t, Inputs& x) {
+                static thread_local std::vector<std::uint32_t> keys;
+                keys.resize(x.nk);
+                std::copy(x.A.begin(), x.A.end(), x.S.begin());
+                for (std::size_t i = 0; i < x.nq; ++i)
+                    t.distance_row(kernels::FusedScore::idw, x.nk, x.S.data() + i * x.nk, x.qq[i], x.kk.data(), 2.0f,
+                                   1e-3f, 0.25f, keys.data());
+            },
+            [](const Inputs& x) { return 10.0 * x.nq * x.nk; }};
+}
 OpCase op_neg_manhattan() {
     return {[](const kernels::KernelTable& t, Inputs& x) {
                 t.neg_manhattan(x.nq, x.nk, x.d, x.Q.data(), x.d, x.K.data(), x.d, x.S.data(), x.nk);

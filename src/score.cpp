@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <string>
@@ -43,14 +45,23 @@ constexpr float kSafeMax = score_numerics::kSafeRowMax;  // 2^40
 constexpr float kSafeMin = score_numerics::kSafeRowMin;  // 2^-40
 
 // Largest |x| of a row; NaN and infinity count as "in range" (they propagate as before).
+// Taken over the bits of |x|: for floats >= 0 their order is that of the unsigned integers, and
+// +inf and every NaN lie above every finite value. An unsigned maximum with no branch in the loop
+// is a reduction compilers vectorise (i32x4.max_u, pmaxud); the float compare with an early return
+// it replaces ran one element at a time, ~3% of an idw or cosine call.
 float row_max_abs(const float* x, std::size_t n) {
-    float m = 0.0f;
+    constexpr std::uint32_t kAbs = 0x7fffffffu, kInfBits = 0x7f800000u;
+    std::uint32_t m = 0;
     for (std::size_t t = 0; t < n; ++t) {
-        const float a = std::fabs(x[t]);
-        if (!std::isfinite(a)) return 1.0f;
-        if (a > m) m = a;
+        std::uint32_t u;
+        std::memcpy(&u, x + t, sizeof u);
+        u &= kAbs;
+        m = u > m ? u : m;
     }
-    return m;
+    if (m >= kInfBits) return 1.0f;
+    float f;
+    std::memcpy(&f, &m, sizeof f);
+    return f;
 }
 bool row_in_safe_range(const float* x, std::size_t n) {
     const float m = row_max_abs(x, n);

@@ -117,6 +117,13 @@ struct FusedAttentionArgs {
 // hidden (or all -inf) gives a zero output row; +inf scores share the weight equally; a NaN score
 // among the visible keys makes the row NaN.
 using attention_fused_fn = void (*)(const FusedAttentionArgs& args);
+// One query row of a distance score (kind: sq_euclidean, euclidean or idw) in one pass over it: the
+// cancelled_keys scan of s (listing the keys whose identity cancels into out, in increasing order,
+// and returning how many) and the kind's epilogue, s[j] = f(d2) with qq = qa and kk = kb. Each key
+// gets exactly what cancelled_keys and then the epilogue give in the same variant; one pass reads the
+// row, its key norms and its distances once instead of twice (compute_scores' distance rows).
+using distance_row_fn = std::size_t (*)(FusedScore kind, std::size_t n, float* s, float qa, const float* kb, float p,
+                                        float eps, float cancel_fraction, std::uint32_t* out);
 // The backward pass of S[i][j] = -sum_t |Q[i][t] - K[j][t]| given G = dL/dS, with sign(0) = 0 (the
 // subgradient 0 where two coordinates are equal). Overwrites
 //   dQ[i][t] = -sum_j G[i][j] sign(Q[i][t] - K[j][t]),   dK[j][t] = sum_i G[i][j] sign(Q[i][t] - K[j][t]).

@@ -33,6 +33,7 @@
     X(euclidean_epilogue, arg)            \
     X(idw_epilogue, arg)                  \
     X(cancelled_keys, arg)                \
+    X(distance_row, arg)                  \
     X(neg_manhattan, arg)                 \
     X(additive, arg)                      \
     X(softmax_rows, arg)                  \

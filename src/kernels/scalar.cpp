@@ -237,6 +237,18 @@ std::size_t f32_cancelled_keys__scalar(std::size_t n, const float* s, float qa, 
     return count;
 }
 
+std::size_t f32_distance_row__scalar(FusedScore kind, std::size_t n, float* s, float qa, const float* kb, float p,
+                                     float eps, float cancel_fraction, std::uint32_t* out) {
+    const std::size_t count = f32_cancelled_keys__scalar(n, s, qa, kb, cancel_fraction, out);
+    switch (kind) {
+        case FusedScore::sq_euclidean: f32_sq_euclidean_epilogue__scalar(1, n, s, n, &qa, kb); break;
+        case FusedScore::euclidean: f32_euclidean_epilogue__scalar(1, n, s, n, &qa, kb); break;
+        case FusedScore::idw: f32_idw_epilogue__scalar(1, n, s, n, &qa, kb, p, eps); break;
+        default: assert(false && "distance_row: not a distance kind");
+    }
+    return count;
+}
+
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__scalar,
 // A layer norm row's mean and r = 1/√(var + eps), for the forward and the backward kernel alike.
 static void layer_norm_row_stats(const float* x, std::size_t cols, float eps, float& mean, float& r) {

@@ -19,6 +19,8 @@ namespace {
 // Keys are processed in blocks so a packed panel of K rows (128 x d floats, 32 KB at d = 64) stays
 // in cache while every query tile passes over it.
 constexpr std::size_t kKeyBlock = 128;
+// gemm_nn's column strip: B's block is read a strip at a time by every row tile (a multiple of kNR).
+constexpr std::size_t kGemmStrip = 4 * kNR;
 
 // Dot product of two rows: 4 accumulators over 4 vectors, a one-vector loop, a scalar tail.
 inline float dot_row(const float* a, const float* b, std::size_t k) {
@@ -106,21 +108,28 @@ void f32_gemm_nt__simd(std::size_t m, std::size_t n, std::size_t k, const float*
 void f32_gemm_nn__simd(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                        const float* B, std::size_t ldb, float* C, std::size_t ldc) {
     assert(lda >= k && ldb >= n && ldc >= n);
-    // Register tiles of 4 rows x 8 columns over the shared dimension (simd_tiles.hpp), the k rows of
-    // B taken in blocks so a block stays in cache across the row tiles.
+    // Register tiles of 4 rows x 8 columns over the shared dimension (simd_tiles.hpp). The k rows of
+    // B are taken in blocks, and each block in strips of kNR columns: every row tile runs over one
+    // strip (kb rows of 32 bytes, in L1) before the next strip is read, so B comes from memory once
+    // per block whatever m is. (Row tiles over the whole block width re-read it from the outer caches
+    // once per tile: a model's dense layers have blocks of 128 x 1,536 floats.) Every sum is made of
+    // the same operations in the same order as a tile over the whole width.
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < n; ++j) C[i * ldc + j] = 0.0f;
     for (std::size_t t0 = 0; t0 < k; t0 += kKeyBlock) {
         const std::size_t kb = std::min(kKeyBlock, k - t0);
-        for (std::size_t i = 0; i < m; i += kMR) {
-            const std::size_t mr = std::min(kMR, m - i);
-            const float* a[kMR];
-            float* c[kMR];
-            for (std::size_t r = 0; r < mr; ++r) {
-                a[r] = A + (i + r) * lda + t0;
-                c[r] = C + (i + r) * ldc;
+        for (std::size_t c0 = 0; c0 < n; c0 += kGemmStrip) {
+            const std::size_t nc = std::min(kGemmStrip, n - c0);
+            for (std::size_t i = 0; i < m; i += kMR) {
+                const std::size_t mr = std::min(kMR, m - i);
+                const float* a[kMR];
+                float* c[kMR];
+                for (std::size_t r = 0; r < mr; ++r) {
+                    a[r] = A + (i + r) * lda + t0;
+                    c[r] = C + (i + r) * ldc + c0;
+                }
+                av_rows(mr, a, kb, B + t0 * ldb + c0, ldb, nc, c);
             }
-            av_rows(mr, a, kb, B + t0 * ldb, ldb, n, c);
         }
     }
 }
@@ -141,6 +150,23 @@ void f32_cosine_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size
 }
 
 namespace {
+// The cancelled_keys test (kernels.hpp) of keys [j, end) of one row, appended to out: the reference's
+// float operations, key by key.
+inline std::size_t append_cancelled(std::size_t j, std::size_t end, const float* s, float qa, const float* kb,
+                                    float cancel_fraction, std::uint32_t* out, std::size_t count) {
+    for (; j < end; ++j) {
+        const float norms = qa + kb[j];
+        const float d2 = norms - 2.0f * s[j];
+        if (!(d2 > cancel_fraction * norms) && std::isfinite(norms)) out[count++] = static_cast<std::uint32_t>(j);
+    }
+    return count;
+}
+// The lanes of a vector of keys that may cancel: d2 = norms − 2 s not above cancel_fraction · norms,
+// norms finite (norms − norms is 0 exactly when norms is finite: inf − inf and NaN give NaN).
+inline auto cancel_mask(const batch& norms, const batch& s, const batch& cancel_fraction) {
+    return !((norms - batch(2.0f) * s) > cancel_fraction * norms) && ((norms - norms) == batch(0.0f));
+}
+
 // d2 = max(0, qq + kk - 2 qk), the squared distance through the dot-product identity; NaN stays NaN
 // (xsimd::max follows SSE's maxps, which returns its second operand when either is NaN, so the
 // clamp is an explicit select).
@@ -167,22 +193,52 @@ inline void distance_epilogue(std::size_t m, std::size_t n, float* S, std::size_
     }
 }
 
+// distance_epilogue of one row with the cancelled_keys scan in the same pass: each vector's keys are
+// tested before f overwrites them (the distance is the same expression in both, computed once).
+template <class VecFn, class ScalarFn>
+inline std::size_t distance_row_scanned(std::size_t n, float* s, float qa, const float* kk, float cancel_fraction,
+                                        std::uint32_t* out, VecFn vf, ScalarFn sf) {
+    std::size_t count = 0;
+    const batch qi(qa), cf(cancel_fraction);
+    std::size_t j = 0;
+    for (; j + W <= n; j += W) {
+        const batch kv = batch::load_unaligned(kk + j), sv = batch::load_unaligned(s + j);
+        if (xsimd::any(cancel_mask(qi + kv, sv, cf))) count = append_cancelled(j, j + W, s, qa, kk, cancel_fraction, out, count);
+        vf(sq_distance(qi, kv, sv)).store_unaligned(s + j);
+    }
+    for (; j < n; ++j) {
+        count = append_cancelled(j, j + 1, s, qa, kk, cancel_fraction, out, count);
+        s[j] = sf(sq_distance(qa, kk[j], s[j]));
+    }
+    return count;
+}
+
 // idw with p = 2: −log(eps + d2), two vectors at a time. Where all eight arguments are normal and
 // finite, neg_log_normal; else neg_log_nonnegative, which gives a normal lane the same bits (so a
 // score never depends on its neighbours) and handles 0, subnormals, +inf and NaN. With
 // eps >= FLT_MIN (the default 1e-3) eps + d2 >= eps is normal unless NaN or +inf, so the check is
 // one compare per vector.
-template <bool kEpsNormal>
-inline void idw2_rows(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq, const float* kk,
-                      float eps) {
+// With kScan (one row, m = 1), the cancelled_keys scan of that row in the same pass, as
+// distance_row_scanned; the count of cancelled keys is returned (0 without kScan).
+template <bool kEpsNormal, bool kScan = false>
+inline std::size_t idw2_rows(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq, const float* kk,
+                             float eps, float cancel_fraction = 0.0f, std::uint32_t* out = nullptr) {
     const batch eps_v(eps), inf(std::numeric_limits<float>::infinity()), tiny(std::numeric_limits<float>::min());
+    const batch cf(cancel_fraction);
+    std::size_t count = 0;
     for (std::size_t i = 0; i < m; ++i) {
         float* s = S + i * lds;
         const batch qi(qq[i]);
         std::size_t j = 0;
         for (; j + 2 * W <= n; j += 2 * W) {
-            const batch u0 = idw_arg(qi, batch::load_unaligned(kk + j), batch::load_unaligned(s + j), eps_v);
-            const batch u1 = idw_arg(qi, batch::load_unaligned(kk + j + W), batch::load_unaligned(s + j + W), eps_v);
+            const batch k0 = batch::load_unaligned(kk + j), k1 = batch::load_unaligned(kk + j + W);
+            const batch s0 = batch::load_unaligned(s + j), s1 = batch::load_unaligned(s + j + W);
+            if constexpr (kScan) {
+                if (xsimd::any(cancel_mask(qi + k0, s0, cf) || cancel_mask(qi + k1, s1, cf)))
+                    count = append_cancelled(j, j + 2 * W, s, qq[i], kk, cancel_fraction, out, count);
+            }
+            const batch u0 = idw_arg(qi, k0, s0, eps_v);
+            const batch u1 = idw_arg(qi, k1, s1, eps_v);
             auto normal = (u0 < inf) && (u1 < inf);
             if (!kEpsNormal) normal = normal && (u0 >= tiny) && (u1 >= tiny);
             if (xsimd::all(normal)) {
@@ -193,12 +249,44 @@ inline void idw2_rows(std::size_t m, std::size_t n, float* S, std::size_t lds, c
                 neg_log_nonnegative(u1).store_unaligned(s + j + W);
             }
         }
-        for (; j + W <= n; j += W)
-            neg_log_nonnegative(idw_arg(qi, batch::load_unaligned(kk + j), batch::load_unaligned(s + j), eps_v))
-                .store_unaligned(s + j);
-        for (; j < n; ++j) s[j] = -std::log(idw_arg(qq[i], kk[j], s[j], eps));
+        for (; j + W <= n; j += W) {
+            const batch kv = batch::load_unaligned(kk + j), sv = batch::load_unaligned(s + j);
+            if constexpr (kScan) {
+                if (xsimd::any(cancel_mask(qi + kv, sv, cf)))
+                    count = append_cancelled(j, j + W, s, qq[i], kk, cancel_fraction, out, count);
+            }
+            neg_log_nonnegative(idw_arg(qi, kv, sv, eps_v)).store_unaligned(s + j);
+        }
+        for (; j < n; ++j) {
+            if constexpr (kScan) count = append_cancelled(j, j + 1, s, qq[i], kk, cancel_fraction, out, count);
+            s[j] = -std::log(idw_arg(qq[i], kk[j], s[j], eps));
+        }
     }
+    return count;
 }
+
+// idw for p != 2: log(eps + d2^(p/2)) as a log-sum (idw.hpp), since d2^(p/2) itself overflows float
+// from (p/2) log d2 > 88.7. With L = (p/2) log d2 and le = log eps: max(L, le) + log1p(exp(-|L - le|)).
+// log 0 = -inf gives L = -inf, hence -le; eps = 0 gives le = -inf, hence L; both -inf (an exact match
+// with eps = 0) is +inf, as in the reference.
+struct IdwGeneral {
+    float p, eps, le;
+    batch half_p_v, le_v;
+    IdwGeneral(float p_, float eps_) : p(p_), eps(eps_), le(std::log(eps_)), half_p_v(0.5f * p_), le_v(le) {}
+    batch operator()(const batch& d2) const {
+        const batch L = half_p_v * xsimd::log(d2);
+        const batch hi = xsimd::select(L > le_v, L, le_v);
+        const batch gap = xsimd::abs(L - le_v);
+        batch r = -(hi + xsimd::log1p(xsimd::exp(-gap)));
+        if (eps == 0.0f) r = -L;
+        // Saturate at ±FLT_MAX (huge p: -p log r leaves float's range), except an exact match.
+        const batch big(std::numeric_limits<float>::max());
+        r = xsimd::select(r < -big, -big, xsimd::select(r > big, big, r));
+        r = xsimd::select(d2 == batch(0.0f), batch(-le), r);
+        return xsimd::select(d2 != d2, d2, r);
+    }
+    float operator()(float d2) const { return idw_score(d2, p, eps); }
+};
 }  // namespace
 
 void f32_sq_euclidean_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
@@ -215,8 +303,6 @@ void f32_euclidean_epilogue__simd(std::size_t m, std::size_t n, float* S, std::s
 
 void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* qq,
                             const float* kk, float p, float eps) {
-    const float half_p = 0.5f * p;
-    const batch eps_v(eps), half_p_v(half_p);
     if (p == 2.0f) {  // the default: ||q-k||^2 needs no pow
         if (eps >= std::numeric_limits<float>::min())
             idw2_rows<true>(m, n, S, lds, qq, kk, eps);
@@ -224,27 +310,32 @@ void f32_idw_epilogue__simd(std::size_t m, std::size_t n, float* S, std::size_t 
             idw2_rows<false>(m, n, S, lds, qq, kk, eps);
         return;
     }
-    // Other p: log(eps + d2^(p/2)) as a log-sum (idw.hpp), since d2^(p/2) itself overflows float
-    // from (p/2) log d2 > 88.7. With L = (p/2) log d2 and le = log eps:
-    // max(L, le) + log1p(exp(-|L - le|)). log 0 = -inf gives L = -inf, hence -le; eps = 0 gives
-    // le = -inf, hence L; both -inf (an exact match with eps = 0) is +inf, as in the reference.
-    const float le = std::log(eps);
-    const batch le_v(le);
-    distance_epilogue(
-        m, n, S, lds, qq, kk,
-        [&](const batch& d2) {
-            const batch L = half_p_v * xsimd::log(d2);
-            const batch hi = xsimd::select(L > le_v, L, le_v);
-            const batch gap = xsimd::abs(L - le_v);
-            batch r = -(hi + xsimd::log1p(xsimd::exp(-gap)));
-            if (eps == 0.0f) r = -L;
-            // Saturate at ±FLT_MAX (huge p: -p log r leaves float's range), except an exact match.
-            const batch big(std::numeric_limits<float>::max());
-            r = xsimd::select(r < -big, -big, xsimd::select(r > big, big, r));
-            r = xsimd::select(d2 == batch(0.0f), batch(-le), r);
-            return xsimd::select(d2 != d2, d2, r);
-        },
-        [&](float d2) { return idw_score(d2, p, eps); });
+    const IdwGeneral f(p, eps);
+    distance_epilogue(m, n, S, lds, qq, kk, f, f);
+}
+
+std::size_t f32_distance_row__simd(FusedScore kind, std::size_t n, float* s, float qa, const float* kb, float p,
+                                   float eps, float cancel_fraction, std::uint32_t* out) {
+    switch (kind) {
+        case FusedScore::sq_euclidean:
+            return distance_row_scanned(
+                n, s, qa, kb, cancel_fraction, out, [](const batch& d2) { return -d2; }, [](float d2) { return -d2; });
+        case FusedScore::euclidean:
+            return distance_row_scanned(
+                n, s, qa, kb, cancel_fraction, out, [](const batch& d2) { return -xsimd::sqrt(d2); },
+                [](float d2) { return -std::sqrt(d2); });
+        case FusedScore::idw:
+            // The default (p = 2, eps normal) in one pass; the others, whose logs and exps outweigh a
+            // second pass, scan and then run the epilogue (one copy of their code in the module).
+            if (p == 2.0f && eps >= std::numeric_limits<float>::min())
+                return idw2_rows<true, true>(1, n, s, n, &qa, kb, eps, cancel_fraction, out);
+            {
+                const std::size_t count = f32_cancelled_keys__simd(n, s, qa, kb, cancel_fraction, out);
+                f32_idw_epilogue__simd(1, n, s, n, &qa, kb, p, eps);
+                return count;
+            }
+        default: assert(false && "distance_row: not a distance kind"); return 0;
+    }
 }
 
 void f32_additive__simd(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
@@ -490,22 +581,12 @@ void f32_manhattan_backward__simd(std::size_t m, std::size_t n, std::size_t k, c
 std::size_t f32_cancelled_keys__simd(std::size_t n, const float* s, float qa, const float* kb, float cancel_fraction,
                                      std::uint32_t* out) {
     std::size_t count = 0;
-    auto one = [&](std::size_t j) {
-        const float norms = qa + kb[j];
-        const float d2 = norms - 2.0f * s[j];
-        if (!(d2 > cancel_fraction * norms) && std::isfinite(norms)) out[count++] = static_cast<std::uint32_t>(j);
-    };
-    const batch qv(qa), cf(cancel_fraction), two(2.0f), zero(0.0f);
+    const batch qv(qa), cf(cancel_fraction);
     std::size_t j = 0;
-    for (; j + W <= n; j += W) {
-        const batch norms = qv + batch::load_unaligned(kb + j);
-        const batch d2 = norms - two * batch::load_unaligned(s + j);
-        // norms - norms is 0 exactly when norms is finite (inf - inf and NaN give NaN).
-        if (xsimd::any(!(d2 > cf * norms) && ((norms - norms) == zero)))
-            for (std::size_t t = j; t < j + W; ++t) one(t);
-    }
-    for (; j < n; ++j) one(j);
-    return count;
+    for (; j + W <= n; j += W)
+        if (xsimd::any(cancel_mask(qv + batch::load_unaligned(kb + j), batch::load_unaligned(s + j), cf)))
+            count = append_cancelled(j, j + W, s, qa, kb, cancel_fraction, out, count);
+    return append_cancelled(j, n, s, qa, kb, cancel_fraction, out, count);
 }
 
 #define ATTNSCOPE_OP_PTR(op) &f32_##op##__simd,

@@ -25,10 +25,6 @@ struct NegSqEuclidean {  // f = −d2
     static constexpr kernels::FusedScore fused = kernels::FusedScore::sq_euclidean;
     static double value(double d2, const ScoreParams&) { return -d2; }
     static float exact(double d2, const ScoreParams&) { return saturated(-d2); }
-    static void epilogue(const kernels::KernelTable& kt, std::size_t n, float* row, const float* qq, const float* kk,
-                         const ScoreParams&) {
-        kt.sq_euclidean_epilogue(1, n, row, n, qq, kk);
-    }
     static float coefficient(float ds, float, const ScoreParams&) { return -2.0f * ds; }
 };
 
@@ -36,10 +32,6 @@ struct NegEuclidean {  // f = −√d2: 2 f' = −1/√d2
     static constexpr kernels::FusedScore fused = kernels::FusedScore::euclidean;
     static double value(double d2, const ScoreParams&) { return -std::sqrt(d2); }
     static float exact(double d2, const ScoreParams&) { return saturated(-std::sqrt(d2)); }
-    static void epilogue(const kernels::KernelTable& kt, std::size_t n, float* row, const float* qq, const float* kk,
-                         const ScoreParams&) {
-        kt.euclidean_epilogue(1, n, row, n, qq, kk);
-    }
     static float coefficient(float ds, float d2, const ScoreParams&) { return d2 > 0.0f ? -ds / std::sqrt(d2) : 0.0f; }
 };
 
@@ -53,10 +45,6 @@ struct Idw {  // f = −log(ε + d2^(p/2)): 2 f' = −p d2^(p/2 − 1) / (ε + d
         if (d2 == 0.0 && p.eps == 0.0f) return static_cast<float>(s);  // eps = 0 at an exact match: +inf
         if (s > -kLowest) s = -kLowest;  // huge p with r < 1 and eps = 0: beyond float, saturated
         return saturated(s);
-    }
-    static void epilogue(const kernels::KernelTable& kt, std::size_t n, float* row, const float* qq, const float* kk,
-                         const ScoreParams& p) {
-        kt.idw_epilogue(1, n, row, n, qq, kk, p.p, p.eps);
     }
     static float coefficient(float ds, float d2, const ScoreParams& p) {
         if (!(d2 > 0.0f)) return 0.0f;
@@ -103,21 +91,14 @@ void forward(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, const
     kt.row_sumsq(nq, d, Q.data, Q.stride, qq.data());
     kt.row_sumsq(nk, d, K.data, K.stride, kk.data());
     kt.gemm_nt(nq, nk, d, Q.data, Q.stride, K.data, K.stride, S.data, S.stride, 1.0f);
-    // Pairs where the identity cancels get the direct distance instead: row by row, the direct
-    // values are kept aside while the epilogue runs over the row, then written back.
-    std::vector<std::pair<std::size_t, float>> direct;
+    // Pairs where the identity cancels get the direct distance instead: row by row, the kernel lists
+    // them while it applies the score (one pass over the row), and their direct values replace its.
     std::vector<std::uint32_t> cancelled(nk);
     for (std::size_t i = 0; i < nq; ++i) {
-        direct.clear();
-        const std::size_t count =
-            kt.cancelled_keys(nk, S.row(i), qq[i], kk.data(), score_numerics::kCancelFraction, cancelled.data());
-        for (std::size_t c = 0; c < count; ++c) {
-            const std::size_t j = cancelled[c];
-            direct.emplace_back(j, exact_score<F>(Q.row(i), K.row(j), d, p));
-        }
         float* row = S.row(i);
-        F::epilogue(kt, nk, row, qq.data() + i, kk.data(), p);
-        for (const auto& [j, value] : direct) row[j] = value;
+        const std::size_t count = kt.distance_row(F::fused, nk, row, qq[i], kk.data(), p.p, p.eps,
+                                                  score_numerics::kCancelFraction, cancelled.data());
+        for (std::size_t c = 0; c < count; ++c) row[cancelled[c]] = exact_score<F>(Q.row(i), K.row(cancelled[c]), d, p);
     }
 }
 

@@ -25,6 +25,7 @@
 
 using namespace attnscope;
 using namespace attnscope::test;
+using kernels::FusedScore;
 using kernels::KernelTable;
 
 namespace {
@@ -208,45 +209,59 @@ void check_f32_idw_epilogue(const KernelTable& kt) {
                                 });
 }
 
+// Rows for the scan of cancelling keys: random keys with planted exact and near duplicates of the
+// query (the cancelling pairs), an infinite key norm (round 1) and a NaN dot product (round 2), at
+// lengths that reach the vector bodies and the tails. s = q·k, qa = ‖q‖², kb = ‖k‖², in float.
+struct CancelRow {
+    std::vector<float> s, kb;
+    float qa = 0.0f;
+    std::size_t planted = 0;
+};
+constexpr std::size_t kCancelLengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 131};
+CancelRow cancel_row(Rng& rng, std::size_t n, int round) {
+    constexpr std::size_t d = 8;
+    CancelRow row;
+    Mat q = uniform_matrix(1, d, rng, -2, 2);
+    Mat K = uniform_matrix(n, d, rng, -2, 2);
+    for (std::size_t j = round; j < n; j += 5) {  // duplicates and near duplicates of q
+        for (std::size_t t = 0; t < d; ++t) K(j, t) = q(0, t) + (j % 2 ? 1e-3f * rng.uniform(-1, 1) : 0.0f);
+        ++row.planted;
+    }
+    row.s.resize(n);
+    row.kb.resize(n);
+    for (std::size_t t = 0; t < d; ++t) row.qa += q(0, t) * q(0, t);
+    for (std::size_t j = 0; j < n; ++j) {
+        float acc = 0.0f, kk = 0.0f;
+        for (std::size_t t = 0; t < d; ++t) {
+            acc += q(0, t) * K(j, t);
+            kk += K(j, t) * K(j, t);
+        }
+        row.s[j] = acc;
+        row.kb[j] = kk;
+    }
+    if (round == 1) row.kb[n - 1] = std::numeric_limits<float>::infinity();  // never listed
+    if (round == 2) row.s[n / 2] = std::numeric_limits<float>::quiet_NaN();  // d2 NaN: listed if norms finite
+    return row;
+}
+
 // The keys where the distance identity cancels, against the definition (kernels.hpp) evaluated here in
-// the same float operations: rows of random keys with planted exact and near duplicates of the query
-// (the cancelling pairs), an infinite key norm and a NaN dot product, at lengths that reach the
-// vector body and the tail. The lists must be identical, not just close.
+// the same float operations. The lists must be identical, not just close.
 void check_f32_cancelled_keys(const KernelTable& kt) {
     Rng rng(141);
-    constexpr std::size_t d = 8;
     constexpr float cf = 0.25f;
     std::size_t planted_total = 0;
-    for (std::size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 64, 131}) {
+    for (std::size_t n : kCancelLengths) {
         for (int round = 0; round < 4; ++round) {
-            Mat q = uniform_matrix(1, d, rng, -2, 2);
-            Mat K = uniform_matrix(n, d, rng, -2, 2);
-            for (std::size_t j = round; j < n; j += 5) {  // duplicates and near duplicates of q
-                for (std::size_t t = 0; t < d; ++t) K(j, t) = q(0, t) + (j % 2 ? 1e-3f * rng.uniform(-1, 1) : 0.0f);
-                ++planted_total;
-            }
-            std::vector<float> s(n), kb(n);
-            float qa = 0.0f;
-            for (std::size_t t = 0; t < d; ++t) qa += q(0, t) * q(0, t);
-            for (std::size_t j = 0; j < n; ++j) {
-                float acc = 0.0f, kk = 0.0f;
-                for (std::size_t t = 0; t < d; ++t) {
-                    acc += q(0, t) * K(j, t);
-                    kk += K(j, t) * K(j, t);
-                }
-                s[j] = acc;
-                kb[j] = kk;
-            }
-            if (round == 1) kb[n - 1] = std::numeric_limits<float>::infinity();  // never listed
-            if (round == 2) s[n / 2] = std::numeric_limits<float>::quiet_NaN();  // d2 NaN: listed if norms finite
+            const CancelRow row = cancel_row(rng, n, round);
+            planted_total += row.planted;
             std::vector<std::uint32_t> expected;
             for (std::size_t j = 0; j < n; ++j) {
-                const float norms = qa + kb[j];
-                const float d2 = norms - 2.0f * s[j];
+                const float norms = row.qa + row.kb[j];
+                const float d2 = norms - 2.0f * row.s[j];
                 if (!(d2 > cf * norms) && std::isfinite(norms)) expected.push_back(static_cast<std::uint32_t>(j));
             }
             std::vector<std::uint32_t> got(n, 0xffffffffu);
-            const std::size_t count = kt.cancelled_keys(n, s.data(), qa, kb.data(), cf, got.data());
+            const std::size_t count = kt.cancelled_keys(n, row.s.data(), row.qa, row.kb.data(), cf, got.data());
             INFO("n=" << n << " round=" << round);
             REQUIRE(count == expected.size());
             got.resize(count);
@@ -254,6 +269,40 @@ void check_f32_cancelled_keys(const KernelTable& kt) {
         }
     }
     CHECK(planted_total > 40);  // the planted pairs were there to find
+}
+
+// One distance row in one pass: exactly what cancelled_keys and then the kind's epilogue give in the
+// same variant (the same list, the same bits in every score), for each kind and the idw paths (p = 2
+// with eps normal or 0, another p), on the rows of the scan's test.
+void check_f32_distance_row(const KernelTable& kt) {
+    struct Case {
+        FusedScore kind;
+        float p, eps;
+    };
+    const Case cases[] = {{FusedScore::sq_euclidean, 2.0f, 0.0f}, {FusedScore::euclidean, 2.0f, 0.0f},
+                          {FusedScore::idw, 2.0f, 1e-3f},         {FusedScore::idw, 2.0f, 0.0f},
+                          {FusedScore::idw, 3.0f, 1e-3f},         {FusedScore::idw, 0.5f, 0.0f}};
+    constexpr float cf = 0.25f;
+    Rng rng(142);
+    for (const Case& c : cases) {
+        for (std::size_t n : kCancelLengths) {
+            for (int round = 0; round < 4; ++round) {
+                const CancelRow row = cancel_row(rng, n, round);
+                std::vector<float> want = row.s, got = row.s;
+                std::vector<std::uint32_t> want_keys(n), got_keys(n, 0xffffffffu);
+                want_keys.resize(kt.cancelled_keys(n, want.data(), row.qa, row.kb.data(), cf, want_keys.data()));
+                switch (c.kind) {
+                    case FusedScore::sq_euclidean: kt.sq_euclidean_epilogue(1, n, want.data(), n, &row.qa, row.kb.data()); break;
+                    case FusedScore::euclidean: kt.euclidean_epilogue(1, n, want.data(), n, &row.qa, row.kb.data()); break;
+                    default: kt.idw_epilogue(1, n, want.data(), n, &row.qa, row.kb.data(), c.p, c.eps); break;
+                }
+                got_keys.resize(kt.distance_row(c.kind, n, got.data(), row.qa, row.kb.data(), c.p, c.eps, cf, got_keys.data()));
+                INFO("kind " << static_cast<int>(c.kind) << " p=" << c.p << " eps=" << c.eps << " n=" << n << " round=" << round);
+                CHECK(got_keys == want_keys);
+                CHECK(std::memcmp(got.data(), want.data(), n * sizeof(float)) == 0);
+            }
+        }
+    }
 }
 
 // S_ij = −Σ_t |A_it − B_jt|. Each difference rounds once (≤ ε|a − b|), |·| and the negation are exact,
@@ -793,6 +842,7 @@ TEST_CASE("f32_sq_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS
 TEST_CASE("f32_euclidean_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(euclidean_epilogue) }
 TEST_CASE("f32_idw_epilogue", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(idw_epilogue) }
 TEST_CASE("f32_cancelled_keys", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(cancelled_keys) }
+TEST_CASE("f32_distance_row", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(distance_row) }
 TEST_CASE("f32_neg_manhattan", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(neg_manhattan) }
 TEST_CASE("f32_additive", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(additive) }
 TEST_CASE("f32_softmax_rows", "[kernels]") { ATTNSCOPE_VARIANT_SECTIONS(softmax_rows) }

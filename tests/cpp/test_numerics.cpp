@@ -199,6 +199,39 @@ TEST_CASE("numerics: distances of huge and tiny vectors are finite and right", "
     }
 }
 
+TEST_CASE("numerics: one out-of-range component anywhere in a long row sends the row to the exact path", "[numerics]") {
+    // The safe-range check reads whole rows (d = 37: vectors and a tail). One component of ±3e30
+    // (its square overflows float), or a row of 1e-25 whose largest is 1e-24 (squares underflow), at
+    // the start, the middle or the end of the query's row must be seen: the first key has the same
+    // component (their distance is moderate, the identity's norms are not), the second not.
+    constexpr std::size_t d = 37;
+    for (const auto& [vname, variant] : public_variants()) {
+        for (const std::size_t at : {std::size_t{0}, std::size_t{17}, d - 1}) {
+            for (const float big : {3e30f, -3e30f, 1e-24f}) {
+                INFO("variant " << vname << ", component " << at << " = " << big);
+                const float base = std::fabs(big) < 1.0f ? 1e-25f : 0.5f;
+                Mat q(1, d), k(2, d);
+                for (std::size_t t = 0; t < d; ++t) {
+                    q(0, t) = base * static_cast<float>(t % 5 + 1);
+                    k(0, t) = base * static_cast<float>((t + 2) % 7 + 1);
+                    k(1, t) = -base * static_cast<float>(t % 3 + 1);
+                }
+                q(0, at) = k(0, at) = big;
+                ScoreParams p;
+                p.eps = 0.0f;
+                const Mat E = run(Score::neg_euclidean, q, k, variant), I = run(Score::idw, q, k, variant, p),
+                          C = run(Score::cosine, q, k, variant);
+                for (std::size_t j = 0; j < 2; ++j) {
+                    const double d2 = exact_d2(q.row(0), k.row(j), d);
+                    CHECK(E(0, j) == Approx(-std::sqrt(d2)).epsilon(1e-6));
+                    CHECK(I(0, j) == Approx(-std::log(d2)).epsilon(1e-6));
+                    CHECK(C(0, j) == Approx(exact_cosine(q.row(0), k.row(j), d)).epsilon(1e-5));
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("numerics: idw with a large exponent does not overflow to -inf", "[numerics]") {
     for (const auto& [vname, variant] : public_variants()) {
         INFO("variant " << vname);
