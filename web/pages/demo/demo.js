@@ -407,7 +407,7 @@ function showPool(c) {
 async function update(reason, ev) {
   if (!ready) return;
   if (state.engine === 'model') { await updateModel(reason, ev); return; }
-  clearNotice(modelCutNotice);
+  showCutNotice(0);
   if (readyText && ui.loadText.textContent !== readyText) ui.loadText.textContent = readyText;
   const start = ev && ev.timeStamp > 0 && ev.timeStamp <= performance.now() ? ev.timeStamp : performance.now();
   document.body.classList.add('computing');
@@ -486,7 +486,13 @@ async function update(reason, ev) {
 // The "trained model" choice: the worker loads the model's file on the first request (web/pages/demo/demo-worker.js
 // model) and computes every view (web/shared/compute/use-lite.js modelViews); the registry's 'model' figures
 // draw it. The state's q is the sentence, k the optional second one.
-const modelCutNotice = 'The trained model reads at most 128 tokens: the text was cut after its 128th token (the plots show the first 128).';
+// The model's notice that it cut the text, its limit taken from the model (the view's maxTokens).
+let modelCut = null;
+function showCutNotice(maxTokens) {
+  if (modelCut) clearNotice(modelCut);
+  modelCut = maxTokens ? `The trained model reads at most ${maxTokens} tokens: the text was cut after token ${maxTokens} (the plots show the first ${maxTokens}).` : null;
+  if (modelCut) notice(modelCut);
+}
 let lastModel = null;   // the last views drawn (for re-renders)
 let readyText = '';     // the status line of the explorer (the model's replaces it while chosen)
 async function updateModel(reason, ev) {
@@ -548,12 +554,12 @@ function renderModel(v) {
   if (empty) {
     clearChips(ui.queryTokens);
     clearChips(ui.keyTokens);
-    clearNotice(modelCutNotice);
+    showCutNotice(0);
     lastModel = null;
     return;
   }
   lastModel = v;
-  if (v.truncated || (v.second && v.second.truncated)) notice(modelCutNotice); else clearNotice(modelCutNotice);
+  showCutNotice(v.truncated || (v.second && v.second.truncated) ? v.maxTokens : 0);
   const x = { v, st: { ...state }, scoreFunctions: scopeInfo.scoreFunctions };
   for (const [name, e] of MODEL_FIGS) fig[name].schedule(() => e.feed(fig[name], x), true);
   tokenChips(ui.queryTokens, v.tokens.map((text) => ({ text, kind: 'word' })), v.n, 'rows', []);

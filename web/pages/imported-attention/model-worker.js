@@ -147,7 +147,7 @@ const api = {
 
   /**
    * The trained model (USE-Lite) on `text`, as a file of the JSON format ({ tokens, attentions }), so
-   * that it goes through the same reader and views as a dropped one: { blob, name, truncated }.
+   * that it goes through the same reader and views as a dropped one: { blob, model, truncated, maxTokens }.
    */
   async example(job, text) {
     const progress = progressOf(job);
@@ -163,7 +163,7 @@ const api = {
     const attentions = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => Array.from({ length: n }, (_, i) =>
       Array.from(r.attentions.subarray(((l * heads + h) * n + i) * n, ((l * heads + h) * n + i + 1) * n)))));
     const blob = new Blob([JSON.stringify({ tokens: r.tokens, attentions })], { type: 'application/json' });
-    return { blob, model: model.name, truncated: r.truncated };
+    return { blob, model: model.name, truncated: r.truncated, maxTokens: model.maxTokens };
   },
 };
 

@@ -620,8 +620,8 @@ async function loadExample(text) {
     const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
     const shownOK = await load({ name: `${ex.model} on “${shown}”`, blob: ex.blob, tokensText: null, softmax: false }, t0);
     if (shownOK) {
-      ui.status.textContent = `Ready: kernels ${isa}. The trained model ${ex.model} on your sentence${ex.truncated ? ' (cut at its first 128 tokens: the model reads no more)' : ''}; drop a file of your own to see its attention instead.`;
-      if (ex.truncated) notice('The trained model reads at most 128 tokens: the sentence was cut after its 128th token.');
+      ui.status.textContent = `Ready: kernels ${isa}. The trained model ${ex.model} on your sentence${ex.truncated ? ` (cut at its first ${ex.maxTokens} tokens: the model reads no more)` : ''}; drop a file of your own to see its attention instead.`;
+      if (ex.truncated) notice(`The trained model reads at most ${ex.maxTokens} tokens: the sentence was cut after token ${ex.maxTokens}.`);
     }
   } catch (e) {
     if (!(e instanceof CancelledError)) notice(`The trained model could not be run (${e.message}); drop a file of your own.`);
