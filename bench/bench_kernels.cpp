@@ -184,34 +184,30 @@ OpCase op_row_sumsq() {
 }
 // The epilogues rewrite S in place: each call starts from the same S (a copy of A) so the values stay
 // in range; the copy is part of the time (nq·nk floats, small next to the epilogue itself).
-OpCase op_cosine_epilogue() {
+template <void (*epilogue)(const kernels::KernelTable&, Inputs&), int flops_per_pair>
+OpCase epilogue_case() {
     return {[](const kernels::KernelTable& t, Inputs& x) {
                 std::copy(x.A.begin(), x.A.end(), x.S.begin());
-                t.cosine_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
+                epilogue(t, x);
             },
-            [](const Inputs& x) { return 2.0 * x.nq * x.nk; }};
+            [](const Inputs& x) { return static_cast<double>(flops_per_pair) * x.nq * x.nk; }};
 }
-OpCase op_sq_euclidean_epilogue() {
-    return {[](const kernels::KernelTable& t, Inputs& x) {
-                std::copy(x.A.begin(), x.A.end(), x.S.begin());
-                t.sq_euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
-            },
-            [](const Inputs& x) { return 4.0 * x.nq * x.nk; }};
+void cosine_epilogue(const kernels::KernelTable& t, Inputs& x) {
+    t.cosine_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
 }
-OpCase op_euclidean_epilogue() {
-    return {[](const kernels::KernelTable& t, Inputs& x) {
-                std::copy(x.A.begin(), x.A.end(), x.S.begin());
-                t.euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
-            },
-            [](const Inputs& x) { return 5.0 * x.nq * x.nk; }};
+void sq_euclidean_epilogue(const kernels::KernelTable& t, Inputs& x) {
+    t.sq_euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
 }
-OpCase op_idw_epilogue() {
-    return {[](const kernels::KernelTable& t, Inputs& x) {
-                std::copy(x.A.begin(), x.A.end(), x.S.begin());
-                t.idw_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data(), 2.0f, 1e-3f);
-            },
-            [](const Inputs& x) { return 6.0 * x.nq * x.nk; }};
+void euclidean_epilogue(const kernels::KernelTable& t, Inputs& x) {
+    t.euclidean_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data());
 }
+void idw_epilogue(const kernels::KernelTable& t, Inputs& x) {
+    t.idw_epilogue(x.nq, x.nk, x.S.data(), x.nk, x.qq.data(), x.kk.data(), 2.0f, 1e-3f);
+}
+OpCase op_cosine_epilogue() { return epilogue_case<cosine_epilogue, 2>(); }
+OpCase op_sq_euclidean_epilogue() { return epilogue_case<sq_euclidean_epilogue, 4>(); }
+OpCase op_euclidean_epilogue() { return epilogue_case<euclidean_epilogue, 5>(); }
+OpCase op_idw_epilogue() { return epilogue_case<idw_epilogue, 6>(); }
 OpCase op_cancelled_keys() {  // the distance scores' scan of every row of S = A (no pair cancels)
     return {[](const kernels::KernelTable& t, Inputs& x) {
                 static thread_local std::vector<std::uint32_t> keys;

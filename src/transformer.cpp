@@ -175,6 +175,12 @@ Status Transformer::layout(const TransformerConfig& c, Transformer& t) {
         at += size;
         return t.tensors_.back().offset;
     };
+    // A layer's <name>.weight of `shape` and <name>.bias of shape[0] (nn.Linear, nn.LayerNorm), in that order.
+    auto weight_bias = [&](const std::string& name, std::vector<std::size_t> shape, std::size_t& w, std::size_t& b) {
+        const std::size_t out = shape[0];
+        w = tensor(name + ".weight", std::move(shape));
+        b = tensor(name + ".bias", {out});
+    };
     t.score_slots_.resize(heads_total);
     // The heads' score matrices: named <prefix>score.<head>.<W | W1 | W2 | v | Wa>, where used.
     auto score_tensors = [&](const std::string& prefix, std::size_t base) {
@@ -199,40 +205,27 @@ Status Transformer::layout(const TransformerConfig& c, Transformer& t) {
         for (std::size_t l = 0; l < c.layers; ++l) {
             const std::string p = name + ".h." + num(l) + ".";
             LayerSlots& s = st.layers[l];
-            s.ln1_w = tensor(p + "ln_1.weight", {D});
-            s.ln1_b = tensor(p + "ln_1.bias", {D});
-            s.attn_w = tensor(p + "attn.c_attn.weight", {3 * D, D});
-            s.attn_b = tensor(p + "attn.c_attn.bias", {3 * D});
-            s.proj_w = tensor(p + "attn.c_proj.weight", {D, D});
-            s.proj_b = tensor(p + "attn.c_proj.bias", {D});
+            weight_bias(p + "ln_1", {D}, s.ln1_w, s.ln1_b);
+            weight_bias(p + "attn.c_attn", {3 * D, D}, s.attn_w, s.attn_b);
+            weight_bias(p + "attn.c_proj", {D, D}, s.proj_w, s.proj_b);
             if (c.learned_temperature) s.log_tau = tensor(p + "attn.log_tau", {H});
             score_tensors(p + "attn.", self_base + l * H);
             if (cross) {
-                s.lnc_w = tensor(p + "ln_cross.weight", {D});
-                s.lnc_b = tensor(p + "ln_cross.bias", {D});
-                s.cq_w = tensor(p + "cross.c_q.weight", {D, D});
-                s.cq_b = tensor(p + "cross.c_q.bias", {D});
-                s.ckv_w = tensor(p + "cross.c_kv.weight", {2 * D, D});
-                s.ckv_b = tensor(p + "cross.c_kv.bias", {2 * D});
-                s.cproj_w = tensor(p + "cross.c_proj.weight", {D, D});
-                s.cproj_b = tensor(p + "cross.c_proj.bias", {D});
+                weight_bias(p + "ln_cross", {D}, s.lnc_w, s.lnc_b);
+                weight_bias(p + "cross.c_q", {D, D}, s.cq_w, s.cq_b);
+                weight_bias(p + "cross.c_kv", {2 * D, D}, s.ckv_w, s.ckv_b);
+                weight_bias(p + "cross.c_proj", {D, D}, s.cproj_w, s.cproj_b);
                 if (c.learned_temperature) s.clog_tau = tensor(p + "cross.log_tau", {H});
                 score_tensors(p + "cross.", cross_base + l * H);
             }
             if (F) {
-                s.ln2_w = tensor(p + "ln_2.weight", {D});
-                s.ln2_b = tensor(p + "ln_2.bias", {D});
-                s.fc_w = tensor(p + "mlp.c_fc.weight", {F, D});
-                s.fc_b = tensor(p + "mlp.c_fc.bias", {F});
-                s.mproj_w = tensor(p + "mlp.c_proj.weight", {D, F});
-                s.mproj_b = tensor(p + "mlp.c_proj.bias", {D});
+                weight_bias(p + "ln_2", {D}, s.ln2_w, s.ln2_b);
+                weight_bias(p + "mlp.c_fc", {F, D}, s.fc_w, s.fc_b);
+                weight_bias(p + "mlp.c_proj", {D, F}, s.mproj_w, s.mproj_b);
             }
         }
         st.lnf_w = st.lnf_b = kAbsent;
-        if (c.norm == Norm::pre) {
-            st.lnf_w = tensor(name + ".ln_f.weight", {D});
-            st.lnf_b = tensor(name + ".ln_f.bias", {D});
-        }
+        if (c.norm == Norm::pre) weight_bias(name + ".ln_f", {D}, st.lnf_w, st.lnf_b);
     };
     const std::size_t LH = c.layers * H;
     if (pairs) {

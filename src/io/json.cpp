@@ -3,6 +3,7 @@
 #include "io/json.hpp"
 
 #include <cstdio>
+#include <iterator>
 
 #include "io/common.hpp"
 
@@ -10,6 +11,15 @@ namespace attnscope {
 namespace io {
 namespace {
 
+// JSON's two-character escapes: the letter after the backslash and the character it stands for. The
+// reader takes all eight; the writer writes the first kWrittenEscapes so ('/' needs no escape, and \b
+// and \f go out as \u0008 and \u000c, as every other control character does).
+struct ShortEscape {
+    char letter, value;
+};
+constexpr ShortEscape kShortEscapes[] = {{'"', '"'},  {'\\', '\\'}, {'n', '\n'}, {'r', '\r'},
+                                         {'t', '\t'}, {'/', '/'},   {'b', '\b'}, {'f', '\f'}};
+constexpr std::size_t kWrittenEscapes = 5;
 
 // At most this many values in one document: a safetensors header holds a handful per tensor, and a
 // token list at most kMaxTokens strings. A header of 30 million zeros would otherwise build a tree of
@@ -63,32 +73,25 @@ private:
             if (c != '\\') { s += c; continue; }
             if (p_ >= end_) return fail("unterminated string");
             const char e = *p_++;
-            switch (e) {
-                case '"': s += '"'; break;
-                case '\\': s += '\\'; break;
-                case '/': s += '/'; break;
-                case 'b': s += '\b'; break;
-                case 'f': s += '\f'; break;
-                case 'n': s += '\n'; break;
-                case 'r': s += '\r'; break;
-                case 't': s += '\t'; break;
-                case 'u': {
-                    std::uint32_t c1;
-                    if (!hex4(c1)) return false;
-                    if (c1 >= 0xd800 && c1 <= 0xdbff) {
-                        std::uint32_t c2;
-                        if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return fail("lone surrogate in a string");
-                        p_ += 2;
-                        if (!hex4(c2) || c2 < 0xdc00 || c2 > 0xdfff) return fail("lone surrogate in a string");
-                        c1 = 0x10000 + ((c1 - 0xd800) << 10) + (c2 - 0xdc00);
-                    } else if (c1 >= 0xdc00 && c1 <= 0xdfff) {
-                        return fail("lone surrogate in a string");
-                    }
-                    append_utf8(s, c1);
-                    break;
+            if (e == 'u') {
+                std::uint32_t c1;
+                if (!hex4(c1)) return false;
+                if (c1 >= 0xd800 && c1 <= 0xdbff) {
+                    std::uint32_t c2;
+                    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return fail("lone surrogate in a string");
+                    p_ += 2;
+                    if (!hex4(c2) || c2 < 0xdc00 || c2 > 0xdfff) return fail("lone surrogate in a string");
+                    c1 = 0x10000 + ((c1 - 0xd800) << 10) + (c2 - 0xdc00);
+                } else if (c1 >= 0xdc00 && c1 <= 0xdfff) {
+                    return fail("lone surrogate in a string");
                 }
-                default: return fail("invalid escape in a string");
+                append_utf8(s, c1);
+                continue;
             }
+            const ShortEscape* x = std::begin(kShortEscapes);
+            while (x != std::end(kShortEscapes) && x->letter != e) ++x;
+            if (x == std::end(kShortEscapes)) return fail("invalid escape in a string");
+            s += x->value;
         }
     }
     bool number(double& v) {
@@ -162,20 +165,17 @@ bool parse_json(const char* p, std::size_t n, Json& out, std::string& err) { ret
 void append_json_string(std::string& out, std::string_view s) {
     out += '"';
     for (unsigned char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);  // UTF-8 bytes pass through: JSON is UTF-8
-                }
+        const ShortEscape* x = std::begin(kShortEscapes);
+        while (x != kShortEscapes + kWrittenEscapes && static_cast<unsigned char>(x->value) != c) ++x;
+        if (x != kShortEscapes + kWrittenEscapes) {
+            out += '\\';
+            out += x->letter;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);  // UTF-8 bytes pass through: JSON is UTF-8
         }
     }
     out += '"';

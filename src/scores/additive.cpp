@@ -120,19 +120,9 @@ double additive_bound(const float*, std::size_t, const KeyBounds& kb, const Scor
 }  // namespace
 
 constexpr ScoreDef score_def_additive = [] {
-    ScoreDef d{};
-    d.check = additive_check;
-    d.exact = additive_exact;
-    d.bound = additive_bound;
-    d.forward = additive_forward;
-    d.backward = additive_backward;
-    d.param_grads = additive_param_grads;
-    d.output = additive_output;
-    d.cost = additive_cost;
-    d.output_cost = additive_output_cost;
-    d.flops = additive_flops;
-    d.head_floats = additive_head_floats;
-    d.head_params = additive_head_params;
+    ScoreDef d = with_matrices(score_functions(additive_forward, additive_backward, additive_output, additive_exact,
+                                               additive_bound, additive_cost, additive_output_cost, additive_flops),
+                               additive_check, additive_param_grads, additive_head_floats, additive_head_params);
     d.hidden_layer = true;
     return d;
 }();

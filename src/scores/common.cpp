@@ -12,19 +12,9 @@ namespace attnscope::scores {
 
 kernels::FusedAttentionArgs fused_args(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
                                        float inv_tau, Matrix O) {
-    kernels::FusedAttentionArgs a;
-    a.nq = Q.rows;
-    a.nk = K.rows;
-    a.d = Q.cols;
-    a.dv = V.cols;
-    a.Q = Q.data;
-    a.ldq = Q.stride;
-    a.K = K.data;
-    a.ldk = K.stride;
-    a.V = V.data;
-    a.ldv = V.stride;
-    a.O = O.data;
-    a.ldo = O.stride;
+    // The shapes, then each matrix with its row stride, in the struct's order.
+    kernels::FusedAttentionArgs a{Q.rows, K.rows, Q.cols, V.cols, Q.data, Q.stride, K.data,
+                                  K.stride, V.data, V.stride, O.data, O.stride};
     a.inv_tau = inv_tau;
     a.causal = o.mask == Mask::causal;
     a.query_offset = o.query_offset;
@@ -143,6 +133,16 @@ void exact_row(const ScoreDef& def, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
 
 void reciprocal_sqrt(float* x, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? 1.0f / std::sqrt(x[i]) : 0.0f;
+}
+
+double qk_flops(const CostShape& s) {
+    return 2.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
+}
+
+void fused_output_cost(Budget& b, const CostShape& s) {
+    b.floats(s.nq + s.nk, s.dq);
+    b.floats(64, s.nk);
+    b.work(s.nq, s.nk, s.dq);
 }
 
 }  // namespace attnscope::scores

@@ -83,15 +83,6 @@ void cosine_cost(Budget& b, const CostShape& s) {
     b.floats(s.nq + s.nk, s.dq + 1);
     b.work(s.nq, s.nk, s.dq);
 }
-// Rescaled copies of out-of-range rows, a block of scores, Q Kᵀ.
-void cosine_output_cost(Budget& b, const CostShape& s) {
-    b.floats(s.nq + s.nk, s.dq);
-    b.floats(64, s.nk);
-    b.work(s.nq, s.nk, s.dq);
-}
-double cosine_flops(const CostShape& s) {
-    return 2.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
-}
 
 // q·k / (‖q‖ ‖k‖) in double; 0 when either is a zero vector (the float path's convention).
 double cosine_exact(const float* q, std::size_t d, const float* k, std::size_t, std::size_t, const ScoreParams&) {
@@ -107,17 +98,8 @@ double cosine_bound(const float*, std::size_t, const KeyBounds&, const ScorePara
 
 }  // namespace
 
-constexpr ScoreDef score_def_cosine = [] {
-    ScoreDef d{};
-    d.forward = cosine_forward;
-    d.exact = cosine_exact;
-    d.bound = cosine_bound;
-    d.backward = cosine_backward;
-    d.output = cosine_output;
-    d.cost = cosine_cost;
-    d.output_cost = cosine_output_cost;
-    d.flops = cosine_flops;
-    return d;
-}();
+// The fused output: rescaled copies of out-of-range rows, a block of scores, Q Kᵀ.
+constexpr ScoreDef score_def_cosine = score_functions(cosine_forward, cosine_backward, cosine_output, cosine_exact,
+                                                      cosine_bound, cosine_cost, fused_output_cost, qk_flops);
 
 }  // namespace attnscope::scores

@@ -165,15 +165,6 @@ void distance_cost(Budget& b, const CostShape& s) {
     b.work(s.nq, s.nk, s.dq);
     b.work(s.nq, s.nk, s.dq);
 }
-// Rescaled or blocked rows of out-of-range input, a block of scores, Q Kᵀ.
-void distance_output_cost(Budget& b, const CostShape& s) {
-    b.floats(s.nq + s.nk, s.dq);
-    b.floats(64, s.nk);
-    b.work(s.nq, s.nk, s.dq);
-}
-double distance_flops(const CostShape& s) {
-    return 2.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
-}
 
 // The score from ‖q − k‖² in double (no saturation).
 template <class F>
@@ -192,18 +183,12 @@ double distance_bound(const float* q, std::size_t d, const KeyBounds& kb, const 
     return std::fabs(F::value(r * r, p));
 }
 
+// The fused output's cost: rescaled or blocked rows of out-of-range input, a block of scores, Q Kᵀ.
 template <class F>
 constexpr ScoreDef distance_def() {
-    ScoreDef d{};
+    ScoreDef d = score_functions(forward<F>, backward<F>, output<F>, distance_exact<F>, distance_bound<F>, distance_cost,
+                                 fused_output_cost, qk_flops);
     d.distance_like = true;
-    d.forward = forward<F>;
-    d.exact = distance_exact<F>;
-    d.bound = distance_bound<F>;
-    d.backward = backward<F>;
-    d.output = output<F>;
-    d.cost = distance_cost;
-    d.output_cost = distance_output_cost;
-    d.flops = distance_flops;
     return d;
 }
 

@@ -15,7 +15,6 @@ float inverse_sqrt_d(std::size_t d) { return d > 0 ? 1.0f / std::sqrt(static_cas
 
 // S = alpha Q Kᵀ: one multiply-add per query, key and dimension.
 void dot_cost(Budget& b, const CostShape& s) { b.work(s.nq, s.nk, s.dq); }
-double dot_flops(const CostShape& s) { return 2.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq); }
 
 // dQ = alpha dS K, dK = alpha dSᵀ Q.
 void dot_backward_scaled(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix dS, ScoreGrads& out,
@@ -36,13 +35,6 @@ void dot_forward(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, c
 void dot_backward(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, const ScoreParams&, ConstMatrix dS,
                   ScoreGrads& out) {
     dot_backward_scaled(kt, Q, K, dS, out, 1.0f);
-}
-Status dot_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
-                  float inv_tau, Matrix O) {
-    kernels::FusedAttentionArgs a = fused_args(Q, K, V, o, inv_tau, O);
-    a.score = kernels::FusedScore::dot;
-    kt.attention_fused(a);
-    return {};
 }
 
 // --- scaled-dot: q·k / √d ------------------------------------------------------------------------
@@ -189,60 +181,22 @@ double general_bound(const float* q, std::size_t d, const KeyBounds& kb, const S
 
 }  // namespace
 
-constexpr ScoreDef score_def_dot = [] {
-    ScoreDef d{};
-    d.forward = dot_forward;
-    d.exact = dot_exact;
-    d.bound = dot_bound;
-    d.backward = dot_backward;
-    d.output = dot_output;
-    d.cost = d.output_cost = dot_cost;
-    d.flops = dot_flops;
-    return d;
-}();
+constexpr ScoreDef score_def_dot = score_functions(dot_forward, dot_backward, fused_output<kernels::FusedScore::dot>,
+                                                   dot_exact, dot_bound, dot_cost, dot_cost, qk_flops);
 
-constexpr ScoreDef score_def_scaled_dot = [] {
-    ScoreDef d{};
-    d.forward = scaled_dot_forward;
-    d.exact = scaled_dot_exact;
-    d.bound = scaled_dot_bound;
-    d.backward = scaled_dot_backward;
-    d.output = scaled_dot_output;
-    d.cost = d.output_cost = dot_cost;
-    d.flops = dot_flops;
-    return d;
-}();
+constexpr ScoreDef score_def_scaled_dot =
+    score_functions(scaled_dot_forward, scaled_dot_backward, scaled_dot_output, scaled_dot_exact, scaled_dot_bound,
+                    dot_cost, dot_cost, qk_flops);
 
-constexpr ScoreDef score_def_general = [] {
-    ScoreDef d{};
-    d.check = general_check;
-    d.forward = general_forward;
-    d.exact = general_exact;
-    d.bound = general_bound;
-    d.backward = general_backward;
-    d.param_grads = general_param_grads;
-    d.output = general_output;
-    d.cost = d.output_cost = general_cost;
-    d.flops = general_flops;
-    d.head_floats = general_head_floats;
-    d.head_params = general_head_params;
-    return d;
-}();
+constexpr ScoreDef score_def_general =
+    with_matrices(score_functions(general_forward, general_backward, general_output, general_exact, general_bound,
+                                  general_cost, general_cost, general_flops),
+                  general_check, general_param_grads, general_head_floats, general_head_params);
 
-constexpr ScoreDef score_def_location = [] {
-    ScoreDef d{};
-    d.check = location_check;
-    d.forward = location_forward;
-    d.exact = location_exact;
-    d.bound = dot_bound;   // the keys' bounds are taken over Wa's rows (key_bounds)
-    d.backward = location_backward;
-    d.param_grads = location_param_grads;
-    d.output = location_output;
-    d.cost = d.output_cost = dot_cost;
-    d.flops = dot_flops;
-    d.head_floats = location_head_floats;
-    d.head_params = location_head_params;
-    return d;
-}();
+// location: the keys' bounds are taken over Wa's rows (key_bounds), so dot_bound serves.
+constexpr ScoreDef score_def_location =
+    with_matrices(score_functions(location_forward, location_backward, location_output, location_exact, dot_bound,
+                                  dot_cost, dot_cost, qk_flops),
+                  location_check, location_param_grads, location_head_floats, location_head_params);
 
 }  // namespace attnscope::scores

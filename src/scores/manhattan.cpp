@@ -20,24 +20,8 @@ void manhattan_backward(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatr
                           out.dQ.values.data(), d, out.dK.values.data(), d);
 }
 
-// The fused kernel computes the L1 distances itself: no epilogue, no norms.
-Status manhattan_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
-                        float inv_tau, Matrix O) {
-    kernels::FusedAttentionArgs a = fused_args(Q, K, V, o, inv_tau, O);
-    a.score = kernels::FusedScore::manhattan;
-    kt.attention_fused(a);
-    return {};
-}
-
 // One subtract-abs-add per query, key and dimension.
 void manhattan_cost(Budget& b, const CostShape& s) { b.work(s.nq, s.nk, s.dq); }
-// The fused output: the packed keys and a tile of scores (counted as a block of 64 rows), and the
-// kernel's work.
-void manhattan_output_cost(Budget& b, const CostShape& s) {
-    b.floats(s.nq + s.nk, s.dq);
-    b.floats(64, s.nk);
-    b.work(s.nq, s.nk, s.dq);
-}
 // Subtract, abs, add: 3 flops per query, key and dimension.
 double manhattan_flops(const CostShape& s) {
     return 3.0 * static_cast<double>(s.nq) * static_cast<double>(s.nk) * static_cast<double>(s.dq);
@@ -53,17 +37,12 @@ double manhattan_bound(const float* q, std::size_t d, const KeyBounds& kb, const
 
 }  // namespace
 
+// The fused output's cost: the packed keys and a tile of scores (counted as a block of 64 rows), and
+// the kernel's work.
 constexpr ScoreDef score_def_neg_manhattan = [] {
-    ScoreDef d{};
+    ScoreDef d = score_functions(manhattan_forward, manhattan_backward, fused_output<kernels::FusedScore::manhattan>,
+                                 manhattan_exact, manhattan_bound, manhattan_cost, fused_output_cost, manhattan_flops);
     d.distance_like = true;
-    d.forward = manhattan_forward;
-    d.exact = manhattan_exact;
-    d.bound = manhattan_bound;
-    d.backward = manhattan_backward;
-    d.output = manhattan_output;
-    d.cost = manhattan_cost;
-    d.output_cost = manhattan_output_cost;
-    d.flops = manhattan_flops;
     return d;
 }();
 

@@ -107,8 +107,37 @@ constexpr bool complete(const ScoreDef& d) {
            (d.head_floats == nullptr) == (d.head_params == nullptr);
 }
 
-// Defined as `constexpr ScoreDef score_def_<id> = [] { ScoreDef d{}; d.forward = ...; return d; }();`
-// in its family's file (constant-initialised: usable before main, fields named).
+// The functions every score has, in one call: `constexpr ScoreDef score_def_<id> = score_functions(...);`
+// in its family's file (constant-initialised: usable before main). Each argument has its field's
+// type, so a misplaced one does not compile, except cost and output_cost (the same type): mind their
+// order. The properties start false and the optional functions null; a score sets its own on the result.
+constexpr ScoreDef score_functions(decltype(ScoreDef::forward) forward, decltype(ScoreDef::backward) backward,
+                                   decltype(ScoreDef::output) output, decltype(ScoreDef::exact) exact,
+                                   decltype(ScoreDef::bound) bound, decltype(ScoreDef::cost) cost,
+                                   decltype(ScoreDef::output_cost) output_cost, decltype(ScoreDef::flops) flops) {
+    ScoreDef d{};
+    d.forward = forward;
+    d.backward = backward;
+    d.output = output;
+    d.exact = exact;
+    d.bound = bound;
+    d.cost = cost;
+    d.output_cost = output_cost;
+    d.flops = flops;
+    return d;
+}
+// A score with matrices (general, location, additive) adds the check of its parameters, the sizing of
+// their gradients and one head's seeded matrices to its functions d.
+constexpr ScoreDef with_matrices(ScoreDef d, decltype(ScoreDef::check) check,
+                                 decltype(ScoreDef::param_grads) param_grads,
+                                 decltype(ScoreDef::head_floats) head_floats,
+                                 decltype(ScoreDef::head_params) head_params) {
+    d.check = check;
+    d.param_grads = param_grads;
+    d.head_floats = head_floats;
+    d.head_params = head_params;
+    return d;
+}
 #define ATTNSCOPE_SCORE_DEF_DECL(id, ...) extern const ScoreDef score_def_##id;
 ATTNSCOPE_SCORES(ATTNSCOPE_SCORE_DEF_DECL)
 #undef ATTNSCOPE_SCORE_DEF_DECL
@@ -150,6 +179,16 @@ void exact_row(const ScoreDef& def, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
 // sets its epilogue's fields (score, alpha, qa, kb, p, eps, direct) and calls kt.attention_fused.
 kernels::FusedAttentionArgs fused_args(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
                                        float inv_tau, Matrix O);
+// The output path of a score whose epilogue needs no field but `score` (dot; neg-manhattan, whose
+// kernel computes the L1 distances itself: no epilogue, no norms).
+template <kernels::FusedScore score>
+Status fused_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOptions& o,
+                    float inv_tau, Matrix O) {
+    kernels::FusedAttentionArgs a = fused_args(Q, K, V, o, inv_tau, O);
+    a.score = score;
+    kt.attention_fused(a);
+    return {};
+}
 // softmax(mask(compute_scores) / τ) V in blocks of 64 query rows: O(64 nk) scratch, never nq x nk;
 // for the scores the fused kernel does not take, and for rows outside the fused kernel's safe range.
 Status blocked_output(const kernels::KernelTable& kt, ConstMatrix Q, ConstMatrix K, ConstMatrix V,
@@ -161,5 +200,12 @@ inline bool hidden_key(const AttentionOptions& o, std::size_t i, std::size_t j) 
 }
 // 1/√x for every x > 0 in place, 0 for 0 (cosine's reciprocal norms from squared norms).
 void reciprocal_sqrt(float* x, std::size_t n);
+
+// The flops of S = Q Kᵀ counted by the benchmarks: 2 per multiply-add (dot, cosine, the distances).
+double qk_flops(const CostShape& s);
+// The fused output path's cost beyond what every score shares (cosine, the distances, neg-manhattan):
+// a copy of the query and key rows (rescaled, blocked or packed), a block of 64 rows of scores, and
+// one multiply-add (or one L1 step) per query, key and dimension.
+void fused_output_cost(Budget& b, const CostShape& s);
 
 }  // namespace attnscope::scores
