@@ -52,12 +52,7 @@ constexpr float kSafeMin = score_numerics::kSafeRowMin;  // 2^-40
 float row_max_abs(const float* x, std::size_t n) {
     constexpr std::uint32_t kAbs = 0x7fffffffu, kInfBits = 0x7f800000u;
     std::uint32_t m = 0;
-    for (std::size_t t = 0; t < n; ++t) {
-        std::uint32_t u;
-        std::memcpy(&u, x + t, sizeof u);
-        u &= kAbs;
-        m = u > m ? u : m;
-    }
+    for (std::size_t t = 0; t < n; ++t) m = std::max(m, scores::float_bits(x[t]) & kAbs);
     if (m >= kInfBits) return 1.0f;
     float f;
     std::memcpy(&f, &m, sizeof f);

@@ -78,11 +78,7 @@ bool row_finite(const float* x, std::size_t n) {
     // call, S's included).
     constexpr std::uint32_t kExponent = 0x7f800000u, kExponentOne = 0x00800000u;
     std::uint32_t carry = 0;
-    for (std::size_t c = 0; c < n; ++c) {
-        std::uint32_t u;
-        std::memcpy(&u, x + c, sizeof u);
-        carry |= (u & kExponent) + kExponentOne;
-    }
+    for (std::size_t c = 0; c < n; ++c) carry |= (float_bits(x[c]) & kExponent) + kExponentOne;
     return (carry & 0x80000000u) == 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "attnscope/attention.hpp"
 #include "attnscope/backward.hpp"
@@ -166,6 +167,12 @@ double l2(const float* x, std::size_t n);
 double l1(const float* x, std::size_t n);
 
 // Whether every value of x[0..n) / of X (rows x cols) is finite.
+// The bits of a float (what std::bit_cast gives in C++20).
+inline std::uint32_t float_bits(float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
 bool row_finite(const float* x, std::size_t n);
 bool all_finite(ConstMatrix X);
 // Row i of attention in double, from the definition's exact scores: S (when s is not null) gets the
