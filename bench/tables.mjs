@@ -370,7 +370,7 @@ function useLiteChromium() {
   const r = result('use-lite-chromium');
   const base = r.results[0].tfjs_over_baseline !== undefined;
   return `Measured ${r.date} in ${r.browser}, ${r.cpu}, ${r.cores} cores, ${load(r)}; medians of ${r.runs} interleaved batches`
-    + `${base ? ', with the build before this round\'s changes (relaxed SIMD) as a fourth case in the same page' : ''}:\n\n`
+    + `${base ? ', with an earlier build (the one given as `--baseline`, relaxed SIMD) as a fourth case in the same page' : ''}:\n\n`
     + `| tokens | attnscope relaxed ms | attnscope SIMD ms | TF.js graph ms | TF.js / relaxed | TF.js / SIMD |${base ? ' build before ms | TF.js / build before |' : ''} embedding max \\|diff\\| |\n`
     + `|--:|--:|--:|--:|--:|--:|${base ? '--:|--:|' : ''}--:|\n`
     + r.results.map((c) => {
