@@ -390,27 +390,7 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
             continue;
         }
         // Pass 2: exponentials and their sum.
-        const batch mxb(mx), itb(inv_tau);
-        batch sum0(0.0f), sum1(0.0f);
-        j = 0;
-        for (; j + 2 * W <= cols; j += 2 * W) {
-            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb, ek);
-            const batch e1 = exp_nonpositive((batch::load_unaligned(s + j + W) - mxb) * itb, ek);
-            e0.store_unaligned(w + j);
-            e1.store_unaligned(w + j + W);
-            sum0 += e0;
-            sum1 += e1;
-        }
-        for (; j + W <= cols; j += W) {
-            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb, ek);
-            e0.store_unaligned(w + j);
-            sum0 += e0;
-        }
-        float sum = hsum(sum0 + sum1);
-        for (; j < cols; ++j) {
-            w[j] = std::exp((s[j] - mx) * inv_tau);
-            sum += w[j];
-        }
+        const float sum = exp_shifted_sum<xsimd::unaligned_mode>(s, w, cols, mx, inv_tau, ek);
         // Pass 3: normalise.
         const batch inv_sum(1.0f / sum);
         j = 0;

@@ -149,6 +149,36 @@ inline batch exp_core(const batch& xc) { return exp_core(xc, exp_constants()); }
 ATTNSCOPE_TILE_INLINE batch exp_nonpositive(const batch& x, const ExpConstants& k) { return exp_core(pmax(x, k.lo), k); }
 inline batch exp_nonpositive(const batch& x) { return exp_nonpositive(x, exp_constants()); }
 
+// w[j] = exp((s[j] − m) inv_tau) for j < n, s[j] <= m, returning their sum: two vectors a step (two
+// partial sums), one, then a scalar tail with std::exp. softmax_rows' exponentials and the online
+// softmax's (in place, w = s); Mode is xsimd::aligned_mode where s and w are 16-byte aligned.
+template <class Mode>
+ATTNSCOPE_TILE_INLINE float exp_shifted_sum(const float* s, float* w, std::size_t n, float m, float inv_tau,
+                                            const ExpConstants& ek) {
+    const batch mb(m), itb(inv_tau);
+    batch sum0(0.0f), sum1(0.0f);
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+        const batch e0 = exp_nonpositive((batch::load(s + j, Mode{}) - mb) * itb, ek);
+        const batch e1 = exp_nonpositive((batch::load(s + j + W, Mode{}) - mb) * itb, ek);
+        e0.store(w + j, Mode{});
+        e1.store(w + j + W, Mode{});
+        sum0 += e0;
+        sum1 += e1;
+    }
+    for (; j + W <= n; j += W) {
+        const batch e0 = exp_nonpositive((batch::load(s + j, Mode{}) - mb) * itb, ek);
+        e0.store(w + j, Mode{});
+        sum0 += e0;
+    }
+    float sum = hsum(sum0 + sum1);
+    for (; j < n; ++j) {
+        w[j] = std::exp((s[j] - m) * inv_tau);
+        sum += w[j];
+    }
+    return sum;
+}
+
 // −log x, the idw score's logarithm (−log(eps + d2)), for x = 2^k m with m in [√½, √2): k and m
 // come from the bits of x minus those of √½ (k = that difference >> 23, m = its low 23 bits plus √½'s
 // bits), so no compare and select picks the mantissa's range, and k becomes a float through the
