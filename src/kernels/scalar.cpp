@@ -8,6 +8,7 @@
 
 #include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/scalar_steps.hpp"
 
 namespace attnscope::kernels {
 
@@ -263,13 +264,10 @@ static void layer_norm_row_stats(const float* x, std::size_t cols, float eps, fl
 
 void f32_layer_norm__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
                             const float* b, float eps, float* out, std::size_t ldo) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* x = X + i * ldx;
+    layer_norm_rows(rows, cols, X, ldx, eps, layer_norm_row_stats, [&](std::size_t i, const float* x, float mean, float r) {
         float* o = out + i * ldo;
-        float mean, r;
-        layer_norm_row_stats(x, cols, eps, mean, r);
         for (std::size_t t = 0; t < cols; ++t) o[t] = g[t] * r * (x[t] - mean) + b[t];
-    }
+    });
 }
 
 void f32_bias_activation__scalar(std::size_t rows, std::size_t cols, float* Y, std::size_t ldy, const float* bias,
@@ -287,10 +285,7 @@ void f32_bias_activation__scalar(std::size_t rows, std::size_t cols, float* Y, s
                 for (std::size_t j = 0; j < cols; ++j) y[j] = std::tanh(y[j] + bias[j]);
                 break;
             case Activation::gelu:
-                for (std::size_t j = 0; j < cols; ++j) {
-                    const float x = y[j] + bias[j];
-                    y[j] = 0.5f * x * std::erfc(-x * kInvSqrt2);
-                }
+                for (std::size_t j = 0; j < cols; ++j) y[j] = gelu(y[j] + bias[j]);
                 break;
         }
     }
@@ -300,26 +295,13 @@ void f32_layer_norm_backward__scalar(std::size_t rows, std::size_t cols, const f
                                      float eps, const float* dY, std::size_t ldy, float* dX, std::size_t lddx, float* dg,
                                      float* db) {
     const float inv_cols = 1.0f / static_cast<float>(cols);
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* x = X + i * ldx;
+    layer_norm_rows(rows, cols, X, ldx, eps, layer_norm_row_stats, [&](std::size_t i, const float* x, float mean, float r) {
         const float* dy = dY + i * ldy;
         float* dx = dX + i * lddx;
-        float mean, r;
-        layer_norm_row_stats(x, cols, eps, mean, r);
         float s1 = 0.0f, s2 = 0.0f;
-        for (std::size_t t = 0; t < cols; ++t) {
-            const float gdy = g[t] * dy[t];
-            s1 += gdy;
-            s2 += gdy * ((x[t] - mean) * r);
-        }
-        const float m1 = s1 * inv_cols, m2 = s2 * inv_cols;
-        for (std::size_t t = 0; t < cols; ++t) {
-            const float xhat = (x[t] - mean) * r;
-            dx[t] += r * (g[t] * dy[t] - m1 - xhat * m2);
-            dg[t] += dy[t] * xhat;
-            db[t] += dy[t];
-        }
-    }
+        layer_norm_backward_sums(0, cols, x, g, dy, mean, r, s1, s2);
+        layer_norm_backward_cols(0, cols, x, g, dy, mean, r, s1 * inv_cols, s2 * inv_cols, dx, dg, db);
+    });
 }
 
 void f32_gelu_backward__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, float* dY,
@@ -327,11 +309,7 @@ void f32_gelu_backward__scalar(std::size_t rows, std::size_t cols, const float* 
     for (std::size_t i = 0; i < rows; ++i) {
         const float* x = X + i * ldx;
         float* dy = dY + i * ldy;
-        for (std::size_t j = 0; j < cols; ++j) {
-            const float cdf = 0.5f * std::erfc(-x[j] * kInvSqrt2);
-            const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[j] * x[j]);
-            dy[j] *= cdf + x[j] * pdf;
-        }
+        for (std::size_t j = 0; j < cols; ++j) dy[j] *= gelu_derivative(x[j]);
     }
 }
 
