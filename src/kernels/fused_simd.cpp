@@ -59,27 +59,7 @@ inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float in
     if (online_special(st, s, nb, tmax, tnan, scale)) return;
     const float m_new = tmax > st.m ? tmax : st.m;
     scale = std::exp((st.m - m_new) * inv_tau);
-    const batch mb(m_new), itb(inv_tau);
-    batch sum0(0.0f), sum1(0.0f);
-    j = 0;
-    for (; j + 2 * W <= nb; j += 2 * W) {
-        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb, ek);
-        const batch e1 = exp_nonpositive((batch::load_aligned(s + j + W) - mb) * itb, ek);
-        e0.store_aligned(s + j);
-        e1.store_aligned(s + j + W);
-        sum0 += e0;
-        sum1 += e1;
-    }
-    for (; j + W <= nb; j += W) {
-        const batch e0 = exp_nonpositive((batch::load_aligned(s + j) - mb) * itb, ek);
-        e0.store_aligned(s + j);
-        sum0 += e0;
-    }
-    float sum = hsum(sum0 + sum1);
-    for (; j < nb; ++j) {
-        s[j] = std::exp((s[j] - m_new) * inv_tau);
-        sum += s[j];
-    }
+    const float sum = exp_shifted_sum<xsimd::aligned_mode>(s, s, nb, m_new, inv_tau, ek);
     st.l = st.l * scale + sum;
     st.m = m_new;
 }

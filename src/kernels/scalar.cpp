@@ -8,31 +8,44 @@
 
 #include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/scalar_steps.hpp"
 
 namespace attnscope::kernels {
+
+namespace {
+// out[i ldo + j] = finish(Σ_t term(i, j, t)) for i < m, j < n, t < k: each sum a float from 0 in t
+// order. The loops of every pairwise kernel here (the products, the distances, additive's tanh sums).
+template <class Term, class Finish>
+inline void pair_sums(std::size_t m, std::size_t n, std::size_t k, float* out, std::size_t ldo, Term term, Finish finish) {
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::size_t t = 0; t < k; ++t) acc += term(i, j, t);
+            out[i * ldo + j] = finish(acc);
+        }
+    }
+}
+constexpr auto as_summed = [](float acc) { return acc; };
+
+// X[i ld + t] = 0 for i < rows, t < cols.
+inline void zero_rows(std::size_t rows, std::size_t cols, float* X, std::size_t ld) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t t = 0; t < cols; ++t) X[i * ld + t] = 0.0f;
+}
+}  // namespace
 
 void f32_gemm_nt__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                          const float* B, std::size_t ldb, float* C, std::size_t ldc, float alpha) {
     assert(lda >= k && ldb >= k && ldc >= n);
-    for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < k; ++t) acc += A[i * lda + t] * B[j * ldb + t];
-            C[i * ldc + j] = alpha * acc;
-        }
-    }
+    pair_sums(m, n, k, C, ldc, [&](std::size_t i, std::size_t j, std::size_t t) { return A[i * lda + t] * B[j * ldb + t]; },
+              [&](float acc) { return alpha * acc; });
 }
 
 void f32_gemm_nn__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                          const float* B, std::size_t ldb, float* C, std::size_t ldc) {
     assert(lda >= k && ldb >= n && ldc >= n);
-    for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < k; ++t) acc += A[i * lda + t] * B[t * ldb + j];
-            C[i * ldc + j] = acc;
-        }
-    }
+    pair_sums(m, n, k, C, ldc, [&](std::size_t i, std::size_t j, std::size_t t) { return A[i * lda + t] * B[t * ldb + j]; },
+              as_summed);
 }
 
 void f32_row_sumsq__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ld, float* out) {
@@ -46,13 +59,9 @@ void f32_row_sumsq__scalar(std::size_t rows, std::size_t cols, const float* X, s
 void f32_neg_manhattan__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                                const float* B, std::size_t ldb, float* S, std::size_t lds) {
     assert(lda >= k && ldb >= k && lds >= n);
-    for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < k; ++t) acc += std::fabs(A[i * lda + t] - B[j * ldb + t]);
-            S[i * lds + j] = -acc;
-        }
-    }
+    pair_sums(m, n, k, S, lds,
+              [&](std::size_t i, std::size_t j, std::size_t t) { return std::fabs(A[i * lda + t] - B[j * ldb + t]); },
+              [](float acc) { return -acc; });
 }
 
 void f32_cosine_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_t lds, const float* a,
@@ -97,13 +106,9 @@ void f32_idw_epilogue__scalar(std::size_t m, std::size_t n, float* S, std::size_
 
 void f32_additive__scalar(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
                           const float* Bk, std::size_t ldb, const float* v, float* S, std::size_t lds) {
-    for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < h; ++t) acc += v[t] * std::tanh(Aq[i * lda + t] + Bk[j * ldb + t]);
-            S[i * lds + j] = acc;
-        }
-    }
+    pair_sums(m, n, h, S, lds,
+              [&](std::size_t i, std::size_t j, std::size_t t) { return v[t] * std::tanh(Aq[i * lda + t] + Bk[j * ldb + t]); },
+              as_summed);
 }
 
 void f32_softmax_rows__scalar(std::size_t rows, std::size_t cols, const float* S, std::size_t lds, float inv_tau,
@@ -148,13 +153,8 @@ void f32_softmax_rows__scalar(std::size_t rows, std::size_t cols, const float* S
 void f32_gemm_tn__scalar(std::size_t m, std::size_t n, std::size_t k, const float* A, std::size_t lda,
                          const float* B, std::size_t ldb, float* C, std::size_t ldc) {
     assert(lda >= m && ldb >= n && ldc >= n);
-    for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < k; ++t) acc += A[t * lda + i] * B[t * ldb + j];
-            C[i * ldc + j] = acc;
-        }
-    }
+    pair_sums(m, n, k, C, ldc, [&](std::size_t i, std::size_t j, std::size_t t) { return A[t * lda + i] * B[t * ldb + j]; },
+              as_summed);
 }
 
 void f32_softmax_backward_rows__scalar(std::size_t rows, std::size_t cols, const float* A, std::size_t lda,
@@ -172,25 +172,17 @@ void f32_softmax_backward_rows__scalar(std::size_t rows, std::size_t cols, const
 void f32_sq_distances__scalar(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
                               const float* K, std::size_t ldk, float* D, std::size_t ldd) {
     assert(ldq >= k && ldk >= k && ldd >= n);
-    for (std::size_t i = 0; i < m; ++i) {
-        for (std::size_t j = 0; j < n; ++j) {
-            float acc = 0.0f;
-            for (std::size_t t = 0; t < k; ++t) {
-                const float diff = Q[i * ldq + t] - K[j * ldk + t];
-                acc += diff * diff;
-            }
-            D[i * ldd + j] = acc;
-        }
-    }
+    pair_sums(m, n, k, D, ldd, [&](std::size_t i, std::size_t j, std::size_t t) {
+        const float diff = Q[i * ldq + t] - K[j * ldk + t];
+        return diff * diff;
+    }, as_summed);
 }
 
 void f32_additive_backward__scalar(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
                                    const float* Bk, std::size_t ldb, const float* v, const float* G, std::size_t ldg,
                                    float* dAq, std::size_t ldda, float* dBk, std::size_t lddb, float* dv) {
-    for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t t = 0; t < h; ++t) dAq[i * ldda + t] = 0.0f;
-    for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t t = 0; t < h; ++t) dBk[j * lddb + t] = 0.0f;
+    zero_rows(m, h, dAq, ldda);
+    zero_rows(n, h, dBk, lddb);
     for (std::size_t t = 0; t < h; ++t) dv[t] = 0.0f;
     for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
@@ -209,10 +201,8 @@ void f32_additive_backward__scalar(std::size_t m, std::size_t n, std::size_t h, 
 void f32_manhattan_backward__scalar(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
                                     const float* K, std::size_t ldk, const float* G, std::size_t ldg, float* dQ,
                                     std::size_t lddq, float* dK, std::size_t lddk) {
-    for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t t = 0; t < k; ++t) dQ[i * lddq + t] = 0.0f;
-    for (std::size_t j = 0; j < n; ++j)
-        for (std::size_t t = 0; t < k; ++t) dK[j * lddk + t] = 0.0f;
+    zero_rows(m, k, dQ, lddq);
+    zero_rows(n, k, dK, lddk);
     for (std::size_t i = 0; i < m; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
             const float g = G[i * ldg + j];
@@ -263,13 +253,10 @@ static void layer_norm_row_stats(const float* x, std::size_t cols, float eps, fl
 
 void f32_layer_norm__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
                             const float* b, float eps, float* out, std::size_t ldo) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* x = X + i * ldx;
+    layer_norm_rows(rows, cols, X, ldx, eps, layer_norm_row_stats, [&](std::size_t i, const float* x, float mean, float r) {
         float* o = out + i * ldo;
-        float mean, r;
-        layer_norm_row_stats(x, cols, eps, mean, r);
         for (std::size_t t = 0; t < cols; ++t) o[t] = g[t] * r * (x[t] - mean) + b[t];
-    }
+    });
 }
 
 void f32_bias_activation__scalar(std::size_t rows, std::size_t cols, float* Y, std::size_t ldy, const float* bias,
@@ -287,10 +274,7 @@ void f32_bias_activation__scalar(std::size_t rows, std::size_t cols, float* Y, s
                 for (std::size_t j = 0; j < cols; ++j) y[j] = std::tanh(y[j] + bias[j]);
                 break;
             case Activation::gelu:
-                for (std::size_t j = 0; j < cols; ++j) {
-                    const float x = y[j] + bias[j];
-                    y[j] = 0.5f * x * std::erfc(-x * kInvSqrt2);
-                }
+                for (std::size_t j = 0; j < cols; ++j) y[j] = gelu(y[j] + bias[j]);
                 break;
         }
     }
@@ -300,26 +284,13 @@ void f32_layer_norm_backward__scalar(std::size_t rows, std::size_t cols, const f
                                      float eps, const float* dY, std::size_t ldy, float* dX, std::size_t lddx, float* dg,
                                      float* db) {
     const float inv_cols = 1.0f / static_cast<float>(cols);
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* x = X + i * ldx;
+    layer_norm_rows(rows, cols, X, ldx, eps, layer_norm_row_stats, [&](std::size_t i, const float* x, float mean, float r) {
         const float* dy = dY + i * ldy;
         float* dx = dX + i * lddx;
-        float mean, r;
-        layer_norm_row_stats(x, cols, eps, mean, r);
         float s1 = 0.0f, s2 = 0.0f;
-        for (std::size_t t = 0; t < cols; ++t) {
-            const float gdy = g[t] * dy[t];
-            s1 += gdy;
-            s2 += gdy * ((x[t] - mean) * r);
-        }
-        const float m1 = s1 * inv_cols, m2 = s2 * inv_cols;
-        for (std::size_t t = 0; t < cols; ++t) {
-            const float xhat = (x[t] - mean) * r;
-            dx[t] += r * (g[t] * dy[t] - m1 - xhat * m2);
-            dg[t] += dy[t] * xhat;
-            db[t] += dy[t];
-        }
-    }
+        layer_norm_backward_sums(0, cols, x, g, dy, mean, r, s1, s2);
+        layer_norm_backward_cols(0, cols, x, g, dy, mean, r, s1 * inv_cols, s2 * inv_cols, dx, dg, db);
+    });
 }
 
 void f32_gelu_backward__scalar(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, float* dY,
@@ -327,11 +298,7 @@ void f32_gelu_backward__scalar(std::size_t rows, std::size_t cols, const float* 
     for (std::size_t i = 0; i < rows; ++i) {
         const float* x = X + i * ldx;
         float* dy = dY + i * ldy;
-        for (std::size_t j = 0; j < cols; ++j) {
-            const float cdf = 0.5f * std::erfc(-x[j] * kInvSqrt2);
-            const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[j] * x[j]);
-            dy[j] *= cdf + x[j] * pdf;
-        }
+        for (std::size_t j = 0; j < cols; ++j) dy[j] *= gelu_derivative(x[j]);
     }
 }
 

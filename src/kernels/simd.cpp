@@ -11,6 +11,7 @@
 
 #include "kernels/idw.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/scalar_steps.hpp"
 #include "kernels/simd_tiles.hpp"
 
 namespace attnscope::kernels {
@@ -390,27 +391,7 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
             continue;
         }
         // Pass 2: exponentials and their sum.
-        const batch mxb(mx), itb(inv_tau);
-        batch sum0(0.0f), sum1(0.0f);
-        j = 0;
-        for (; j + 2 * W <= cols; j += 2 * W) {
-            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb, ek);
-            const batch e1 = exp_nonpositive((batch::load_unaligned(s + j + W) - mxb) * itb, ek);
-            e0.store_unaligned(w + j);
-            e1.store_unaligned(w + j + W);
-            sum0 += e0;
-            sum1 += e1;
-        }
-        for (; j + W <= cols; j += W) {
-            const batch e0 = exp_nonpositive((batch::load_unaligned(s + j) - mxb) * itb, ek);
-            e0.store_unaligned(w + j);
-            sum0 += e0;
-        }
-        float sum = hsum(sum0 + sum1);
-        for (; j < cols; ++j) {
-            w[j] = std::exp((s[j] - mx) * inv_tau);
-            sum += w[j];
-        }
+        const float sum = exp_shifted_sum<xsimd::unaligned_mode>(s, w, cols, mx, inv_tau, ek);
         // Pass 3: normalise.
         const batch inv_sum(1.0f / sum);
         j = 0;
@@ -625,11 +606,9 @@ static ATTNSCOPE_TILE_INLINE void layer_norm_row_stats(const float* x, std::size
 // Layer norm: the row's statistics (layer_norm_row_stats), then one pass writing (g·r)(x − mean) + b.
 void f32_layer_norm__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
                           const float* b, float eps, float* out, std::size_t ldo) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* x = X + i * ldx;
+    layer_norm_rows(rows, cols, X, ldx, eps, layer_norm_row_stats,
+                    [&](std::size_t i, const float* x, float mean, float r) ATTNSCOPE_LAMBDA_INLINE {
         float* o = out + i * ldo;
-        float mean, r;
-        layer_norm_row_stats(x, cols, eps, mean, r);
         const batch mb(mean), rb(r);
         std::size_t t = 0;
         for (; t + W <= cols; t += W) {
@@ -637,7 +616,7 @@ void f32_layer_norm__simd(std::size_t rows, std::size_t cols, const float* X, st
             xsimd::fma(gr, batch::load_unaligned(x + t) - mb, batch::load_unaligned(b + t)).store_unaligned(o + t);
         }
         for (; t < cols; ++t) o[t] = g[t] * r * (x[t] - mean) + b[t];
-    }
+    });
 }
 
 // Bias and activation over each row: vectors, then a scalar tail. ReLU keeps NaN (as the scalar
@@ -671,10 +650,7 @@ void f32_bias_activation__simd(std::size_t rows, std::size_t cols, float* Y, std
                     const batch x = batch::load_unaligned(y + j) + batch::load_unaligned(bias + j);
                     (batch(0.5f) * x * xsimd::erfc(x * batch(-kInvSqrt2))).store_unaligned(y + j);
                 }
-                for (; j < cols; ++j) {
-                    const float x = y[j] + bias[j];
-                    y[j] = 0.5f * x * std::erfc(-x * kInvSqrt2);
-                }
+                for (; j < cols; ++j) y[j] = gelu(y[j] + bias[j]);
                 break;
         }
     }
@@ -684,12 +660,11 @@ void f32_layer_norm_backward__simd(std::size_t rows, std::size_t cols, const flo
                                    float eps, const float* dY, std::size_t ldy, float* dX, std::size_t lddx, float* dg,
                                    float* db) {
     const float inv_cols = 1.0f / static_cast<float>(cols);
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* x = X + i * ldx;
+    // mean and r as f32_layer_norm__simd computed them (this file's layer_norm_row_stats)
+    layer_norm_rows(rows, cols, X, ldx, eps, layer_norm_row_stats,
+                    [&](std::size_t i, const float* x, float mean, float r) ATTNSCOPE_LAMBDA_INLINE {
         const float* dy = dY + i * ldy;
         float* dx = dX + i * lddx;
-        float mean, r;
-        layer_norm_row_stats(x, cols, eps, mean, r);   // as f32_layer_norm__simd computed them
         const batch mb(mean), rb(r);
         // Σ g dy and Σ g dy x̂
         batch a0(0.0f), a1(0.0f);
@@ -700,11 +675,7 @@ void f32_layer_norm_backward__simd(std::size_t rows, std::size_t cols, const flo
             a1 = xsimd::fma(gdy, (batch::load_unaligned(x + t) - mb) * rb, a1);
         }
         float m1 = hsum(a0), m2 = hsum(a1);
-        for (; t < cols; ++t) {
-            const float gdy = g[t] * dy[t];
-            m1 += gdy;
-            m2 += gdy * ((x[t] - mean) * r);
-        }
+        layer_norm_backward_sums(t, cols, x, g, dy, mean, r, m1, m2);
         m1 *= inv_cols;
         m2 *= inv_cols;
         const batch m1b(m1), m2b(m2);
@@ -717,13 +688,8 @@ void f32_layer_norm_backward__simd(std::size_t rows, std::size_t cols, const flo
             xsimd::fma(d, xhat, batch::load_unaligned(dg + t)).store_unaligned(dg + t);
             (batch::load_unaligned(db + t) + d).store_unaligned(db + t);
         }
-        for (; t < cols; ++t) {
-            const float xhat = (x[t] - mean) * r;
-            dx[t] += r * (g[t] * dy[t] - m1 - xhat * m2);
-            dg[t] += dy[t] * xhat;
-            db[t] += dy[t];
-        }
-    }
+        layer_norm_backward_cols(t, cols, x, g, dy, mean, r, m1, m2, dx, dg, db);
+    });
 }
 
 void f32_gelu_backward__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, float* dY, std::size_t ldy) {
@@ -737,11 +703,7 @@ void f32_gelu_backward__simd(std::size_t rows, std::size_t cols, const float* X,
             const batch pdf = batch(kInvSqrt2Pi) * xsimd::exp(batch(-0.5f) * v * v);
             (batch::load_unaligned(dy + j) * xsimd::fma(v, pdf, cdf)).store_unaligned(dy + j);
         }
-        for (; j < cols; ++j) {
-            const float cdf = 0.5f * std::erfc(-x[j] * kInvSqrt2);
-            const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x[j] * x[j]);
-            dy[j] *= cdf + x[j] * pdf;
-        }
+        for (; j < cols; ++j) dy[j] *= gelu_derivative(x[j]);
     }
 }
 

@@ -149,6 +149,36 @@ inline batch exp_core(const batch& xc) { return exp_core(xc, exp_constants()); }
 ATTNSCOPE_TILE_INLINE batch exp_nonpositive(const batch& x, const ExpConstants& k) { return exp_core(pmax(x, k.lo), k); }
 inline batch exp_nonpositive(const batch& x) { return exp_nonpositive(x, exp_constants()); }
 
+// w[j] = exp((s[j] − m) inv_tau) for j < n, s[j] <= m, returning their sum: two vectors a step (two
+// partial sums), one, then a scalar tail with std::exp. softmax_rows' exponentials and the online
+// softmax's (in place, w = s); Mode is xsimd::aligned_mode where s and w are 16-byte aligned.
+template <class Mode>
+ATTNSCOPE_TILE_INLINE float exp_shifted_sum(const float* s, float* w, std::size_t n, float m, float inv_tau,
+                                            const ExpConstants& ek) {
+    const batch mb(m), itb(inv_tau);
+    batch sum0(0.0f), sum1(0.0f);
+    std::size_t j = 0;
+    for (; j + 2 * W <= n; j += 2 * W) {
+        const batch e0 = exp_nonpositive((batch::load(s + j, Mode{}) - mb) * itb, ek);
+        const batch e1 = exp_nonpositive((batch::load(s + j + W, Mode{}) - mb) * itb, ek);
+        e0.store(w + j, Mode{});
+        e1.store(w + j + W, Mode{});
+        sum0 += e0;
+        sum1 += e1;
+    }
+    for (; j + W <= n; j += W) {
+        const batch e0 = exp_nonpositive((batch::load(s + j, Mode{}) - mb) * itb, ek);
+        e0.store(w + j, Mode{});
+        sum0 += e0;
+    }
+    float sum = hsum(sum0 + sum1);
+    for (; j < n; ++j) {
+        w[j] = std::exp((s[j] - m) * inv_tau);
+        sum += w[j];
+    }
+    return sum;
+}
+
 // −log x, the idw score's logarithm (−log(eps + d2)), for x = 2^k m with m in [√½, √2): k and m
 // come from the bits of x minus those of √½ (k = that difference >> 23, m = its low 23 bits plus √½'s
 // bits), so no compare and select picks the mantissa's range, and k becomes a float through the
@@ -230,11 +260,13 @@ inline void pack_kt_panel(const float* K, std::size_t ldk, std::size_t nb, std::
     }
 }
 
-// Rows q[0..MR) (d floats each) against `strips` strips of a packed panel: out[r][s kNR + c] =
-// alpha * q_r · k_c, written as whole vectors (out has room for strips * kNR columns per row).
-template <std::size_t MR>
-ATTNSCOPE_TILE_INLINE void score_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float alpha,
-                       float* out, std::size_t ldo) {
+// The register tile of rows q[0..MR) (d floats each) against `strips` strips of a packed panel: per
+// strip, acc = step(q_r[t], k_t, acc) over t from zero accumulators, one lane per key, then
+// out[r][s kNR + c] = finish(acc), written as whole vectors (out has room for strips * kNR columns
+// per row). score_tile and l1_tile below.
+template <std::size_t MR, class Step, class Finish>
+ATTNSCOPE_TILE_INLINE void panel_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float* out,
+                                      std::size_t ldo, Step step, Finish finish) {
     for (std::size_t s = 0; s < strips; ++s) {
         const float* p = panel + s * d * kNR;
         batch acc0[MR], acc1[MR];
@@ -244,16 +276,25 @@ ATTNSCOPE_TILE_INLINE void score_tile(const float* const* q, std::size_t d, cons
             const batch k1 = batch::load_aligned(p + t * kNR + W);
             for (std::size_t r = 0; r < MR; ++r) {
                 const batch qb(q[r][t]);
-                acc0[r] = madd(qb, k0, acc0[r]);
-                acc1[r] = madd(qb, k1, acc1[r]);
+                acc0[r] = step(qb, k0, acc0[r]);
+                acc1[r] = step(qb, k1, acc1[r]);
             }
         }
-        const batch al(alpha);
         for (std::size_t r = 0; r < MR; ++r) {
-            (acc0[r] * al).store_unaligned(out + r * ldo + s * kNR);
-            (acc1[r] * al).store_unaligned(out + r * ldo + s * kNR + W);
+            finish(acc0[r]).store_unaligned(out + r * ldo + s * kNR);
+            finish(acc1[r]).store_unaligned(out + r * ldo + s * kNR + W);
         }
     }
+}
+
+// out[r][s kNR + c] = alpha * q_r · k_c.
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void score_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float alpha,
+                       float* out, std::size_t ldo) {
+    panel_tile<MR>(
+        q, d, panel, strips, out, ldo,
+        [](const batch& qb, const batch& k, const batch& acc) ATTNSCOPE_LAMBDA_INLINE { return madd(qb, k, acc); },
+        [alpha](const batch& acc) ATTNSCOPE_LAMBDA_INLINE { return acc * batch(alpha); });
 }
 
 // Up to kMR rows, dispatched to the matching register tile.
@@ -275,24 +316,10 @@ ATTNSCOPE_TILE_INLINE void score_rows(std::size_t mr, const float* const* q, std
 template <std::size_t MR>
 ATTNSCOPE_TILE_INLINE void l1_tile(const float* const* q, std::size_t d, const float* panel, std::size_t strips, float* out,
                                    std::size_t ldo) {
-    for (std::size_t s = 0; s < strips; ++s) {
-        const float* p = panel + s * d * kNR;
-        batch acc0[MR], acc1[MR];
-        for (std::size_t r = 0; r < MR; ++r) acc0[r] = acc1[r] = batch(0.0f);
-        for (std::size_t t = 0; t < d; ++t) {
-            const batch k0 = batch::load_aligned(p + t * kNR);
-            const batch k1 = batch::load_aligned(p + t * kNR + W);
-            for (std::size_t r = 0; r < MR; ++r) {
-                const batch qb(q[r][t]);
-                acc0[r] += xsimd::abs(qb - k0);
-                acc1[r] += xsimd::abs(qb - k1);
-            }
-        }
-        for (std::size_t r = 0; r < MR; ++r) {
-            (-acc0[r]).store_unaligned(out + r * ldo + s * kNR);
-            (-acc1[r]).store_unaligned(out + r * ldo + s * kNR + W);
-        }
-    }
+    panel_tile<MR>(
+        q, d, panel, strips, out, ldo,
+        [](const batch& qb, const batch& k, const batch& acc) ATTNSCOPE_LAMBDA_INLINE { return acc + xsimd::abs(qb - k); },
+        [](const batch& acc) ATTNSCOPE_LAMBDA_INLINE { return -acc; });
 }
 
 ATTNSCOPE_TILE_INLINE void l1_rows(std::size_t mr, const float* const* q, std::size_t d, const float* panel, std::size_t strips,
@@ -306,18 +333,55 @@ ATTNSCOPE_TILE_INLINE void l1_rows(std::size_t mr, const float* const* q, std::s
 }
 
 // ---- O += P V ------------------------------------------------------------------------------------
+// A two-vector column strip's accumulators, a0[r] and a1[r] = acc[r][c, c + kNR), and their store.
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void av_load_strip(float* const* acc, std::size_t c, batch* a0, batch* a1) {
+    for (std::size_t r = 0; r < MR; ++r) {
+        a0[r] = batch::load_unaligned(acc[r] + c);
+        a1[r] = batch::load_unaligned(acc[r] + c + W);
+    }
+}
+template <std::size_t MR>
+ATTNSCOPE_TILE_INLINE void av_store_strip(float* const* acc, std::size_t c, const batch* a0, const batch* a1) {
+    for (std::size_t r = 0; r < MR; ++r) {
+        a0[r].store_unaligned(acc[r] + c);
+        a1[r].store_unaligned(acc[r] + c + W);
+    }
+}
+
+// The columns from c on that the two-vector strips below leave: one-vector strips, then scalar
+// columns, with P[r][j] read as pw(r, j) (av_tile's row pointers or av_tile_strided's fixed stride).
+template <std::size_t MR, class Weight>
+ATTNSCOPE_TILE_INLINE void av_tail(std::size_t c, Weight pw, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
+                                   float* const* acc) {
+    for (; c + W <= dv; c += W) {
+        batch a0[MR];
+        for (std::size_t r = 0; r < MR; ++r) a0[r] = batch::load_unaligned(acc[r] + c);
+        const float* v = V + c;
+        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
+            const batch v0 = batch::load_unaligned(v);
+            for (std::size_t r = 0; r < MR; ++r) a0[r] = madd(batch(pw(r, j)), v0, a0[r]);
+        }
+        for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
+    }
+    for (; c < dv; ++c) {
+        for (std::size_t r = 0; r < MR; ++r) {
+            float s = acc[r][c];
+            for (std::size_t j = 0; j < nb; ++j) s += pw(r, j) * V[j * ldv + c];
+            acc[r][c] = s;
+        }
+    }
+}
+
 // acc[r][0..dv) += Σ_j P[r][j] V[j][0..dv) for MR rows: 2-vector column strips with MR x 2
-// accumulators in registers over the nb keys, then a one-vector strip, then scalar columns.
+// accumulators in registers over the nb keys, then a one-vector strip, then scalar columns (av_tail).
 template <std::size_t MR>
 ATTNSCOPE_TILE_INLINE void av_tile(const float* const* P, std::size_t nb, const float* V, std::size_t ldv, std::size_t dv,
                     float* const* acc) {
     std::size_t c = 0;
     for (; c + kNR <= dv; c += kNR) {
         batch a0[MR], a1[MR];
-        for (std::size_t r = 0; r < MR; ++r) {
-            a0[r] = batch::load_unaligned(acc[r] + c);
-            a1[r] = batch::load_unaligned(acc[r] + c + W);
-        }
+        av_load_strip<MR>(acc, c, a0, a1);
         const float* v = V + c;
         for (std::size_t j = 0; j < nb; ++j, v += ldv) {
             const batch v0 = batch::load_unaligned(v);
@@ -328,28 +392,9 @@ ATTNSCOPE_TILE_INLINE void av_tile(const float* const* P, std::size_t nb, const 
                 a1[r] = madd(pb, v1, a1[r]);
             }
         }
-        for (std::size_t r = 0; r < MR; ++r) {
-            a0[r].store_unaligned(acc[r] + c);
-            a1[r].store_unaligned(acc[r] + c + W);
-        }
+        av_store_strip<MR>(acc, c, a0, a1);
     }
-    for (; c + W <= dv; c += W) {
-        batch a0[MR];
-        for (std::size_t r = 0; r < MR; ++r) a0[r] = batch::load_unaligned(acc[r] + c);
-        const float* v = V + c;
-        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
-            const batch v0 = batch::load_unaligned(v);
-            for (std::size_t r = 0; r < MR; ++r) a0[r] = madd(batch(P[r][j]), v0, a0[r]);
-        }
-        for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
-    }
-    for (; c < dv; ++c) {
-        for (std::size_t r = 0; r < MR; ++r) {
-            float s = acc[r][c];
-            for (std::size_t j = 0; j < nb; ++j) s += P[r][j] * V[j * ldv + c];
-            acc[r][c] = s;
-        }
-    }
+    av_tail<MR>(c, [P](std::size_t r, std::size_t j) ATTNSCOPE_LAMBDA_INLINE { return P[r][j]; }, nb, V, ldv, dv, acc);
 }
 
 ATTNSCOPE_TILE_INLINE void av_rows(std::size_t mr, const float* const* P, std::size_t nb, const float* V, std::size_t ldv,
@@ -425,10 +470,7 @@ ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const
     std::size_t c = 0;
     for (; c + kNR <= dv; c += kNR) {
         batch a0[MR], a1[MR];
-        for (std::size_t r = 0; r < MR; ++r) {
-            a0[r] = batch::load_unaligned(acc[r] + c);
-            a1[r] = batch::load_unaligned(acc[r] + c + W);
-        }
+        av_load_strip<MR>(acc, c, a0, a1);
         const float* v = VP + (c / kNR) * LDP * kNR;
         const float* p = P;
         for (std::size_t j = 0; j < nb; ++j, v += kNR, ++p) {
@@ -440,28 +482,10 @@ ATTNSCOPE_TILE_INLINE void av_tile_strided(const float* P, std::size_t nb, const
                 a1[r] = madd(pb, v1, a1[r]);
             }
         }
-        for (std::size_t r = 0; r < MR; ++r) {
-            a0[r].store_unaligned(acc[r] + c);
-            a1[r].store_unaligned(acc[r] + c + W);
-        }
+        av_store_strip<MR>(acc, c, a0, a1);
     }
-    for (; c + W <= dv; c += W) {
-        batch a0[MR];
-        for (std::size_t r = 0; r < MR; ++r) a0[r] = batch::load_unaligned(acc[r] + c);
-        const float* v = V + c;
-        for (std::size_t j = 0; j < nb; ++j, v += ldv) {
-            const batch v0 = batch::load_unaligned(v);
-            for (std::size_t r = 0; r < MR; ++r) a0[r] = madd(batch(P[r * LDP + j]), v0, a0[r]);
-        }
-        for (std::size_t r = 0; r < MR; ++r) a0[r].store_unaligned(acc[r] + c);
-    }
-    for (; c < dv; ++c) {
-        for (std::size_t r = 0; r < MR; ++r) {
-            float s = acc[r][c];
-            for (std::size_t j = 0; j < nb; ++j) s += P[r * LDP + j] * V[j * ldv + c];
-            acc[r][c] = s;
-        }
-    }
+    av_tail<MR>(c, [P](std::size_t r, std::size_t j) ATTNSCOPE_LAMBDA_INLINE { return P[r * LDP + j]; }, nb, V, ldv, dv,
+                acc);
 }
 
 // A V panel packed in column strips of kNR: strip c holds the panel's rows j = 0..nb of columns
