@@ -102,25 +102,14 @@ volatile float g_one = 0.999f, g_small = 1e-3f;
 // enough chains to cover the add latency on every floating-point port. Returns flops per call.
 __attribute__((noinline)) double peak_muladd(std::size_t iters) {
     using batch = xsimd::batch<float>;
+    constexpr std::size_t kChains = 12;
     const batch x(g_one), y(g_small);
-    batch a0(0.0f), a1(g_small), a2(2 * g_small), a3(3 * g_small), a4(4 * g_small), a5(5 * g_small), a6(6 * g_small),
-        a7(7 * g_small), a8(8 * g_small), a9(9 * g_small), a10(10 * g_small), a11(11 * g_small);
-    for (std::size_t n = 0; n < iters; ++n) {
-        a0 = a0 * x + y;
-        a1 = a1 * x + y;
-        a2 = a2 * x + y;
-        a3 = a3 * x + y;
-        a4 = a4 * x + y;
-        a5 = a5 * x + y;
-        a6 = a6 * x + y;
-        a7 = a7 * x + y;
-        a8 = a8 * x + y;
-        a9 = a9 * x + y;
-        a10 = a10 * x + y;
-        a11 = a11 * x + y;
-    }
-    g_sink = xsimd::hadd(((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11)));
-    return static_cast<double>(iters) * 12.0 * batch::size * 2.0;
+    batch a[kChains];
+    for (std::size_t k = 0; k < kChains; ++k) a[k] = batch(static_cast<float>(k) * g_small);
+    for (std::size_t n = 0; n < iters; ++n)
+        for (std::size_t k = 0; k < kChains; ++k) a[k] = a[k] * x + y;  // unrolled: the chains stay in registers
+    g_sink = xsimd::hadd(((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])) + ((a[8] + a[9]) + (a[10] + a[11])));
+    return static_cast<double>(iters) * kChains * batch::size * 2.0;
 }
 
 // Medians of fn_a and fn_b timed in alternation (a, b, a, b, ...), so both see the same machine:

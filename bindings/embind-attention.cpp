@@ -247,6 +247,21 @@ std::intptr_t checked_first(int score, int nq, int nk, int d, int dk, int dv, in
         if (const int bad = first_non_finite(finite, finite_count); bad >= 0) return -1 - static_cast<std::intptr_t>(bad);
     return 0;
 }
+// The two exports' shared course: checked_first, the options, then call(inputs, options) (a message or "").
+template <class Call>
+std::intptr_t attention_export(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq, int nk, int d, int dk, int dv,
+                               int score, int variant, double p, double eps, std::uintptr_t W, std::uintptr_t W1,
+                               std::uintptr_t W2, std::uintptr_t v, int hidden, std::uintptr_t Wa, int max_keys,
+                               double temperature, int mask, std::uintptr_t padding, int query_offset, int cost,
+                               std::uintptr_t finite, int finite_count, Call&& call) {
+    if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
+    AttentionOptions o;
+    if (std::string err = attention_options_from(score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature, mask,
+                                                 padding, query_offset, o);
+        !err.empty())
+        return message_code(err);
+    return message_code(call(inputs(Q, K, V, nq, nk, d, dk, dv), o));
+}
 
 }  // namespace
 
@@ -289,15 +304,13 @@ EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention(std::uintptr_t Q, std::ui
                                                        std::uintptr_t padding, std::uintptr_t S, std::uintptr_t A,
                                                        std::uintptr_t O, std::uintptr_t stats, int query_offset, int cost,
                                                        std::uintptr_t finite, int finite_count) {
-    if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
-    AttentionOptions o;
-    if (std::string err = attention_options_from(score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature, mask,
-                                                 padding, query_offset, o);
-        !err.empty())
-        return message_code(err);
-    return message_code(js_attention(inputs(Q, K, V, nq, nk, d, dk, dv), o, S, A, O, stats));
+    return attention_export(Q, K, V, nq, nk, d, dk, dv, score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature,
+                            mask, padding, query_offset, cost, finite, finite_count, [&](const Inputs& in, const AttentionOptions& o) {
+                                return js_attention(in, o, S, A, O, stats);
+                            });
 }
 
+// attention() returning only the output, through the fused path.
 EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention_output(std::uintptr_t Q, std::uintptr_t K, std::uintptr_t V, int nq,
                                                               int nk, int d, int dk, int dv, int score, int variant, double p,
                                                               double eps, std::uintptr_t W, std::uintptr_t W1,
@@ -305,13 +318,10 @@ EMSCRIPTEN_KEEPALIVE std::intptr_t attnscope_attention_output(std::uintptr_t Q, 
                                                               std::uintptr_t Wa, int max_keys, double temperature, int mask,
                                                               std::uintptr_t padding, std::uintptr_t O, int query_offset,
                                                               int cost, std::uintptr_t finite, int finite_count) {
-    if (const std::intptr_t r = checked_first(score, nq, nk, d, dk, dv, hidden, cost, finite, finite_count); r != 0) return r;
-    AttentionOptions o;
-    if (std::string err = attention_options_from(score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature, mask,
-                                                 padding, query_offset, o);
-        !err.empty())
-        return message_code(err);
-    return message_code(js_attention_output(inputs(Q, K, V, nq, nk, d, dk, dv), o, O));
+    return attention_export(Q, K, V, nq, nk, d, dk, dv, score, variant, p, eps, W, W1, W2, v, hidden, Wa, max_keys, temperature,
+                            mask, padding, query_offset, cost, finite, finite_count, [&](const Inputs& in, const AttentionOptions& o) {
+                                return js_attention_output(in, o, O);
+                            });
 }
 
 }  // extern "C"

@@ -104,13 +104,19 @@ bool rollout_options(double residual, const std::string& head, int head_index, R
 std::string rollout_cost(int layers, int heads, int n) {
     return rollout_budget(static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n)).message();
 }
-std::string rollout(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
-                    std::uintptr_t out) {
+// Rollout and flow on a stack of attentions A ([layers, heads, n, n]) into out: their options read,
+// then the core's `method` (attention_rollout or attention_flow); "" or the message.
+template <class Method>
+std::string on_stack(Method method, std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head,
+                     int head_index, std::uintptr_t out) {
     RolloutOptions o;
     if (!rollout_options(residual, head, head_index, o)) return "head: unknown '" + head + "'";
-    return attention_rollout(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
-                             mfptr(out))
+    return method(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o, mfptr(out))
         .message();
+}
+std::string rollout(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
+                    std::uintptr_t out) {
+    return on_stack([](auto&&... a) { return attention_rollout(a...); }, A, layers, heads, n, residual, head, head_index, out);
 }
 
 // Attention flow, rollout's options (attnscope/flow.hpp); its budget, checked before the stack is copied.
@@ -119,11 +125,7 @@ std::string attention_flow_cost(int layers, int heads, int n) {
 }
 std::string js_attention_flow(std::uintptr_t A, int layers, int heads, int n, double residual, const std::string& head, int head_index,
                               std::uintptr_t out) {
-    RolloutOptions o;
-    if (!rollout_options(residual, head, head_index, o)) return "head: unknown '" + head + "'";
-    return attention_flow(fptr(A), static_cast<std::size_t>(layers), static_cast<std::size_t>(heads), static_cast<std::size_t>(n), o,
-                          mfptr(out))
-        .message();
+    return on_stack([](auto&&... a) { return attention_flow(a...); }, A, layers, heads, n, residual, head, head_index, out);
 }
 
 // out: 3 * layers * heads floats: entropy, max, meanMax, each [layers, heads].

@@ -81,15 +81,8 @@ private:
 
 EMSCRIPTEN_BINDINGS(attnscope_model) {
     using namespace emscripten;
-    class_<ModelState>("ModelState")
-        .smart_ptr_constructor("ModelState", &std::make_shared<ModelState>)
-        .function("load", &ModelState::load)
-        .function("layers", &ModelState::layers)
-        .function("heads", &ModelState::heads)
-        .function("maxTokens", &ModelState::max_tokens)
-        .function("vocabularyRows", &ModelState::vocabulary_rows)
-        .function("outputDim", &ModelState::output_dim)
-        .function("headDim", &ModelState::head_dim)
-        .function("piecesJson", &ModelState::pieces_json)
-        .function("encode", &ModelState::encode);
+    using Self = ModelState;
+    class_<Self>("ModelState")
+        .smart_ptr_constructor("ModelState", &std::make_shared<Self>)
+        ATTNSCOPE_JS_METHODS(load, layers, heads, max_tokens, vocabulary_rows, output_dim, head_dim, pieces_json, encode);
 }

@@ -52,16 +52,14 @@ emscripten::val safe_row_range() {
 
 EMSCRIPTEN_BINDINGS(attnscope_registry) {
     using namespace emscripten;
-    value_object<ScoreParams>("ScoreParams")
-        .field("W", &get_address<ScoreParams, &ScoreParams::W>, &set_address<ScoreParams, &ScoreParams::W>)
-        .field("W1", &get_address<ScoreParams, &ScoreParams::W1>, &set_address<ScoreParams, &ScoreParams::W1>)
-        .field("W2", &get_address<ScoreParams, &ScoreParams::W2>, &set_address<ScoreParams, &ScoreParams::W2>)
-        .field("v", &get_address<ScoreParams, &ScoreParams::v>, &set_address<ScoreParams, &ScoreParams::v>)
-        .field("hidden", &ScoreParams::hidden)
-        .field("Wa", &get_address<ScoreParams, &ScoreParams::Wa>, &set_address<ScoreParams, &ScoreParams::Wa>)
-        .field("maxKeys", &ScoreParams::max_keys)
-        .field("p", &ScoreParams::p)
-        .field("eps", &ScoreParams::eps);
+    {
+        using Self = ScoreParams;
+        value_object<Self>("ScoreParams")
+            ATTNSCOPE_JS_ADDRESSES(W, W1, W2, v)
+            ATTNSCOPE_JS_FIELDS(hidden)
+            ATTNSCOPE_JS_ADDRESSES(Wa)
+            ATTNSCOPE_JS_FIELDS(max_keys, p, eps);
+    }
     // The registry's lists as enums: JS passes module.Score[name] etc. (names from registry_json()).
 #define ATTNSCOPE_ENUM_VALUE(id, name, ...) .value(name, Enum::id)
     {

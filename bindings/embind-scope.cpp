@@ -392,39 +392,20 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_attend(std::uintptr_t state, std::uin
 
 EMSCRIPTEN_BINDINGS(attnscope_scope) {
     using namespace emscripten;
-    value_object<AttendOptions>("AttendOptions")
-        .field("score", &AttendOptions::score)
-        .field("params", &AttendOptions::params)
-        .field("temperature", &AttendOptions::temperature)
-        .field("heads", &AttendOptions::heads)
-        .field("projection", &AttendOptions::projection)
-        .field("seed", &get_seed, &set_seed)
-        .field("positional", &AttendOptions::positional)
-        .field("mask", &AttendOptions::mask)
-        .field("variant", &AttendOptions::variant)
-        .field("maxTokens", &AttendOptions::max_tokens)
-        .field("experimentalScaledOutput", &AttendOptions::experimental_scaled_output)
-        .field("Wq", &get_address<AttendOptions, &AttendOptions::Wq>, &set_address<AttendOptions, &AttendOptions::Wq>)
-        .field("Wk", &get_address<AttendOptions, &AttendOptions::Wk>, &set_address<AttendOptions, &AttendOptions::Wk>)
-        .field("Wv", &get_address<AttendOptions, &AttendOptions::Wv>, &set_address<AttendOptions, &AttendOptions::Wv>)
-        .field("Wo", &get_address<AttendOptions, &AttendOptions::Wo>, &set_address<AttendOptions, &AttendOptions::Wo>)
-        .field("dHead", &AttendOptions::d_head)
-        .field("dValue", &AttendOptions::d_value)
-        .field("dOut", &AttendOptions::d_out)
-        .field("headBegin", &AttendOptions::head_begin)
-        .field("headEnd", &AttendOptions::head_end);
-
-    class_<ScopeState>("ScopeState")
-        .smart_ptr_constructor("ScopeState", &std::make_shared<ScopeState>)
-        .function("loadVocabulary", &ScopeState::load_vocabulary)
-        .function("vocabularySize", &ScopeState::vocabulary_size)
-        .function("address", &ScopeState::address)
-        .function("vocabularyDim", &ScopeState::vocabulary_dim)
-        .function("embed", &ScopeState::embed)
-        .function("vocabularyWord", &ScopeState::vocabulary_word)
-        .function("nearestJson", &ScopeState::nearest_json)
-        .function("tokenizeJson", &ScopeState::tokenize_json)
-        .function("attendKept", &ScopeState::attend_kept)
-        .function("releaseKept", &ScopeState::release_kept)
-        .function("attendOutput", &ScopeState::attend_output);
+    {
+        using Self = AttendOptions;
+        value_object<Self>("AttendOptions")
+            ATTNSCOPE_JS_FIELDS(score, params, temperature, heads, projection)
+            .field("seed", &get_seed, &set_seed)
+            ATTNSCOPE_JS_FIELDS(positional, mask, variant, max_tokens, experimental_scaled_output)
+            ATTNSCOPE_JS_ADDRESSES(Wq, Wk, Wv, Wo)
+            ATTNSCOPE_JS_FIELDS(d_head, d_value, d_out, head_begin, head_end);
+    }
+    {
+        using Self = ScopeState;
+        class_<Self>("ScopeState")
+            .smart_ptr_constructor("ScopeState", &std::make_shared<Self>)
+            ATTNSCOPE_JS_METHODS(load_vocabulary, vocabulary_size, address, vocabulary_dim, embed, vocabulary_word, nearest_json,
+                                 tokenize_json, attend_kept, release_kept, attend_output);
+    }
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,59 @@ template <class T, const float* T::*M>
 std::uintptr_t get_address(const T& o) { return reinterpret_cast<std::uintptr_t>(o.*M); }
 template <class T, const float* T::*M>
 void set_address(T& o, std::uintptr_t a) { o.*M = fptr(a); }
+
+// ---- Embind registrations that name each member once ------------------------------------------------
+// A member's JS name is its C++ name in camelCase (max_tokens → maxTokens, d_head → dHead; Wq stays Wq),
+// made when the bindings are registered and kept for the module's lifetime (Embind keeps the pointer it
+// is given), so the two spellings of a name cannot drift apart. In the manner of nlohmann/json's
+// NLOHMANN_DEFINE_TYPE_INTRUSIVE, a for-each macro over the member names writes the registration calls,
+// with `Self` a type alias in scope for the class registered:
+//   ATTNSCOPE_JS_METHODS(a, b_c)    .function("a", &Self::a).function("bC", &Self::b_c)
+//   ATTNSCOPE_JS_FIELDS(a, b_c)     .field("a", &Self::a).field("bC", &Self::b_c)
+//   ATTNSCOPE_JS_ADDRESSES(Wq, Wk)  pointer fields read and written as wasm addresses (get_address)
+// A member whose JS name is not the camelCase of its C++ name is registered explicitly.
+inline const char* js_name(const char* snake) {
+    static std::vector<std::unique_ptr<std::string>> names;  // one allocation each: the pointers stay put
+    auto name = std::make_unique<std::string>();
+    bool upper = false;
+    for (const char* c = snake; *c; ++c) {
+        if (*c == '_') {
+            upper = true;
+            continue;
+        }
+        *name += upper && *c >= 'a' && *c <= 'z' ? static_cast<char>(*c - 'a' + 'A') : *c;
+        upper = false;
+    }
+    names.push_back(std::move(name));
+    return names.back()->c_str();
+}
+// The for-each: ATTNSCOPE_PP_MAP(f, a, b, c) is f(a) f(b) f(c). Each pass of the preprocessor expands one
+// step and leaves the next one to the following pass (ATTNSCOPE_PP_NEXT peeks whether a name follows);
+// ATTNSCOPE_PP_EVAL rescans 3^5 = 243 times, more than any list here needs.
+#define ATTNSCOPE_PP_EVAL0(...) __VA_ARGS__
+#define ATTNSCOPE_PP_EVAL1(...) ATTNSCOPE_PP_EVAL0(ATTNSCOPE_PP_EVAL0(ATTNSCOPE_PP_EVAL0(__VA_ARGS__)))
+#define ATTNSCOPE_PP_EVAL2(...) ATTNSCOPE_PP_EVAL1(ATTNSCOPE_PP_EVAL1(ATTNSCOPE_PP_EVAL1(__VA_ARGS__)))
+#define ATTNSCOPE_PP_EVAL3(...) ATTNSCOPE_PP_EVAL2(ATTNSCOPE_PP_EVAL2(ATTNSCOPE_PP_EVAL2(__VA_ARGS__)))
+#define ATTNSCOPE_PP_EVAL(...) ATTNSCOPE_PP_EVAL3(ATTNSCOPE_PP_EVAL3(ATTNSCOPE_PP_EVAL3(__VA_ARGS__)))
+#define ATTNSCOPE_PP_END(...)
+#define ATTNSCOPE_PP_OUT
+#define ATTNSCOPE_PP_END_MARK2() 0, ATTNSCOPE_PP_END
+#define ATTNSCOPE_PP_END_MARK1(...) ATTNSCOPE_PP_END_MARK2
+#define ATTNSCOPE_PP_END_MARK(...) ATTNSCOPE_PP_END_MARK1
+#define ATTNSCOPE_PP_NEXT0(test, next, ...) next ATTNSCOPE_PP_OUT
+#define ATTNSCOPE_PP_NEXT1(test, next) ATTNSCOPE_PP_NEXT0(test, next, 0)
+#define ATTNSCOPE_PP_NEXT(test, next) ATTNSCOPE_PP_NEXT1(ATTNSCOPE_PP_END_MARK test, next)
+#define ATTNSCOPE_PP_MAP_A(f, x, peek, ...) f(x) ATTNSCOPE_PP_NEXT(peek, ATTNSCOPE_PP_MAP_B)(f, peek, __VA_ARGS__)
+#define ATTNSCOPE_PP_MAP_B(f, x, peek, ...) f(x) ATTNSCOPE_PP_NEXT(peek, ATTNSCOPE_PP_MAP_A)(f, peek, __VA_ARGS__)
+#define ATTNSCOPE_PP_MAP(f, ...) ATTNSCOPE_PP_EVAL(ATTNSCOPE_PP_MAP_A(f, __VA_ARGS__, ()()(), ()()(), ()()(), 0))
+
+#define ATTNSCOPE_JS_METHOD(m) .function(::attnscope::glue::js_name(#m), &Self::m)
+#define ATTNSCOPE_JS_FIELD(m) .field(::attnscope::glue::js_name(#m), &Self::m)
+#define ATTNSCOPE_JS_ADDRESS(m) \
+    .field(::attnscope::glue::js_name(#m), &::attnscope::glue::get_address<Self, &Self::m>, &::attnscope::glue::set_address<Self, &Self::m>)
+#define ATTNSCOPE_JS_METHODS(...) ATTNSCOPE_PP_MAP(ATTNSCOPE_JS_METHOD, __VA_ARGS__)
+#define ATTNSCOPE_JS_FIELDS(...) ATTNSCOPE_PP_MAP(ATTNSCOPE_JS_FIELD, __VA_ARGS__)
+#define ATTNSCOPE_JS_ADDRESSES(...) ATTNSCOPE_PP_MAP(ATTNSCOPE_JS_ADDRESS, __VA_ARGS__)
 
 // A JSON string literal of s appended to out (the core's writer, the reader's twin in io/json).
 inline void json_string(std::string& out, std::string_view s) { io::append_json_string(out, s); }

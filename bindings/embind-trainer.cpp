@@ -154,37 +154,17 @@ private:
 
 EMSCRIPTEN_BINDINGS(attnscope_trainer) {
     using namespace emscripten;
-    value_object<JsTrainerOptions>("TrainerOptions")
-        .field("dIn", &JsTrainerOptions::d_in)
-        .field("dHead", &JsTrainerOptions::d_head)
-        .field("positions", &JsTrainerOptions::positions)
-        .field("dPos", &JsTrainerOptions::d_pos)
-        .field("maxLen", &JsTrainerOptions::max_len)
-        .field("hidden", &JsTrainerOptions::hidden)
-        .field("batch", &JsTrainerOptions::batch)
-        .field("score", &JsTrainerOptions::score)
-        .field("p", &JsTrainerOptions::p)
-        .field("eps", &JsTrainerOptions::eps)
-        .field("temperature", &JsTrainerOptions::temperature)
-        .field("learnedTemperature", &JsTrainerOptions::learned_temperature)
-        .field("learningRate", &JsTrainerOptions::learning_rate)
-        .field("seed", &JsTrainerOptions::seed)
-        .field("mask", &JsTrainerOptions::mask)
-        .field("variant", &JsTrainerOptions::variant)
-        .field("output", &JsTrainerOptions::output);
-    class_<JsTrainer>("HeadTrainer")
-        .constructor<>()
-        .function("init", &JsTrainer::init)
-        .function("stepCost", &JsTrainer::step_cost)
-        .function("step", &JsTrainer::step)
-        .function("reset", &JsTrainer::reset)
-        .function("paramCount", &JsTrainer::param_count)
-        .function("readParams", &JsTrainer::read_params)
-        .function("layoutJson", &JsTrainer::layout_json)
-        .function("losses", &JsTrainer::losses)
-        .function("examples", &JsTrainer::examples)
-        .function("cross", &JsTrainer::cross)
-        .function("evaluate", &JsTrainer::evaluate)
-        .function("weightsOf", &JsTrainer::weights_of)
-        .function("gradients", &JsTrainer::gradients);
+    {
+        using Self = JsTrainerOptions;
+        value_object<Self>("TrainerOptions")
+            ATTNSCOPE_JS_FIELDS(d_in, d_head, positions, d_pos, max_len, hidden, batch, score, p, eps, temperature,
+                                learned_temperature, learning_rate, seed, mask, variant, output);
+    }
+    {
+        using Self = JsTrainer;
+        class_<Self>("HeadTrainer")
+            .constructor<>()
+            ATTNSCOPE_JS_METHODS(init, step_cost, step, reset, param_count, read_params, layout_json, losses, examples, cross,
+                                 evaluate, weights_of, gradients);
+    }
 }

@@ -288,27 +288,17 @@ private:
 
 EMSCRIPTEN_BINDINGS(attnscope_transformer) {
     using namespace emscripten;
-    class_<TransformerState>("TransformerState")
-        .constructor<>()
-        .function("create", &TransformerState::create)
-        .function("tensorsJson", &TransformerState::tensors_json)
-        .function("params", &TransformerState::params)
-        .function("setTensor", &TransformerState::set_tensor)
-        .function("encode", &TransformerState::encode)
-        .function("loss", &TransformerState::loss)
-        .function("encodePair", &TransformerState::encode_pair)
-        .function("attentionGradients", &TransformerState::attention_gradients)
-        .function("lossPairs", &TransformerState::loss_pairs)
-        .function("save", &TransformerState::save)
-        .function("load", &TransformerState::load)
-        .function("configJson", &TransformerState::config_json)
-        .function("setTokens", &TransformerState::set_tokens)
-        .function("tokens", &TransformerState::tokens);
-    class_<ModelTrainerState>("ModelTrainerState")
-        .constructor<>()
-        .function("init", &ModelTrainerState::init)
-        .function("step", &ModelTrainerState::step)
-        .function("losses", &ModelTrainerState::losses)
-        .function("lastGradNorm", &ModelTrainerState::last_grad_norm)
-        .function("evaluate", &ModelTrainerState::evaluate);
+    {
+        using Self = TransformerState;
+        class_<Self>("TransformerState")
+            .constructor<>()
+            ATTNSCOPE_JS_METHODS(create, tensors_json, params, set_tensor, encode, loss, encode_pair, attention_gradients,
+                                 loss_pairs, save, load, config_json, set_tokens, tokens);
+    }
+    {
+        using Self = ModelTrainerState;
+        class_<Self>("ModelTrainerState")
+            .constructor<>()
+            ATTNSCOPE_JS_METHODS(init, step, losses, last_grad_norm, evaluate);
+    }
 }

@@ -205,18 +205,21 @@ Status Transformer::layout(const TransformerConfig& c, Transformer& t) {
         for (std::size_t l = 0; l < c.layers; ++l) {
             const std::string p = name + ".h." + num(l) + ".";
             LayerSlots& s = st.layers[l];
+            // An attention block's output projection, learned temperatures and score matrices (self or cross).
+            const auto block_tail = [&](const std::string& block, std::size_t& proj_w, std::size_t& proj_b, std::size_t& log_tau,
+                                        std::size_t first_head) {
+                weight_bias(block + "c_proj", {D, D}, proj_w, proj_b);
+                if (c.learned_temperature) log_tau = tensor(block + "log_tau", {H});
+                score_tensors(block, first_head);
+            };
             weight_bias(p + "ln_1", {D}, s.ln1_w, s.ln1_b);
             weight_bias(p + "attn.c_attn", {3 * D, D}, s.attn_w, s.attn_b);
-            weight_bias(p + "attn.c_proj", {D, D}, s.proj_w, s.proj_b);
-            if (c.learned_temperature) s.log_tau = tensor(p + "attn.log_tau", {H});
-            score_tensors(p + "attn.", self_base + l * H);
+            block_tail(p + "attn.", s.proj_w, s.proj_b, s.log_tau, self_base + l * H);
             if (cross) {
                 weight_bias(p + "ln_cross", {D}, s.lnc_w, s.lnc_b);
                 weight_bias(p + "cross.c_q", {D, D}, s.cq_w, s.cq_b);
                 weight_bias(p + "cross.c_kv", {2 * D, D}, s.ckv_w, s.ckv_b);
-                weight_bias(p + "cross.c_proj", {D, D}, s.cproj_w, s.cproj_b);
-                if (c.learned_temperature) s.clog_tau = tensor(p + "cross.log_tau", {H});
-                score_tensors(p + "cross.", cross_base + l * H);
+                block_tail(p + "cross.", s.cproj_w, s.cproj_b, s.clog_tau, cross_base + l * H);
             }
             if (F) {
                 weight_bias(p + "ln_2", {D}, s.ln2_w, s.ln2_b);

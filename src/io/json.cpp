@@ -104,6 +104,22 @@ private:
         if (stop != text.c_str() + text.size()) return fail("invalid number");
         return true;
     }
+    // An object's or array's elements, from its opening bracket (at p_) to `close`: element() reads one
+    // (a member or an item), then a ',' asks for another and `close` ends them.
+    template <class Element>
+    bool elements(char close, Element element) {
+        ++p_;
+        ws();
+        if (p_ < end_ && *p_ == close) { ++p_; return true; }
+        while (true) {
+            if (!element()) return false;
+            ws();
+            if (p_ >= end_) return fail("unexpected end");
+            if (*p_ == ',') { ++p_; continue; }
+            if (*p_ == close) { ++p_; return true; }
+            return fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+    }
     bool value(Json& out, int depth) {
         if (depth > 64) return fail("nested too deeply");
         if (++values_ > kMaxJsonValues) return fail("more than 262144 values (a header lists a few per tensor)");
@@ -112,10 +128,7 @@ private:
         const char c = *p_;
         if (c == '{') {
             out.kind = Json::object;
-            ++p_;
-            ws();
-            if (p_ < end_ && *p_ == '}') { ++p_; return true; }
-            while (true) {
+            return elements('}', [&] {
                 ws();
                 if (p_ >= end_ || *p_ != '"') return fail("expected a key");
                 std::string key;
@@ -126,28 +139,17 @@ private:
                 Json v;
                 if (!value(v, depth + 1)) return false;
                 out.members.emplace_back(std::move(key), std::move(v));
-                ws();
-                if (p_ >= end_) return fail("unexpected end");
-                if (*p_ == ',') { ++p_; continue; }
-                if (*p_ == '}') { ++p_; return true; }
-                return fail("expected ',' or '}'");
-            }
+                return true;
+            });
         }
         if (c == '[') {
             out.kind = Json::array;
-            ++p_;
-            ws();
-            if (p_ < end_ && *p_ == ']') { ++p_; return true; }
-            while (true) {
+            return elements(']', [&] {
                 Json v;
                 if (!value(v, depth + 1)) return false;
                 out.items.push_back(std::move(v));
-                ws();
-                if (p_ >= end_) return fail("unexpected end");
-                if (*p_ == ',') { ++p_; continue; }
-                if (*p_ == ']') { ++p_; return true; }
-                return fail("expected ',' or ']'");
-            }
+                return true;
+            });
         }
         if (c == '"') { out.kind = Json::string; return string(out.str); }
         if (c == 't') { out.kind = Json::boolean; out.b = true; return literal("true"); }
