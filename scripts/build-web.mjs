@@ -15,7 +15,7 @@ import { buildCorpus } from './build-corpus.mjs';
 import { writeServiceWorker } from './offline-manifest.mjs';
 import { buildFirstVocabulary } from './build-first-vocab.mjs';
 import { PRESETS } from '../web/pages/demo/presets.js';
-import { PAGES, SHARED_DIR, navHTML, roomFile } from './pages.mjs';
+import { PAGES, SHARED_DIR, navHTML, noticeHTML, roomFile, statusHTML } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
 
@@ -110,14 +110,30 @@ const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'e
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
 // Every page's <head> starts with web/shared/head.html (charset, viewport, the Content-Security-Policy, colour
 // scheme, the shared style sheet): one copy of the policy, not one per page. Its {{nav}} is the nav of
-// every page (scripts/pages.mjs), generated here, the page's own link marked as current.
+// every page (scripts/pages.mjs), generated here, the page's own link marked as current; so are its
+// loading status ({{status}}) and its notice bar ({{notice}} or {{dismissibleNotice}}), which every
+// page's script drives by the same ids.
 const sharedHead = readFileSync(join(root, 'web/shared/head.html'), 'utf8').trimEnd();
+// A placeholder filled with several lines stands on a line of its own; the lines after the first take its indent.
+function fillBlock(html, text, name, fragment) {
+  const line = new RegExp(`^( *)\\{\\{${name}\\}\\}$`, 'm');
+  if (!line.test(text)) throw new Error(`${html}: its {{${name}}} must stand on a line of its own`);
+  return text.replace(line, (_, indent) => indent + fragment.replaceAll('\n', `\n${indent}`));
+}
 for (const p of PAGES) {
   const html = roomFile(p, p.html);
   const text = readFileSync(join(root, html), 'utf8');
   if (!text.includes('<head>\n{{head}}\n')) throw new Error(`${html}: its <head> must start with {{head}} (web/shared/head.html)`);
   if (!text.includes('{{nav}}')) throw new Error(`${html}: it has no {{nav}} (the pages' nav, scripts/pages.mjs)`);
-  const page = text.replace('{{head}}', sharedHead).replace('{{nav}}', navHTML(p.html)).replaceAll('{{scoreCount}}', scoreCount);
+  if (!text.includes('{{status}}')) throw new Error(`${html}: it has no {{status}} (the loading status, scripts/pages.mjs)`);
+  const notices = text.match(/\{\{(notice|dismissibleNotice)\}\}/g) ?? [];
+  if (notices.length !== 1) {
+    throw new Error(`${html}: it needs one notice bar, {{notice}} or {{dismissibleNotice}} (scripts/pages.mjs), not ${notices.length}`);
+  }
+  const notice = notices[0].slice(2, -2);
+  let page = text.replace('{{head}}', sharedHead).replace('{{nav}}', navHTML(p.html)).replaceAll('{{scoreCount}}', scoreCount);
+  page = fillBlock(html, page, 'status', statusHTML(p));
+  page = fillBlock(html, page, notice, noticeHTML({ dismissible: notice === 'dismissibleNotice' }));
   const left = /\{\{\w*\}\}/.exec(page);
   if (left) throw new Error(`${html}: unknown placeholder ${left[0]}`);
   writeFileSync(join(out, p.html), page);

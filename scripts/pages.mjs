@@ -3,10 +3,10 @@
 // uses; what several pages use is in web/shared/ (tests/js/layers.test.mjs keeps the imports pointing
 // one way). An entry names the page's folder (room), its files in that folder (html is also its
 // address: every file is built to the top of dist/web/ under its own name), its name in the nav, the
-// vocabulary files it loads (`vocabulary`), and `ready`: a selector that shows the page has loaded and drawn (default
+// vocabulary files it loads (`vocabulary`: its loading status then shows their download), and `ready`: a selector that shows the page has loaded and drawn (default
 // body.ready), for the tests that open every page.
-// scripts/build-web.mjs bundles and writes the pages and generates each one's nav ({{nav}}) from this
-// list; scripts/offline-manifest.mjs saves every page's code on the first visit of any of them, and the
+// scripts/build-web.mjs bundles and writes the pages and generates each one's nav ({{nav}}), loading
+// status ({{status}}) and notice bar ({{notice}}, {{dismissibleNotice}}) from this list; scripts/offline-manifest.mjs saves every page's code on the first visit of any of them, and the
 // vocabulary when a page that loads it is visited; the tests that visit or count every page read it
 // (tests/e2e/axe, offline, tests/js/builds). A new page is its folder and one entry here.
 export const PAGES = [
@@ -38,4 +38,26 @@ const escapeHTML = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace
 export function navHTML(current) {
   const links = PAGES.map((p) => `<a href="${p.html}"${p.html === current ? ' aria-current="page"' : ''}>${escapeHTML(p.nav)}</a>`);
   return `<nav class="pages" aria-label="Pages">${links.join(' · ')}</nav>`;
+}
+
+/**
+ * The loading status every page shows ({{status}}): what it loads (the vocabulary too when its entry
+ * names one) and, for the vocabulary, a bar of its download. Its script writes #load-text as it goes.
+ */
+export function statusHTML(page) {
+  const text = page.vocabulary ? 'Loading the kernels and the vocabulary…' : 'Loading the kernels…';
+  const progress = page.vocabulary ? '\n  <progress id="load-progress" max="1" aria-label="Vocabulary download"></progress>' : '';
+  return `<div id="status" class="status" role="status" aria-live="polite"><span id="load-text">${text}</span>${progress}</div>`;
+}
+
+/**
+ * The notice bar every page has (web/shared/page.js noticeBar): {{notice}}, which the page clears
+ * itself, or {{dismissibleNotice}}, which the reader can also dismiss (#notice-close).
+ */
+export function noticeHTML({ dismissible }) {
+  if (!dismissible) return '<div id="notice" class="notice" role="alert" hidden><span id="notice-text"></span></div>';
+  return ['<div id="notice" class="notice" role="alert" hidden>',
+    '  <span id="notice-text"></span>',
+    '  <button type="button" id="notice-close" class="linkish" aria-label="Dismiss this notice">dismiss</button>',
+    '</div>'].join('\n');
 }

@@ -1,5 +1,6 @@
 // What every page of the site shares: $, its notice bar, its figures' downloads and the writing of its
-// state into the address bar's hash, and its button that copies the address. (Their markup: web/shared/head.html and the nav, scripts/pages.mjs.)
+// state into the address bar's hash, and its button that copies the address. (Their markup:
+// web/shared/head.html, and the nav, the loading status and the notice bar in scripts/pages.mjs.)
 import { download } from './downloads.js';
 
 export const $ = (id) => document.getElementById(id);

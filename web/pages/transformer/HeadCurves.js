@@ -26,11 +26,9 @@ export class HeadCurves extends Figure {
     this.svg.append('text').attr('class', 'axis-title').attr('x', WIDE.M.left).attr('y', PLOT_H - 4).text('training step');
     this.yTitle = this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10);
     this.setSize(WIDE.W, PLOT_H);
-    this.data = null;
   }
 
-  /** d: { title, caption, axis, heads: [label], evals: [{ step, values: { label: number } }], target (null: no line), targetText, maxSteps, marker } */
-  setData(d) { this.data = d; }
+  // setData(d), d: { title, caption, axis, heads: [label], evals: [{ step, values: { label: number } }], target (null: no line), targetText, maxSteps, marker }
 
   draw() {
     const d = this.data;

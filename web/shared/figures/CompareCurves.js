@@ -78,14 +78,12 @@ export class CompareCurves extends Figure {
     this.xTitle = this.svg.append('text').attr('class', 'axis-title').text('training step');
     this.yTitle = this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10);
     this.setSize(WIDE.W, WIDE.plotH);
-    this.data = null;
   }
 
-  /**
-   * d: { series: [{ score (its label), baseScore?, output?, losses, evals, partial }], order: string[]
-   * (registry), steps, evalEvery, chance }
+  /*
+   * setData(d), d: { series: [{ score (its label), baseScore?, output?, losses, evals, partial }],
+   * order: string[] (registry), steps, evalEvery, chance }
    */
-  setData(d) { this.data = d; }
 
   draw() {
     const d = this.data;

@@ -73,20 +73,20 @@ export class BarRowsPanel extends TeachingPanel {
   }
 
   /**
-   * Shows this.d's query row (d.row, also set in the panel's chooser) by the subclass's drawRow(d, off,
+   * Shows this.data's query row (d.row, also set in the panel's chooser) by the subclass's drawRow(d, off,
    * nk): that row's nk values of head d.head start at `off` in each [heads, nq, nk] array of d.
    */
   draw() {
-    const d = this.d;
+    const d = this.data;
     if (!d) return;
     this.chooser.set(d.qTokens, d.row);
     const nk = d.kTokens.length;
     this.drawRow(d, (d.head * d.qTokens.length + d.row) * nk, nk);
   }
 
-  /** The rows of bars (see barRows) for query row i of this.d, the plot sized to them and to the room. */
+  /** The rows of bars (see barRows) for query row i of this.data, the plot sized to them and to the room. */
   drawBars(rows, i, room = this.watchRoom()) {
-    const d = this.d, nk = d.kTokens.length;
+    const d = this.data, nk = d.kTokens.length;
     const bw = Math.max(12, Math.min(48, 520 / nk, (room - 44) / nk));
     const bottom = barRows(this.g, { rows, kTokens: d.kTokens, x0: 0, bw, rowH: 48, maskedKey: (j) => d.maskedKey(i, j) });
     this.setSize(Math.max(Math.min(440, room - 4), nk * bw + 40), bottom + 8);

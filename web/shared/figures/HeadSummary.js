@@ -30,15 +30,13 @@ export class HeadSummary extends Figure {
     // The value under the pointer when the rows' entropies are an image (fixed to the viewport, so it
     // works in a Shadow DOM too).
     this.tooltip = this.root.append('div').attr('class', 'tooltip fixed').attr('role', 'tooltip').attr('hidden', '').node();
-    this.data = null;
   }
 
-  /**
-   * d: { qTokens, kTokens, nq, nk, heads, mean: Float32Array [nq, nk], max: Float32Array [nq, nk],
+  /*
+   * setData(d), d: { qTokens, kTokens, nq, nk, heads, mean: Float32Array [nq, nk], max: Float32Array [nq, nk],
    *   rowEntropy: Float32Array [heads, nq] (nats), perHead: { entropy, max, meanMax } (Float32Array
    *   [heads] each, from scope.headSummaries), masked(i, j) }
    */
-  setData(d) { this.data = d; }
 
   draw() {
     const d = this.data;

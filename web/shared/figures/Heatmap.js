@@ -66,7 +66,6 @@ export class Heatmap extends Figure {
       .on('change', (ev) => this.emit('values', { kind: ev.target.value }));
     this.kindSelect.selectAll('option').data([['weights', 'weights'], ['scores', 'raw scores']]).join('option')
       .attr('value', (o) => o[0]).text((o) => o[1]);
-    this.data = null;
     this.selected = null;
     this.selection = { rows: [], cols: [] };
     this.selectable = selectable;
@@ -125,11 +124,10 @@ export class Heatmap extends Figure {
       .on('blur', () => { this.cursor.attr('visibility', 'hidden'); this.unhover(); });
   }
 
-  /**
-   * @param {object} d { qTokens, kTokens: Token[], nq, nk, weights, scores: Float32Array (this head,
+  /*
+   * setData(d), d: { qTokens, kTokens: Token[], nq, nk, weights, scores: Float32Array (this head,
    *   [nq, nk]), masked(i, j): boolean, head, heads, scoreName, temperature }
    */
-  setData(d) { this.data = d; }
   setValueKind(kind) { this.kind = kind; this.kindSelect.property('value', kind); }
   setSelected(cell) { this.selected = cell; }
   /** Highlights the selected query rows and key columns (sorted index lists; out-of-range ones ignored). */

@@ -64,7 +64,6 @@ export class HeatmapCanvas extends Figure {
     this.keyText = this.rangeEl.append('span').attr('class', 'visually-hidden');
     this.readout = this.body.append('p').attr('class', 'hmc-readout');
     this.base = document.createElement('canvas');   // one pixel per cell
-    this.data = null;
     this.selection = { rows: [], cols: [] };
     this.selected = null;
     this.t = zoomIdentity;

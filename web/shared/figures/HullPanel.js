@@ -33,7 +33,7 @@ export class HullPanel extends TeachingPanel {
    */
 
   draw() {
-    const d = this.d;
+    const d = this.data;
     if (!d) return;
     this.toggle.property('checked', !!d.showExperimental);
     // Wide: the legend beside the plot (860 × 400). Narrow (a phone): the plot as wide as the panel and

@@ -27,7 +27,6 @@ export class LineView extends Figure {
     });
     this.colTitles.append('text').attr('class', 'axis-title q-title').text('queries');
     this.colTitles.append('text').attr('class', 'axis-title k-title').text('keys');
-    this.data = null;
     this.focus = null;          // { side: 'q' | 'k', index }
     this.tabStop = { side: 'q', index: 0 };   // the token Tab reaches (onTokenKey)
     this.shown = new Set([0]);  // heads drawn

@@ -25,11 +25,9 @@ export class LossCurve extends Figure {
     this.svg.append('text').attr('class', 'axis-title').attr('x', 4).attr('y', 10).text('loss');
     this.svg.append('text').attr('class', 'axis-title').attr('x', W - 4).attr('y', 10).attr('text-anchor', 'end').text('accuracy');
     this.setSize(W, H);
-    this.data = null;
   }
 
-  /** d: { losses: Float32Array, evals: [{ step, loss, accuracy }], chance, maxSteps, marker } */
-  setData(d) { this.data = d; }
+  // setData(d), d: { losses: Float32Array, evals: [{ step, loss, accuracy }], chance, maxSteps, marker }
 
   draw() {
     const d = this.data;

@@ -33,7 +33,6 @@ export class ModelGrid extends Figure {
     this.ariaGrid = new AriaGrid(this.svg.node());
     this.live = this.body.append('p').attr('class', 'visually-hidden').attr('aria-live', 'polite');
     this.canvas = slot.ownerDocument.createElement('canvas');
-    this.data = null;
     this.current = { layer: 0, head: 0 };
     this.svg.on('click', (ev) => {
       const at = this.at(ev);

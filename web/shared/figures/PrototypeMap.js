@@ -28,15 +28,13 @@ export class PrototypeMap extends Figure {
       frame: 'rect.map-frame', gx: 'g.axis.x', gy: 'g.axis.y', gTrain: 'g.points.train', gTest: 'g.points.test', gTrails: 'g.trails', gKeys: 'g.keys',
     });
     this.setSize(size + this.m.left + this.m.right, size + this.m.top + this.m.bottom);
-    this.data = null;
     this.pointsKey = null;
   }
 
-  /**
-   * d: { view, classes, train: {X, y, n}, test: {X, y, n}, K, V, m, grid: {res, cls, conf},
+  /*
+   * setData(d), d: { view, classes, train: {X, y, n}, test: {X, y, n}, K, V, m, grid: {res, cls, conf},
    *      trails?: Float32Array[] (the keys at earlier steps), keyClass?: Uint8Array, dist?: Float64Array }
    */
-  setData(d) { this.data = d; }
 
   scales() {
     const d = this.data, m = this.m;

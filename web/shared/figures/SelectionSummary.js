@@ -25,7 +25,6 @@ export class SelectionSummary extends Figure {
     this.clear = this.tools.insert('button', ':first-child').attr('type', 'button').attr('class', 'clear-selection')
       .text('Clear selection')
       .on('click', () => this.emit('clear', {}));
-    this.data = null;
     this.summary = null;
   }
 

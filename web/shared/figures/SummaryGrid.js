@@ -29,16 +29,14 @@ export class SummaryGrid extends Figure {
     this.gLabels = this.svg.append('g');
     this.currentRect = this.svg.append('rect').attr('class', 'grid-current');
     this.measure = 'entropy';
-    this.data = null;
     this.current = { layer: 0, head: 0 };
   }
 
-  /**
-   * d: { layers, heads, summaries: { entropy, max, meanMax: Float32Array [layers, heads] }, page?: the
-   * part drawn, { l0, h0, layers, heads } (web/shared/compute/imported.js gridPage; default all of it) }.
-   * The layer means are over all of a layer's heads, drawn or not.
+  /*
+   * setData(d), d: { layers, heads, summaries: { entropy, max, meanMax: Float32Array [layers, heads] },
+   * page?: the part drawn, { l0, h0, layers, heads } (web/shared/compute/imported.js gridPage; default
+   * all of it) }. The layer means are over all of a layer's heads, drawn or not.
    */
-  setData(d) { this.data = d; }
   setMeasure(m) { this.measure = m; this.select.property('value', m); }
   setCurrent(layer, head) { this.current = { layer, head }; }
 

@@ -16,8 +16,6 @@ export class TeachingPanel extends Figure {
     this.width = width;
   }
 
-  setData(d) { this.d = d; }
-
   /** The width (in plot units) the figure has on screen now. */
   fitRoom() { return (this.body.node().clientWidth || this.width) / this.scale; }
 
@@ -26,7 +24,7 @@ export class TeachingPanel extends Figure {
    * (A phone's 330 px once drew a 440-unit plot at 0.75: 6 px labels.)
    */
   watchRoom() {
-    this.room = (this.observedWidth(this.body.node(), () => { if (this.d && this.room !== this.fitRoom()) this.draw(); }) || this.width) / this.scale;
+    this.room = (this.observedWidth(this.body.node(), () => { if (this.data && this.room !== this.fitRoom()) this.draw(); }) || this.width) / this.scale;
     return this.room;
   }
 }

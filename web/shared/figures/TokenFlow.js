@@ -9,11 +9,9 @@ export class TokenFlow extends Figure {
   constructor(slot) {
     super(slot, { id: 'flow', title: 'Rollout of one output token', caption: '' });
     this.addPlot('token-flow', { gBars: 'g', gLabels: 'g' });
-    this.data = null;
   }
 
-  /** d: { tokens: string[], row: Float32Array [n] (row t of R), t } */
-  setData(d) { this.data = d; }
+  // setData(d), d: { tokens: string[], row: Float32Array [n] (row t of R), t }
 
   draw() {
     const d = this.data;

@@ -143,8 +143,9 @@ export function matrixPanelParts(g) {
 }
 
 /**
- * A figure: builds its fixed DOM once in the constructor, takes state through setters, binds data in
- * draw(), and reports interactions as DOM-style events (figure.addEventListener('select', …)).
+ * A figure: builds its fixed DOM once in the constructor, takes state through setters (its data through
+ * setData), binds data in draw(), and reports interactions as DOM-style events
+ * (figure.addEventListener('select', …)).
  */
 export class Figure extends EventTarget {
   /**
@@ -161,6 +162,7 @@ export class Figure extends EventTarget {
     this.slot = slot;
     this.job = null;
     this.visible = false;
+    this.data = null;        // what setData gave it last
     this.root = select(slot).append('figure').attr('class', `fig fig-${id}`).attr('id', `figure-${id}`);
     const head = this.root.append('div').attr('class', 'fig-head');
     this.titleEl = head.append('h3').attr('class', 'fig-title').attr('id', `figure-${id}-title`).text(title);
@@ -218,6 +220,12 @@ export class Figure extends EventTarget {
     this.keptTitle = null;
     if (hadFocus) h.focus({ preventScroll: true });
   }
+
+  /**
+   * The data the next draw() draws; each figure says the shape it takes ("setData(d), d: …"). A figure
+   * that works something out from it as it comes overrides this.
+   */
+  setData(d) { this.data = d; }
 
   /** The title and the caption, written only when they change (a text written again is one the next frame lays out again). */
   setTitle(text) { (this.keptTitle ||= new Kept(this.titleEl.node())).setText(text); }
