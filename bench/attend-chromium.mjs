@@ -13,11 +13,10 @@
 // flipped every batch); a batch lasts ≥ 20 ms (the page's timer is coarsened to 100 µs). Medians.
 //   node bench/attend-chromium.mjs [--words 12,100,1000] [--batches 9] [--out FILE] [--baseline DIR]
 // With --baseline DIR (another build's dist/), that build's default module runs as a fourth case.
-import { readdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { header, option, tfjsPage } from './browser.mjs';
+import { option, scopesPage, tfjsRatios, writeScopesResult } from './browser.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const words = (option('words') ?? '12,100,1000').split(',').map(Number);
@@ -27,22 +26,8 @@ const baseline = option('baseline');
 const load = loadavg();
 const HEADS = 8, D_HEAD = 64, D_OUT = 100;
 
-const { page, close } = await tfjsPage({
-  site: join(root, 'build/bench-attend-chromium'),
-  extra: ['glove-50k.bin'],
-  copies: baseline ? readdirSync(baseline).filter((f) => /\.(mjs|wasm)$/.test(f) || f === 'glove-50k.bin').map((f) => [join(baseline, f), `baseline/${f}`]) : [],
-  timeout: 120000,
-  setup: `const { createAttnScope } = await import('./attnscope.mjs');
-const before = ${baseline ? "await (await import('./baseline/attnscope.mjs')).createAttnScope({ preload: true })" : 'null'};
-window.bench = { tf, scopes: { default: await createAttnScope({ preload: true }), simd: await createAttnScope({ simd: true, preload: true }), before } };`,
-});
+const { page, close, info } = await scopesPage({ site: join(root, 'build/bench-attend-chromium'), baseline, files: ['glove-50k.bin'], scopeOptions: '{ preload: true }', timeout: 120000 });
 try {
-  const info = await page.evaluate(async () => ({
-    attnscope: bench.scopes.default.variants.build, plain: bench.scopes.simd.variants.build,
-    tfjs: { version: bench.tf.version_core, backend: bench.tf.getBackend(), simd: await bench.tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
-      threads: await bench.tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') },
-    crossOriginIsolated: self.crossOriginIsolated,
-  }));
   const results = [];
   for (const count of words) {
     const row = await page.evaluate(async ({ count, batches, H, dh, dOut }) => {
@@ -106,10 +91,7 @@ try {
       for (const x of Object.values(t)) x.dispose();
       return { words: count, nq, nk, heads: H, d_head: dh, d_out: dOut, cross: keys !== undefined, ms, max_abs_diff_vs_tfjs: agreement };
     }, { count, batches, H: HEADS, dh: D_HEAD, dOut: D_OUT });
-    const [fast, plain, tfjs, before] = Object.values(row.ms);
-    row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;
-    row.tfjs_over_attnscope_simd = Math.round((tfjs / plain) * 100) / 100;
-    if (before !== undefined) row.tfjs_over_baseline = Math.round((tfjs / before) * 100) / 100;
+    const { before } = tfjsRatios(row);
     const a = row.max_abs_diff_vs_tfjs;
     // The same numbers or the benchmark compares nothing: float32 rounding only.
     if (!(a.weights < 1e-5 && a.output < 1e-4 && a.maxWeight < 1e-5 && a.entropy < 1e-4)) throw new Error(`attend-chromium: attnscope and TF.js disagree at ${count} words: ${JSON.stringify(a)}`);
@@ -117,10 +99,8 @@ try {
       + `(plain SIMD ${row.tfjs_over_attnscope_simd}×${before !== undefined ? `, baseline ${row.tfjs_over_baseline}×` : ''}), weights diff ${a.weights.toExponential(1)}`);
     results.push(row);
   }
-  const json = { benchmark: 'attend() (8 heads of 64, W_o, scaled-dot) in headless Chromium, one page: attnscope (default and plain SIMD module) vs the same attention in TF.js wasm from the looked-up embeddings, interleaved batches, medians',
-    ...header({ load }), ...(baseline ? { baseline } : {}), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), batches, ...info, results };
-  writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
-  console.error(`written ${out}`);
+  writeScopesResult(out, { benchmark: 'attend() (8 heads of 64, W_o, scaled-dot) in headless Chromium, one page: attnscope (default and plain SIMD module) vs the same attention in TF.js wasm from the looked-up embeddings, interleaved batches, medians',
+    load, baseline, batches, info, results });
 } finally {
   await close();
 }
