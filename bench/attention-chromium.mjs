@@ -8,31 +8,23 @@
 // batch); a batch lasts ≥ 20 ms (the page's timer is coarsened to 100 µs). Medians of the per-call
 // times; ratios TF.js / attnscope. The outputs are compared (max |diff|) so nothing is measured that
 // computes something else.
-//   node bench/attention-chromium.mjs [--sizes 512x64,2048x64,512x128,2048x128] [--batches 9] [--out FILE]
-import { writeFileSync } from 'node:fs';
+// With --baseline DIR (another build's dist/, say main's before a kernel change), that build's default
+// module runs as a fourth case in the same page: the A/B of a kernel change where the users are.
+//   node bench/attention-chromium.mjs [--sizes 512x64,2048x64,512x128,2048x128] [--batches 9] [--out FILE] [--baseline DIR]
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { header, option, tfjsPage } from './browser.mjs';
+import { option, scopesPage, tfjsRatios, writeScopesResult } from './browser.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sizes = (option('sizes') ?? '512x64,2048x64,512x128,2048x128').split(',').map((s) => s.split('x').map(Number));
 const batches = Number(option('batches') ?? 9);
 const out = option('out') ?? join(root, 'bench/results/attention-chromium.json');
+const baseline = option('baseline');
 const load = loadavg();
 
-const { page, close } = await tfjsPage({
-  site: join(root, 'build/bench-chromium'),
-  setup: `const { createAttnScope } = await import('./attnscope.mjs');
-window.bench = { tf, scopes: { default: await createAttnScope(), simd: await createAttnScope({ simd: true }) } };`,
-});
+const { page, close, info } = await scopesPage({ site: join(root, 'build/bench-chromium'), baseline });
 try {
-  const info = await page.evaluate(async () => ({
-    attnscope: bench.scopes.default.variants.build, plain: bench.scopes.simd.variants.build,
-    tfjs: { version: bench.tf.version_core, backend: bench.tf.getBackend(), simd: await bench.tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
-      threads: await bench.tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') },
-    crossOriginIsolated: self.crossOriginIsolated,
-  }));
   const results = [];
   for (const [n, d] of sizes) {
     const row = await page.evaluate(async ({ n, d, batches }) => {
@@ -47,24 +39,23 @@ try {
         { name: 'attnscope simd', run: () => scopes.simd.attentionOutput(Q, K, V, opts) },
         { name: 'tfjs-wasm', run: () => tf.tidy(() => tf.matMul(tf.softmax(tf.mul(tf.matMul(q, tf.transpose(k)), scale)), v)).dataSync() },
       ];
+      if (scopes.before) impls.push({ name: `baseline ${scopes.before.variants.build}`, run: () => scopes.before.attentionOutput(Q, K, V, opts) });
       const outputs = impls.map((im) => im.run());
       let diff = 0;
-      for (let i = 0; i < outputs[0].length; i++) diff = Math.max(diff, Math.abs(outputs[0][i] - outputs[2][i]), Math.abs(outputs[1][i] - outputs[2][i]));
+      for (const o of [outputs[0], outputs[1], outputs[3]].filter(Boolean))
+        for (let i = 0; i < o.length; i++) diff = Math.max(diff, Math.abs(o[i] - outputs[2][i]));
       const ms = await timeCases(impls, batches);
       q.dispose(); k.dispose(); v.dispose(); scale.dispose();
       return { n, d, ms, max_abs_diff_vs_tfjs: diff };
     }, { n, d, batches });
-    const [fast, plain, tfjs] = Object.values(row.ms);
-    row.tfjs_over_attnscope = Math.round((tfjs / fast) * 100) / 100;
-    row.tfjs_over_attnscope_simd = Math.round((tfjs / plain) * 100) / 100;
+    const { fast, plain, before } = tfjsRatios(row);
+    if (before !== undefined) row.baseline_over_attnscope = Math.round((before / fast) * 1000) / 1000;
     row.relaxed_speedup = Math.round((plain / fast) * 100) / 100;
-    console.error(`n=${n} d=${d}: ${Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}; TF.js/attnscope ${row.tfjs_over_attnscope}× (plain SIMD ${row.tfjs_over_attnscope_simd}×), diff ${row.max_abs_diff_vs_tfjs.toExponential(1)}`);
+    console.error(`n=${n} d=${d}: ${Object.entries(row.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}; TF.js/attnscope ${row.tfjs_over_attnscope}× (plain SIMD ${row.tfjs_over_attnscope_simd}×${before !== undefined ? `, baseline ${row.tfjs_over_baseline}×` : ''}), diff ${row.max_abs_diff_vs_tfjs.toExponential(1)}`);
     results.push(row);
   }
-  const json = { benchmark: 'softmax(Q Kᵀ/√d) V in headless Chromium, one page: attnscope attentionOutput (default and plain SIMD module) vs TF.js wasm, interleaved batches, medians',
-    ...header({ load }), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100), batches, ...info, results };
-  writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
-  console.error(`written ${out}`);
+  writeScopesResult(out, { benchmark: 'softmax(Q Kᵀ/√d) V in headless Chromium, one page: attnscope attentionOutput (default and plain SIMD module) vs TF.js wasm, interleaved batches, medians',
+    load, baseline, batches, info, results });
 } finally {
   await close();
 }

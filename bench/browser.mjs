@@ -5,6 +5,7 @@
 // and the run "click Train, poll every animation frame until 500 steps, report the longest task".
 // Nothing here measures by itself; the numbers come from the pages (performance.now, PerformanceObserver).
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../scripts/browser-harness.mjs';
@@ -199,4 +200,57 @@ document.title = 'ready';
     await server.stop();
     throw e;
   }
+}
+
+/**
+ * A tfjsPage for A/Bs against TF.js: bench.scopes holds attnscope's default scope (`default`: relaxed
+ * SIMD in Chromium), one on the plain SIMD module (`simd`) and, with `baseline` (another build's
+ * dist/), that build's default scope (`before`; null without), each created with `scopeOptions` (code,
+ * e.g. '{ preload: true }'); `files` names more of dist/'s files (and the baseline's) the scopes read.
+ * Resolves { page, close, info }: info names the builds and TF.js's backend, as the results record them.
+ */
+export async function scopesPage({ site, baseline, files = [], scopeOptions = '', timeout }) {
+  const { readdirSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const o = scopeOptions;
+  const { page, close } = await tfjsPage({
+    site, extra: files, timeout,
+    copies: baseline ? readdirSync(baseline).filter((f) => /\.(mjs|wasm)$/.test(f) || files.includes(f)).map((f) => [join(baseline, f), `baseline/${f}`]) : [],
+    setup: `const { createAttnScope } = await import('./attnscope.mjs');
+const before = ${baseline ? `await (await import('./baseline/attnscope.mjs')).createAttnScope(${o})` : 'null'};
+window.bench = { tf, scopes: { default: await createAttnScope(${o}), simd: await createAttnScope({ simd: true, ...${o || '{}'} }), before } };`,
+  });
+  try {
+    const info = await page.evaluate(async () => ({
+      attnscope: bench.scopes.default.variants.build, plain: bench.scopes.simd.variants.build,
+      tfjs: { version: bench.tf.version_core, backend: bench.tf.getBackend(), simd: await bench.tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'),
+        threads: await bench.tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT') },
+      crossOriginIsolated: self.crossOriginIsolated,
+    }));
+    return { page, close, info };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/**
+ * TF.js's time over each attnscope case of a scopesPage row (row.ms in the order default, plain SIMD,
+ * TF.js, baseline), set on the row; returns the four times.
+ */
+export function tfjsRatios(row) {
+  const [fast, plain, tfjs, before] = Object.values(row.ms);
+  const r2 = (x) => Math.round(x * 100) / 100;
+  row.tfjs_over_attnscope = r2(tfjs / fast);
+  row.tfjs_over_attnscope_simd = r2(tfjs / plain);
+  if (before !== undefined) row.tfjs_over_baseline = r2(tfjs / before);
+  return { fast, plain, tfjs, before };
+}
+
+/** Writes a scopesPage benchmark's result file (the machine, the loads, the builds, the rows) to `out`. */
+export function writeScopesResult(out, { benchmark, load, baseline, batches, info, results }) {
+  const json = { benchmark, ...header({ load }), ...(baseline ? { baseline } : {}), loadavg_end: loadavg().map((x) => Math.round(x * 100) / 100),
+    batches, ...info, results };
+  writeFileSync(out, JSON.stringify(json, null, 2) + '\n');
+  console.error(`written ${out}`);
 }

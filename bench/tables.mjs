@@ -357,12 +357,32 @@ function relaxedNode() {
 
 function attentionChromium() {
   const r = result('attention-chromium');
+  const base = r.results[0].tfjs_over_baseline !== undefined;
   return `Measured ${r.date} in ${r.browser} (TF.js ${r.tfjs.version}, ${r.tfjs.backend}, SIMD ${r.tfjs.simd}, threads ${r.tfjs.threads}; `
-    + `attnscope's default module there: ${r.attnscope}), ${r.cpu}, ${r.cores} cores, ${load(r)}; medians of ${r.batches} interleaved batches:\n\n`
-    + '| n × d | relaxed ms | SIMD ms | TF.js ms | TF.js / relaxed | TF.js / SIMD | SIMD / relaxed | max \\|diff\\| vs TF.js |\n|---|--:|--:|--:|--:|--:|--:|--:|\n'
+    + `attnscope's default module there: ${r.attnscope}), ${r.cpu}, ${r.cores} cores, ${load(r)}; medians of ${r.batches} interleaved batches`
+    + `${base ? ', with an earlier build (the one given as `--baseline`, its default module) as a fourth case in the same page' : ''}:\n\n`
+    + `| n × d | relaxed ms | SIMD ms | TF.js ms | TF.js / relaxed | TF.js / SIMD | SIMD / relaxed |${base ? ' build before ms | TF.js / build before |' : ''} max \\|diff\\| vs TF.js |\n`
+    + `|---|--:|--:|--:|--:|--:|--:|${base ? '--:|--:|' : ''}--:|\n`
     + r.results.map((c) => {
-      const [fast, plain, tf] = Object.values(c.ms);
-      return `| ${c.n} × ${c.d} | ${fast} | ${plain} | ${tf} | **${x(c.tfjs_over_attnscope)}** | ${x(c.tfjs_over_attnscope_simd)} | ${x(c.relaxed_speedup)} | ${e1(c.max_abs_diff_vs_tfjs)} |`;
+      const [fast, plain, tf, before] = Object.values(c.ms);
+      return `| ${c.n} × ${c.d} | ${fast} | ${plain} | ${tf} | **${x(c.tfjs_over_attnscope)}** | ${x(c.tfjs_over_attnscope_simd)} | ${x(c.relaxed_speedup)} |`
+        + `${base ? ` ${before} | ${x(c.tfjs_over_baseline)} |` : ''} ${e1(c.max_abs_diff_vs_tfjs)} |`;
+    }).join('\n') + '\n';
+}
+
+function attendChromium() {
+  const r = result('attend-chromium');
+  const base = r.results[0].tfjs_over_baseline !== undefined;
+  const c0 = r.results[0];
+  return `Measured ${r.date} in ${r.browser} (TF.js ${r.tfjs.version}, ${r.tfjs.backend}, SIMD ${r.tfjs.simd}, threads ${r.tfjs.threads}; `
+    + `attnscope's default module there: ${r.attnscope}), ${r.cpu}, ${r.cores} cores, ${load(r)}; ${c0.heads} heads of ${c0.d_head}, W_o to ${c0.d_out} columns; `
+    + `medians of ${r.batches} interleaved batches${base ? ', with an earlier build (`--baseline`) as a fourth case' : ''}:\n\n`
+    + `| words | tokens | attnscope relaxed ms | attnscope SIMD ms | TF.js ms | TF.js / relaxed | TF.js / SIMD |${base ? ' build before ms | TF.js / build before |' : ''} weights max \\|diff\\| | output max \\|diff\\| |\n`
+    + `|--:|---|--:|--:|--:|--:|--:|${base ? '--:|--:|' : ''}--:|--:|\n`
+    + r.results.map((c) => {
+      const [fast, plain, tf, before] = Object.values(c.ms);
+      return `| ${c.words}${c.cross ? ' (a pair)' : ''} | ${c.nq} × ${c.nk} | ${fast} | ${plain} | ${tf} | **${x(c.tfjs_over_attnscope)}** | ${x(c.tfjs_over_attnscope_simd)} |`
+        + `${base ? ` ${before} | ${x(c.tfjs_over_baseline)} |` : ''} ${e1(c.max_abs_diff_vs_tfjs.weights)} | ${e1(c.max_abs_diff_vs_tfjs.output)} |`;
     }).join('\n') + '\n';
 }
 
@@ -683,6 +703,7 @@ export const RESULTS = {
   'score-ratio.json': 'node bench/score-ratio.mjs --score idw > bench/results/score-ratio.json',
   'relaxed-node.json': 'node --experimental-wasm-relaxed-simd bench/kernel-ab.mjs --relaxed > bench/results/relaxed-node.json',
   'attention-chromium.json': 'node bench/attention-chromium.mjs',
+  'attend-chromium.json': 'node bench/attend-chromium.mjs',
   'attend-node.json': 'node bench/attend-node.mjs > bench/results/attend-node.json',
   'dist-sizes.json': 'node bench/dist-sizes.mjs > bench/results/dist-sizes.json',
   'limits.json': 'node bench/limits.mjs > bench/results/limits.json',
@@ -723,6 +744,7 @@ export const BLOCKS = [
   { doc: 'docs/benchmarks.md', name: 'SCORE-RATIO', make: scoreRatio },
   { doc: 'docs/benchmarks.md', name: 'RELAXED-NODE', make: relaxedNode },
   { doc: 'docs/benchmarks.md', name: 'ATTENTION-CHROMIUM', make: attentionChromium },
+  { doc: 'docs/benchmarks.md', name: 'ATTEND-CHROMIUM', make: attendChromium },
   { doc: 'docs/benchmarks.md', name: 'ATTEND-NODE', make: attendNode },
   { doc: 'docs/benchmarks.md', name: 'DIST-SIZES', make: distSizes },
   { doc: 'docs/benchmarks.md', name: 'POOL', make: pool },

@@ -108,9 +108,10 @@ class Scope {
     const err = exportMessage(this._m, this._m._attnscope_call_cost(this._enum.ints.score[score], nq, nk, d, dk, dv, hidden, outputOnly ? 1 : 0));
     if (err) throw coreError(err);
   }
-  _withArrays(arrays, outputs, fn, finite = NO_NAMES) {
+  _withArrays(arrays, outputs, fn, finite = NO_NAMES, labels = undefined) {
     // arrays: {name: Float32Array|Uint8Array|null}, outputs: {name: floatCount}; fn(ptrs) → copies;
-    // finite: names of Float32Array inputs whose elements are checked here (in wasm) to be finite.
+    // finite: names of Float32Array inputs whose elements are checked here (in wasm) to be finite;
+    // labels: {name: what an error calls it} where that is not the name itself.
     // Every input and output of the call shares one block of the heap (each part 16-byte aligned):
     // one malloc and one free per call instead of one per array, which small calls feel.
     const ptrs = {};
@@ -138,7 +139,7 @@ class Scope {
         ptrs[parts[i]] = p;
         if (a) { if (parts[i + 2]) heap32.set(a, p >> 2); else heap8.set(a, p); }
       }
-      if (finite.length) this._checkFinite(arrays, ptrs, finite);
+      if (finite.length) this._checkFinite(arrays, ptrs, finite, labels);
       return fn(ptrs);
     } finally {
       this._m._free(base);
@@ -147,7 +148,7 @@ class Scope {
   // The Float32Array inputs named in `finite` (the first arrays of the block, in order) are checked in
   // one wasm call over their whole span: the alignment gaps between them are zeroed first, and an
   // element found non-finite is mapped back to its array and index for the message.
-  _checkFinite(arrays, ptrs, finite) {
+  _checkFinite(arrays, ptrs, finite, labels = undefined) {
     const heap32 = this._m.HEAPF32;
     const first = ptrs[finite[0]] >> 2;
     let end = first;
@@ -160,7 +161,7 @@ class Scope {
     if (bad < 0) return;
     for (const name of finite) {
       const i = first + bad - (ptrs[name] >> 2);
-      if (i >= 0 && i < typedLength(arrays[name])) throw nonFinite(name, arrays[name], i);
+      if (i >= 0 && i < typedLength(arrays[name])) throw nonFinite(labels?.[name] ?? name, arrays[name], i);
     }
     throw new Error(`attnscope: a non-finite value at ${bad} lies in no input (an internal error)`);
   }

@@ -74,12 +74,12 @@ export class TextCalls {
       const u = options.projection;
       dHead = checkInt('projection.dHead', u.dHead, 1, 1 << 12);
       dValue = checkInt('projection.dValue', u.dValue, 1, 1 << 12);
-      proj.Wq = checkMatrix('projection.Wq', u.Wq, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
-      proj.Wk = checkMatrix('projection.Wk', u.Wk, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
-      proj.Wv = checkMatrix('projection.Wv', u.Wv, d * heads * dValue, `[${d}, heads*dValue=${heads * dValue}]`);
+      proj.Wq = checkShape('projection.Wq', u.Wq, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
+      proj.Wk = checkShape('projection.Wk', u.Wk, d * heads * dHead, `[${d}, heads*dHead=${heads * dHead}]`);
+      proj.Wv = checkShape('projection.Wv', u.Wv, d * heads * dValue, `[${d}, heads*dValue=${heads * dValue}]`);
       if (u.Wo !== undefined) {
         dOut = checkInt('projection.dOut', u.dOut, 1, 1 << 12);
-        proj.Wo = checkMatrix('projection.Wo', u.Wo, heads * dValue * dOut, `[heads*dValue=${heads * dValue}, dOut=${dOut}]`);
+        proj.Wo = checkShape('projection.Wo', u.Wo, heads * dValue * dOut, `[heads*dValue=${heads * dValue}, dOut=${dOut}]`);
       }
     } else {
       throw new TypeError(`projection: expected ${named.map((n) => `'${n}'`).join(', ')} or an object {Wq, Wk, Wv, dHead, dValue}, got ${describe(options.projection)}`);
@@ -106,7 +106,9 @@ export class TextCalls {
     const i = e.ints;
     const plain = [i.score[score], i.variant[variant], idw.p, idw.eps, weights.hidden, weights.maxKeys, temperature, heads,
       i.projection[projection], seed, positional ? 1 : 0, i.mask[mask], maxTokens, experimentalScaledOutput ? 1 : 0, dHead, dValue, dOut];
-    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, core, plain };
+    // The projection matrices (the block's first arrays) are checked to be finite in wasm, by _withArrays.
+    const finite = Object.keys(proj).filter((k) => proj[k]);
+    return { state, query, keys, cross, d, heads, score, temperature, variant, arrays: { ...proj, ...weights.arrays }, finite, core, plain };
   }
 
   // attend() through the plain export attnscope_attend (a: _attendInputs'; t0: when the call began):
@@ -127,7 +129,7 @@ export class TextCalls {
       if (err) throw coreError(err);
       const { data, tokens } = readAttendBlock(m, ptrs.slot);
       return attendResult(data, tokens, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
-    });
+    }, a.finite, PROJECTION_LABELS);
   }
 
   // The pool's (never options): heads [headBegin, headEnd) only (headEnd 0 = every head). The result
@@ -170,7 +172,7 @@ export class TextCalls {
     const release = () => { if (!released) { released = true; a.state.releaseKept(); } };
     let res;
     try {
-      res = this._withArrays(a.arrays, {}, (ptrs) => a.state.attendKept(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd)));
+      res = this._withArrays(a.arrays, {}, (ptrs) => a.state.attendKept(a.query, a.keys, a.cross, a.core(ptrs, headBegin, headEnd)), a.finite, PROJECTION_LABELS);
       if (res.error) throw coreError(res.error);
     } catch (e) {
       release();
@@ -202,11 +204,13 @@ export class TextCalls {
       const res = a.state.attendOutput(ptrs.concat, nq, cols, a.core(ptrs, 0, 0));
       if (res.error) throw coreError(res.error);
       return { output: res.data, dOut: res.dOut };
-    });
+    }, a.finite, PROJECTION_LABELS);
   }
 }
 
 const utf8Encoder = new TextEncoder(), utf8Decoder = new TextDecoder();
+// The names a non-finite element of a projection matrix is reported under (the option's path).
+const PROJECTION_LABELS = Object.freeze({ Wq: 'projection.Wq', Wk: 'projection.Wk', Wv: 'projection.Wv', Wo: 'projection.Wo' });
 
 // The block attnscope_attend leaves in the heap (layout in bindings/embind-scope.cpp, attend_block), read
 // and freed: { data: a Float32Array copy of its floats, tokens: { query, keys } (Token objects) }.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -34,21 +35,15 @@ void exact_rows(Score score, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const 
     }
 }
 // A visible score of row i at ±FLT_MAX (compute_scores' saturation) or infinite: the row's float
-// softmax cannot rank its scores. A branch-free maximum of |s| over the row first (four running
-// maxima), the mask only for a row that reaches FLT_MAX.
+// softmax cannot rank its scores. An unsigned maximum over the bits of |s| first (it vectorises; a
+// NaN's bits exceed FLT_MAX's and send the row to the second loop, which does not count it), the
+// mask only for a row that reaches FLT_MAX.
 bool row_saturated(const float* s, std::size_t n, const AttentionOptions& o, std::size_t i) {
     constexpr float fmax = std::numeric_limits<float>::max();
-    float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
-    std::size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        m0 = std::max(m0, std::fabs(s[j]));
-        m1 = std::max(m1, std::fabs(s[j + 1]));
-        m2 = std::max(m2, std::fabs(s[j + 2]));
-        m3 = std::max(m3, std::fabs(s[j + 3]));
-    }
-    for (; j < n; ++j) m0 = std::max(m0, std::fabs(s[j]));
-    if (std::max(std::max(m0, m1), std::max(m2, m3)) < fmax) return false;
-    for (j = 0; j < n; ++j)
+    std::uint32_t m = 0;
+    for (std::size_t j = 0; j < n; ++j) m = std::max(m, scores::float_bits(s[j]) & 0x7fffffffu);
+    if (m < scores::float_bits(fmax)) return false;
+    for (std::size_t j = 0; j < n; ++j)
         if (std::fabs(s[j]) >= fmax && !scores::hidden_key(o, i, j)) return true;
     return false;
 }
@@ -112,7 +107,10 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
     // float softmax cannot rank them) get their scores, weights and output in double.
     float inv_tau = 1.0f;
     if (Status st = inverse_temperature(o.temperature, inv_tau); !st) return st;
-    const auto saturated = [&](std::size_t i) { return row_saturated(S.row(i), nk, o, i); };
+    // Each row's saturation, found once: exact_rows and the statistics both ask.
+    std::vector<unsigned char> saturated_rows(nq);
+    for (std::size_t i = 0; i < nq; ++i) saturated_rows[i] = row_saturated(S.row(i), nk, o, i) ? 1 : 0;
+    const auto saturated = [&](std::size_t i) { return saturated_rows[i] != 0; };
     if (O.data && o.experimental_scaled_output) {
         std::vector<float> av(nq * dv);
         kt.gemm_nn(nq, dv, nk, A.data, A.stride, V.data, V.stride, av.data(), dv);
@@ -129,7 +127,7 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
         exact_rows(o.score, Q, K, V, o, inv_tau, S, A, Matrix(), saturated);
     }
     if (stats) {
-        const auto rs = row_stats(A);
+        const auto rs = row_stats(A, S, inv_tau, saturated);
         for (std::size_t i = 0; i < nq; ++i) stats[i] = rs[i];
     }
     return {};

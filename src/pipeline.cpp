@@ -1,6 +1,7 @@
 #include "attnscope/pipeline.hpp"
 
 #include <string>
+#include <vector>
 
 #include "attnscope/limits.hpp"
 #include "attnscope/positional.hpp"
@@ -11,6 +12,28 @@
 namespace attnscope {
 
 namespace {
+
+// attend()'s seeded projections, drawn again only when their shape or seed changes: a demo that
+// re-attends on every keystroke with the same seed and heads drew the same four matrices each time
+// (a third of a 12-word, 8-head call). One slot per kind of matrix, per thread (the native library
+// may attend on several); a slot's pointer is valid until the next draw for that kind on the thread,
+// so within one call the four kinds never disturb one another.
+const float* seeded_projection(MatrixKind kind, std::size_t rows, std::size_t cols, std::uint32_t seed) {
+    struct Slot {
+        std::size_t rows = 0, cols = 0;
+        std::uint32_t seed = 0;
+        std::vector<float> values;
+    };
+    thread_local Slot slots[4];  // Wq, Wk, Wv, Wo
+    Slot& slot = slots[static_cast<std::size_t>(kind) - static_cast<std::size_t>(MatrixKind::Wq)];
+    if (slot.values.empty() || slot.rows != rows || slot.cols != cols || slot.seed != seed) {
+        slot.values = xavier_uniform(rows, cols, seed, matrix_stream(kind, 0));
+        slot.rows = rows;
+        slot.cols = cols;
+        slot.seed = seed;
+    }
+    return slot.values.data();
+}
 
 Status embed_text(const Vocabulary& vocab, std::string_view text, const char* arg, const AttendOptions& o,
                   std::vector<Token>& tokens, std::vector<std::uint8_t>& oov, std::vector<std::int64_t>& entries,
@@ -83,7 +106,6 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
 
     MultiHeadOptions mo;
     mo.heads = H;
-    std::vector<float> wq, wk, wv, wo, wx;
     std::vector<std::size_t> head_dims(H);
     switch (o.projection) {
         case Projection::identity:
@@ -93,11 +115,10 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
         case Projection::random: {
             const std::size_t dh = d / H > 0 ? d / H : 1;
             // One draw per matrix: head h's block of columns is part of a single Xavier matrix.
-            wq = xavier_uniform(d, H * dh, o.seed, matrix_stream(MatrixKind::Wq, 0));
-            wk = xavier_uniform(d, H * dh, o.seed, matrix_stream(MatrixKind::Wk, 0));
-            wv = xavier_uniform(d, H * dh, o.seed, matrix_stream(MatrixKind::Wv, 0));
-            wo = xavier_uniform(H * dh, d, o.seed, matrix_stream(MatrixKind::Wo, 0));
-            mo.Wq = wq.data(); mo.Wk = wk.data(); mo.Wv = wv.data(); mo.Wo = wo.data();
+            mo.Wq = seeded_projection(MatrixKind::Wq, d, H * dh, o.seed);
+            mo.Wk = seeded_projection(MatrixKind::Wk, d, H * dh, o.seed);
+            mo.Wv = seeded_projection(MatrixKind::Wv, d, H * dh, o.seed);
+            mo.Wo = seeded_projection(MatrixKind::Wo, H * dh, d, o.seed);
             mo.d_head = mo.d_value = dh;
             mo.d_out = d;
             head_dims.assign(H, dh);
@@ -174,13 +195,11 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
 Status attend_output_projection(const Vocabulary& vocab, const AttendOptions& o, ConstMatrix concat, Tensor& out) {
     const std::size_t d = vocab.dim(), H = o.heads, nq = concat.rows;
     if (H == 0) return Status::error("heads: expected at least 1");
-    std::vector<float> wo;
     const float* Wo = nullptr;
     std::size_t d_out = 0, cols = 0;
     if (o.projection == Projection::random) {
         const std::size_t dh = d / H > 0 ? d / H : 1;
-        wo = xavier_uniform(H * dh, d, o.seed, matrix_stream(MatrixKind::Wo, 0));  // as attend() draws it
-        Wo = wo.data();
+        Wo = seeded_projection(MatrixKind::Wo, H * dh, d, o.seed);  // as attend() draws it
         d_out = d;
         cols = H * dh;
     } else if (o.projection == Projection::user && o.Wo) {

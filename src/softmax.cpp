@@ -41,20 +41,55 @@ Status masked_softmax(ConstMatrix S, const SoftmaxOptions& o, Matrix A) {
     return {};
 }
 
+namespace {
+// The largest weight of a row and its key (the first, on ties).
+void row_max(const float* a, std::size_t n, RowStats& st) {
+    for (std::size_t j = 0; j < n; ++j) {
+        if (a[j] > st.max_weight) {
+            st.max_weight = a[j];
+            st.argmax = static_cast<std::uint32_t>(j);
+        }
+    }
+}
+// −Σ a log a over the positive weights, in double.
+float entropy_direct(const float* a, std::size_t n) {
+    double h = 0.0;
+    for (std::size_t j = 0; j < n; ++j)
+        if (a[j] > 0.0f) h -= static_cast<double>(a[j]) * std::log(static_cast<double>(a[j]));
+    return static_cast<float>(h);
+}
+}  // namespace
+
 std::vector<RowStats> row_stats(ConstMatrix A) {
     std::vector<RowStats> stats(A.rows);
     for (std::size_t i = 0; i < A.rows; ++i) {
+        row_max(A.row(i), A.cols, stats[i]);
+        stats[i].entropy = entropy_direct(A.row(i), A.cols);
+    }
+    return stats;
+}
+
+std::vector<RowStats> row_stats(ConstMatrix A, ConstMatrix S, float inv_tau, const std::function<bool(std::size_t)>& direct) {
+    std::vector<RowStats> stats(A.rows);
+    for (std::size_t i = 0; i < A.rows; ++i) {
         const float* a = A.row(i);
+        const float* s = S.row(i);
         RowStats& st = stats[i];
-        double h = 0.0;
-        for (std::size_t j = 0; j < A.cols; ++j) {
-            if (a[j] > 0.0f) h -= static_cast<double>(a[j]) * std::log(static_cast<double>(a[j]));
-            if (a[j] > st.max_weight) {
-                st.max_weight = a[j];
-                st.argmax = static_cast<std::uint32_t>(j);
-            }
+        row_max(a, A.cols, st);
+        const float sr = s[st.argmax];
+        if (!(st.max_weight > 0.0f) || !std::isfinite(sr) || direct(i)) {
+            st.entropy = entropy_direct(a, A.cols);
+            continue;
         }
-        st.entropy = static_cast<float>(h);
+        double sum = 0.0, spread = 0.0;
+        for (std::size_t j = 0; j < A.cols; ++j) {
+            const double w = a[j] > 0.0f ? static_cast<double>(a[j]) : 0.0;  // masked keys: 0, whatever their score
+            sum += w;
+            spread += w > 0.0 ? w * (static_cast<double>(s[j]) - sr) : 0.0;
+        }
+        // A one-hot row gives −0 and a nearly one-hot one a rounding below 0: the entropy is ≥ 0, +0 at least.
+        const double h = -std::log(static_cast<double>(st.max_weight)) * sum - static_cast<double>(inv_tau) * spread;
+        st.entropy = static_cast<float>(h > 0.0 ? h : 0.0);
     }
     return stats;
 }

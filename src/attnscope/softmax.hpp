@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "attnscope/registry.hpp"
@@ -37,5 +38,14 @@ struct RowStats {
 };
 // One RowStats per row of A.
 std::vector<RowStats> row_stats(ConstMatrix A);
+// The same, where A's rows are the softmax of S's rows at 1/τ = inv_tau (masked keys and −inf scores
+// with weight 0). Then a_j = exp((s_j − m)/τ)/Z, so against the row's largest weight a_r,
+// log a_j = (s_j − s_r)/τ + log a_r, and
+//   H = −Σ a_j log a_j = −log a_r · Σ a_j − (1/τ) Σ a_j (s_j − s_r):
+// one logarithm per row instead of one per weight (which took a fifth of a 1,000-word attend()).
+// The entropies agree with row_stats(A)'s to float rounding, not bit for bit. Rows whose scores do
+// not describe their weights (`direct(i)`: saturated scores, recomputed in double) or whose s_r is
+// not finite (+inf scores) take row_stats(A)'s sum.
+std::vector<RowStats> row_stats(ConstMatrix A, ConstMatrix S, float inv_tau, const std::function<bool(std::size_t)>& direct);
 
 }  // namespace attnscope

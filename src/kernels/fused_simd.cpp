@@ -16,8 +16,10 @@
 // kFusedMR x kKeys tile.
 //
 // Code size and register pressure matter here: V8 (11.x) hands functions it deems huge to its
-// mid-tier register allocator, and 5 x 8 tiles measured 1.5-1.9x slower than 4 x 8, inlined or out
-// of line (docs/benchmarks.md, "What we tried"). A/B anything added (bench/kernel-ab.mjs).
+// mid-tier register allocator, and 5 x 8 tiles with multiply and add measured 1.5-1.9x slower than
+// 4 x 8, inlined or out of line (docs/benchmarks.md, "What we tried"); the relaxed-SIMD build, whose
+// fused multiply-add frees a register, uses 5 x 8 (simd_tiles.hpp, kFusedMR). A/B anything added
+// (bench/kernel-ab.mjs in node, bench/attention-chromium.mjs --baseline in Chromium).
 #include <algorithm>
 #include <cassert>
 #include <cmath>

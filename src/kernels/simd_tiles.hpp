@@ -114,7 +114,7 @@ inline ExpConstants exp_constants() {
 }
 
 // e^x for x in [-88, 0] (callers clamp): x = n ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part
-// ln2, exact products without an FMA), e^r = 1 + r + r² q(r) with q a cubic fitted for the least
+// ln2, exact products with or without an FMA: madd fuses them in the relaxed-SIMD build only), e^r = 1 + r + r² q(r) with q a cubic fitted for the least
 // maximum relative error on that interval (1.1e-7 in exact arithmetic), and 2^n built in the exponent
 // bits. Relative error at most 2.5e-7 (about 2 ulp) wherever the result is a normal float,
 // tests/cpp/test_kernels.cpp checks it against double std::exp at every float of [-88, 0] it visits.
@@ -126,14 +126,14 @@ ATTNSCOPE_TILE_INLINE batch exp_core(const batch& xc, const ExpConstants& k) {
     // Round x log2(e) to the nearest integer n by adding 1.5 * 2^23 + 127: the float's low mantissa
     // bits then hold n + 127, the biased exponent of 2^n. (No float→int conversion: Emscripten
     // emulates _mm_cvttps_epi32 lane by lane, which cost more than the whole polynomial.)
-    const batch t = xsimd::fma(xc, k.log2e, k.magic);
+    const batch t = madd(xc, k.log2e, k.magic);
     const batch n = t - k.magic;
-    const batch r = xsimd::fma(n, k.ln2_lo, xsimd::fma(n, k.ln2_hi, xc));
+    const batch r = madd(n, k.ln2_lo, madd(n, k.ln2_hi, xc));
     batch q = k.c3;
-    q = xsimd::fma(q, r, k.c2);
-    q = xsimd::fma(q, r, k.c1);
-    q = xsimd::fma(q, r, k.c0);
-    const batch p = xsimd::fma(q, r * r, r + k.one);
+    q = madd(q, r, k.c2);
+    q = madd(q, r, k.c1);
+    q = madd(q, r, k.c0);
+    const batch p = madd(q, r * r, r + k.one);
     const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ibatch>(t) << 23);  // 2^n (0 for n = -127)
     return p * scale;
 }
@@ -414,9 +414,18 @@ ATTNSCOPE_TILE_INLINE void av_rows(std::size_t mr, const float* const* P, std::s
 // kernel reuses its query rows against every key panel and writes P itself, so it lays both out for
 // one pointer with constant offsets (v128.load32_splat's offset field). Its tile has kFusedMR rows.
 // (Unrolling these loops by two measured 25-30% slower: clang interleaves the halves, and the four
-// live vectors of V or Kᵀ make V8 spill accumulators inside the loop.)
+// live vectors of V or Kᵀ make V8 spill accumulators inside the loop.) The tile is 4 x 8 with
+// multiply and add, 5 x 8 with the fused multiply-add: a product then needs no register of its own,
+// so 10 accumulators, 2 vectors of Kᵀ or V and a broadcast fit x86-64's 16 xmm registers, and with 10
+// independent chains the FMA's latency (4 cycles on 2 pipes wants 8) no longer sets the pace. In
+// Chromium 156 that read 0.90-0.94 of the 4 x 8 relaxed build's time; 6 x 8 spilled (1.06-1.12).
+// The tile's height changes no number: every score and output element is the same sum in the same order.
 #ifndef ATTNSCOPE_FUSED_MR  // (overridable to measure other tile heights)
+#if defined(ATTNSCOPE_RELAXED_SIMD)
+#define ATTNSCOPE_FUSED_MR 5
+#else
 #define ATTNSCOPE_FUSED_MR 4
+#endif
 #endif
 constexpr std::size_t kFusedMR = ATTNSCOPE_FUSED_MR;
 

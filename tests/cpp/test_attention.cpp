@@ -124,10 +124,10 @@ TEST_CASE("attention: every score, masks and temperatures against float64", "[at
                     ATTNSCOPE_CHECK_ALL(ca);
                     ATTNSCOPE_CHECK_ALL(co);
 
-                    // The stats are those of A.
+                    // The stats are those of A (the entropy from the scores: to float rounding of the direct sum).
                     const std::vector<RowStats> want = row_stats(r.A.view());
                     for (std::size_t i = 0; i < c.nq; ++i) {
-                        CHECK(r.stats[i].entropy == want[i].entropy);
+                        CHECK(r.stats[i].entropy == Approx(want[i].entropy).margin(1e-5));
                         CHECK(r.stats[i].max_weight == want[i].max_weight);
                         CHECK(r.stats[i].argmax == want[i].argmax);
                     }
@@ -349,13 +349,13 @@ TEST_CASE("multi-head: identity split, self- and cross-attention, equals single-
                     CHECK(same(out.k[h].view(), kv));
                     CHECK(same(out.v[h].view(), kv));
                     Tensor S(c.nq, c.nk), A(c.nq, c.nk), O(c.nq, r.size());
-                    REQUIRE(attention(q, kv, kv, o.attention, S.view(), A.view(), O.view()).ok());
+                    std::vector<RowStats> rs(c.nq);
+                    REQUIRE(attention(q, kv, kv, o.attention, S.view(), A.view(), O.view(), rs.data()).ok());
                     INFO("head " << h << " columns [" << r.begin << ", " << r.end << ")");
                     CHECK(same(out.scores[h].view(), S.view()));
                     CHECK(same(out.weights[h].view(), A.view()));
                     CHECK(same(out.head_outputs[h].view(), O.view()));
                     CHECK(same(ConstMatrix(out.concat.values.data() + r.begin, c.nq, r.size(), c.d), O.view()));
-                    const std::vector<RowStats> rs = row_stats(A.view());
                     REQUIRE(out.stats[h].size() == c.nq);
                     for (std::size_t i = 0; i < c.nq; ++i) CHECK(out.stats[h][i].entropy == rs[i].entropy);
                     if (c.mask == Mask::causal)

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -345,4 +346,54 @@ TEST_CASE("softmax: errors name the argument", "[softmax][errors]") {
         o.temperature = 1e-30f;
         CHECK(masked_softmax(S.view(), o, A.mview()).ok());
     }
+}
+
+TEST_CASE("softmax: row_stats from the scores agrees with the direct sum", "[softmax]") {
+    // Rows of every kind the attention calls hand it: spread and flat scores, temperatures far from 1,
+    // keys hidden by a mask (their raw scores kept in S), −inf scores, a row of +inf entries, a NaN row,
+    // a fully masked row, and a row `direct` flags.
+    Rng rng(2024);
+    const std::size_t n = 300;
+    for (const auto& [vname, variant] : public_variants())
+        for (const float tau : {0.05f, 1.0f, 7.0f})
+            DYNAMIC_SECTION("variant " << vname << " tau " << tau) {
+                Mat S = uniform_matrix(8, n, rng, -20.0, 20.0);
+                for (std::size_t j = 0; j < n; ++j) S(1, j) = 3.0f + 1e-4f * static_cast<float>(j % 7);  // nearly flat
+                for (std::size_t j = 0; j < n; j += 3) S(2, j) = -std::numeric_limits<float>::infinity();
+                S(3, 17) = S(3, 200) = std::numeric_limits<float>::infinity();
+                S(4, 5) = std::numeric_limits<float>::quiet_NaN();
+                std::vector<std::uint8_t> padding(n, 0);
+                for (std::size_t j = 0; j < n; j += 2) padding[j] = 1;
+                SoftmaxOptions o;
+                o.temperature = tau;
+                o.mask = Mask::causal;  // row i sees keys 0..i+query_offset
+                o.query_offset = 150;
+                o.key_padding = padding.data();
+                const Mat A = softmax(S, o, variant);
+                SoftmaxOptions plain;
+                plain.temperature = tau;
+                const Mat B = softmax(S, plain, variant);
+                for (const Mat* W : {&A, &B}) {
+                    const std::vector<RowStats> want = row_stats(W->view());
+                    const std::vector<RowStats> got = row_stats(W->view(), S.view(), 1.0f / tau, [](std::size_t i) { return i == 6; });
+                    REQUIRE(got.size() == want.size());
+                    for (std::size_t i = 0; i < got.size(); ++i) {
+                        INFO("row " << i << (W == &A ? " masked" : ""));
+                        CHECK(got[i].max_weight == want[i].max_weight);
+                        CHECK(got[i].argmax == want[i].argmax);
+                        // The float weights carry ~2 ulp each; the entropy of n of them moves by a few 1e-7.
+                        CHECK(got[i].entropy == Approx(want[i].entropy).margin(2e-6));
+                        if (i == 3 || i == 4 || i == 6) CHECK(got[i].entropy == want[i].entropy);  // the direct sum itself
+                    }
+                }
+            }
+}
+
+TEST_CASE("softmax: row_stats from the scores gives +0, never −0 or less, for one-hot rows", "[softmax]") {
+    const Mat S = from_rows({{0.0f, -200.0f, -300.0f}, {5.0f, 5.0f - 1e-6f, -1e30f}});
+    const Mat A = from_rows({{1.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.0f}});
+    const std::vector<RowStats> st = row_stats(A.view(), S.view(), 1.0f, [](std::size_t) { return false; });
+    CHECK(st[0].entropy == 0.0f);
+    CHECK_FALSE(std::signbit(st[0].entropy));
+    CHECK(st[1].entropy == Approx(std::log(2.0)).margin(1e-6));
 }

@@ -148,6 +148,7 @@ describe('several scopes on one wasm instance', () => {
 
   test('dispose frees one scope\'s vocabulary; the others keep working', async () => {
     const a = await loadScope({ vocabulary: 'small' });
+    call(a);  // a first attend() draws the seeded projections, which stay memoised (src/pipeline.cpp), then the count
     const before = a.memoryInUse();
     const b = await a.newScope({ vocabulary: 'small', preload: true });
     const expected = call(a);
