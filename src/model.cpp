@@ -372,7 +372,7 @@ Budget Model::encode_budget(std::uint64_t n, const ModelSurgery& s) const {
         b.work(n, O, 2 * F);     // the feed-forward layers
         b.work(n, din + O, 8);   // the two layer norms
         for (std::size_t hd = 0; hd < H; ++hd) {
-            const Score score = s.scores.empty() ? Score::scaled_dot : s.scores[l * H + hd];
+            const Score score = s.scores.empty() ? Score::scaled_dot : s.scores[l * heads_ + hd];
             const auto& def = scores::score_def(score);
             // The score's cost beyond S (S is the head's slice of the attentions, counted above), its
             // seeded matrices, the softmax and A V.

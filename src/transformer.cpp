@@ -507,8 +507,8 @@ Budget Transformer::pair_budget(std::uint64_t rows, std::uint64_t ns, std::uint6
         for (std::size_t l = 0; l < c_.layers; ++l)
             for (std::size_t h = 0; h < c_.heads; ++h) {
                 Budget one;  // one sequence's score of one head (its backward about twice that)
-                scores::score_def(c_.scores[self_base + l * H + h]).cost(one, scores::CostShape{n, n, dh, dh, dh});
-                if (cross) scores::score_def(c_.scores[cross_base + l * H + h]).cost(one, scores::CostShape{n, ns, dh, dh, dh});
+                scores::score_def(c_.scores[self_base + l * c_.heads + h]).cost(one, scores::CostShape{n, n, dh, dh, dh});
+                if (cross) scores::score_def(c_.scores[cross_base + l * c_.heads + h]).cost(one, scores::CostShape{n, ns, dh, dh, dh});
                 b.work(rows, one.work(), passes);
                 b.floats(one.floats());  // its scratch: one head at a time
             }
