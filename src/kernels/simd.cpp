@@ -574,7 +574,9 @@ std::size_t f32_cancelled_keys__simd(std::size_t n, const float* s, float qa, co
 // A layer norm row's mean and r = 1/√(var + eps): the row's sum and its squared deviations each with two
 // accumulators over vectors and a scalar tail. The forward and the backward kernel both take them from
 // here, so the backward uses the very mean and r the forward normalised with (in every build).
-static ATTNSCOPE_TILE_INLINE void layer_norm_row_stats(const float* x, std::size_t cols, float eps, float& mean, float& r) {
+// (A lambda, not a function: layer_norm_rows calls it through its parameter, and a function passed
+// there is an indirect call, which GCC refuses to force inline at -O1, the sanitizer build's level.)
+constexpr auto layer_norm_row_stats = [](const float* x, std::size_t cols, float eps, float& mean, float& r) ATTNSCOPE_LAMBDA_INLINE {
     const float inv_cols = 1.0f / static_cast<float>(cols);
     batch s0(0.0f), s1(0.0f);
     std::size_t t = 0;
@@ -601,7 +603,7 @@ static ATTNSCOPE_TILE_INLINE void layer_norm_row_stats(const float* x, std::size
     float sq = hsum(q0 + q1);
     for (; t < cols; ++t) sq += (x[t] - mean) * (x[t] - mean);
     r = 1.0f / std::sqrt(sq * inv_cols + eps);
-}
+};
 
 // Layer norm: the row's statistics (layer_norm_row_stats), then one pass writing (g·r)(x − mean) + b.
 void f32_layer_norm__simd(std::size_t rows, std::size_t cols, const float* X, std::size_t ldx, const float* g,
