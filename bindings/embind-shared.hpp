@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,20 +42,21 @@ void set_address(T& o, std::uintptr_t a) { o.*M = fptr(a); }
 //   ATTNSCOPE_JS_FIELDS(a, b_c)     .field("a", &Self::a).field("bC", &Self::b_c)
 //   ATTNSCOPE_JS_ADDRESSES(Wq, Wk)  pointer fields read and written as wasm addresses (get_address)
 // A member whose JS name is not the camelCase of its C++ name is registered explicitly.
-inline const char* js_name(const char* snake) {
-    static std::vector<std::unique_ptr<std::string>> names;  // one allocation each: the pointers stay put
-    auto name = std::make_unique<std::string>();
+// Never inlined: the glue is built as one unity file, in which its ~100 calls each took a copy.
+[[gnu::noinline]] inline const char* js_name(const char* snake) {
+    char* name = new char[std::strlen(snake) + 1];  // never freed: the module keeps its names
+    char* out = name;
     bool upper = false;
     for (const char* c = snake; *c; ++c) {
         if (*c == '_') {
             upper = true;
             continue;
         }
-        *name += upper && *c >= 'a' && *c <= 'z' ? static_cast<char>(*c - 'a' + 'A') : *c;
+        *out++ = upper && *c >= 'a' && *c <= 'z' ? static_cast<char>(*c - 'a' + 'A') : *c;
         upper = false;
     }
-    names.push_back(std::move(name));
-    return names.back()->c_str();
+    *out = '\0';
+    return name;
 }
 // The for-each: ATTNSCOPE_PP_MAP(f, a, b, c) is f(a) f(b) f(c). Each pass of the preprocessor expands one
 // step and leaves the next one to the following pass (ATTNSCOPE_PP_NEXT peeks whether a name follows);
