@@ -625,13 +625,14 @@ function goals() {
   const rows = [];
   const size = ([n, d]) => `${n} × ${d}`;
   const fused = FOUR.map((s) => [s, tfjsOver(an, ...s)]).filter(([, v]) => v !== undefined);
-  const over15 = (list) => list.filter(([, v]) => r2(v) >= 1.5).map(([s]) => size(s)).join(', ') || 'none';
+  const atLeast = (list, goal) => list.filter(([, v]) => r2(v) >= goal).map(([s]) => size(s)).join(', ') || 'none';
+  const over15 = (list) => atLeast(list, 1.5);
   rows.push(['fused `attentionOutput()` against TF.js in node, n ∈ {512, 2048} × d ∈ {64, 128}', '≥ 1.3× (the issue\'s later goal: 1.5×)',
     fused.map(([s, v]) => `${x(v)} (${size(s)})`).join(', '), day(an),
     `1.3×: ${yesNo(fused.every(([, v]) => r2(v) >= 1.3))}; 1.5×: at ${over15(fused)}`]);
   const chr = ch.results.map((c) => [[c.n, c.d], c.tfjs_over_attnscope]);
-  rows.push(['the same in Chromium, the relaxed-SIMD build the page loads', '≥ 1.5×', chr.map(([s, v]) => `${x(v)} (${size(s)})`).join(', '), day(ch),
-    `at ${over15(chr)}`]);
+  rows.push(['the same in Chromium, the relaxed-SIMD build the page loads', '≥ 1.5× (the issue\'s later goal: 1.8×)', chr.map(([s, v]) => `${x(v)} (${size(s)})`).join(', '), day(ch),
+    `1.5×: at ${over15(chr)}; 1.8×: at ${atLeast(chr, 1.8)}`]);
   const weights = sizesOf(an).map((s) => tfjsOver(an, ...s, 'weights')).filter((v) => v !== undefined);
   const refused = (an.refusals || []).map((r) => `${r.n} × ${r.d}`);
   rows.push(['weights path `attention()` against TF.js in node', '≥ 1.0×', `${range(weights)}${refused.length ? `; ${refused.join(', ')} refused by the work budget` : ''}`,
