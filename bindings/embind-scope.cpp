@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,22 +38,22 @@ namespace {
 double get_seed(const AttendOptions& o) { return o.seed; }
 void set_seed(AttendOptions& o, double s) { o.seed = static_cast<std::uint32_t>(s); }
 
-// The floats of an attend() result, in the order its JS readers take them (bindings/scope-text.mjs):
+// The floats of an attend() result but its scores and weights (which the JS layer copies from where
+// the core left them and puts after the embeddings: bindings/scope-text.mjs), in the order its JS
+// readers take them:
 //   a header [nq, nk, heads, dOut, dHead[0..heads), dValue[0..heads)],
-//   queryEmbeddings [nq, d], keyEmbeddings [nk, d], then (with `matrices`) scores [heads, nq, nk] and
-//   weights [heads, nq, nk], entropy [heads, nq], maxWeight [heads, nq], argmax [heads, nq],
-//   output [nq, dOut], then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]].
-// Without `matrices` the scores and weights are left out (the pool's shares read them in place).
-std::size_t attend_float_count(const AttendResult& r, bool matrices) {
+//   queryEmbeddings [nq, d], keyEmbeddings [nk, d], entropy [heads, nq], maxWeight [heads, nq],
+//   argmax [heads, nq], output [nq, dOut], then per head h: q [nq, dHead[h]], k [nk, dHead[h]], v [nk, dValue[h]].
+std::size_t attend_float_count(const AttendResult& r) {
     const MultiHeadResult& a = r.attention;
     const std::size_t H = a.heads;
-    std::size_t floats = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() +
-                         (matrices ? 2 * H * a.nq * a.nk : 0) + 3 * H * a.nq + a.output.values.size();
+    std::size_t floats = 4 + 2 * H + r.query_embeddings.values.size() + r.key_embeddings.values.size() + 3 * H * a.nq +
+                         a.output.values.size();
     for (std::size_t h = 0; h < H; ++h) floats += a.q[h].values.size() + a.k[h].values.size() + a.v[h].values.size();
     return floats;
 }
-// Writes attend_float_count(r, matrices) floats at `data`.
-void write_attend_floats(const AttendResult& r, bool matrices, float* data) {
+// Writes attend_float_count(r) floats at `data`.
+void write_attend_floats(const AttendResult& r, float* data) {
     const MultiHeadResult& a = r.attention;
     const std::size_t H = a.heads;
     std::size_t n = 0;
@@ -69,10 +70,6 @@ void write_attend_floats(const AttendResult& r, bool matrices, float* data) {
     for (std::size_t h = 0; h < H; ++h) push(static_cast<float>(a.v[h].cols));
     put(r.query_embeddings.values);
     put(r.key_embeddings.values);
-    if (matrices) {
-        for (std::size_t h = 0; h < H; ++h) put(a.scores[h].values);
-        for (std::size_t h = 0; h < H; ++h) put(a.weights[h].values);
-    }
     for (std::size_t h = 0; h < H; ++h)
         for (const RowStats& s : a.stats[h]) push(s.entropy);
     for (std::size_t h = 0; h < H; ++h)
@@ -112,6 +109,45 @@ void tokens_json(std::string& out, const Vocabulary& vocab, const std::vector<To
 }
 
 // ---- one scope's state: its vocabulary ------------------------------------------------------------
+
+// The message when the heap cannot hold attend()'s result (the engine refused to grow it).
+std::string no_room_message(std::size_t heads, std::size_t nq, std::size_t nk, std::uint64_t bytes) {
+    return "memory: the result of " + std::to_string(heads) + " heads of " + std::to_string(nq) + " queries x " +
+           std::to_string(nk) + " keys needs " + std::to_string(bytes / 1048576) +
+           " MiB more and the heap could not grow that far (the engine refused memory); use fewer heads or shorter text";
+}
+
+struct FreeFloats {
+    void operator()(float* p) const { std::free(p); }
+};
+
+// Room for attend()'s scores and weights (AttendOptions::place: the core writes them straight into
+// it, with no zeroed tensors and no copy between), from malloc, so that a heap that cannot grow gives
+// a message rather than the abort of a std::vector. place() refers to this room: it stays put.
+struct MatrixRoom {
+    std::unique_ptr<float, FreeFloats> floats;
+    std::size_t count = 0;    // floats asked for
+    bool refused = false;     // malloc gave nothing
+
+    MatrixRoom() = default;
+    MatrixRoom(const MatrixRoom&) = delete;
+    MatrixRoom& operator=(const MatrixRoom&) = delete;
+    void clear() {
+        floats.reset();
+        count = 0;
+        refused = false;
+    }
+    std::function<float*(std::size_t)> place() {
+        return [this](std::size_t n) -> float* {
+            count = n;
+            std::size_t bytes = 0;
+            floats.reset(n < (std::size_t{1} << 29) && to_size(std::uint64_t{n} * sizeof(float), bytes)
+                             ? static_cast<float*>(std::malloc(bytes)) : nullptr);
+            refused = !floats;
+            return floats.get();
+        };
+    }
+};
 
 class ScopeState {
 public:
@@ -182,48 +218,50 @@ public:
     }
 
     // The pool's attend (never the scope's, which is the plain export attnscope_attend): `data`
-    // without the scores and weights (attend_packed), which stay in the core's result, kept in the
-    // heap until release_kept() (or the next
-    // attend_kept): `scores` and `weights` are the heap addresses of each head's [nq, nk] floats.
+    // without the scores and weights (attend_packed), which the core wrote into kept_room_, kept in
+    // the heap with the core's result until release_kept() (or the next attend_kept): `scores` and
+    // `weights` are the heap addresses of each head's [nq, nk] floats.
     // The worker copies them from there straight into an array of its choice (the joined buffer, or
     // one it reuses), so that no call makes a fresh array of them, nor a second copy in the heap.
     // The addresses hold until the heap is freed or grows: the caller copies before any other call
     // into this instance.
     val attend_kept(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o) {
         kept_ = std::make_unique<AttendResult>();
-        return attend_packed(query, keys, cross, o, *kept_);
+        kept_room_.clear();
+        AttendOptions placed = o;
+        placed.place = kept_room_.place();
+        return attend_packed(query, keys, cross, placed, *kept_, kept_room_);
     }
-    void release_kept() { kept_.reset(); }
+    void release_kept() {
+        kept_.reset();
+        kept_room_.clear();
+    }
 
     // The pool's share of attend() in one call. Returns {error: string} or {data, scores, weights, tokens}:
     //   data: one Float32Array (a copy), write_attend_floats' layout without the scores and weights;
-    //   scores, weights: each head's [nq, nk] floats' heap address in `kept` (see attend_kept);
+    //   scores, weights: each head's [nq, nk] floats' heap address in `room` (see attend_kept);
     //   tokens: '{"query":[Token...],"keys":[Token...]}' (JSON, Token as in attnscope.d.ts).
-    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult& r) const {
+    val attend_packed(const std::string& query, const std::string& keys, bool cross, const AttendOptions& o, AttendResult& r,
+                      const MatrixRoom& room) const {
         val out = val::object();
-        const std::string err = attnscope::attend(vocab_, query, keys, cross, o, r).message();
-        if (!err.empty()) return error_object(err);
+        const Status st = attnscope::attend(vocab_, query, keys, cross, o, r);
         const MultiHeadResult& a = r.attention;
         const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
-        const std::size_t total = attend_float_count(r, false);
+        if (room.refused) return error_object(no_room_message(H, nq, nk, std::uint64_t{room.count} * sizeof(float)));
+        if (!st) return error_object(st.message());
+        const std::size_t total = attend_float_count(r);
         // The one copy handed to JS, allocated with malloc so that a heap that cannot grow gives
         // an error message rather than the abort of a std::vector (the core's own allocations were
         // reserved by its budget check; this copy comes on top of them).
         float* data = static_cast<float*>(std::malloc(total * sizeof(float)));
-        if (!data) {
-            out.set("error", "memory: the result of " + std::to_string(H) + " heads of " + std::to_string(nq) +
-                                 " queries x " + std::to_string(nk) + " keys needs " +
-                                 std::to_string(total * sizeof(float) / 1048576) +
-                                 " MiB more and the heap could not grow that far (the engine refused memory); "
-                                 "use fewer heads or shorter text");
-            return out;
-        }
+        if (!data) return error_object(no_room_message(H, nq, nk, total * sizeof(float)));
         std::unique_ptr<float, decltype(&std::free)> owner(data, &std::free);
-        write_attend_floats(r, false, data);
+        write_attend_floats(r, data);
         val scores = val::array(), weights = val::array();
+        const std::size_t cells = nq * nk;
         for (std::size_t h = 0; h < H; ++h) {
-            scores.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.scores[h].values.data())));
-            weights.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.weights[h].values.data())));
+            scores.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.placed + h * cells)));
+            weights.call<void>("push", static_cast<double>(reinterpret_cast<std::uintptr_t>(a.placed + (H + h) * cells)));
         }
         out.set("scores", scores);
         out.set("weights", weights);
@@ -255,6 +293,7 @@ private:
     Vocabulary vocab_;
     // attend_kept()'s result (its scores and weights), until release_kept().
     std::unique_ptr<AttendResult> kept_;
+    MatrixRoom kept_room_;  // kept_'s scores and weights
 };
 
 // ---- attend() as a plain export: the scope's call (the pool's shares with a place use attend_kept) ----
@@ -267,22 +306,31 @@ std::size_t utf16_units(std::string_view s) {
     return n;
 }
 
-// The whole result of attend() in one malloc'ed block, which the JS layer copies out of and frees
-// (bindings/scope-text.mjs, readAttendBlock). In order:
-//   write_attend_floats' floats, the scores and weights included (`floats` of them);
+// The result of attend() in two malloc'ed blocks, which the JS layer copies out of and frees
+// (bindings/scope-text.mjs, readAttendBlock). The heads' scores and weights are written by the core
+// straight into the second (MultiHeadOptions::place: no zeroed tensors, no copy between them); the
+// first holds, in order:
+//   write_attend_floats' floats without the scores and weights (`floats` of them);
 //   per token (the query's, then the keys'), int32 [start, end, oov] (start, end in UTF-16 units);
 //   per token, four strings: its text, lookup, kind and vocabulary word ("" when out of vocabulary):
 //     int32 each string's end in UTF-16 units of the decoded table, then each string's end in bytes;
 //   the string table, UTF-8.
-// slot (int32[6]) receives: the block's address, floats, query tokens, key tokens, the table's
-// UTF-16 units, the table's bytes. Returns "" or the message (nothing allocated then).
+// slot (int32[8]) receives: the first block's address, floats, query tokens, key tokens, the table's
+// UTF-16 units, the table's bytes, the scores and weights' address and their floats
+// (2 x heads x nq x nk: every head's scores, then every head's weights). Returns "" or the message
+// (nothing allocated then).
 std::string attend_block(const Vocabulary& vocab, std::string_view query, std::string_view keys, bool cross,
-                         const AttendOptions& o, std::int32_t* slot) {
+                         const AttendOptions& options, std::int32_t* slot) {
+    AttendOptions o = options;
+    MatrixRoom room;
+    o.place = room.place();
     AttendResult r;
-    if (Status st = attnscope::attend(vocab, query, keys, cross, o, r); !st) return st.message();
+    const Status st = attnscope::attend(vocab, query, keys, cross, o, r);
     const MultiHeadResult& a = r.attention;
     const std::size_t H = a.heads, nq = a.nq, nk = a.nk;
-    const std::size_t floats = attend_float_count(r, true);
+    if (room.refused) return no_room_message(H, nq, nk, std::uint64_t{room.count} * sizeof(float));
+    if (!st) return st.message();
+    const std::size_t floats = attend_float_count(r);
     const std::size_t ntok = r.query_tokens.size() + r.key_tokens.size();
     auto token = [&r](std::size_t i) -> const Token& {
         return i < r.query_tokens.size() ? r.query_tokens[i] : r.key_tokens[i - r.query_tokens.size()];
@@ -309,13 +357,9 @@ std::string attend_block(const Vocabulary& vocab, std::string_view query, std::s
     const bool fits = checked_mul(11, ntok, ints) && checked_add(floats, ints, bytes) && checked_mul(bytes, 4, bytes) &&
                       checked_add(bytes, table, bytes) && bytes < (std::uint64_t{1} << 31) && to_size(bytes, total);
     char* block = fits ? static_cast<char*>(std::malloc(total)) : nullptr;
-    if (!block) {
-        return "memory: the result of " + std::to_string(H) + " heads of " + std::to_string(nq) + " queries x " +
-               std::to_string(nk) + " keys needs " + std::to_string(bytes / 1048576) +
-               " MiB more and the heap could not grow that far (the engine refused memory); use fewer heads or shorter text";
-    }
+    if (!block) return no_room_message(H, nq, nk, bytes);
     float* data = reinterpret_cast<float*>(block);
-    write_attend_floats(r, true, data);
+    write_attend_floats(r, data);
     std::int32_t* rec = reinterpret_cast<std::int32_t*>(data + floats);
     std::int32_t* u16_end = rec + 3 * ntok;
     std::int32_t* byte_end = u16_end + 4 * ntok;
@@ -340,6 +384,8 @@ std::string attend_block(const Vocabulary& vocab, std::string_view query, std::s
     slot[3] = static_cast<std::int32_t>(r.key_tokens.size());
     slot[4] = static_cast<std::int32_t>(u16);
     slot[5] = static_cast<std::int32_t>(at);
+    slot[7] = static_cast<std::int32_t>(room.count);
+    slot[6] = static_cast<std::int32_t>(reinterpret_cast<std::uintptr_t>(room.floats.release()));
     return "";
 }
 

@@ -113,7 +113,7 @@ export class TextCalls {
 
   // attend() through the plain export attnscope_attend (a: _attendInputs'; t0: when the call began):
   // the texts go in as UTF-8 bytes and the options as numbers (no Embind object), the result comes
-  // back in one block of the heap that is copied out once and freed (readAttendBlock), the tokens
+  // back in two blocks of the heap that are copied out once and freed (readAttendBlock), the tokens
   // without a JSON round trip.
   _attendPlain(a, headBegin, headEnd, t0) {
     const state = this._stateAddress ?? (this._stateAddress = a.state.address());
@@ -127,7 +127,7 @@ export class TextCalls {
         a.cross ? 1 : 0, p[0], p[1], p[2], p[3], ptrs.W, ptrs.W1, ptrs.W2, ptrs.v, p[4], ptrs.Wa, p[5], p[6], p[7], p[8], p[9], p[10],
         p[11], p[12], p[13], ptrs.Wq, ptrs.Wk, ptrs.Wv, ptrs.Wo, p[14], p[15], p[16], headBegin, headEnd, ptrs.slot));
       if (err) throw coreError(err);
-      const { data, tokens } = readAttendBlock(m, ptrs.slot);
+      const { data, tokens } = readAttendBlock(m, ptrs.slot, a.d);
       return attendResult(data, tokens, a.d, a.score, a.temperature, this._instance.resolvedVariants[a.variant], now() - t0);
     }, a.finite, PROJECTION_LABELS);
   }
@@ -212,15 +212,22 @@ const utf8Encoder = new TextEncoder(), utf8Decoder = new TextDecoder();
 // The names a non-finite element of a projection matrix is reported under (the option's path).
 const PROJECTION_LABELS = Object.freeze({ Wq: 'projection.Wq', Wk: 'projection.Wk', Wv: 'projection.Wv', Wo: 'projection.Wo' });
 
-// The block attnscope_attend leaves in the heap (layout in bindings/embind-scope.cpp, attend_block), read
-// and freed: { data: a Float32Array copy of its floats, tokens: { query, keys } (Token objects) }.
-// The strings of every token are decoded in one call and sliced; a table whose decoded length is not
-// the one the core counted (bytes that are not UTF-8) is decoded string by string instead.
-function readAttendBlock(m, slotAddress) {
-  const slot = m.HEAP32.subarray(slotAddress >> 2, (slotAddress >> 2) + 6);
+// The blocks attnscope_attend leaves in the heap (layout in bindings/embind-scope.cpp, attend_block), read
+// and freed: { data: one Float32Array of the result's floats in attendResult's order (the scores and
+// weights, from their own block, after the embeddings), tokens: { query, keys } (Token objects) }.
+// d: the embeddings' width. The strings of every token are decoded in one call and sliced; a table
+// whose decoded length is not the one the core counted (bytes that are not UTF-8) is decoded string
+// by string instead.
+function readAttendBlock(m, slotAddress, d) {
+  const slot = m.HEAP32.subarray(slotAddress >> 2, (slotAddress >> 2) + 8);
   const block = slot[0] >>> 0, floats = slot[1], nq = slot[2], nk = slot[3], units = slot[4], bytes = slot[5];
+  const matrices = slot[6] >>> 0, matrixFloats = slot[7];
   try {
-    const data = m.HEAPF32.slice(block >>> 2, (block >>> 2) + floats);
+    const heap = m.HEAPF32, at = block >>> 2, split = 4 + 2 * heap[at + 2] + (nq + nk) * d;  // the header and the embeddings
+    const data = new Float32Array(floats + matrixFloats);
+    data.set(heap.subarray(at, at + split));
+    data.set(heap.subarray(matrices >>> 2, (matrices >>> 2) + matrixFloats), split);
+    data.set(heap.subarray(at + split, at + floats), split + matrixFloats);
     const n = nq + nk, rec = (block >>> 2) + floats, u16End = rec + 3 * n, byteEnd = u16End + 4 * n, tableAt = (byteEnd + 4 * n) << 2;
     const heap32 = m.HEAP32, heap8 = m.HEAPU8;
     const table = utf8Decoder.decode(heap8.subarray(tableAt, tableAt + bytes));
@@ -241,6 +248,7 @@ function readAttendBlock(m, slotAddress) {
     return { data, tokens: { query, keys } };
   } finally {
     m._free(block);
+    m._free(matrices);
   }
 }
 

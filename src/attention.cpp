@@ -300,6 +300,13 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
         concat_cols += out.v.back().cols;
     }
     out.concat = Tensor(Xq.rows, concat_cols);
+    const std::size_t cells = Xq.rows * Xkv.rows;  // (fits: check_multi_head_cost bounded 2 x heads x cells)
+    if (o.place) {
+        out.placed = o.place(2 * out.heads * cells);
+        if (!out.placed)
+            return Status::error("memory: the scores and weights of " + std::to_string(out.heads) + " heads of " +
+                                 std::to_string(Xq.rows) + " x " + std::to_string(Xkv.rows) + " found no room");
+    }
     std::size_t col = 0;
     for (std::size_t h = h0; h < h1; ++h) {
         const std::size_t e = h - h0;  // the entry of head h in `out`
@@ -307,12 +314,18 @@ Status multi_head_attention(ConstMatrix Xq, ConstMatrix Xkv, const MultiHeadOpti
         if (!o.head_params.empty()) ao.params = o.head_params[h];
         if (!o.head_extra.empty()) ao.W_extra = o.head_extra[h];
         const std::size_t dv = out.v[e].cols;
-        out.scores.emplace_back(Xq.rows, Xkv.rows);
-        out.weights.emplace_back(Xq.rows, Xkv.rows);
+        Matrix S, A;
+        if (out.placed) {
+            S = Matrix(out.placed + e * cells, Xq.rows, Xkv.rows);
+            A = Matrix(out.placed + (out.heads + e) * cells, Xq.rows, Xkv.rows);
+        } else {
+            S = out.scores.emplace_back(Xq.rows, Xkv.rows).view();
+            A = out.weights.emplace_back(Xq.rows, Xkv.rows).view();
+        }
         out.head_outputs.emplace_back(Xq.rows, dv);
         out.stats.emplace_back(Xq.rows);
-        Status st = attention(out.q[e].view(), out.k[e].view(), out.v[e].view(), ao, out.scores[e].view(),
-                              out.weights[e].view(), out.head_outputs[e].view(), out.stats[e].data());
+        Status st = attention(out.q[e].view(), out.k[e].view(), out.v[e].view(), ao, S, A, out.head_outputs[e].view(),
+                              out.stats[e].data());
         if (!st) return Status::error("head " + std::to_string(h) + ": " + st.message());
         for (std::size_t i = 0; i < Xq.rows; ++i)
             for (std::size_t j = 0; j < dv; ++j) out.concat(i, col + j) = out.head_outputs[e](i, j);

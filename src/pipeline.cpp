@@ -189,6 +189,7 @@ Status attend(const Vocabulary& vocab, std::string_view query, std::string_view 
     }
     mo.head_begin = o.head_begin;
     mo.head_end = o.head_end;
+    mo.place = o.place;
     return multi_head_attention(out.query_embeddings.view(), out.key_embeddings.view(), mo, out.attention);
 }
 

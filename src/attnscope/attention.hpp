@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "attnscope/score.hpp"
@@ -75,12 +76,20 @@ struct MultiHeadOptions {
     // projection needs every head (attend_output_projection does it). Each head's numbers are those
     // of the whole call: the worker pool splits attend() over heads so.
     std::size_t head_begin = 0, head_end = 0;
+    // Where the heads' scores and weights go. Unset: fresh tensors, out.scores and out.weights. Set
+    // (a caller that copies them elsewhere anyway: the bindings' attend() result): called once, after
+    // the cost check, with the number of floats, 2 x heads x nq x nk (the heads of the result in
+    // order, their scores, then their weights); it returns room for them (uninitialised memory is
+    // fine: every element is written) or null when there is none (a memory error). out.scores and
+    // out.weights then stay empty and out.placed points at the room.
+    std::function<float*(std::size_t floats)> place;
 };
 
 struct MultiHeadResult {
     std::size_t heads = 0, nq = 0, nk = 0;
     std::vector<Tensor> q, k, v;                 // per head: nq x d_h, nk x d_h, nk x d_v (projected)
-    std::vector<Tensor> scores, weights;         // per head: nq x nk
+    std::vector<Tensor> scores, weights;         // per head: nq x nk (empty when placed)
+    float* placed = nullptr;                     // MultiHeadOptions::place's room, when it was set
     std::vector<Tensor> head_outputs;            // per head: nq x d_v
     Tensor concat;                               // nq x (sum of d_v), the heads side by side
     Tensor output;                               // nq x d_out (= concat when there is no W_o)

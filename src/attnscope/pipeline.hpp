@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,8 @@ struct AttendOptions {
 
     // Only heads [head_begin, head_end) (head_end 0 = every head), as MultiHeadOptions.
     std::size_t head_begin = 0, head_end = 0;
+    // Where the heads' scores and weights go (unset: fresh tensors), as MultiHeadOptions::place.
+    std::function<float*(std::size_t floats)> place;
 };
 
 struct AttendResult {

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -456,6 +458,94 @@ TEST_CASE("multi-head: per-head score parameters", "[multihead]") {
             o.head_params.resize(3);
             CHECK_THAT(multi_head_attention(X.view(), X.view(), o, out).message(), StartsWith("head_params:"));
         }
+}
+
+// The scores and weights written into room the caller gives (MultiHeadOptions::place, as the
+// bindings' attend() does: uninitialised memory from malloc) are those of the fresh tensors bit for
+// bit, whatever the room held before (NaN here: an element left unwritten would show), for every
+// score, both masks, key padding, self- and cross-attention, every head or a range of heads, and
+// every variant (tile tails: 13 and 19 rows, 21 keys).
+TEST_CASE("multi-head: placed scores and weights equal the tensors' bit for bit", "[multihead]") {
+    auto same_bits = [](ConstMatrix a, const Tensor& b) {
+        if (a.rows != b.rows || a.cols != b.cols) return false;
+        for (std::size_t i = 0; i < a.rows; ++i)
+            if (std::memcmp(a.row(i), b.values.data() + i * b.cols, a.cols * sizeof(float)) != 0) return false;
+        return true;
+    };
+    for (const auto& [vname, variant] : public_variants())
+        for (const ScoreInfo& info : score_infos())
+            DYNAMIC_SECTION(info.name << ", variant " << vname) {
+                Rng rng(940 + static_cast<std::uint32_t>(info.id));
+                const std::size_t din = 12, H = 3, dh = 8, dv = 5, nk = 21;
+                const Mat Wq = uniform_matrix(din, H * dh, rng), Wk = uniform_matrix(din, H * dh, rng);
+                const Mat Wv = uniform_matrix(din, H * dv, rng);
+                const RandomParams rp(rng, dh, dh, nk);
+                std::vector<std::uint8_t> pad(nk, 0);
+                for (std::size_t j = 0; j < nk; ++j) pad[j] = j % 5 == 3;
+                for (bool cross : {false, true})
+                    for (Mask mask : {Mask::none, Mask::causal})
+                        for (bool padding : {false, true})
+                            for (std::size_t h0 : {0, 1}) {
+                                const std::size_t nq = cross ? 13 : nk;
+                                const Mat Xkv = uniform_matrix(nk, din, rng, -2, 2);
+                                const Mat Xq = cross ? uniform_matrix(nq, din, rng, -2, 2) : Xkv;
+                                INFO("cross " << cross << ", mask " << static_cast<int>(mask) << ", padding " << padding
+                                              << ", heads from " << h0);
+                                MultiHeadOptions o;
+                                o.heads = H;
+                                o.Wq = Wq.data();
+                                o.Wk = Wk.data();
+                                o.Wv = Wv.data();
+                                o.d_head = dh;
+                                o.d_value = dv;
+                                o.head_begin = h0;
+                                o.attention.score = info.id;
+                                o.attention.params = rp.p;
+                                o.attention.mask = mask;
+                                o.attention.key_padding = padding ? pad.data() : nullptr;
+                                o.attention.temperature = 0.7f;
+                                o.attention.variant = variant;
+                                MultiHeadResult fresh, placed;
+                                REQUIRE(multi_head_attention(Xq.view(), Xkv.view(), o, fresh).ok());
+                                std::vector<float> room;
+                                std::size_t asked = 0, calls = 0;
+                                o.place = [&](std::size_t n) {
+                                    asked = n;
+                                    ++calls;
+                                    room.assign(n, std::numeric_limits<float>::quiet_NaN());
+                                    return room.data();
+                                };
+                                REQUIRE(multi_head_attention(Xq.view(), Xkv.view(), o, placed).ok());
+                                const std::size_t heads = H - h0, cells = nq * nk;
+                                CHECK(calls == 1);
+                                REQUIRE(asked == 2 * heads * cells);
+                                CHECK(placed.placed == room.data());
+                                CHECK(placed.scores.empty());
+                                CHECK(placed.weights.empty());
+                                REQUIRE(fresh.scores.size() == heads);
+                                for (std::size_t e = 0; e < heads; ++e) {
+                                    INFO("head " << h0 + e);
+                                    CHECK(same_bits(ConstMatrix(room.data() + e * cells, nq, nk), fresh.scores[e]));
+                                    CHECK(same_bits(ConstMatrix(room.data() + (heads + e) * cells, nq, nk), fresh.weights[e]));
+                                    CHECK(same_bits(placed.head_outputs[e].view(), fresh.head_outputs[e]));
+                                    for (std::size_t i = 0; i < nq; ++i) {
+                                        CHECK(placed.stats[e][i].entropy == fresh.stats[e][i].entropy);
+                                        CHECK(placed.stats[e][i].argmax == fresh.stats[e][i].argmax);
+                                    }
+                                }
+                                CHECK(same_bits(placed.output.view(), fresh.output));
+                            }
+            }
+    // No room: a memory error, nothing computed.
+    Rng rng(949);
+    const Mat X = uniform_matrix(4, 6, rng);
+    MultiHeadOptions o;
+    o.heads = 2;
+    o.place = [](std::size_t) -> float* { return nullptr; };
+    MultiHeadResult out;
+    const Status st = multi_head_attention(X.view(), X.view(), o, out);
+    CHECK_THAT(st.message(), StartsWith("memory:") && Contains("2 heads of 4 x 4"));
+    CHECK(out.head_outputs.empty());
 }
 
 TEST_CASE("multi-head: errors name the argument", "[multihead][errors]") {
