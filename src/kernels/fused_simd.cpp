@@ -44,20 +44,8 @@ constexpr std::size_t kQueries = ATTNSCOPE_FUSED_QUERIES;  // query rows per blo
 // The online update of one row (simd_tiles' exp), same decisions as online_update_scalar.
 inline void online_update_simd(OnlineRow& st, float* s, std::size_t nb, float inv_tau, float& scale,
                                const ExpConstants& ek) {
-    batch mx_v(-kFusedInf);
-    auto has_nan = batch(0.0f) != batch(0.0f);
-    std::size_t j = 0;
-    for (; j + W <= nb; j += W) {
-        const batch x = batch::load_aligned(s + j);
-        has_nan = has_nan || (x != x);
-        mx_v = pmax(mx_v, x);  // a NaN x is ignored here and caught by has_nan
-    }
-    float tmax = hmax(mx_v);
-    bool tnan = xsimd::any(has_nan);
-    for (; j < nb; ++j) {
-        if (std::isnan(s[j])) tnan = true;
-        if (s[j] > tmax) tmax = s[j];
-    }
+    bool tnan = false;
+    const float tmax = row_max_nan<xsimd::aligned_mode>(s, nb, tnan);
     if (online_special(st, s, nb, tmax, tnan, scale)) return;
     const float m_new = tmax > st.m ? tmax : st.m;
     scale = std::exp((st.m - m_new) * inv_tau);

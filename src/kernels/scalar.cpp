@@ -159,14 +159,11 @@ void f32_gemm_tn__scalar(std::size_t m, std::size_t n, std::size_t k, const floa
 
 void f32_softmax_backward_rows__scalar(std::size_t rows, std::size_t cols, const float* A, std::size_t lda,
                                        const float* G, std::size_t ldg, float inv_tau, float* dS, std::size_t ldd) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* a = A + i * lda;
-        const float* g = G + i * ldg;
-        float* ds = dS + i * ldd;
+    softmax_backward_row_loop(rows, A, lda, G, ldg, dS, ldd, [cols, inv_tau](const float* a, const float* g, float* ds) {
         float r = 0.0f;
         for (std::size_t j = 0; j < cols; ++j) r += g[j] * a[j];
-        for (std::size_t j = 0; j < cols; ++j) ds[j] = inv_tau * a[j] * (g[j] - r);
-    }
+        softmax_backward_cols(0, cols, a, g, inv_tau, r, ds);
+    });
 }
 
 void f32_sq_distances__scalar(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,

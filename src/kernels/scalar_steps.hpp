@@ -36,6 +36,20 @@ inline void layer_norm_rows(std::size_t rows, std::size_t cols, const float* X, 
     }
 }
 
+// The row loop of softmax_backward_rows: row(a, g, ds) on row i of A, G and dS. A row reads g in
+// full before it writes ds (which may alias G).
+template <class Row>
+inline void softmax_backward_row_loop(std::size_t rows, const float* A, std::size_t lda, const float* G, std::size_t ldg,
+                                      float* dS, std::size_t ldd, Row row) {
+    for (std::size_t i = 0; i < rows; ++i) row(A + i * lda, G + i * ldg, dS + i * ldd);
+}
+
+// A softmax backward row over columns [j, cols), with r = Σ g a over the row: ds = (1/τ) a (g − r).
+inline void softmax_backward_cols(std::size_t j, std::size_t cols, const float* a, const float* g, float inv_tau, float r,
+                                  float* ds) {
+    for (; j < cols; ++j) ds[j] = inv_tau * a[j] * (g[j] - r);
+}
+
 // A layer norm row's backward sums over columns [t, cols), added to s1 and s2: Σ g dy and Σ g dy x̂
 // with x̂ = (x − mean) r.
 inline void layer_norm_backward_sums(std::size_t t, std::size_t cols, const float* x, const float* g, const float* dy,

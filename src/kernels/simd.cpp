@@ -371,20 +371,8 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
         const float* s = S + i * lds;
         float* w = Wt + i * ldw;
         // Pass 1: row max and NaN detection.
-        batch mx_v(-inf);
-        auto has_nan = batch(0.0f) != batch(0.0f);
-        std::size_t j = 0;
-        for (; j + W <= cols; j += W) {
-            const batch x = batch::load_unaligned(s + j);
-            has_nan = has_nan || (x != x);
-            mx_v = xsimd::max(mx_v, x);
-        }
-        float mx = hmax(mx_v);
-        bool nan = xsimd::any(has_nan);
-        for (; j < cols; ++j) {
-            if (std::isnan(s[j])) nan = true;
-            mx = std::max(mx, s[j]);
-        }
+        bool nan = false;
+        const float mx = row_max_nan<xsimd::unaligned_mode>(s, cols, nan);
         if (nan || mx == -inf || mx == inf) {
             // Rare rows with the special conventions: share the reference's code path.
             f32_softmax_rows__scalar(1, cols, s, lds, inv_tau, w, ldw);
@@ -394,7 +382,7 @@ void f32_softmax_rows__simd(std::size_t rows, std::size_t cols, const float* S, 
         const float sum = exp_shifted_sum<xsimd::unaligned_mode>(s, w, cols, mx, inv_tau, ek);
         // Pass 3: normalise.
         const batch inv_sum(1.0f / sum);
-        j = 0;
+        std::size_t j = 0;
         for (; j + W <= cols; j += W) (batch::load_unaligned(w + j) * inv_sum).store_unaligned(w + j);
         for (; j < cols; ++j) w[j] *= 1.0f / sum;
     }
@@ -440,19 +428,17 @@ void f32_gemm_tn__simd(std::size_t m, std::size_t n, std::size_t k, const float*
 
 void f32_softmax_backward_rows__simd(std::size_t rows, std::size_t cols, const float* A, std::size_t lda,
                                      const float* G, std::size_t ldg, float inv_tau, float* dS, std::size_t ldd) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        const float* a = A + i * lda;
-        const float* g = G + i * ldg;
-        float* ds = dS + i * ldd;
-        const float r = dot_row(g, a, cols);  // read in full before dS (which may alias G) is written
+    softmax_backward_row_loop(rows, A, lda, G, ldg, dS, ldd, [cols, inv_tau](const float* a, const float* g, float* ds)
+                                  ATTNSCOPE_LAMBDA_INLINE {
+        const float r = dot_row(g, a, cols);
         const batch rb(r), itb(inv_tau);
         std::size_t j = 0;
         for (; j + W <= cols; j += W) {
             const batch av = batch::load_unaligned(a + j);
             (itb * av * (batch::load_unaligned(g + j) - rb)).store_unaligned(ds + j);
         }
-        for (; j < cols; ++j) ds[j] = inv_tau * a[j] * (g[j] - r);
-    }
+        softmax_backward_cols(j, cols, a, g, inv_tau, r, ds);
+    });
 }
 
 namespace {
@@ -490,71 +476,73 @@ void f32_sq_distances__simd(std::size_t m, std::size_t n, std::size_t k, const f
     }
 }
 
+namespace {
+// The loops of the pairwise scores' backward passes (additive_backward, manhattan_backward): dA's m
+// rows and dB's n rows zeroed over their h columns, then for every pair (i, j), with g = G[i][j],
+// pair(a, b, g, da, db) on the rows a = A_i, b = B_j, da = dA_i, db = dB_j.
+template <class Pair>
+ATTNSCOPE_TILE_INLINE void pairs_backward(std::size_t m, std::size_t n, std::size_t h, const float* A, std::size_t lda,
+                                          const float* B, std::size_t ldb, const float* G, std::size_t ldg, float* dA,
+                                          std::size_t ldda, float* dB, std::size_t lddb, Pair pair) {
+    for (std::size_t i = 0; i < m; ++i) std::fill(dA + i * ldda, dA + i * ldda + h, 0.0f);
+    for (std::size_t j = 0; j < n; ++j) std::fill(dB + j * lddb, dB + j * lddb + h, 0.0f);
+    for (std::size_t i = 0; i < m; ++i) {
+        const float* a = A + i * lda;
+        float* da = dA + i * ldda;
+        for (std::size_t j = 0; j < n; ++j) pair(a, B + j * ldb, G[i * ldg + j], da, dB + j * lddb);
+    }
+}
+}  // namespace
+
 void f32_additive_backward__simd(std::size_t m, std::size_t n, std::size_t h, const float* Aq, std::size_t lda,
                                  const float* Bk, std::size_t ldb, const float* v, const float* G, std::size_t ldg,
                                  float* dAq, std::size_t ldda, float* dBk, std::size_t lddb, float* dv) {
-    for (std::size_t i = 0; i < m; ++i) std::fill(dAq + i * ldda, dAq + i * ldda + h, 0.0f);
-    for (std::size_t j = 0; j < n; ++j) std::fill(dBk + j * lddb, dBk + j * lddb + h, 0.0f);
     std::fill(dv, dv + h, 0.0f);
     const batch one(1.0f);
-    for (std::size_t i = 0; i < m; ++i) {
-        const float* a = Aq + i * lda;
-        float* da = dAq + i * ldda;
-        for (std::size_t j = 0; j < n; ++j) {
-            const float* b = Bk + j * ldb;
-            float* db = dBk + j * lddb;
-            const float g = G[i * ldg + j];
-            const batch gb(g);
-            std::size_t t = 0;
-            for (; t + W <= h; t += W) {
-                const batch th = tanh_fast(batch::load_unaligned(a + t) + batch::load_unaligned(b + t));
-                const batch vv = batch::load_unaligned(v + t);
-                const batch p = gb * vv * xsimd::fnma(th, th, one);  // g v (1 − T²)
-                (batch::load_unaligned(da + t) + p).store_unaligned(da + t);
-                (batch::load_unaligned(db + t) + p).store_unaligned(db + t);
-                xsimd::fma(gb, th, batch::load_unaligned(dv + t)).store_unaligned(dv + t);
-            }
-            for (; t < h; ++t) {
-                const float th = std::tanh(a[t] + b[t]);
-                const float p = g * v[t] * (1.0f - th * th);
-                da[t] += p;
-                db[t] += p;
-                dv[t] += g * th;
-            }
-        }
-    }
+    pairs_backward(m, n, h, Aq, lda, Bk, ldb, G, ldg, dAq, ldda, dBk, lddb,
+                   [h, v, dv, one](const float* a, const float* b, float g, float* da, float* db) ATTNSCOPE_LAMBDA_INLINE {
+                       const batch gb(g);
+                       std::size_t t = 0;
+                       for (; t + W <= h; t += W) {
+                           const batch th = tanh_fast(batch::load_unaligned(a + t) + batch::load_unaligned(b + t));
+                           const batch vv = batch::load_unaligned(v + t);
+                           const batch p = gb * vv * xsimd::fnma(th, th, one);  // g v (1 − T²)
+                           (batch::load_unaligned(da + t) + p).store_unaligned(da + t);
+                           (batch::load_unaligned(db + t) + p).store_unaligned(db + t);
+                           xsimd::fma(gb, th, batch::load_unaligned(dv + t)).store_unaligned(dv + t);
+                       }
+                       for (; t < h; ++t) {
+                           const float th = std::tanh(a[t] + b[t]);
+                           const float p = g * v[t] * (1.0f - th * th);
+                           da[t] += p;
+                           db[t] += p;
+                           dv[t] += g * th;
+                       }
+                   });
 }
 
 void f32_manhattan_backward__simd(std::size_t m, std::size_t n, std::size_t k, const float* Q, std::size_t ldq,
                                   const float* K, std::size_t ldk, const float* G, std::size_t ldg, float* dQ,
                                   std::size_t lddq, float* dK, std::size_t lddk) {
-    for (std::size_t i = 0; i < m; ++i) std::fill(dQ + i * lddq, dQ + i * lddq + k, 0.0f);
-    for (std::size_t j = 0; j < n; ++j) std::fill(dK + j * lddk, dK + j * lddk + k, 0.0f);
     const batch zero(0.0f), one(1.0f);
-    for (std::size_t i = 0; i < m; ++i) {
-        const float* q = Q + i * ldq;
-        float* dq = dQ + i * lddq;
-        for (std::size_t j = 0; j < n; ++j) {
-            const float* kr = K + j * ldk;
-            float* dk = dK + j * lddk;
-            const float g = G[i * ldg + j];
-            const batch gb(g);
-            std::size_t t = 0;
-            for (; t + W <= k; t += W) {
-                const batch diff = batch::load_unaligned(q + t) - batch::load_unaligned(kr + t);
-                // sign(diff) with sign(0) = 0, times g
-                const batch gs = gb * (xsimd::select(diff > zero, one, zero) - xsimd::select(diff < zero, one, zero));
-                (batch::load_unaligned(dq + t) - gs).store_unaligned(dq + t);
-                (batch::load_unaligned(dk + t) + gs).store_unaligned(dk + t);
-            }
-            for (; t < k; ++t) {
-                const float diff = q[t] - kr[t];
-                const float s = diff > 0.0f ? 1.0f : (diff < 0.0f ? -1.0f : 0.0f);
-                dq[t] -= g * s;
-                dk[t] += g * s;
-            }
-        }
-    }
+    pairs_backward(m, n, k, Q, ldq, K, ldk, G, ldg, dQ, lddq, dK, lddk,
+                   [k, zero, one](const float* q, const float* kr, float g, float* dq, float* dk) ATTNSCOPE_LAMBDA_INLINE {
+                       const batch gb(g);
+                       std::size_t t = 0;
+                       for (; t + W <= k; t += W) {
+                           const batch diff = batch::load_unaligned(q + t) - batch::load_unaligned(kr + t);
+                           // sign(diff) with sign(0) = 0, times g
+                           const batch gs = gb * (xsimd::select(diff > zero, one, zero) - xsimd::select(diff < zero, one, zero));
+                           (batch::load_unaligned(dq + t) - gs).store_unaligned(dq + t);
+                           (batch::load_unaligned(dk + t) + gs).store_unaligned(dk + t);
+                       }
+                       for (; t < k; ++t) {
+                           const float diff = q[t] - kr[t];
+                           const float s = diff > 0.0f ? 1.0f : (diff < 0.0f ? -1.0f : 0.0f);
+                           dq[t] -= g * s;
+                           dk[t] += g * s;
+                       }
+                   });
 }
 
 // Four keys at a time; only a group where some lane cancels (rare: near-duplicate rows) and the

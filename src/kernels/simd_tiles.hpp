@@ -149,6 +149,29 @@ inline batch exp_core(const batch& xc) { return exp_core(xc, exp_constants()); }
 ATTNSCOPE_TILE_INLINE batch exp_nonpositive(const batch& x, const ExpConstants& k) { return exp_core(pmax(x, k.lo), k); }
 inline batch exp_nonpositive(const batch& x) { return exp_nonpositive(x, exp_constants()); }
 
+// The first pass of a softmax row (softmax_rows, the online softmax's update): the maximum of s[0, n)
+// and whether a NaN is among them (nan; the maximum then means nothing: both callers take their
+// special path). pmax ignores a NaN x, has_nan catches it; an empty row gives -inf. Mode is
+// xsimd::aligned_mode where s is 16-byte aligned.
+template <class Mode>
+ATTNSCOPE_TILE_INLINE float row_max_nan(const float* s, std::size_t n, bool& nan) {
+    batch mx_v(-std::numeric_limits<float>::infinity());
+    auto has_nan = batch(0.0f) != batch(0.0f);
+    std::size_t j = 0;
+    for (; j + W <= n; j += W) {
+        const batch x = batch::load(s + j, Mode{});
+        has_nan = has_nan || (x != x);
+        mx_v = pmax(mx_v, x);
+    }
+    float mx = hmax(mx_v);
+    nan = xsimd::any(has_nan);
+    for (; j < n; ++j) {
+        if (std::isnan(s[j])) nan = true;
+        if (s[j] > mx) mx = s[j];
+    }
+    return mx;
+}
+
 // w[j] = exp((s[j] − m) inv_tau) for j < n, s[j] <= m, returning their sum: two vectors a step (two
 // partial sums), one, then a scalar tail with std::exp. softmax_rows' exponentials and the online
 // softmax's (in place, w = s); Mode is xsimd::aligned_mode where s and w are 16-byte aligned.

@@ -287,6 +287,8 @@ TEST_CASE("softmax: -inf, +inf and NaN scores", "[softmax]") {
                 {1, kInf, 2, -kInf, 0, kInf, 3, kInf, 2},                        // +inf share equally
                 {1, 2, 3, 4, 5, 6, 7, 8, kNaN},                                  // NaN → row NaN
                 {1, 2, 3, 4, 5, 6, 7, 8, 9},                                     // unaffected
+                {1, 2, kNaN, 4, 5, 6, 7, 8, 9},                                  // NaN in the vector part → row NaN
+                {-0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f},                 // signed zeros: the max's sign changes nothing
             });
             const Mat A = softmax(S, {}, variant);
             RefMatrix r0(1, 9);
@@ -301,6 +303,8 @@ TEST_CASE("softmax: -inf, +inf and NaN scores", "[softmax]") {
                 CHECK(A(2, j) == (j == 1 || j == 5 || j == 7 ? 1.0f / 3.0f : 0.0f));
                 CHECK(std::isnan(A(3, j)));
                 CHECK(std::isfinite(A(4, j)));
+                CHECK(std::isnan(A(5, j)));
+                CHECK(A(6, j) == 1.0f / 9.0f);
             }
             CHECK(std::fabs(row_sum(A, 4) - 1.0) <= sum_tol(9));
         }
