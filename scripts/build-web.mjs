@@ -15,7 +15,7 @@ import { buildCorpus } from './build-corpus.mjs';
 import { writeServiceWorker } from './offline-manifest.mjs';
 import { buildFirstVocabulary } from './build-first-vocab.mjs';
 import { PRESETS } from '../web/pages/demo/presets.js';
-import { MAIN, NOTICES, PAGES, SHARED_DIR, noticeHTML, roomFile, statusHTML, topHTML } from './pages.mjs';
+import { MAIN, NOTICES, PAGES, SHARED_DIR, noticeHTML, roomFile, rowHTML, statusHTML, topHTML } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
 
@@ -115,6 +115,7 @@ const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.lengt
 // header with the nav of every page, the page's own link marked as current. In its header the page places its
 // loading status ({{status}}) and its notice bar ({{notice}}, of its entry's kind), which every page's script
 // drives by the same ids; {{main}} stands for a header that ends with both, then </header> and <main>.
+// In the page's body, {{row ID ID.CLASS …}} is a row of figure slots (rowHTML, scripts/pages.mjs).
 // A page that lacks one of them, has two, links its style sheets or script itself or uses a placeholder
 // this build does not know fails the build with a message naming its file.
 const sharedHead = readFileSync(join(root, 'web/shared/head.html'), 'utf8').trimEnd();
@@ -143,7 +144,12 @@ for (const p of PAGES) {
   page = fillBlock(html, page, 'top', topHTML(p));
   page = fillBlock(html, page, 'status', statusHTML(p));
   page = fillBlock(html, page, 'notice', noticeHTML(p));
-  const left = /\{\{\w*\}\}/.exec(page);
+  page = page.replace(/^( *)\{\{row ([^{}]*)\}\}$/gm, (line, indent, words) => {
+    const row = rowHTML(words.trim().split(/\s+/));
+    if (!row) throw new Error(`${html}: ${line.trim()} is not a row of figure slots ({{row ID ID.CLASS …}}, scripts/pages.mjs)`);
+    return indent + row.replaceAll('\n', `\n${indent}`);
+  });
+  const left = /\{\{[^{}]*\}\}/.exec(page);
   if (left) throw new Error(`${html}: unknown placeholder ${left[0]}`);
   writeFileSync(join(out, p.html), page);
 }

@@ -85,6 +85,22 @@ export function statusHTML(page) {
   return `<div id="status" class="status" role="status" aria-live="polite"><span id="load-text">${text}</span>${progress}</div>`;
 }
 
+/**
+ * A row of figure slots ({{row ID ID.CLASS …}}, on a line of its own): a <div class="row"> (laid out
+ * by web/shared/style.css) of one empty <div id="ID" class="figure-slot"> per word, in order, with the
+ * word's .CLASSes added (the demo's wide, lines and side). The page's script draws each figure into
+ * the slot of its id; a slot of its own, or a row that needs more than ids and classes (the demo's
+ * first row, whose large heatmap starts hidden), is written out. Returns null for a word that is not
+ * an id with classes.
+ */
+export function rowHTML(words) {
+  const slots = words.map((w) => /^([a-z][\w-]*)((?:\.[a-z][\w-]*)*)$/.exec(w));
+  if (!slots.length || slots.some((m) => !m)) return null;
+  return ['<div class="row">',
+    ...slots.map(([, id, classes]) => `  <div id="${id}" class="${['figure-slot', ...classes.split('.').filter(Boolean)].join(' ')}"></div>`),
+    '</div>'].join('\n');
+}
+
 /** The kinds of notice bar an entry's `notice` may name; the first is the default. */
 export const NOTICES = ['plain', 'dismissible'];
 
