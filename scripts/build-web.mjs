@@ -115,7 +115,10 @@ const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.lengt
 // header with the nav of every page, the page's own link marked as current. In its header the page places its
 // loading status ({{status}}) and its notice bar ({{notice}}, of its entry's kind), which every page's script
 // drives by the same ids; {{main}} stands for a header that ends with both, then </header> and <main>.
-// In the page's body, {{row ID ID.CLASS …}} is a row of figure slots (rowHTML, scripts/pages.mjs).
+// In the page's body, {{row ID ID.CLASS …}} is a row of figure slots (rowHTML, scripts/pages.mjs), and
+// {{include FILE}} the lines of web/shared/FILE, an HTML fragment that several pages show the same (the lab
+// pages' step slider and comparison buttons, which web/shared/lab.css styles and their scripts drive by id),
+// each line taking the placeholder's indent.
 // A page that lacks one of them, has two, links its style sheets or script itself or uses a placeholder
 // this build does not know fails the build with a message naming its file.
 const sharedHead = readFileSync(join(root, 'web/shared/head.html'), 'utf8').trimEnd();
@@ -136,6 +139,10 @@ for (const p of PAGES) {
   const own = /<\/head>|<body[ >]|<link rel="stylesheet"|<script/.exec(text);
   if (own) throw new Error(`${html}: ${own[0]} is written by {{top}}, from its entry of scripts/pages.mjs`);
   let page = text.replace('{{head}}', sharedHead).replaceAll('{{scoreCount}}', scoreCount);
+  page = page.replace(/^( *)\{\{include ([\w.-]+)\}\}$/gm, (line, indent, file) => {
+    if (!file.endsWith('.html') || !existsSync(join(root, SHARED_DIR, file))) throw new Error(`${html}: ${line.trim()} names no HTML file of ${SHARED_DIR}/`);
+    return indent + readFileSync(join(root, SHARED_DIR, file), 'utf8').trimEnd().replaceAll('\n', `\n${indent}`);
+  });
   if (page.includes('{{main}}')) page = fillBlock(html, page, 'main', MAIN);
   for (const [name, what] of [['top', 'the top of the page'], ['status', 'the loading status'], ['notice', 'the notice bar']]) {
     const count = page.split(`{{${name}}}`).length - 1;
