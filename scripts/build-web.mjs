@@ -157,6 +157,7 @@ for (const p of PAGES) {
     return indent + row.replaceAll('\n', `\n${indent}`);
   });
   const left = /\{\{[^{}]*\}\}/.exec(page);
+  if (left && /^\{\{(row|include) /.test(left[0])) throw new Error(`${html}: its ${left[0]} must stand on a line of its own`);
   if (left) throw new Error(`${html}: unknown placeholder ${left[0]}`);
   writeFileSync(join(out, p.html), page);
 }
