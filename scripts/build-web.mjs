@@ -15,7 +15,7 @@ import { buildCorpus } from './build-corpus.mjs';
 import { writeServiceWorker } from './offline-manifest.mjs';
 import { buildFirstVocabulary } from './build-first-vocab.mjs';
 import { PRESETS } from '../web/pages/demo/presets.js';
-import { PAGES, SHARED_DIR, navHTML, noticeHTML, roomFile, statusHTML } from './pages.mjs';
+import { MAIN, NOTICES, PAGES, SHARED_DIR, noticeHTML, roomFile, rowHTML, statusHTML, topHTML } from './pages.mjs';
 import { formulas } from './formulas.mjs';
 import { loadDistRegistry } from './registry.mjs';
 
@@ -108,11 +108,19 @@ copyFileSync(join(root, 'web/shared/sw-kill.js'), join(out, 'sw-kill.js'));
 // The page's text says how many scoring functions there are: the registry's count, in words.
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.length);
-// Every page's <head> starts with web/shared/head.html (charset, viewport, the Content-Security-Policy, colour
-// scheme, the shared style sheet): one copy of the policy, not one per page. Its {{nav}} is the nav of
-// every page (scripts/pages.mjs), generated here, the page's own link marked as current; so are its
-// loading status ({{status}}) and its notice bar ({{notice}} or {{dismissibleNotice}}), which every
-// page's script drives by the same ids.
+// Every page's <head> starts with web/shared/head.html ({{head}}: charset, viewport, the Content-Security-Policy,
+// colour scheme, the shared style sheet): one copy of the policy, not one per page. After the page's own
+// lines of its <head> (description, title, licence links), {{top}} writes the rest of the page's top from its
+// entry of scripts/pages.mjs: its style sheets and module script, </head>, the <body>, the skip link, and the
+// header with the nav of every page, the page's own link marked as current. In its header the page places its
+// loading status ({{status}}) and its notice bar ({{notice}}, of its entry's kind), which every page's script
+// drives by the same ids; {{main}} stands for a header that ends with both, then </header> and <main>.
+// In the page's body, {{row ID ID.CLASS …}} is a row of figure slots (rowHTML, scripts/pages.mjs), and
+// {{include FILE}} the lines of web/shared/FILE, an HTML fragment that several pages show the same (the lab
+// pages' step slider and comparison buttons, which web/shared/lab.css styles and their scripts drive by id),
+// each line taking the placeholder's indent.
+// A page that lacks one of them, has two, links its style sheets or script itself or uses a placeholder
+// this build does not know fails the build with a message naming its file.
 const sharedHead = readFileSync(join(root, 'web/shared/head.html'), 'utf8').trimEnd();
 // A placeholder filled with several lines stands on a line of its own; the lines after the first take its indent.
 function fillBlock(html, text, name, fragment) {
@@ -122,19 +130,34 @@ function fillBlock(html, text, name, fragment) {
 }
 for (const p of PAGES) {
   const html = roomFile(p, p.html);
+  for (const f of p.sharedStyles ?? []) {
+    if (!existsSync(join(root, SHARED_DIR, f))) throw new Error(`scripts/pages.mjs: ${p.html} links ${SHARED_DIR}/${f}, which does not exist`);
+  }
+  if (!NOTICES.includes(p.notice ?? NOTICES[0])) throw new Error(`scripts/pages.mjs: ${p.html}'s notice is ${p.notice}, not one of ${NOTICES.join(', ')}`);
   const text = readFileSync(join(root, html), 'utf8');
   if (!text.includes('<head>\n{{head}}\n')) throw new Error(`${html}: its <head> must start with {{head}} (web/shared/head.html)`);
-  if (!text.includes('{{nav}}')) throw new Error(`${html}: it has no {{nav}} (the pages' nav, scripts/pages.mjs)`);
-  if (!text.includes('{{status}}')) throw new Error(`${html}: it has no {{status}} (the loading status, scripts/pages.mjs)`);
-  const notices = text.match(/\{\{(notice|dismissibleNotice)\}\}/g) ?? [];
-  if (notices.length !== 1) {
-    throw new Error(`${html}: it needs one notice bar, {{notice}} or {{dismissibleNotice}} (scripts/pages.mjs), not ${notices.length}`);
+  const own = /<\/head>|<body[ >]|<link rel="stylesheet"|<script/.exec(text);
+  if (own) throw new Error(`${html}: ${own[0]} is written by {{top}}, from its entry of scripts/pages.mjs`);
+  let page = text.replace('{{head}}', sharedHead).replaceAll('{{scoreCount}}', scoreCount);
+  page = page.replace(/^( *)\{\{include ([\w.-]+)\}\}$/gm, (line, indent, file) => {
+    if (!file.endsWith('.html') || !existsSync(join(root, SHARED_DIR, file))) throw new Error(`${html}: ${line.trim()} names no HTML file of ${SHARED_DIR}/`);
+    return indent + readFileSync(join(root, SHARED_DIR, file), 'utf8').trimEnd().replaceAll('\n', `\n${indent}`);
+  });
+  if (page.includes('{{main}}')) page = fillBlock(html, page, 'main', MAIN);
+  for (const [name, what] of [['top', 'the top of the page'], ['status', 'the loading status'], ['notice', 'the notice bar']]) {
+    const count = page.split(`{{${name}}}`).length - 1;
+    if (count !== 1) throw new Error(`${html}: it needs one {{${name}}} (${what}, scripts/pages.mjs), not ${count}`);
   }
-  const notice = notices[0].slice(2, -2);
-  let page = text.replace('{{head}}', sharedHead).replace('{{nav}}', navHTML(p.html)).replaceAll('{{scoreCount}}', scoreCount);
+  page = fillBlock(html, page, 'top', topHTML(p));
   page = fillBlock(html, page, 'status', statusHTML(p));
-  page = fillBlock(html, page, notice, noticeHTML({ dismissible: notice === 'dismissibleNotice' }));
-  const left = /\{\{\w*\}\}/.exec(page);
+  page = fillBlock(html, page, 'notice', noticeHTML(p));
+  page = page.replace(/^( *)\{\{row ([^{}]*)\}\}$/gm, (line, indent, words) => {
+    const row = rowHTML(words.trim().split(/\s+/));
+    if (!row) throw new Error(`${html}: ${line.trim()} is not a row of figure slots ({{row ID ID.CLASS …}}, scripts/pages.mjs)`);
+    return indent + row.replaceAll('\n', `\n${indent}`);
+  });
+  const left = /\{\{[^{}]*\}\}/.exec(page);
+  if (left && /^\{\{(row|include) /.test(left[0])) throw new Error(`${html}: its ${left[0]} must stand on a line of its own`);
   if (left) throw new Error(`${html}: unknown placeholder ${left[0]}`);
   writeFileSync(join(out, p.html), page);
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { unionMembers } from '../../scripts/registry.mjs';
-import { ROOT, loadScope } from './helpers.mjs';
+import { DIST, ROOT, loadScope } from './helpers.mjs';
 import { FIGURES, VIEWS, stepsFor } from '../../web/shared/figures/registry.js';
 import { STEPS } from '../../web/shared/compute/teaching.js';
 import { compute, context } from '../../web/shared/compute/attention.js';
@@ -34,7 +34,8 @@ describe('the figures registry', () => {
   });
 
   test('every entry names a class, a feed and a time to draw; its views and needs name what exists', () => {
-    const html = readFileSync(join(ROOT, 'web/pages/demo/index.html'), 'utf8');
+    // The built page: its rows of slots are written by the build ({{row …}}, scripts/pages.mjs).
+    const html = readFileSync(join(DIST, 'web/index.html'), 'utf8');
     for (const [name, e] of Object.entries(FIGURES)) {
       assert.equal(typeof e.figure, 'function', `${name}: figure`);
       assert.equal(typeof e.feed, 'function', `${name}: feed`);
