@@ -49,13 +49,16 @@ test('induction: the readout and the reading are the run in node; the slider, a 
     // A screen reader hears each +50 once (the readout and the reading, which change every evaluation, are not live).
     assert.equal(await page.$eval('#announce', (e) => e.textContent), `Step 100: held-out loss ${last.loss.toFixed(2)}, accuracy ${(100 * last.accuracy).toFixed(0)}%.`);
     assert.equal(await page.$eval('#reading', (e) => e.getAttribute('aria-live')), null);
-    // The slider: step 50, a saved step; the grid says so.
-    await page.$eval('#view-step', (e) => { e.value = '50'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+    // The slider, by keyboard (as a reader without a mouse moves it): one step back is step 50, a saved
+    // step; the grid says so.
+    await page.focus('#view-step');
+    await page.keyboard.press('ArrowLeft');
     await page.waitForFunction(() => document.querySelector('#view-step').dataset.step === '50', null, { timeout: 30000 });
     await settled(page, 30000);
     assert.match(await page.$eval('#figure-grid .fig-title, #figure-grid h3, #figure-grid [id$="-title"]', (e) => e.textContent), /at step 50/);
-    // Back to the newest, then knock out the head shown: the predictions are recomputed with it.
-    await page.$eval('#view-step', (e) => { e.value = e.max; e.dispatchEvent(new Event('input', { bubbles: true })); });
+    // Back to the newest (End), then knock out the head shown: the predictions are recomputed with it.
+    await page.focus('#view-step');
+    await page.keyboard.press('End');
     await settled(page, 30000);
     // The keyboard: the grid's arrow keys pick head 0.1, the surgery controls follow it.
     await page.focus('#figure-grid svg');

@@ -358,6 +358,7 @@ function render() {
   const lastEval = run.evals[run.evals.length - 1];
   ui.view.max = String(lastEval ? lastEval.step : 0);
   ui.view.step = String(info.evalEvery);
+  ui.view.disabled = !lastEval;   // a step to show once the first evaluation is saved
   if (following) ui.view.value = ui.view.max;
   const marker = Number(ui.view.value);
   setText(ui.viewLabel, String(marker));
