@@ -52,6 +52,18 @@ bool same(ConstMatrix a, ConstMatrix b) {
     return true;
 }
 
+// H heads with projections W_q, W_k [. x H·dh] and W_v [. x H·dv].
+MultiHeadOptions projected(std::size_t H, const Mat& Wq, const Mat& Wk, const Mat& Wv, std::size_t dh, std::size_t dv) {
+    MultiHeadOptions o;
+    o.heads = H;
+    o.Wq = Wq.data();
+    o.Wk = Wk.data();
+    o.Wv = Wv.data();
+    o.d_head = dh;
+    o.d_value = dv;
+    return o;
+}
+
 }  // namespace
 
 TEST_CASE("attention: a hand-computed case", "[attention]") {
@@ -382,13 +394,7 @@ TEST_CASE("multi-head: projections, W_o and cross-attention", "[multihead]") {
             const Mat Wv = uniform_matrix(din_kv, H * dval, rng), Wo = uniform_matrix(H * dval, dout, rng);
             for (bool with_wo : {false, true}) {
                 INFO((with_wo ? "with W_o" : "without W_o"));
-                MultiHeadOptions o;
-                o.heads = H;
-                o.Wq = Wq.data();
-                o.Wk = Wk.data();
-                o.Wv = Wv.data();
-                o.d_head = dh;
-                o.d_value = dval;
+                MultiHeadOptions o = projected(H, Wq, Wk, Wv, dh, dval);
                 if (with_wo) {
                     o.Wo = Wo.data();
                     o.d_out = dout;
@@ -491,13 +497,7 @@ TEST_CASE("multi-head: placed scores and weights equal the tensors' bit for bit"
                                 const Mat Xq = cross ? uniform_matrix(nq, din, rng, -2, 2) : Xkv;
                                 INFO("cross " << cross << ", mask " << static_cast<int>(mask) << ", padding " << padding
                                               << ", heads from " << h0);
-                                MultiHeadOptions o;
-                                o.heads = H;
-                                o.Wq = Wq.data();
-                                o.Wk = Wk.data();
-                                o.Wv = Wv.data();
-                                o.d_head = dh;
-                                o.d_value = dv;
+                                MultiHeadOptions o = projected(H, Wq, Wk, Wv, dh, dv);
                                 o.head_begin = h0;
                                 o.attention.score = info.id;
                                 o.attention.params = rp.p;
