@@ -38,6 +38,14 @@ void exact_rows(Score score, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const 
 // softmax cannot rank its scores. An unsigned maximum over the bits of |s| first (it vectorises; a
 // NaN's bits exceed FLT_MAX's and send the row to the second loop, which does not count it), the
 // mask only for a row that reaches FLT_MAX.
+// The query rows attention() takes at a time for nk keys: a multiple of 64 whose scores and weights
+// (8 nk bytes a row) fit in about 1 MiB, at least 64.
+std::size_t row_block(std::size_t nk) {
+    constexpr std::size_t kBytes = std::size_t{1} << 20, kRows = 64;
+    const std::size_t fit = nk > 0 ? kBytes / (8 * nk) / kRows * kRows : kBytes;
+    return std::max(kRows, fit);
+}
+
 bool row_saturated(const float* s, std::size_t n, const AttentionOptions& o, std::size_t i) {
     constexpr float fmax = std::numeric_limits<float>::max();
     std::uint32_t m = 0;
@@ -83,6 +91,26 @@ Status attention(ConstMatrix Q, ConstMatrix K, ConstMatrix V, const AttentionOpt
                 "attend fewer queries per call (chunks of queries), or use fewer value columns");
             !st)
             return st;
+    }
+    // A long call runs in blocks of query rows: each block's scores and weights are written, turned
+    // into weights, multiplied by V and summarised while they are still in cache, where one pass per
+    // step sent the whole nq x nk matrices through memory five times. A block is a multiple of 64 rows
+    // (every tile height divides it, and every step is row by row), so each row gets the same
+    // operations as in one pass: the numbers are identical. Additive scores run in one pass: they
+    // would project every key again per block, and their cost is their tanh, not memory.
+    const std::size_t block = row_block(nk);
+    if (nq > block && o.score != Score::additive && !o.experimental_scaled_output) {
+        for (std::size_t r0 = 0; r0 < nq; r0 += block) {
+            const std::size_t rows = std::min(block, nq - r0);
+            AttentionOptions ob = o;
+            ob.query_offset = o.query_offset + r0;
+            const auto part = [r0, rows](Matrix M) { return M.data ? Matrix(M.row(r0), rows, M.cols, M.stride) : Matrix(); };
+            if (Status st = attention(ConstMatrix(Q.row(r0), rows, Q.cols, Q.stride), K, V, ob, part(S), part(A), part(O),
+                                      stats ? stats + r0 : nullptr);
+                !st)
+                return st;
+        }
+        return {};
     }
     Tensor s_tmp, a_tmp;
     if (!S.data) {

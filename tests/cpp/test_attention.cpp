@@ -11,6 +11,10 @@
 #include <vector>
 
 #include "attnscope/attention.hpp"
+#include "attnscope/score.hpp"
+#include "attnscope/softmax.hpp"
+#include "attnscope/variant.hpp"
+#include "kernels/kernels.hpp"
 #include "test_util.hpp"
 
 using namespace attnscope;
@@ -147,6 +151,63 @@ TEST_CASE("attention: every score, masks and temperatures against float64", "[at
                     }
                 }
             }
+}
+
+// A long call runs in blocks of query rows (attention.cpp, row_block: 64 rows at 2,100 keys); its
+// scores, weights, output and statistics are those of one pass over the whole matrices, bit for bit:
+// the same steps (compute_scores, masked_softmax, A V, row_stats) called here on everything at once.
+TEST_CASE("attention: a long call in blocks of query rows equals one pass bit for bit", "[attention]") {
+    auto same_bits = [](const Tensor& a, const Tensor& b) {
+        return a.values.size() == b.values.size() &&
+               std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0;
+    };
+    const std::size_t nq = 150, nk = 2100, d = 8, dv = 5;  // blocks of 64, 64 and 22 rows
+    for (const auto& [vname, variant] : public_variants())
+        for (const ScoreInfo& info : score_infos()) {
+            if (info.id == Score::additive) continue;  // one pass (attention.cpp says why)
+            for (Mask mask : {Mask::none, Mask::causal})
+                DYNAMIC_SECTION(info.name << ", variant " << vname << ", mask " << static_cast<int>(mask)) {
+                    Rng rng(960 + static_cast<std::uint32_t>(info.id));
+                    const Mat Q = uniform_matrix(nq, d, rng), K = uniform_matrix(nk, d, rng), V = uniform_matrix(nk, dv, rng);
+                    const RandomParams rp(rng, d, d, nk);
+                    std::vector<std::uint8_t> pad(nk, 0);
+                    for (std::size_t j = 0; j < nk; ++j) pad[j] = j % 7 == 2;
+                    AttentionOptions o;
+                    o.score = info.id;
+                    o.params = rp.p;
+                    o.temperature = 0.6f;
+                    o.mask = mask;
+                    o.key_padding = pad.data();
+                    o.variant = variant;
+                    o.query_offset = mask == Mask::causal ? 1000 : 0;  // rows past some keys, before others
+                    Tensor S(nq, nk), A(nq, nk), O(nq, dv);
+                    std::vector<RowStats> stats(nq);
+                    REQUIRE(attention(Q.view(), K.view(), V.view(), o, S.view(), A.view(), O.view(), stats.data()).ok());
+
+                    Tensor S1(nq, nk), A1(nq, nk), O1(nq, dv);
+                    REQUIRE(compute_scores(info.id, Q.view(), K.view(), rp.p, S1.view(), variant).ok());
+                    SoftmaxOptions so;
+                    so.temperature = o.temperature;
+                    so.mask = mask;
+                    so.key_padding = pad.data();
+                    so.variant = variant;
+                    so.query_offset = o.query_offset;
+                    REQUIRE(masked_softmax(S1.view(), so, A1.view()).ok());
+                    kernels_for(variant).gemm_nn(nq, dv, nk, A1.values.data(), nk, V.data(), V.stride, O1.values.data(), dv);
+                    float inv_tau = 0.0f;
+                    REQUIRE(inverse_temperature(o.temperature, inv_tau).ok());
+                    const std::vector<RowStats> stats1 = row_stats(A1.view(), S1.view(), inv_tau, [](std::size_t) { return false; });
+                    CHECK(same_bits(S, S1));
+                    CHECK(same_bits(A, A1));
+                    CHECK(same_bits(O, O1));
+                    for (std::size_t i = 0; i < nq; ++i) {
+                        INFO("row " << i);
+                        CHECK(stats[i].entropy == stats1[i].entropy);
+                        CHECK(stats[i].max_weight == stats1[i].max_weight);
+                        CHECK(stats[i].argmax == stats1[i].argmax);
+                    }
+                }
+        }
 }
 
 // Rows of A sum to 1 and each output row is a convex combination of the rows of V, so every
