@@ -479,7 +479,7 @@ function renderRollout() {
     fig.rollout.draw();
     const part = win.rows < n ? ` (tokens ${win.r0 + 1}–${win.r0 + win.rows} of ${n})` : '';
     fig.rollout.titleEl.text(`Rollout, r = ${view.residual}, ${heads}${part}`);
-    fig.rollout.captionEl.text(`Row i: how much each input token (column) flows into output token i through all ${r.layers} layers. Computed by the rollout C++ kernel. Click a row to show it on the right.`);
+    fig.rollout.captionEl.text(`Row i: how much each input token (column) flows into output token i through all ${r.layers} layers. Computed by the rollout C++ kernel. Click a row to show it in the next figure.`);
   });
   fig.flow.setData({ tokens: r.tokens, row: R.subarray(t * n, (t + 1) * n), t });
   fig.flow.schedule(() => fig.flow.draw());
