@@ -141,7 +141,8 @@ struct MatrixRoom {
         return [this](std::size_t n) -> float* {
             count = n;
             std::size_t bytes = 0;
-            floats.reset(n < (std::size_t{1} << 29) && to_size(std::uint64_t{n} * sizeof(float), bytes)
+            // (At least one float: malloc(0) may return null, which would read as no room.)
+            floats.reset(n < (std::size_t{1} << 29) && to_size(std::uint64_t{std::max<std::size_t>(n, 1)} * sizeof(float), bytes)
                              ? static_cast<float*>(std::malloc(bytes)) : nullptr);
             refused = !floats;
             return floats.get();
