@@ -262,7 +262,10 @@ describe('model page', () => {
       await p.reload();
       await p.waitForSelector('body.ready', { timeout: 30000 });
       assert.equal(await dropAndWait(FILES['npz (savez_compressed)'], p), 'packed.npz');
-      assert.match(await p.textContent('#offline-status'), /^Available offline/);
+      // The line is written once the page's example (the trained model, from the Cache API) is shown,
+      // which may end after the dropped file's drawing.
+      await p.waitForFunction(() => /^Available offline/.test(document.getElementById('offline-status').textContent), null,
+        { timeout: 30000 });
     } finally {
       await ctx.close();
       await server.stop();
