@@ -34,10 +34,6 @@ void exact_rows(Score score, ConstMatrix Q, ConstMatrix K, ConstMatrix V, const 
                           A.data ? A.row(i) : nullptr, O.data ? O.row(i) : nullptr);
     }
 }
-// A visible score of row i at ±FLT_MAX (compute_scores' saturation) or infinite: the row's float
-// softmax cannot rank its scores. An unsigned maximum over the bits of |s| first (it vectorises; a
-// NaN's bits exceed FLT_MAX's and send the row to the second loop, which does not count it), the
-// mask only for a row that reaches FLT_MAX.
 // The query rows attention() takes at a time for nk keys: a multiple of 64 whose scores and weights
 // (8 nk bytes a row) fit in about 1 MiB, at least 64.
 std::size_t row_block(std::size_t nk) {
@@ -46,6 +42,10 @@ std::size_t row_block(std::size_t nk) {
     return std::max(kRows, fit);
 }
 
+// A visible score of row i at ±FLT_MAX (compute_scores' saturation) or infinite: the row's float
+// softmax cannot rank its scores. An unsigned maximum over the bits of |s| first (it vectorises; a
+// NaN's bits exceed FLT_MAX's and send the row to the second loop, which does not count it), the
+// mask only for a row that reaches FLT_MAX.
 bool row_saturated(const float* s, std::size_t n, const AttentionOptions& o, std::size_t i) {
     constexpr float fmax = std::numeric_limits<float>::max();
     std::uint32_t m = 0;
