@@ -123,10 +123,11 @@ const scoreCount = WORDS[registry.scores.length] ?? String(registry.scores.lengt
 // this build does not know fails the build with a message naming its file.
 const sharedHead = readFileSync(join(root, 'web/shared/head.html'), 'utf8').trimEnd();
 // A placeholder filled with several lines stands on a line of its own; the lines after the first take its indent.
+const indented = (indent, fragment) => indent + fragment.replaceAll('\n', `\n${indent}`);
 function fillBlock(html, text, name, fragment) {
   const line = new RegExp(`^( *)\\{\\{${name}\\}\\}$`, 'm');
   if (!line.test(text)) throw new Error(`${html}: its {{${name}}} must stand on a line of its own`);
-  return text.replace(line, (_, indent) => indent + fragment.replaceAll('\n', `\n${indent}`));
+  return text.replace(line, (_, indent) => indented(indent, fragment));
 }
 for (const p of PAGES) {
   const html = roomFile(p, p.html);
@@ -141,7 +142,7 @@ for (const p of PAGES) {
   let page = text.replace('{{head}}', sharedHead).replaceAll('{{scoreCount}}', scoreCount);
   page = page.replace(/^( *)\{\{include ([\w.-]+)\}\}$/gm, (line, indent, file) => {
     if (!file.endsWith('.html') || !existsSync(join(root, SHARED_DIR, file))) throw new Error(`${html}: ${line.trim()} names no HTML file of ${SHARED_DIR}/`);
-    return indent + readFileSync(join(root, SHARED_DIR, file), 'utf8').trimEnd().replaceAll('\n', `\n${indent}`);
+    return indented(indent, readFileSync(join(root, SHARED_DIR, file), 'utf8').trimEnd());
   });
   if (page.includes('{{main}}')) page = fillBlock(html, page, 'main', MAIN);
   for (const [name, what] of [['top', 'the top of the page'], ['status', 'the loading status'], ['notice', 'the notice bar']]) {
@@ -154,7 +155,7 @@ for (const p of PAGES) {
   page = page.replace(/^( *)\{\{row ([^{}]*)\}\}$/gm, (line, indent, words) => {
     const row = rowHTML(words.trim().split(/\s+/));
     if (!row) throw new Error(`${html}: ${line.trim()} is not a row of figure slots ({{row ID ID.CLASS …}}, scripts/pages.mjs)`);
-    return indent + row.replaceAll('\n', `\n${indent}`);
+    return indented(indent, row);
   });
   const left = /\{\{[^{}]*\}\}/.exec(page);
   if (left && /^\{\{(row|include) /.test(left[0])) throw new Error(`${html}: its ${left[0]} must stand on a line of its own`);
