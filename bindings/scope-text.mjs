@@ -228,7 +228,7 @@ function readAttendBlock(m, slotAddress, d) {
     data.set(heap.subarray(at, at + split));
     data.set(heap.subarray(matrices >>> 2, (matrices >>> 2) + matrixFloats), split);
     data.set(heap.subarray(at + split, at + floats), split + matrixFloats);
-    const n = nq + nk, rec = (block >>> 2) + floats, u16End = rec + 3 * n, byteEnd = u16End + 4 * n, tableAt = (byteEnd + 4 * n) << 2;
+    const n = nq + nk, rec = at + floats, u16End = rec + 3 * n, byteEnd = u16End + 4 * n, tableAt = (byteEnd + 4 * n) << 2;
     const heap32 = m.HEAP32, heap8 = m.HEAPU8;
     const table = utf8Decoder.decode(heap8.subarray(tableAt, tableAt + bytes));
     const exact = table.length === units;
